@@ -1,0 +1,44 @@
+# bngpod: the single entry point. `make demo` and `make test` set up first when needed.
+SHELL := /bin/bash
+POD ?= topology/examples/lab.yaml
+
+.PHONY: help setup demo test lint build fuzz up down status clean
+
+help:
+	@echo "make demo    set up when needed, bring the lab pod up and show it (Ctrl-C tears it down)"
+	@echo "make test    set up when needed, then run every lint and test suite"
+	@echo "make setup   install everything (Debian packages, Python venv, Go modules, Maven deps)"
+	@echo "make up|down|status [POD=file]   drive the emulated pod by hand"
+	@echo "make fuzz    run the fuzzers for a short while"
+
+setup:
+	@scripts/setup.sh
+
+demo: setup
+	./bngpod demo $(POD)
+
+test: setup
+	@scripts/test.sh
+
+build: setup
+	[ -f server-dp/build/build.ninja ] || meson setup server-dp/build server-dp
+	ninja -C server-dp/build
+	cd accel-ppp-glue && go build ./...
+	mvn -B -q -o -DskipTests package
+
+up: setup
+	./bngpod up $(POD)
+
+down:
+	./bngpod down
+
+status:
+	./bngpod status
+
+fuzz: setup
+	scripts/fuzz.sh
+
+clean:
+	./bngpod down >/dev/null 2>&1 || true
+	rm -rf server-dp/build server-dp/build-fuzz
+	mvn -B -q -o clean >/dev/null 2>&1 || true

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Runs every check and test suite of the repository; each runner prints its own summary
+# line. All suites run even when one fails; the exit status says whether all passed.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+export PATH="$PATH:/usr/local/go/bin"
+failed=()
+
+step() {
+    local name=$1
+    shift
+    printf '\n===== %s =====\n' "$name"
+    if "$@"; then
+        printf '===== %s: ok\n' "$name"
+    else
+        printf '===== %s: FAILED\n' "$name"
+        failed+=("$name")
+    fi
+}
+
+lint_python() {
+    .venv/bin/ruff check . && .venv/bin/ruff format --check .
+}
+
+lint_c() {
+    find server-dp/src server-dp/tests server-dp/fuzz -name '*.[ch]' -print0 |
+        xargs -0 clang-format --dry-run --Werror
+}
+
+lint_go() {
+    local unformatted
+    unformatted=$(cd accel-ppp-glue && gofmt -l .)
+    [ -z "$unformatted" ] || { echo "not gofmt-formatted: $unformatted"; return 1; }
+    (cd accel-ppp-glue && go vet ./...)
+}
+
+c_tests() {
+    [ -f server-dp/build/build.ninja ] || meson setup server-dp/build server-dp >/dev/null || return 1
+    ninja -C server-dp/build && meson test -C server-dp/build --print-errorlogs -v
+}
+
+go_tests() {
+    (cd accel-ppp-glue && go test -count=1 ./...)
+}
+
+java_tests() {
+    mvn -B -o -q test -Dsurefire.printSummary=true 2>&1 | grep -v '^\[INFO\] *$'
+    return "${PIPESTATUS[0]}"
+}
+
+python_tests() {
+    BNGPOD_REQUIRE_POD=1 .venv/bin/python -m pytest -q
+}
+
+step "setup is idempotent" scripts/setup.sh --check
+step "lint: Python (ruff)" lint_python
+step "lint: C (clang-format)" lint_c
+step "lint: Go (gofmt, go vet)" lint_go
+step "C tests (server-dp)" c_tests
+step "Go tests (accel-ppp-glue)" go_tests
+step "Java tests (onos-app)" java_tests
+step "Python tests (topology, basebox-config, emulated pod)" python_tests
+
+printf '\n'
+if [ "${#failed[@]}" -gt 0 ]; then
+    printf 'FAILED: %s\n' "${failed[@]}"
+    exit 1
+fi
+echo "all checks and test suites passed"

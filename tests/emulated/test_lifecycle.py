@@ -1,0 +1,75 @@
+"""`bngpod up` / `down` leave the host as they found it, also after failures."""
+
+import os
+import signal
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from bngpod import emu, validate
+
+from .conftest import LAB
+
+pytestmark = pytest.mark.pod
+REPO = Path(__file__).resolve().parents[2]
+
+
+def host_snapshot() -> dict:
+    """What a pod could leave behind: namespaces, root-namespace links, processes
+    naming the run dir, the run dir itself."""
+    links = subprocess.run(["ip", "-o", "link", "show"], capture_output=True, text=True).stdout
+    return {
+        "namespaces": sorted(emu.our_namespaces()),
+        "links": sorted(ln.split(":")[1].strip().split("@")[0] for ln in links.splitlines()),
+        "processes": sorted(emu._our_stray_pids()),
+        "run_dir": emu.run_dir().exists(),
+    }
+
+
+@pytest.fixture
+def clean_host(pod_prereqs):
+    emu.down(quiet=True)
+    before = host_snapshot()
+    assert before["namespaces"] == [] and not before["run_dir"]
+    yield before
+    emu.down(quiet=True)
+
+
+def test_cli_up_status_down_leaves_nothing(clean_host):
+    bngpod = [str(REPO / "bngpod")]
+    up = subprocess.run([*bngpod, "up", str(LAB)], capture_output=True, text=True)
+    assert up.returncode == 0, up.stderr
+    status = subprocess.run([*bngpod, "status"], capture_output=True, text=True)
+    assert status.returncode == 0
+    assert "ovs-vswitchd" in status.stdout and "running" in status.stdout
+    assert "flow_count=" in status.stdout
+    during = host_snapshot()
+    assert len(during["namespaces"]) == 4 + 4 + 4  # access, DP, switch+mgmt+core+inet
+    assert during["links"] == clean_host["links"], "the pod must not add links to the host namespace"
+    # a second pod cannot be started over the first
+    again = subprocess.run([*bngpod, "up", str(LAB)], capture_output=True, text=True)
+    assert again.returncode == 2 and "already up" in again.stderr
+    down = subprocess.run([*bngpod, "down"], capture_output=True, text=True)
+    assert down.returncode == 0, down.stderr
+    assert host_snapshot() == clean_host
+    # down is idempotent
+    assert subprocess.run([*bngpod, "down"], capture_output=True, text=True).returncode == 0
+
+
+def test_down_after_a_crash(clean_host):
+    state = emu.up(validate.load(LAB), str(LAB))
+    # the switch daemon dies and the state file is lost: down must still find it all
+    os.kill(state.data["pids"]["ovs-vswitchd"]["pid"], signal.SIGKILL)
+    emu.state_path().unlink()
+    emu.down(quiet=True)
+    assert host_snapshot() == clean_host
+
+
+def test_failed_up_cleans_up(clean_host):
+    # Something half-way through `up` fails (the core namespace's name is taken):
+    # every namespace and daemon made before the failure must be gone.
+    subprocess.run(["ip", "netns", "add", emu.CORE_NS], check=True)
+    with pytest.raises(emu.EmuError, match="bngpod-core"):
+        emu.up(validate.load(LAB), str(LAB))
+    assert host_snapshot() == clean_host

@@ -1,0 +1,182 @@
+"""bngpod: validate a pod file, generate every component's configuration, and run the
+emulated pod on this host."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+from . import emu, generate, validate
+
+EXIT_OK, EXIT_INVALID, EXIT_FAILED, EXIT_USAGE = 0, 1, 2, 64
+
+
+def _load(path: str):
+    """The checked pod, or print every error and exit 1."""
+    try:
+        result = validate.check(validate.load_document(path), path)
+    except validate.PodError as exc:
+        for e in exc.errors:
+            print(f"{path}: {e}", file=sys.stderr)
+        sys.exit(EXIT_INVALID)
+    except OSError as exc:
+        print(f"{path}: cannot read: {exc.strerror}", file=sys.stderr)
+        sys.exit(EXIT_INVALID)
+    for w in result.warnings:
+        print(f"{path}: warning: {w}", file=sys.stderr)
+    if result.errors:
+        for e in result.errors:
+            print(f"{path}: {e}", file=sys.stderr)
+        print(f"{path}: {len(result.errors)} error(s)", file=sys.stderr)
+        sys.exit(EXIT_INVALID)
+    return result.pod
+
+
+def _need_root(what: str) -> None:
+    if os.geteuid() != 0:
+        print(f"bngpod {what} needs root (network namespaces, veths, OVS)", file=sys.stderr)
+        sys.exit(EXIT_FAILED)
+
+
+def cmd_validate(args) -> int:
+    pod = _load(args.file)
+    summary = (
+        f"{args.file}: pod {pod.name} is valid: {len(pod.instances)} instance(s), "
+        f"{len(pod.groups)} line group(s), {sum(len(g.lines) for g in pod.groups)} line(s), "
+        f"{len(pod.pools)} pool(s), {len(pod.qos_profiles)} QoS profile(s)"
+    )
+    print(summary)
+    return EXIT_OK
+
+
+def cmd_generate(args) -> int:
+    pod = _load(args.file)
+    out = Path(args.out)
+    for path in generate.generate_all(pod, out):
+        print(path)
+    return EXIT_OK
+
+
+def cmd_up(args) -> int:
+    _need_root("up")
+    pod = _load(args.file)
+    try:
+        emu.up(pod, args.file)
+    except emu.EmuError as exc:
+        print(f"bngpod up: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    print(f"pod {pod.name} is up")
+    _print_status(emu.status())
+    return EXIT_OK
+
+
+def cmd_down(args) -> int:
+    _need_root("down")
+    removed = emu.down()
+    for item in removed:
+        print(f"removed {item}")
+    if not removed:
+        print("nothing to remove")
+    left = emu.our_namespaces()
+    if left:
+        print(f"could not remove: {', '.join(left)}", file=sys.stderr)
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+def _print_status(report: dict) -> None:
+    if not report["up"]:
+        print("no pod is up")
+        if report["namespaces"]:
+            print(f"stray namespaces (run `bngpod down`): {', '.join(report['namespaces'])}")
+        return
+    print(f"pod {report['pod']} from {report['source']} ({'ready' if report['ready'] else 'NOT READY'})")
+    for name, proc in report["processes"].items():
+        print(f"  {name:<14} pid {proc['pid']:<8} {'running' if proc['running'] else 'STOPPED'}")
+    print(f"  namespaces:    {' '.join(report['namespaces'])}")
+    for port in report["ports"]:
+        print(f"  switch port    {port}")
+    if report["flows"]:
+        print(f"  flow table:    {report['flows']}")
+
+
+def cmd_status(args) -> int:
+    try:
+        report = emu.status()
+    except emu.EmuError as exc:
+        print(f"bngpod status: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        _print_status(report)
+    return EXIT_OK if report["up"] else EXIT_INVALID
+
+
+def cmd_ofctl(args) -> int:
+    proc = emu.ofctl(*args.args, check=False) if args.args else None
+    if proc is None:
+        print("usage: bngpod ofctl dump-flows bpsw", file=sys.stderr)
+        return EXIT_USAGE
+    sys.stdout.write(proc.stdout)
+    sys.stderr.write(proc.stderr)
+    return proc.returncode
+
+
+def cmd_demo(args) -> int:
+    _need_root("demo")
+    from . import demo
+
+    return demo.run(args.file, hold=args.hold)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="bngpod", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("validate", help="check a pod file and report every error with its location")
+    p.add_argument("file")
+    p.set_defaults(func=cmd_validate)
+
+    p = sub.add_parser("generate", help="write every component's configuration from a pod file")
+    p.add_argument("file")
+    p.add_argument("-o", "--out", required=True, help="output directory")
+    p.set_defaults(func=cmd_generate)
+
+    p = sub.add_parser("up", help="build the emulated pod of a pod file on this host")
+    p.add_argument("file")
+    p.set_defaults(func=cmd_up)
+
+    p = sub.add_parser("down", help="remove everything `bngpod up` created")
+    p.set_defaults(func=cmd_down)
+
+    p = sub.add_parser("status", help="show what of the emulated pod runs")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_status)
+
+    p = sub.add_parser("ofctl", help="run ovs-ofctl (OpenFlow 1.3) against the emulated switch")
+    p.add_argument("args", nargs=argparse.REMAINDER)
+    p.set_defaults(func=cmd_ofctl)
+
+    p = sub.add_parser("demo", help="bring a pod up, show the fold at work, tear it down on Ctrl-C")
+    p.add_argument("file", nargs="?", default=str(Path(__file__).resolve().parents[1] / "examples" / "lab.yaml"))
+    p.add_argument(
+        "--hold",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="keep the pod up until Ctrl-C (default: when run on a terminal)",
+    )
+    p.set_defaults(func=cmd_demo)
+
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,358 @@
+"""The emulated pod: the pod file built out of network namespaces, veths and an Open
+vSwitch bridge on one Linux host (docs/emulated-pod.md).
+
+Namespaces (all named bngpod-*):
+  bngpod-sw            the whitebox: ovsdb-server + ovs-vswitchd (userspace datapath);
+                       every switch-side veth end lives here, so the host's own
+                       namespace is never touched
+  bngpod-acc-<port>    subscriber side of an access port: sub0
+  bngpod-dp-<name>     a DP instance: data0 (its VF, an OVS port of its own) and
+                       mgmt0 (its kernel management interface, control address)
+  bngpod-mgmt          control plane and RADIUS: bridge mgmtbr joining every mgmt0
+  bngpod-core          the upstream router: up0 on the uplink, routes to each pool via
+                       its line group's core address, srv0 towards bngpod-inet
+  bngpod-inet          a host on the core side (a server subscribers can reach)
+
+Everything created is recorded in a state file before it is created, so `down` removes
+it all even after a crash half-way through `up`."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+from . import generate
+from . import model as m
+
+NS_PREFIX = "bngpod-"
+SWITCH_NS = "bngpod-sw"
+MGMT_NS = "bngpod-mgmt"
+CORE_NS = "bngpod-core"
+INET_NS = "bngpod-inet"
+BRIDGE = "bpsw"
+LINK_MTU = 1600
+INET_SUBNET = "198.51.100.0/24"
+INET_ROUTER = "198.51.100.1"
+INET_HOST = "198.51.100.10"
+OVS_SCHEMA = Path("/usr/share/openvswitch/vswitch.ovsschema")
+
+
+class EmuError(Exception):
+    pass
+
+
+def run_dir() -> Path:
+    return Path(os.environ.get("BNGPOD_RUN_DIR", "/run/bngpod"))
+
+
+def state_path() -> Path:
+    return run_dir() / "state.json"
+
+
+def access_ns(port: m.SwitchPort) -> str:
+    return f"{NS_PREFIX}acc-{port.name}"
+
+
+def dp_ns(inst: m.Instance) -> str:
+    return f"{NS_PREFIX}dp-{inst.name}"
+
+
+def sh(*args: str, ns: str | None = None, check=True, env=None, capture=True) -> subprocess.CompletedProcess:
+    cmd = (["ip", "netns", "exec", ns] if ns else []) + list(args)
+    proc = subprocess.run(cmd, capture_output=capture, text=True, env=env)
+    if check and proc.returncode != 0:
+        raise EmuError(f"{' '.join(cmd)} failed ({proc.returncode}): {(proc.stderr or '').strip()}")
+    return proc
+
+
+class State:
+    """What bngpod created, saved after every change."""
+
+    def __init__(self, data: dict | None = None):
+        self.data = data or {"pod": None, "source": None, "namespaces": [], "pids": {}, "created": time.time()}
+
+    @classmethod
+    def load(cls) -> State | None:
+        try:
+            return cls(json.loads(state_path().read_text()))
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError) as exc:
+            raise EmuError(
+                f"state file {state_path()} is unreadable ({exc}); `bngpod down` cleans up without it"
+            ) from None
+
+    def save(self) -> None:
+        path = state_path()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(self.data, indent=2))
+        tmp.replace(path)
+
+    def add_ns(self, name: str) -> None:
+        if name not in self.data["namespaces"]:
+            self.data["namespaces"].append(name)
+            self.save()
+
+    def add_pid(self, name: str, pid: int, exe: str) -> None:
+        self.data["pids"][name] = {"pid": pid, "exe": exe}
+        self.save()
+
+
+def ovs_env() -> dict:
+    rundir = str(run_dir() / "ovs")
+    env = dict(os.environ)
+    env.update(OVS_RUNDIR=rundir, OVS_DBDIR=rundir, OVS_LOGDIR=rundir, OVS_SYSCONFDIR=rundir)
+    return env
+
+
+def vsctl(*args: str, check=True) -> subprocess.CompletedProcess:
+    db = f"unix:{run_dir() / 'ovs' / 'db.sock'}"
+    return sh("ovs-vsctl", f"--db={db}", "--timeout=20", *args, env=ovs_env(), check=check)
+
+
+def ofctl(*args: str, check=True) -> subprocess.CompletedProcess:
+    return sh("ovs-ofctl", "-O", "OpenFlow13", *args, env=ovs_env(), check=check)
+
+
+def _netns_add(state: State, name: str) -> None:
+    state.add_ns(name)
+    sh("ip", "netns", "add", name)
+    # No kernel IPv6 on pod links: its neighbour discovery and MLD would put frames
+    # on the wire that no part of the pod sent (subscriber IPv6 is done in userspace).
+    for key in ("all", "default"):
+        sh("sysctl", "-qw", f"net.ipv6.conf.{key}.disable_ipv6=1", ns=name)
+    sh("ip", "link", "set", "lo", "up", ns=name)
+
+
+def _veth(a_ns: str, a: str, b_ns: str, b: str, mtu: int = LINK_MTU, b_mac: str | None = None) -> None:
+    sh("ip", "link", "add", a, "netns", a_ns, "type", "veth", "peer", "name", b, "netns", b_ns)
+    for ns, ifname in ((a_ns, a), (b_ns, b)):
+        sh("ip", "link", "set", ifname, "mtu", str(mtu), ns=ns)
+    if b_mac:
+        sh("ip", "link", "set", b, "address", b_mac, ns=b_ns)
+    for ns, ifname in ((a_ns, a), (b_ns, b)):
+        sh("ip", "link", "set", ifname, "up", ns=ns)
+    # Userspace datapaths and raw sockets see no checksum offload: have the kernel
+    # fill in checksums (needed for TCP through OVS's userspace datapath).
+    if b_ns != SWITCH_NS:
+        sh("ethtool", "-K", b, "tx", "off", ns=b_ns, check=False)
+
+
+def _daemon_pid(pidfile: Path, timeout=10.0) -> int:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            return int(pidfile.read_text().strip())
+        except (FileNotFoundError, ValueError):
+            time.sleep(0.05)
+    raise EmuError(f"{pidfile} did not appear")
+
+
+def _start_ovs(state: State, pod: m.Pod) -> None:
+    ovs = run_dir() / "ovs"
+    ovs.mkdir(parents=True, exist_ok=True)
+    env = ovs_env()
+    sh("ovsdb-tool", "create", str(ovs / "conf.db"), str(OVS_SCHEMA))
+    for daemon, args in (
+        (
+            "ovsdb-server",
+            [str(ovs / "conf.db"), f"--remote=punix:{ovs / 'db.sock'}", "--no-chdir"],
+        ),
+        ("ovs-vswitchd", [f"unix:{ovs / 'db.sock'}", "--no-chdir"]),
+    ):
+        pidfile = ovs / f"{daemon}.pid"
+        sh(
+            daemon,
+            *args,
+            f"--pidfile={pidfile}",
+            f"--log-file={ovs / (daemon + '.log')}",
+            f"--unixctl={ovs / (daemon + '.ctl')}",
+            "--detach",
+            ns=SWITCH_NS,
+            env=env,
+        )
+        state.add_pid(daemon, _daemon_pid(pidfile), daemon)
+        if daemon == "ovsdb-server":
+            vsctl("--no-wait", "init")
+            # Two tags parsed, so a flow may pop the S-tag and match the C-tag.
+            vsctl("--no-wait", "set", "Open_vSwitch", ".", "other_config:vlan-limit=2")
+    vsctl(
+        "add-br",
+        BRIDGE,
+        "--",
+        "set",
+        "bridge",
+        BRIDGE,
+        "datapath_type=netdev",
+        "protocols=OpenFlow13",
+        "fail_mode=secure",
+        f"other-config:datapath-id={pod.dpid}",
+    )
+
+
+def _ovs_port(ifname: str, ofport: int) -> None:
+    vsctl("add-port", BRIDGE, ifname, "--", "set", "interface", ifname, f"ofport_request={ofport}")
+
+
+def up(pod: m.Pod, source: str) -> State:
+    """Build the pod. On any failure everything created so far is removed."""
+    if State.load() is not None:
+        raise EmuError("a pod is already up (see `bngpod status`); run `bngpod down` first")
+    for tool in ("ovsdb-server", "ovs-vswitchd", "ovs-vsctl", "ovs-ofctl", "ethtool"):
+        if shutil.which(tool) is None:
+            raise EmuError(f"{tool} is not installed; run `make setup`")
+    state = State()
+    state.data.update(pod=pod.name, source=str(Path(source).resolve()))
+    state.save()
+    try:
+        _build(state, pod)
+    except BaseException:
+        down(quiet=True)
+        raise
+    return state
+
+
+def _build(state: State, pod: m.Pod) -> None:
+    gen = run_dir() / "generated"
+    generate.generate_all(pod, gen)
+
+    _netns_add(state, SWITCH_NS)
+    _start_ovs(state, pod)
+
+    for port in pod.ports_with_role("access"):
+        ns = access_ns(port)
+        _netns_add(state, ns)
+        _veth(SWITCH_NS, f"a{port.number}", ns, "sub0")
+        _ovs_port(f"a{port.number}", port.number)
+
+    _netns_add(state, MGMT_NS)
+    sh("ip", "link", "add", "mgmtbr", "type", "bridge", ns=MGMT_NS)
+    sh("ip", "link", "set", "mgmtbr", "up", ns=MGMT_NS)
+    mgmt_len = pod.management.prefixlen
+    mgmt_addrs = {pod.control_plane.address} | {s.address for s in pod.radius.servers if s.address in pod.management}
+    for addr in sorted(mgmt_addrs):
+        sh("ip", "addr", "add", f"{addr}/{mgmt_len}", "dev", "mgmtbr", ns=MGMT_NS)
+
+    for inst in pod.instances:
+        ns = dp_ns(inst)
+        _netns_add(state, ns)
+        _veth(SWITCH_NS, f"v{inst.vf.emu_ofport}", ns, "data0", b_mac=inst.vf.mac)
+        _ovs_port(f"v{inst.vf.emu_ofport}", inst.vf.emu_ofport)
+        _veth(MGMT_NS, f"m{inst.id}", ns, "mgmt0", mtu=1500)
+        sh("ip", "link", "set", f"m{inst.id}", "master", "mgmtbr", ns=MGMT_NS)
+        sh("ip", "addr", "add", f"{inst.control}/{mgmt_len}", "dev", "mgmt0", ns=ns)
+
+    _netns_add(state, CORE_NS)
+    _netns_add(state, INET_NS)
+    up_port = pod.core.uplink
+    _veth(SWITCH_NS, f"u{up_port.number}", CORE_NS, "up0", b_mac=pod.core.router_mac)
+    _ovs_port(f"u{up_port.number}", up_port.number)
+    core_dev = "up0"
+    if pod.core.vlan:
+        # The core namespace is the router: its tagged side is a VLAN device, which
+        # this kernel may lack; fall back to untagged with a clear message.
+        raise EmuError("core.vlan is not supported by the emulated pod yet (no kernel VLAN devices here)")
+    sh("ip", "addr", "add", f"{pod.core.router_address}/{pod.core.subnet.prefixlen}", "dev", core_dev, ns=CORE_NS)
+    _veth(CORE_NS, "srv0", INET_NS, "eth0", mtu=1500)
+    net = INET_SUBNET.split("/")[1]
+    sh("ip", "addr", "add", f"{INET_ROUTER}/{net}", "dev", "srv0", ns=CORE_NS)
+    sh("ip", "addr", "add", f"{INET_HOST}/{net}", "dev", "eth0", ns=INET_NS)
+    sh("ip", "route", "add", "default", "via", INET_ROUTER, ns=INET_NS)
+    sh("sysctl", "-qw", "net.ipv4.ip_forward=1", ns=CORE_NS)
+    for group in pod.groups:
+        for pool in group.pools:
+            sh("ip", "route", "add", str(pool.prefix), "via", str(group.core_address), ns=CORE_NS)
+
+    ofctl("replace-flows", BRIDGE, str(gen / "basebox" / "flows.of13"))
+    state.data["ready"] = True
+    state.save()
+
+
+def _alive(pid: int, exe: str) -> bool:
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0].decode(errors="replace")
+    except OSError:
+        return False
+    return os.path.basename(cmdline) == exe
+
+
+def _stop_pid(pid: int, exe: str) -> None:
+    if not _alive(pid, exe):
+        return
+    os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and _alive(pid, exe):
+        time.sleep(0.05)
+    if _alive(pid, exe):
+        os.kill(pid, signal.SIGKILL)
+
+
+def _our_stray_pids() -> list[tuple[int, str]]:
+    """Processes started for the pod whose pids the state lost: they name our run dir."""
+    marker = str(run_dir()).encode()
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit() or int(proc.name) == os.getpid():
+            continue
+        try:
+            argv = (proc / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if argv and any(marker in a for a in argv[1:]):
+            found.append((int(proc.name), os.path.basename(argv[0].decode(errors="replace"))))
+    return found
+
+
+def our_namespaces() -> list[str]:
+    proc = sh("ip", "netns", "list", check=False)
+    return [line.split()[0] for line in proc.stdout.splitlines() if line.startswith(NS_PREFIX)]
+
+
+def down(quiet=False) -> list[str]:
+    """Remove everything bngpod created. Safe to run any number of times."""
+    removed = []
+    state = None
+    try:
+        state = State.load()
+    except EmuError as exc:
+        if not quiet:
+            print(f"warning: {exc}")
+    if state is not None:
+        for name, entry in state.data.get("pids", {}).items():
+            if _alive(entry["pid"], entry["exe"]):
+                _stop_pid(entry["pid"], entry["exe"])
+                removed.append(f"process {name} ({entry['pid']})")
+    for pid, exe in _our_stray_pids():
+        _stop_pid(pid, exe)
+        removed.append(f"process {exe} ({pid})")
+    names = list(state.data.get("namespaces", [])) if state else []
+    names += [n for n in our_namespaces() if n not in names]
+    for ns in reversed(names):
+        if sh("ip", "netns", "del", ns, check=False).returncode == 0:
+            removed.append(f"namespace {ns}")
+    if run_dir().exists():
+        shutil.rmtree(run_dir(), ignore_errors=True)
+        removed.append(f"run directory {run_dir()}")
+    return removed
+
+
+def status() -> dict:
+    state = State.load()
+    report = {"up": state is not None, "namespaces": our_namespaces(), "processes": {}, "ports": [], "flows": None}
+    if state is None:
+        return report
+    report.update(pod=state.data.get("pod"), source=state.data.get("source"), ready=state.data.get("ready", False))
+    for name, entry in state.data.get("pids", {}).items():
+        report["processes"][name] = {"pid": entry["pid"], "running": _alive(entry["pid"], entry["exe"])}
+    if report["processes"].get("ovs-vswitchd", {}).get("running"):
+        ports = ofctl("dump-ports-desc", BRIDGE, check=False).stdout
+        report["ports"] = [ln.strip() for ln in ports.splitlines() if "(" in ln and "addr" in ln]
+        agg = ofctl("dump-aggregate", BRIDGE, check=False).stdout
+        report["flows"] = agg.strip().splitlines()[-1].strip() if agg.strip() else None
+    return report

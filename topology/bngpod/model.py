@@ -1,0 +1,225 @@
+"""The pod as the rest of bngpod sees it: typed, resolved and checked.
+
+Built only from a pod file that passed the schema and the semantic checks
+(bngpod.validate); every reference here points at a real object."""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass, field
+
+VLAN_MIN, VLAN_MAX = 1, 4094
+TPID_8021Q, TPID_8021AD = 0x8100, 0x88A8
+TRAFFIC_CLASSES = 13
+BEST_EFFORT_TC = 12
+DEFAULT_PFCP_PORT = 8805
+DEFAULT_VXLAN_PORT = 4789
+DEFAULT_COA_PORT = 3799
+
+
+@dataclass(frozen=True, order=True)
+class TagRange:
+    lo: int
+    hi: int
+
+    def overlaps(self, other: TagRange) -> bool:
+        return self.lo <= other.hi and other.lo <= self.hi
+
+    def __contains__(self, tag: int) -> bool:
+        return self.lo <= tag <= self.hi
+
+    def __iter__(self):
+        return iter(range(self.lo, self.hi + 1))
+
+    def __str__(self) -> str:
+        return str(self.lo) if self.lo == self.hi else f"{self.lo}-{self.hi}"
+
+
+ANY_CTAG = TagRange(VLAN_MIN, VLAN_MAX)
+
+
+@dataclass
+class SwitchPort:
+    name: str
+    number: int
+    role: str  # access | uplink | server
+    tpid: int
+    rate: int | None
+
+
+@dataclass
+class Vf:
+    vf: int
+    mac: str
+    rate: int
+    server: str
+    port: str
+    switch_port: SwitchPort
+
+    @property
+    def emu_ofport(self) -> int:
+        """OpenFlow port of this VF in the emulated switch, where each VF is its own
+        OVS port: the server port's number times 100 plus the VF number."""
+        return self.switch_port.number * 100 + self.vf
+
+
+@dataclass
+class ServerPort:
+    name: str
+    switch_port: SwitchPort
+    vfs: list[Vf]
+
+
+@dataclass
+class Server:
+    name: str
+    ports: list[ServerPort]
+
+
+@dataclass
+class Line:
+    group: str
+    port: SwitchPort
+    stag: TagRange
+    ctag: TagRange | None  # None: every C-tag
+
+    @property
+    def ctags(self) -> TagRange:
+        return self.ctag or ANY_CTAG
+
+
+@dataclass
+class Pool:
+    name: str
+    prefix: ipaddress.IPv4Network
+    dns: list[ipaddress.IPv4Address]
+    group: str | None = None
+
+
+@dataclass
+class TrafficClass:
+    tc: int
+    name: str
+    dscp: list[int]
+    rate: int
+    weights: list[int]
+
+
+@dataclass
+class QosProfile:
+    name: str
+    down_rate: int
+    up_pir: int
+    up_cir: int
+    classes: list[TrafficClass]
+
+    def dscp_map(self) -> dict[int, int]:
+        return {d: c.tc for c in self.classes for d in c.dscp}
+
+    def be_weights(self) -> list[int]:
+        for c in self.classes:
+            if c.tc == BEST_EFFORT_TC and c.weights:
+                return c.weights
+        return [1, 1, 1, 1]
+
+
+@dataclass
+class LineGroup:
+    name: str
+    ac_mac: str
+    core_address: ipaddress.IPv4Address
+    core_mac: str
+    pools: list[Pool]
+    qos_profile: QosProfile
+    lines: list[Line]
+    instance: Instance | None = None
+
+
+@dataclass
+class Instance:
+    id: int
+    name: str
+    server: Server
+    vf: Vf
+    cores: list[int]
+    control: ipaddress.IPv4Address
+    groups: list[LineGroup] = field(default_factory=list)
+
+    @property
+    def lines(self) -> list[Line]:
+        return [line for g in self.groups for line in g.lines]
+
+    @property
+    def access_ports(self) -> list[SwitchPort]:
+        seen: dict[str, SwitchPort] = {}
+        for line in self.lines:
+            seen.setdefault(line.port.name, line.port)
+        return sorted(seen.values(), key=lambda p: p.number)
+
+
+@dataclass
+class Core:
+    uplink: SwitchPort
+    subnet: ipaddress.IPv4Network
+    router_address: ipaddress.IPv4Address
+    router_mac: str
+    vlan: int | None
+
+
+@dataclass
+class RadiusServer:
+    name: str
+    address: ipaddress.IPv4Address
+    secret: str
+    auth_port: int
+    acct_port: int
+
+
+@dataclass
+class Radius:
+    nas_identifier: str
+    coa_port: int
+    timeout_ms: int
+    retries: int
+    servers: list[RadiusServer]
+
+
+@dataclass
+class ControlPlane:
+    address: ipaddress.IPv4Address
+    pfcp_port: int
+    vxlan_port: int
+
+
+@dataclass
+class Pod:
+    name: str
+    switch_name: str
+    dpid: str  # 16 lower-case hex digits
+    ports: list[SwitchPort]
+    servers: list[Server]
+    core: Core
+    management: ipaddress.IPv4Network
+    control_plane: ControlPlane
+    radius: Radius
+    pools: list[Pool]
+    qos_profiles: list[QosProfile]
+    groups: list[LineGroup]
+    instances: list[Instance]
+    source: str = ""
+
+    @property
+    def device_id(self) -> str:
+        return "of:" + self.dpid
+
+    def port(self, name: str) -> SwitchPort:
+        return next(p for p in self.ports if p.name == name)
+
+    def ports_with_role(self, role: str) -> list[SwitchPort]:
+        return [p for p in self.ports if p.role == role]
+
+    def group(self, name: str) -> LineGroup:
+        return next(g for g in self.groups if g.name == name)
+
+    def instance(self, key: int | str) -> Instance:
+        return next(i for i in self.instances if key in (i.id, i.name))

@@ -1,0 +1,208 @@
+"""JSON Schema of the pod file: the structure. Meaning (references, overlaps,
+address plans) is checked afterwards by bngpod.validate."""
+
+NAME = {"type": "string", "pattern": r"^[A-Za-z][A-Za-z0-9_-]{0,31}$"}
+MAC = {"type": "string", "pattern": r"^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}$"}
+IPV4 = {"type": "string", "format": "ipv4"}
+CIDR = {"type": "string", "pattern": r"^[0-9.]+/[0-9]{1,2}$"}
+# bit/s as an integer, or a decimal number with an SI suffix: 512k, 100M, 2.5G, 1T.
+RATE = {
+    "oneOf": [
+        {"type": "integer"},
+        {"type": "string", "pattern": r"^-?[0-9]+(\.[0-9]+)?[kKMGT]?$"},
+    ]
+}
+# a single tag (300) or an inclusive range ("100-199")
+TAGS = {
+    "oneOf": [
+        {"type": "integer"},
+        {"type": "string", "pattern": r"^[0-9]{1,4}(-[0-9]{1,4})?$"},
+    ]
+}
+TPID = {"enum": ["0x8100", "0x88a8", "0x88A8", 0x8100, 0x88A8]}
+PORT_NUMBER = {"type": "integer", "minimum": 1, "maximum": 65535}
+NAME_LIST = {"type": "array", "items": NAME}
+
+
+def _obj(required, props):
+    return {
+        "type": "object",
+        "required": list(required),
+        "additionalProperties": False,
+        "properties": props,
+    }
+
+
+SWITCH_PORT = _obj(
+    ["name", "number", "role"],
+    {
+        "name": NAME,
+        "number": PORT_NUMBER,
+        "role": {"enum": ["access", "uplink", "server"]},
+        "tpid": TPID,
+        "rate": RATE,
+    },
+)
+
+VF = _obj(["vf", "mac"], {"vf": {"type": "integer", "minimum": 0, "maximum": 99}, "mac": MAC, "rate": RATE})
+
+SERVER = _obj(
+    ["name", "ports"],
+    {
+        "name": NAME,
+        "ports": {
+            "type": "array",
+            "minItems": 1,
+            "items": _obj(
+                ["name", "switch_port", "vfs"],
+                {
+                    "name": NAME,
+                    "switch_port": NAME,
+                    "vfs": {"type": "array", "minItems": 1, "items": VF},
+                },
+            ),
+        },
+    },
+)
+
+LINE = _obj(["port", "stag"], {"port": NAME, "stag": TAGS, "ctag": TAGS})
+
+TRAFFIC_CLASS = _obj(
+    ["tc", "name"],
+    {
+        "tc": {"type": "integer", "minimum": 0, "maximum": 12},
+        "name": NAME,
+        "dscp": {"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 63}},
+        "rate": RATE,
+        "weights": {
+            "type": "array",
+            "minItems": 4,
+            "maxItems": 4,
+            "items": {"type": "integer", "minimum": 1, "maximum": 255},
+        },
+    },
+)
+
+QOS_PROFILE = _obj(
+    ["name", "downstream", "upstream"],
+    {
+        "name": NAME,
+        "downstream": _obj(["rate"], {"rate": RATE}),
+        "upstream": _obj(["pir"], {"pir": RATE, "cir": RATE}),
+        "classes": {"type": "array", "items": TRAFFIC_CLASS},
+    },
+)
+
+POD_SCHEMA = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "bngpod pod description",
+    "type": "object",
+    "additionalProperties": False,
+    "required": [
+        "pod",
+        "switch",
+        "servers",
+        "core",
+        "management",
+        "control_plane",
+        "radius",
+        "pools",
+        "qos_profiles",
+        "line_groups",
+        "instances",
+    ],
+    "properties": {
+        "pod": NAME,
+        "switch": _obj(
+            ["name", "dpid", "ports"],
+            {
+                "name": NAME,
+                "dpid": {"type": "string", "pattern": r"^(of:)?[0-9A-Fa-f]{16}$"},
+                "ports": {"type": "array", "minItems": 1, "items": SWITCH_PORT},
+            },
+        ),
+        "servers": {"type": "array", "minItems": 1, "items": SERVER},
+        "core": _obj(
+            ["uplink", "subnet", "router"],
+            {
+                "uplink": NAME,
+                "subnet": CIDR,
+                "router": _obj(["address", "mac"], {"address": IPV4, "mac": MAC}),
+                "vlan": {"type": "integer", "minimum": 1, "maximum": 4094},
+            },
+        ),
+        "management": _obj(["subnet"], {"subnet": CIDR}),
+        "control_plane": _obj(
+            ["address"],
+            {"address": IPV4, "pfcp_port": PORT_NUMBER, "vxlan_port": PORT_NUMBER},
+        ),
+        "radius": _obj(
+            ["nas_identifier", "servers"],
+            {
+                "nas_identifier": {"type": "string", "minLength": 1, "maxLength": 253},
+                "coa_port": PORT_NUMBER,
+                "timeout_ms": {"type": "integer", "minimum": 100, "maximum": 60000},
+                "retries": {"type": "integer", "minimum": 0, "maximum": 10},
+                "servers": {
+                    "type": "array",
+                    "minItems": 1,
+                    "items": _obj(
+                        ["name", "address", "secret"],
+                        {
+                            "name": NAME,
+                            "address": IPV4,
+                            "secret": {"type": "string", "minLength": 1, "maxLength": 128},
+                            "auth_port": PORT_NUMBER,
+                            "acct_port": PORT_NUMBER,
+                        },
+                    ),
+                },
+            },
+        ),
+        "pools": {
+            "type": "array",
+            "minItems": 1,
+            "items": _obj(
+                ["name", "prefix"],
+                {"name": NAME, "prefix": CIDR, "dns": {"type": "array", "maxItems": 2, "items": IPV4}},
+            ),
+        },
+        "qos_profiles": {"type": "array", "minItems": 1, "items": QOS_PROFILE},
+        "line_groups": {
+            "type": "array",
+            "minItems": 1,
+            "items": _obj(
+                ["name", "ac_mac", "core", "pools", "qos_profile", "lines"],
+                {
+                    "name": NAME,
+                    "ac_mac": MAC,
+                    "core": _obj(["address", "mac"], {"address": IPV4, "mac": MAC}),
+                    "pools": NAME_LIST,
+                    "qos_profile": NAME,
+                    "lines": {"type": "array", "minItems": 1, "items": LINE},
+                },
+            ),
+        },
+        "instances": {
+            "type": "array",
+            "minItems": 1,
+            "items": _obj(
+                ["id", "name", "server", "port", "vf", "cores", "control", "line_groups"],
+                {
+                    "id": {"type": "integer", "minimum": 1, "maximum": 0xFFFFFF},
+                    "name": NAME,
+                    "server": NAME,
+                    "port": NAME,
+                    "vf": {"type": "integer", "minimum": 0, "maximum": 99},
+                    "cores": {
+                        "type": "array",
+                        "minItems": 1,
+                        "items": {"type": "integer", "minimum": 0, "maximum": 1023},
+                    },
+                    "control": IPV4,
+                    "line_groups": NAME_LIST,
+                },
+            ),
+        },
+    },
+}

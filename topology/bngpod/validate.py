@@ -1,0 +1,579 @@
+"""Read a pod file and check it: structure by JSON Schema, then meaning.
+
+Every problem is reported with its location in the file (`line_groups[1].lines[0].stag`)
+and all problems are reported at once, so an operator fixes a file in one pass.
+The pod file is input from outside: nothing here trusts it."""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import jsonschema
+import yaml
+
+from . import model as m
+from .schema import POD_SCHEMA
+
+MAX_FILE_BYTES = 4 << 20
+_SI = {"": 1, "k": 10**3, "K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12}
+
+
+class PodError(Exception):
+    """The pod file cannot be used; .errors holds every problem found."""
+
+    def __init__(self, errors: list[str], source: str = ""):
+        self.errors = errors
+        self.source = source
+        where = f"{source}: " if source else ""
+        super().__init__(f"{where}{len(errors)} error(s)\n" + "\n".join(errors))
+
+
+@dataclass
+class Result:
+    pod: m.Pod | None
+    errors: list[str]
+    warnings: list[str]
+
+
+class _NoAliasLoader(yaml.SafeLoader):
+    """Aliases can make a small document expand into a huge graph: refuse them."""
+
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            raise yaml.MarkedYAMLError(
+                "while reading the pod file", None, "YAML aliases are not supported", event.start_mark
+            )
+        return super().compose_node(parent, index)
+
+
+def parse_rate(value) -> int:
+    """bit/s from an integer or a string such as '100M' or '2.5G' (decimal SI)."""
+    if isinstance(value, bool):
+        raise ValueError(f"{value!r} is not a rate")
+    if isinstance(value, int):
+        return value
+    match = re.fullmatch(r"(-?[0-9]+(?:\.[0-9]+)?)([kKMGT]?)", str(value))
+    if not match:
+        raise ValueError(f"{value!r} is not a rate")
+    number, unit = match.groups()
+    whole, _, frac = number.partition(".")
+    scale = _SI[unit]
+    sign = -1 if whole.startswith("-") else 1
+    bits = abs(int(whole)) * scale + (int(frac) * scale // 10 ** len(frac) if frac else 0)
+    return sign * bits
+
+
+def parse_tags(value) -> m.TagRange:
+    if isinstance(value, int) and not isinstance(value, bool):
+        lo = hi = value
+    else:
+        text = str(value)
+        lo_s, _, hi_s = text.partition("-")
+        lo, hi = int(lo_s), int(hi_s or lo_s)
+    if not (m.VLAN_MIN <= lo <= m.VLAN_MAX and m.VLAN_MIN <= hi <= m.VLAN_MAX):
+        raise ValueError(f"{value} is outside the VLAN ids {m.VLAN_MIN}-{m.VLAN_MAX}")
+    if lo > hi:
+        raise ValueError(f"{value} is an empty range (start above end)")
+    return m.TagRange(lo, hi)
+
+
+def _json_path(path) -> str:
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(top level)"
+
+
+def _schema_errors(doc) -> list[str]:
+    validator = jsonschema.Draft202012Validator(POD_SCHEMA, format_checker=jsonschema.FormatChecker())
+    errors = []
+    for err in sorted(validator.iter_errors(doc), key=lambda e: [str(p) for p in e.absolute_path]):
+        message = err.message
+        if err.validator == "additionalProperties":
+            message = message.replace("Additional properties are not allowed", "unknown field(s)")
+        elif err.validator == "oneOf":
+            message = (
+                f"{err.instance!r} is not valid here ({err.schema.get('description', 'see docs/configuration.md')})"
+            )
+        errors.append(f"{_json_path(err.absolute_path)}: {message}")
+    return errors
+
+
+def load_document(path: str | Path):
+    data = Path(path).read_bytes()
+    if len(data) > MAX_FILE_BYTES:
+        raise PodError([f"file is {len(data)} bytes; the limit is {MAX_FILE_BYTES}"], str(path))
+    return parse_document(data, str(path))
+
+
+def parse_document(data: bytes | str, source: str = ""):
+    try:
+        doc = yaml.load(data, Loader=_NoAliasLoader)  # noqa: S506 (a SafeLoader subclass)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1} column {mark.column + 1}: " if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise PodError([f"{where}not valid YAML: {problem}"], source) from None
+    except (RecursionError, UnicodeDecodeError, ValueError) as exc:
+        raise PodError([f"not valid YAML: {exc.__class__.__name__}"], source) from None
+    if not isinstance(doc, dict):
+        raise PodError(["(top level): the pod file must be a mapping"], source)
+    return doc
+
+
+def check(doc: dict, source: str = "") -> Result:
+    errors = _schema_errors(doc)
+    if errors:
+        return Result(None, errors, [])
+    checker = _Checker(doc, source)
+    pod = checker.run()
+    if checker.errors:
+        return Result(None, checker.errors, checker.warnings)
+    return Result(pod, [], checker.warnings)
+
+
+def load(path: str | Path) -> m.Pod:
+    """The checked pod of a file, or PodError listing every problem."""
+    result = check(load_document(path), str(path))
+    if result.errors:
+        raise PodError(result.errors, str(path))
+    return result.pod
+
+
+class _Checker:
+    def __init__(self, doc: dict, source: str):
+        self.doc = doc
+        self.source = source
+        self.errors: list[str] = []
+        self.warnings: list[str] = []
+        self.macs: dict[str, str] = {}  # mac -> where first seen
+
+    def err(self, where: str, message: str) -> None:
+        self.errors.append(f"{where}: {message}")
+
+    def warn(self, where: str, message: str) -> None:
+        self.warnings.append(f"{where}: {message}")
+
+    # -- small parsers that report instead of raising ---------------------------------
+
+    def rate(self, where: str, value, required=True) -> int | None:
+        if value is None:
+            if required:
+                self.err(where, "a rate is required")
+            return None
+        try:
+            bits = parse_rate(value)
+        except ValueError as exc:
+            self.err(where, str(exc))
+            return None
+        if bits <= 0:
+            self.err(where, f"rate {value} must be greater than 0")
+            return None
+        return bits
+
+    def tags(self, where: str, value) -> m.TagRange | None:
+        try:
+            return parse_tags(value)
+        except ValueError as exc:
+            self.err(where, str(exc))
+            return None
+
+    def network(self, where: str, text: str) -> ipaddress.IPv4Network | None:
+        try:
+            return ipaddress.IPv4Network(text, strict=True)
+        except ValueError as exc:
+            try:
+                loose = ipaddress.IPv4Network(text, strict=False)
+            except ValueError:
+                self.err(where, f"{text!r} is not an IPv4 prefix ({exc})")
+            else:
+                self.err(where, f"{text} has host bits set; did you mean {loose.with_prefixlen}?")
+            return None
+
+    def mac(self, where: str, text: str) -> str:
+        mac = text.lower()
+        first = int(mac[:2], 16)
+        if first & 1:
+            self.err(where, f"{mac} is a multicast MAC; a unicast address is required")
+        elif mac == "00:00:00:00:00:00":
+            self.err(where, "the all-zero MAC is not an address")
+        if mac in self.macs:
+            self.err(where, f"MAC {mac} is already used by {self.macs[mac]}")
+        else:
+            self.macs[mac] = where
+        return mac
+
+    def unique_names(self, where: str, items: list[dict], key="name") -> dict[str, int]:
+        seen: dict = {}
+        for i, item in enumerate(items):
+            name = item[key]
+            if name in seen:
+                self.err(f"{where}[{i}].{key}", f"duplicate {key} {name!r} (also {where}[{seen[name]}])")
+            else:
+                seen[name] = i
+        return seen
+
+    # -- the checks, section by section -----------------------------------------------
+
+    def run(self) -> m.Pod:
+        d = self.doc
+        ports = self.switch_ports(d["switch"])
+        servers, vfs = self.servers(d["servers"], ports)
+        core = self.core(d["core"], ports)
+        management = self.network("management.subnet", d["management"]["subnet"])
+        cp = self.control_plane(d["control_plane"], management)
+        radius = self.radius(d["radius"])
+        pools = self.pools(d["pools"], core, management)
+        profiles = self.qos_profiles(d["qos_profiles"])
+        groups = self.line_groups(d["line_groups"], ports, pools, profiles, core)
+        instances = self.instances(d["instances"], servers, vfs, groups, management, cp)
+        self.line_overlaps(groups)
+        self.stag_ports_per_instance(instances)
+        for i, group in enumerate(groups):
+            if group is not None and group.instance is None:
+                self.warn(f"line_groups[{i}]", f"line group {group.name!r} is served by no instance")
+        dpid = d["switch"]["dpid"].lower().removeprefix("of:")
+        return m.Pod(
+            name=d["pod"],
+            switch_name=d["switch"]["name"],
+            dpid=dpid,
+            ports=list(ports.values()),
+            servers=servers,
+            core=core,
+            management=management,
+            control_plane=cp,
+            radius=radius,
+            pools=list(pools.values()),
+            qos_profiles=list(profiles.values()),
+            groups=[g for g in groups if g is not None],
+            instances=instances,
+            source=self.source,
+        )
+
+    def switch_ports(self, switch: dict) -> dict[str, m.SwitchPort]:
+        items = switch["ports"]
+        self.unique_names("switch.ports", items)
+        self.unique_names("switch.ports", items, key="number")
+        ports: dict[str, m.SwitchPort] = {}
+        for i, p in enumerate(items):
+            where = f"switch.ports[{i}]"
+            if "tpid" in p and p["role"] != "access":
+                self.err(f"{where}.tpid", f"only access ports have a TPID ({p['name']} is a {p['role']} port)")
+            tpid = p.get("tpid", m.TPID_8021Q)
+            tpid = int(tpid, 16) if isinstance(tpid, str) else tpid
+            rate = self.rate(f"{where}.rate", p.get("rate"), required=p["role"] != "uplink")
+            ports.setdefault(p["name"], m.SwitchPort(p["name"], p["number"], p["role"], tpid, rate))
+        if not any(p.role == "uplink" for p in ports.values()):
+            self.err("switch.ports", "no port has role uplink: the pod needs a core uplink")
+        if not any(p.role == "access" for p in ports.values()):
+            self.err("switch.ports", "no port has role access")
+        return ports
+
+    def port_ref(self, where: str, name: str, ports: dict, role: str) -> m.SwitchPort | None:
+        port = ports.get(name)
+        if port is None:
+            self.err(where, f"unknown switch port {name!r}")
+        elif port.role != role:
+            self.err(where, f"port {name!r} has role {port.role}, not {role}")
+            return None
+        return port
+
+    def servers(self, items: list[dict], ports: dict):
+        self.unique_names("servers", items)
+        servers: list[m.Server] = []
+        vfs: dict[tuple[str, str, int], m.Vf] = {}
+        used_switch_ports: dict[str, str] = {}
+        for i, s in enumerate(items):
+            self.unique_names(f"servers[{i}].ports", s["ports"])
+            server_ports = []
+            for j, sp in enumerate(s["ports"]):
+                where = f"servers[{i}].ports[{j}]"
+                switch_port = self.port_ref(f"{where}.switch_port", sp["switch_port"], ports, "server")
+                if switch_port is not None:
+                    if switch_port.name in used_switch_ports:
+                        self.err(
+                            f"{where}.switch_port",
+                            f"switch port {switch_port.name} is already cabled to "
+                            f"{used_switch_ports[switch_port.name]}",
+                        )
+                    used_switch_ports.setdefault(switch_port.name, where)
+                self.unique_names(f"{where}.vfs", sp["vfs"], key="vf")
+                port_vfs = []
+                shares = len(sp["vfs"])
+                for k, v in enumerate(sp["vfs"]):
+                    vwhere = f"{where}.vfs[{k}]"
+                    mac = self.mac(f"{vwhere}.mac", v["mac"])
+                    if "rate" in v:
+                        rate = self.rate(f"{vwhere}.rate", v["rate"])
+                    elif switch_port is not None and switch_port.rate:
+                        rate = switch_port.rate // shares
+                    else:
+                        rate = None
+                    if switch_port is None or rate is None:
+                        continue
+                    vf = m.Vf(v["vf"], mac, rate, s["name"], sp["name"], switch_port)
+                    port_vfs.append(vf)
+                    vfs.setdefault((s["name"], sp["name"], v["vf"]), vf)
+                if switch_port is not None and switch_port.rate:
+                    total = sum(vf.rate for vf in port_vfs)
+                    if total > switch_port.rate:
+                        self.err(
+                            f"{where}.vfs",
+                            f"VF rates add up to {total} bit/s, above the port's {switch_port.rate} bit/s",
+                        )
+                if switch_port is not None:
+                    server_ports.append(m.ServerPort(sp["name"], switch_port, port_vfs))
+            servers.append(m.Server(s["name"], server_ports))
+        return servers, vfs
+
+    def core(self, c: dict, ports: dict) -> m.Core:
+        uplink = self.port_ref("core.uplink", c["uplink"], ports, "uplink")
+        subnet = self.network("core.subnet", c["subnet"])
+        router = ipaddress.IPv4Address(c["router"]["address"])
+        self.host_in(subnet, router, "core.router.address", "core.subnet")
+        mac = self.mac("core.router.mac", c["router"]["mac"])
+        return m.Core(uplink, subnet, router, mac, c.get("vlan"))
+
+    def host_in(self, net, addr, where: str, net_where: str) -> bool:
+        if net is None:
+            return False
+        if addr not in net:
+            self.err(where, f"{addr} is outside {net_where} {net}")
+            return False
+        if net.prefixlen < 31 and addr in (net.network_address, net.broadcast_address):
+            self.err(where, f"{addr} is the network or broadcast address of {net}")
+            return False
+        return True
+
+    def control_plane(self, c: dict, management) -> m.ControlPlane:
+        address = ipaddress.IPv4Address(c["address"])
+        self.host_in(management, address, "control_plane.address", "management.subnet")
+        pfcp = c.get("pfcp_port", m.DEFAULT_PFCP_PORT)
+        vxlan = c.get("vxlan_port", m.DEFAULT_VXLAN_PORT)
+        if pfcp == vxlan:
+            self.err("control_plane.vxlan_port", "PFCP and VXLAN need different UDP ports")
+        return m.ControlPlane(address, pfcp, vxlan)
+
+    def radius(self, r: dict) -> m.Radius:
+        self.unique_names("radius.servers", r["servers"])
+        servers = []
+        for s in r["servers"]:
+            auth, acct = s.get("auth_port", 1812), s.get("acct_port", 1813)
+            servers.append(m.RadiusServer(s["name"], ipaddress.IPv4Address(s["address"]), s["secret"], auth, acct))
+        return m.Radius(
+            r["nas_identifier"],
+            r.get("coa_port", m.DEFAULT_COA_PORT),
+            r.get("timeout_ms", 3000),
+            r.get("retries", 3),
+            servers,
+        )
+
+    def pools(self, items: list[dict], core: m.Core, management) -> dict[str, m.Pool]:
+        self.unique_names("pools", items)
+        pools: dict[str, m.Pool] = {}
+        placed: list[tuple[ipaddress.IPv4Network, str]] = []
+        for net, where in ((core.subnet, "core.subnet"), (management, "management.subnet")):
+            if net is not None:
+                placed.append((net, where))
+        for i, p in enumerate(items):
+            where = f"pools[{i}].prefix"
+            net = self.network(where, p["prefix"])
+            if net is None:
+                continue
+            if net.prefixlen > 30:
+                self.err(where, f"{net} is too small for a subscriber pool (at most /30)")
+            for other, other_where in placed:
+                if net.overlaps(other):
+                    self.err(where, f"{net} overlaps {other_where} ({other})")
+            placed.append((net, f"pools[{i}]"))
+            dns = [ipaddress.IPv4Address(a) for a in p.get("dns", [])]
+            pools.setdefault(p["name"], m.Pool(p["name"], net, dns))
+        return pools
+
+    def qos_profiles(self, items: list[dict]) -> dict[str, m.QosProfile]:
+        self.unique_names("qos_profiles", items)
+        profiles = {}
+        for i, q in enumerate(items):
+            where = f"qos_profiles[{i}]"
+            down = self.rate(f"{where}.downstream.rate", q["downstream"]["rate"])
+            pir = self.rate(f"{where}.upstream.pir", q["upstream"]["pir"])
+            cir = self.rate(f"{where}.upstream.cir", q["upstream"].get("cir", q["upstream"]["pir"]))
+            if pir and cir and cir > pir:
+                self.err(f"{where}.upstream.cir", f"CIR {cir} is above PIR {pir}")
+            classes = []
+            tcs: dict[int, int] = {}
+            dscps: dict[int, str] = {}
+            for j, c in enumerate(q.get("classes", [])):
+                cwhere = f"{where}.classes[{j}]"
+                if c["tc"] in tcs:
+                    self.err(f"{cwhere}.tc", f"traffic class {c['tc']} is already {where}.classes[{tcs[c['tc']]}]")
+                tcs.setdefault(c["tc"], j)
+                for d in c.get("dscp", []):
+                    if d in dscps:
+                        self.err(f"{cwhere}.dscp", f"DSCP {d} is already mapped by {dscps[d]}")
+                    dscps.setdefault(d, cwhere)
+                if c.get("weights") and c["tc"] != m.BEST_EFFORT_TC:
+                    self.err(f"{cwhere}.weights", f"only the best-effort class (tc {m.BEST_EFFORT_TC}) has WRR weights")
+                rate = self.rate(f"{cwhere}.rate", c["rate"]) if "rate" in c else down
+                if rate and down and rate > down:
+                    self.err(f"{cwhere}.rate", f"class rate {rate} is above the profile's downstream rate {down}")
+                classes.append(
+                    m.TrafficClass(c["tc"], c["name"], sorted(c.get("dscp", [])), rate or 0, c.get("weights", []))
+                )
+            if down and pir and cir:
+                profiles.setdefault(
+                    q["name"], m.QosProfile(q["name"], down, pir, cir, sorted(classes, key=lambda c: c.tc))
+                )
+        return profiles
+
+    def line_groups(self, items, ports, pools, profiles, core: m.Core) -> list[m.LineGroup | None]:
+        self.unique_names("line_groups", items)
+        groups: list[m.LineGroup | None] = []
+        pool_owner: dict[str, str] = {}
+        core_addresses: dict[ipaddress.IPv4Address, str] = {core.router_address: "core.router.address"}
+        for i, g in enumerate(items):
+            where = f"line_groups[{i}]"
+            ac_mac = self.mac(f"{where}.ac_mac", g["ac_mac"])
+            core_mac = self.mac(f"{where}.core.mac", g["core"]["mac"])
+            address = ipaddress.IPv4Address(g["core"]["address"])
+            if self.host_in(core.subnet, address, f"{where}.core.address", "core.subnet"):
+                if address in core_addresses:
+                    self.err(f"{where}.core.address", f"{address} is already used by {core_addresses[address]}")
+                core_addresses.setdefault(address, f"{where}.core.address")
+            group_pools = []
+            for j, name in enumerate(g["pools"]):
+                pwhere = f"{where}.pools[{j}]"
+                pool = pools.get(name)
+                if pool is None:
+                    if name not in {p["name"] for p in self.doc["pools"]}:
+                        self.err(pwhere, f"unknown pool {name!r}")
+                    continue
+                if name in pool_owner:
+                    self.err(pwhere, f"pool {name!r} is already bound to {pool_owner[name]}")
+                    continue
+                pool_owner[name] = f"{where} ({g['name']})"
+                pool.group = g["name"]
+                group_pools.append(pool)
+            profile = profiles.get(g["qos_profile"])
+            if profile is None and g["qos_profile"] not in {q["name"] for q in self.doc["qos_profiles"]}:
+                self.err(f"{where}.qos_profile", f"unknown QoS profile {g['qos_profile']!r}")
+            lines = []
+            for j, line in enumerate(g["lines"]):
+                lwhere = f"{where}.lines[{j}]"
+                port = self.port_ref(f"{lwhere}.port", line["port"], ports, "access")
+                stag = self.tags(f"{lwhere}.stag", line["stag"])
+                ctag = self.tags(f"{lwhere}.ctag", line["ctag"]) if "ctag" in line else None
+                if port is not None and stag is not None and ("ctag" not in line or ctag is not None):
+                    lines.append(m.Line(g["name"], port, stag, ctag))
+                else:
+                    lines.append(None)
+            if profile is None or None in lines:
+                groups.append(None)
+                continue
+            groups.append(m.LineGroup(g["name"], ac_mac, address, core_mac, group_pools, profile, lines))
+        for i, p in enumerate(self.doc["pools"]):
+            if p["name"] not in pool_owner and p["name"] in pools:
+                self.warn(f"pools[{i}]", f"pool {p['name']!r} is bound to no line group")
+        return groups
+
+    def line_overlaps(self, groups: list[m.LineGroup | None]) -> None:
+        """Two lines may share an access port and S-tags only with disjoint C-tags."""
+        seen: list[tuple[str, m.Line]] = []
+        for i, group in enumerate(groups):
+            if group is None:
+                continue
+            for j, line in enumerate(group.lines):
+                where = f"line_groups[{i}].lines[{j}]"
+                for other_where, other in seen:
+                    if other.port is not line.port or not line.stag.overlaps(other.stag):
+                        continue
+                    if line.ctag is None and other.ctag is None:
+                        self.err(
+                            f"{where}.stag",
+                            f"{line.stag} overlaps {other_where} ({other.stag}) on port {line.port.name}",
+                        )
+                    elif line.ctags.overlaps(other.ctags):
+                        self.err(
+                            f"{where}.ctag",
+                            f"S-tag {line.stag} C-tag {line.ctags} overlaps {other_where} "
+                            f"(S-tag {other.stag} C-tag {other.ctags}) on port {line.port.name}",
+                        )
+                seen.append((where, line))
+
+    def instances(self, items, servers, vfs, groups, management, cp: m.ControlPlane) -> list[m.Instance]:
+        self.unique_names("instances", items)
+        self.unique_names("instances", items, key="id")
+        by_name = {s.name: s for s in servers}
+        group_by_name = {g.name: g for g in groups if g is not None}
+        known_groups = {g["name"] for g in self.doc["line_groups"]}
+        vf_users: dict[tuple, str] = {}
+        group_users: dict[str, str] = {}
+        controls: dict[ipaddress.IPv4Address, str] = {cp.address: "control_plane.address"}
+        instances = []
+        for i, d in enumerate(items):
+            where = f"instances[{i}]"
+            server = by_name.get(d["server"])
+            vf = None
+            if server is None:
+                if d["server"] not in {s["name"] for s in self.doc["servers"]}:
+                    self.err(f"{where}.server", f"unknown server {d['server']!r}")
+            elif not any(p.name == d["port"] for p in server.ports):
+                self.err(f"{where}.port", f"server {server.name} has no port {d['port']!r}")
+            else:
+                key = (server.name, d["port"], d["vf"])
+                vf = vfs.get(key)
+                if vf is None:
+                    self.err(f"{where}.vf", f"{server.name}/{d['port']} has no VF {d['vf']}")
+                elif key in vf_users:
+                    self.err(
+                        f"{where}.vf", f"VF {d['vf']} of {server.name}/{d['port']} is already used by {vf_users[key]}"
+                    )
+                    vf = None
+                else:
+                    vf_users[key] = f"{where} ({d['name']})"
+            control = ipaddress.IPv4Address(d["control"])
+            if self.host_in(management, control, f"{where}.control", "management.subnet"):
+                if control in controls:
+                    self.err(f"{where}.control", f"{control} is already used by {controls[control]}")
+                controls.setdefault(control, f"{where}.control")
+            served = []
+            for j, name in enumerate(d["line_groups"]):
+                gwhere = f"{where}.line_groups[{j}]"
+                if name not in known_groups:
+                    self.err(gwhere, f"unknown line group {name!r}")
+                    continue
+                if name in group_users:
+                    self.err(gwhere, f"line group {name!r} is already served by {group_users[name]}")
+                    continue
+                group_users[name] = f"{where} ({d['name']})"
+                if name in group_by_name:
+                    served.append(group_by_name[name])
+            if server is None or vf is None:
+                continue
+            instance = m.Instance(d["id"], d["name"], server, vf, d["cores"], control, served)
+            for group in served:
+                group.instance = instance
+            instances.append(instance)
+        return instances
+
+    def stag_ports_per_instance(self, instances: list[m.Instance]) -> None:
+        """The S-tag alone must tell an instance which access port a frame came from."""
+        index = {d["name"]: i for i, d in enumerate(self.doc["instances"])}
+        for instance in instances:
+            where = f"instances[{index[instance.name]}]"
+            seen: list[m.Line] = []
+            for line in instance.lines:
+                for other in seen:
+                    if other.port is not line.port and line.stag.overlaps(other.stag):
+                        lo = max(line.stag.lo, other.stag.lo)
+                        self.err(
+                            where,
+                            f"instance {instance.name} would serve S-tag {lo} on two access ports "
+                            f"({other.port.name} via {other.group}, {line.port.name} via {line.group}); "
+                            "an instance tells access ports apart by S-tag",
+                        )
+                seen.append(line)

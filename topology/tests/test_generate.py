@@ -1,0 +1,120 @@
+"""Golden-file tests of every generator, plus checks that each output says what the
+pod file says (so a golden file cannot silently hold a wrong answer)."""
+
+import configparser
+import difflib
+import json
+import os
+from pathlib import Path
+
+import pytest
+import yaml
+
+from bngpod import generate, validate
+
+HERE = Path(__file__).resolve().parent
+EXAMPLES = HERE.parent / "examples"
+GOLDEN = HERE / "golden"
+
+
+def files_under(root: Path) -> dict[str, str]:
+    return {str(p.relative_to(root)): p.read_text() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("example", ["lab", "minimal"])
+def test_golden(example, tmp_path):
+    pod = validate.load(EXAMPLES / f"{example}.yaml")
+    generate.generate_all(pod, tmp_path)
+    got = files_under(tmp_path)
+    if os.environ.get("BNGPOD_UPDATE_GOLDEN"):
+        generate.generate_all(pod, GOLDEN / example)
+        pytest.skip("golden files rewritten")
+    want = files_under(GOLDEN / example)
+    assert sorted(got) == sorted(want), "set of generated files changed"
+    for name in want:
+        if got[name] != want[name]:
+            diff = "".join(difflib.unified_diff(want[name].splitlines(True), got[name].splitlines(True), name, name))
+            pytest.fail(f"{name} differs from its golden copy (BNGPOD_UPDATE_GOLDEN=1 to accept):\n{diff[:4000]}")
+
+
+def test_generation_is_deterministic(tmp_path):
+    pod = validate.load(EXAMPLES / "lab.yaml")
+    generate.generate_all(pod, tmp_path / "a")
+    generate.generate_all(validate.load(EXAMPLES / "lab.yaml"), tmp_path / "b")
+    assert files_under(tmp_path / "a") == files_under(tmp_path / "b")
+
+
+def read_ini(path: Path) -> configparser.ConfigParser:
+    ini = configparser.ConfigParser(comment_prefixes=(";",), interpolation=None)
+    ini.read_string(path.read_text())
+    return ini
+
+
+def test_dp_config_matches_the_pod():
+    pod = validate.load(EXAMPLES / "lab.yaml")
+    for inst in pod.instances:
+        ini = read_ini(GOLDEN / "lab" / "dp" / f"{inst.name}.ini")
+        head = ini["instance"]
+        assert int(head["id"]) == inst.id
+        assert head["data_mac"] == inst.vf.mac
+        for kind in ("access_port", "line_group", "line", "qos_profile"):
+            count = int(head[kind + "s"])
+            assert count == len([s for s in ini.sections() if s.startswith(kind + ".")])
+        lines = [ini[f"line.{i}"] for i in range(int(head["lines"]))]
+        assert {(ln["access_port"], ln["stag"]) for ln in lines} == {
+            (ln.port.name, f"{ln.stag.lo}-{ln.stag.hi}") for ln in inst.lines
+        }
+        ports = {ini[f"access_port.{i}"]["name"] for i in range(int(head["access_ports"]))}
+        assert ports == {ln["access_port"] for ln in lines}
+    dp4 = read_ini(GOLDEN / "lab" / "dp" / "dp4.ini")
+    assert dp4["line.0"]["ctag"] == "2000-4094" and dp4["line.1"]["ctag"] == "any"
+    assert dp4["access_port.1"]["tpid"] == "0x88a8"
+
+
+def test_cp_config_matches_the_pod():
+    cp = yaml.safe_load((GOLDEN / "lab" / "cp.yaml").read_text())
+    assert {g["name"]: g["instance"] for g in cp["line_groups"]} == {"lg1": 1, "lg2": 2, "lg3": 3, "lg4": 4}
+    assert {p["name"]: p["line_group"] for p in cp["pools"]}["pool3"] == "lg3"
+    dp3 = next(i for i in cp["instances"] if i["id"] == 3)
+    assert dp3["lines"] == [
+        {"group": "lg3", "access_port": "access3", "stag": {"min": 300, "max": 300}, "ctag": {"min": 1, "max": 1999}}
+    ]
+    assert cp["radius"]["servers"][0]["secret"] == "testing123"
+
+
+def test_onos_netcfg_matches_the_pod():
+    cfg = json.loads((GOLDEN / "lab" / "onos-netcfg.json").read_text())
+    pod = cfg["apps"]["org.bngpod.app"]["pod"]
+    assert pod["deviceId"] == "of:0000000000000001"
+    assert list(cfg["devices"]) == ["of:0000000000000001"]
+    assert [i["lineGroups"] for i in pod["instances"]] == [["lg1"], ["lg2"], ["lg3"], ["lg4"]]
+    lg2 = next(g for g in pod["lineGroups"] if g["name"] == "lg2")
+    assert lg2["lines"][1] == {"port": "access1", "stag": {"min": 150, "max": 159}, "ctag": None}
+
+
+def test_flow_table_has_one_entry_per_s_tag():
+    pod = validate.load(EXAMPLES / "lab.yaml")
+    flows = [
+        ln for ln in (GOLDEN / "lab" / "basebox" / "flows.of13").read_text().splitlines() if ln.startswith("table=")
+    ]
+    whole = [ln for g in pod.groups for ln in g.lines if ln.ctag is None]
+    per_tag = [f for f in flows if f.startswith("table=0,priority=200") and "dl_vlan=" in f and "output:" in f]
+    # one entry towards the instance and one back to the access port, per S-tag
+    assert len(per_tag) == 2 * sum(ln.stag.hi - ln.stag.lo + 1 for ln in whole)
+    for line in whole:
+        for tag in (line.stag.lo, line.stag.hi):
+            vf = pod.group(line.group).instance.vf.emu_ofport
+            assert f"in_port={line.port.number},dl_vlan={tag},actions=output:{vf}" in "\n".join(flows)
+
+
+def test_networkd_refuses_an_s_tag_on_two_access_ports(tmp_path):
+    doc = yaml.safe_load((EXAMPLES / "lab.yaml").read_text())
+    # lg1 (dp1) has S-tag 100 on access1; give lg2 (dp2) S-tag 100 on access2: valid for
+    # OpenFlow, but one bridge VLAN for both ports would join two OLTs' subscribers.
+    doc["line_groups"][1]["lines"].append({"port": "access2", "stag": 100})
+    result = validate.check(doc)
+    assert result.errors == [], result.errors
+    generate.generate_all(result.pod, tmp_path)
+    note = (tmp_path / "basebox" / "networkd" / "NOT-RENDERED.txt").read_text()
+    assert "S-tag 100 is used on" in note
+    assert (tmp_path / "basebox" / "flows.of13").exists()

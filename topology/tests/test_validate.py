@@ -1,0 +1,413 @@
+"""Every rejection of the pod validator, each with the location it must name."""
+
+import copy
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from bngpod import validate
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+LAB = yaml.safe_load((EXAMPLES / "lab.yaml").read_text())
+
+
+def errors_of(doc) -> list[str]:
+    return validate.check(doc).errors
+
+
+def mutated(change):
+    doc = copy.deepcopy(LAB)
+    change(doc)
+    return doc
+
+
+@pytest.mark.parametrize("name", ["lab.yaml", "minimal.yaml"])
+def test_examples_are_valid(name):
+    result = validate.check(validate.load_document(EXAMPLES / name))
+    assert result.errors == []
+    assert result.warnings == []
+    assert result.pod.instances
+
+
+def test_lab_model():
+    pod = validate.load(EXAMPLES / "lab.yaml")
+    assert [i.vf.emu_ofport for i in pod.instances] == [4901, 4902, 5001, 5002]
+    # both instances of a server share its one physical port
+    assert pod.instance("dp1").vf.switch_port is pod.instance("dp2").vf.switch_port
+    assert pod.instance("dp1").vf.rate == 12_500_000_000
+    assert pod.group("lg4").instance.name == "dp4"
+    assert [p.name for p in pod.instance("dp2").access_ports] == ["access1", "access2"]
+    assert pod.port("access2").tpid == 0x88A8
+    assert len(pod.ports_with_role("access")) == 4
+    gold = next(q for q in pod.qos_profiles if q.name == "gold")
+    assert (gold.down_rate, gold.up_pir, gold.up_cir) == (100_000_000, 50_000_000, 20_000_000)
+    assert gold.dscp_map() == {46: 0, 34: 2, 36: 2}
+
+
+def _set(path, value):
+    def change(doc):
+        node = doc
+        for key in path[:-1]:
+            node = node[key]
+        node[path[-1]] = value
+
+    return change
+
+
+def _append(path, value):
+    def change(doc):
+        node = doc
+        for key in path:
+            node = node[key]
+        node.append(value)
+
+    return change
+
+
+def _delete(path):
+    def change(doc):
+        node = doc
+        for key in path[:-1]:
+            node = node[key]
+        del node[path[-1]]
+
+    return change
+
+
+def _chain(*changes):
+    def change(doc):
+        for c in changes:
+            c(doc)
+
+    return change
+
+
+EXTRA_LINE_DP1 = _append(["line_groups", 0, "lines"], {"port": "access2", "stag": "240-260"})
+
+REJECTIONS = [
+    # overlapping S/C ranges on the same access port
+    (
+        "stag overlap on a port",
+        _set(["line_groups", 1, "lines", 1, "stag"], "140-159"),
+        "line_groups[1].lines[1].stag: 140-159 overlaps line_groups[0].lines[0] (100-149) on port access1",
+    ),
+    (
+        "ctag overlap on a shared S-tag",
+        _set(["line_groups", 3, "lines", 0, "ctag"], "1999-4094"),
+        "line_groups[3].lines[0].ctag: S-tag 300 C-tag 1999-4094 overlaps line_groups[2].lines[0] "
+        "(S-tag 300 C-tag 1-1999) on port access3",
+    ),
+    (
+        "whole S-tag against a C-tag range",
+        _delete(["line_groups", 3, "lines", 0, "ctag"]),
+        "line_groups[3].lines[0].ctag: S-tag 300 C-tag 1-4094 overlaps line_groups[2].lines[0]",
+    ),
+    # one instance serving the same S-tag on two access ports
+    (
+        "same S-tag on two ports of one instance",
+        _append(["line_groups", 0, "lines"], {"port": "access2", "stag": "120"}),
+        "instances[0]: instance dp1 would serve S-tag 120 on two access ports (access1 via lg1, access2 via lg1)",
+    ),
+    # references to unknown things
+    (
+        "unknown access port",
+        _set(["line_groups", 0, "lines", 0, "port"], "access9"),
+        "line_groups[0].lines[0].port: unknown switch port 'access9'",
+    ),
+    (
+        "line on a non-access port",
+        _set(["line_groups", 0, "lines", 0, "port"], "uplink1"),
+        "line_groups[0].lines[0].port: port 'uplink1' has role uplink, not access",
+    ),
+    ("unknown server", _set(["instances", 1, "server"], "server9"), "instances[1].server: unknown server 'server9'"),
+    ("unknown server port", _set(["instances", 1, "port"], "p7"), "instances[1].port: server server1 has no port 'p7'"),
+    ("unknown VF", _set(["instances", 1, "vf"], 7), "instances[1].vf: server1/p1 has no VF 7"),
+    ("unknown pool", _set(["line_groups", 0, "pools"], ["pool9"]), "line_groups[0].pools[0]: unknown pool 'pool9'"),
+    (
+        "unknown line group",
+        _set(["instances", 0, "line_groups"], ["lg9"]),
+        "instances[0].line_groups[0]: unknown line group 'lg9'",
+    ),
+    (
+        "unknown QoS profile",
+        _set(["line_groups", 0, "qos_profile"], "platinum"),
+        "line_groups[0].qos_profile: unknown QoS profile 'platinum'",
+    ),
+    ("unknown uplink", _set(["core", "uplink"], "uplink9"), "core.uplink: unknown switch port 'uplink9'"),
+    (
+        "server cabled to an access port",
+        _set(["servers", 0, "ports", 0, "switch_port"], "access1"),
+        "servers[0].ports[0].switch_port: port 'access1' has role access, not server",
+    ),
+    # placement conflicts
+    (
+        "two instances on one VF",
+        _set(["instances", 1, "vf"], 1),
+        "instances[1].vf: VF 1 of server1/p1 is already used by instances[0] (dp1)",
+    ),
+    (
+        "line group served by two instances",
+        _set(["instances", 1, "line_groups"], ["lg2", "lg1"]),
+        "instances[1].line_groups[1]: line group 'lg1' is already served by instances[0] (dp1)",
+    ),
+    # pools and CIDRs
+    (
+        "overlapping pools",
+        _set(["pools", 1, "prefix"], "100.80.2.0/23"),
+        "pools[1].prefix: 100.80.2.0/23 overlaps pools[0] (100.80.0.0/22)",
+    ),
+    (
+        "pool overlapping the core subnet",
+        _set(["pools", 1, "prefix"], "100.64.0.0/25"),
+        "pools[1].prefix: 100.64.0.0/25 overlaps core.subnet (100.64.0.0/24)",
+    ),
+    (
+        "pool with host bits",
+        _set(["pools", 0, "prefix"], "100.80.1.0/22"),
+        "pools[0].prefix: 100.80.1.0/22 has host bits set; did you mean 100.80.0.0/22?",
+    ),
+    (
+        "malformed CIDR",
+        _set(["pools", 0, "prefix"], "100.80.0.0/33"),
+        "pools[0].prefix: '100.80.0.0/33' is not an IPv4 prefix",
+    ),
+    (
+        "malformed core subnet",
+        _set(["core", "subnet"], "300.64.0.0/24"),
+        "core.subnet: '300.64.0.0/24' is not an IPv4 prefix",
+    ),
+    (
+        "malformed address",
+        _set(["core", "router", "address"], "100.64.0.256"),
+        "core.router.address: '100.64.0.256' is not a 'ipv4'",
+    ),
+    (
+        "pool bound to two line groups",
+        _set(["line_groups", 1, "pools"], ["pool2", "pool1"]),
+        "line_groups[1].pools[1]: pool 'pool1' is already bound to line_groups[0] (lg1)",
+    ),
+    (
+        "router outside the core subnet",
+        _set(["core", "router", "address"], "100.65.0.1"),
+        "core.router.address: 100.65.0.1 is outside core.subnet 100.64.0.0/24",
+    ),
+    (
+        "core address reused",
+        _set(["line_groups", 1, "core", "address"], "100.64.0.11"),
+        "line_groups[1].core.address: 100.64.0.11 is already used by line_groups[0].core.address",
+    ),
+    (
+        "control address outside management",
+        _set(["instances", 0, "control"], "10.9.0.1"),
+        "instances[0].control: 10.9.0.1 is outside management.subnet 10.200.0.0/24",
+    ),
+    (
+        "control address reused",
+        _set(["instances", 1, "control"], "10.200.0.11"),
+        "instances[1].control: 10.200.0.11 is already used by instances[0].control",
+    ),
+    # MACs and ids
+    (
+        "duplicate AC MAC",
+        _set(["line_groups", 1, "ac_mac"], "02:bb:00:00:00:01"),
+        "line_groups[1].ac_mac: MAC 02:bb:00:00:00:01 is already used by line_groups[0].ac_mac",
+    ),
+    (
+        "AC MAC equal to a VF MAC",
+        _set(["line_groups", 0, "core", "mac"], "02:00:00:00:01:02"),
+        "line_groups[0].core.mac: MAC 02:00:00:00:01:02 is already used by servers[0].ports[0].vfs[1].mac",
+    ),
+    (
+        "multicast MAC",
+        _set(["line_groups", 0, "ac_mac"], "03:bb:00:00:00:01"),
+        "line_groups[0].ac_mac: 03:bb:00:00:00:01 is a multicast MAC",
+    ),
+    (
+        "malformed MAC",
+        _set(["line_groups", 0, "ac_mac"], "02:bb:00:00:01"),
+        "line_groups[0].ac_mac: '02:bb:00:00:01' does not match",
+    ),
+    ("duplicate instance id", _set(["instances", 1, "id"], 1), "instances[1].id: duplicate id 1 (also instances[0])"),
+    # rates
+    (
+        "zero downstream rate",
+        _set(["qos_profiles", 1, "downstream", "rate"], 0),
+        "qos_profiles[1].downstream.rate: rate 0 must be greater than 0",
+    ),
+    (
+        "negative policer rate",
+        _set(["qos_profiles", 0, "upstream", "pir"], "-5M"),
+        "qos_profiles[0].upstream.pir: rate -5M must be greater than 0",
+    ),
+    (
+        "zero port rate",
+        _set(["switch", "ports", 0, "rate"], "0G"),
+        "switch.ports[0].rate: rate 0G must be greater than 0",
+    ),
+    (
+        "CIR above PIR",
+        _set(["qos_profiles", 0, "upstream", "cir"], "60M"),
+        "qos_profiles[0].upstream.cir: CIR 60000000 is above PIR 50000000",
+    ),
+    (
+        "class above pipe rate",
+        _set(["qos_profiles", 0, "classes", 0, "rate"], "1G"),
+        "qos_profiles[0].classes[0].rate: class rate 1000000000 is above the profile's downstream rate 100000000",
+    ),
+    (
+        "VF rates above the port",
+        _set(["servers", 0, "ports", 0, "vfs", 0, "rate"], "20G"),
+        "servers[0].ports[0].vfs: VF rates add up to 32500000000 bit/s, above the port's 25000000000 bit/s",
+    ),
+    # duplicate names
+    (
+        "duplicate line group name",
+        _set(["line_groups", 1, "name"], "lg1"),
+        "line_groups[1].name: duplicate name 'lg1' (also line_groups[0])",
+    ),
+    (
+        "duplicate instance name",
+        _set(["instances", 1, "name"], "dp1"),
+        "instances[1].name: duplicate name 'dp1' (also instances[0])",
+    ),
+    (
+        "duplicate port name",
+        _set(["switch", "ports", 1, "name"], "access1"),
+        "switch.ports[1].name: duplicate name 'access1' (also switch.ports[0])",
+    ),
+    (
+        "duplicate port number",
+        _set(["switch", "ports", 1, "number"], 1),
+        "switch.ports[1].number: duplicate number 1 (also switch.ports[0])",
+    ),
+    (
+        "duplicate pool name",
+        _set(["pools", 1, "name"], "pool1"),
+        "pools[1].name: duplicate name 'pool1' (also pools[0])",
+    ),
+    (
+        "duplicate profile name",
+        _set(["qos_profiles", 1, "name"], "gold"),
+        "qos_profiles[1].name: duplicate name 'gold' (also qos_profiles[0])",
+    ),
+    # the uplink
+    ("missing core section", _delete(["core"]), "(top level): 'core' is a required property"),
+    (
+        "no uplink port",
+        _chain(_set(["switch", "ports", 4, "role"], "server")),
+        "switch.ports: no port has role uplink: the pod needs a core uplink",
+    ),
+    # structure
+    (
+        "unknown field",
+        _set(["line_groups", 0, "colour"], "blue"),
+        "line_groups[0]: unknown field(s) ('colour' was unexpected)",
+    ),
+    (
+        "tag out of range",
+        _set(["line_groups", 0, "lines", 0, "stag"], "100-4095"),
+        "line_groups[0].lines[0].stag: 100-4095 is outside the VLAN ids 1-4094",
+    ),
+    (
+        "empty tag range",
+        _set(["line_groups", 0, "lines", 0, "stag"], "149-100"),
+        "line_groups[0].lines[0].stag: 149-100 is an empty range",
+    ),
+    ("bad TPID", _set(["switch", "ports", 0, "tpid"], "0x9100"), "switch.ports[0].tpid: '0x9100' is not one of"),
+    (
+        "TPID on a server port",
+        _set(["switch", "ports", 5, "tpid"], "0x8100"),
+        "switch.ports[5].tpid: only access ports have a TPID",
+    ),
+    (
+        "instance id beyond a VNI",
+        _set(["instances", 0, "id"], 1 << 24),
+        "instances[0].id: 16777216 is greater than the maximum",
+    ),
+    (
+        "duplicate DSCP",
+        _set(["qos_profiles", 0, "classes", 1, "dscp"], [46]),
+        "qos_profiles[0].classes[1].dscp: DSCP 46 is already mapped by qos_profiles[0].classes[0]",
+    ),
+    (
+        "weights off best effort",
+        _set(["qos_profiles", 0, "classes", 0, "weights"], [1, 1, 1, 1]),
+        "qos_profiles[0].classes[0].weights: only the best-effort class (tc 12) has WRR weights",
+    ),
+]
+
+
+@pytest.mark.parametrize("why,change,expected", REJECTIONS, ids=[r[0] for r in REJECTIONS])
+def test_rejection(why, change, expected):
+    errors = errors_of(mutated(change))
+    assert any(expected in e for e in errors), f"{why}: expected {expected!r} in {errors}"
+
+
+def test_every_error_reported_at_once():
+    doc = mutated(
+        _chain(
+            _set(["instances", 1, "vf"], 1),
+            _set(["pools", 1, "prefix"], "100.80.2.0/23"),
+            _set(["line_groups", 1, "ac_mac"], "02:bb:00:00:00:01"),
+        )
+    )
+    errors = errors_of(doc)
+    assert len(errors) >= 3, errors
+
+
+def test_unserved_group_is_a_warning():
+    doc = mutated(_set(["instances", 3, "line_groups"], []))
+    result = validate.check(doc)
+    assert result.errors == []
+    assert "line_groups[3]: line group 'lg4' is served by no instance" in result.warnings
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        (b"pod: [unclosed", "not valid YAML"),
+        (b"- just\n- a list\n", "the pod file must be a mapping"),
+        (b"a: &x [1]\nb: *x\n", "YAML aliases are not supported"),
+        (b"\xff\xfe\x00garbage", "the pod file must be a mapping"),
+        (b"pod: \x00\x01\x02", "not valid YAML"),
+        (b"!!python/object:os.system {}", "not valid YAML"),
+    ],
+)
+def test_hostile_documents(text, expected):
+    with pytest.raises(validate.PodError) as err:
+        validate.parse_document(text)
+    assert any(expected in e for e in err.value.errors), err.value.errors
+
+
+@pytest.mark.parametrize(
+    "value,bits",
+    [(100, 100), ("100M", 100_000_000), ("2.5G", 2_500_000_000), ("512k", 512_000), ("0", 0), ("-1M", -1_000_000)],
+)
+def test_parse_rate(value, bits):
+    assert validate.parse_rate(value) == bits
+
+
+def bngpod_cli(*args):
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    return subprocess.run([sys.executable, "-m", "bngpod", *args], capture_output=True, text=True, env=env)
+
+
+def test_cli_reports_errors_with_locations(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump(mutated(_set(["instances", 1, "vf"], 1))))
+    proc = bngpod_cli("validate", str(bad))
+    assert proc.returncode == 1
+    assert f"{bad}: instances[1].vf: VF 1 of server1/p1 is already used by instances[0] (dp1)" in proc.stderr
+    good = bngpod_cli("validate", str(EXAMPLES / "lab.yaml"))
+    assert good.returncode == 0, good.stderr
+    assert "pod lab is valid: 4 instance(s), 4 line group(s), 6 line(s)" in good.stdout
+
+
+def test_cli_missing_file():
+    proc = bngpod_cli("validate", "/nonexistent/pod.yaml")
+    assert proc.returncode == 1
+    assert "cannot read" in proc.stderr
