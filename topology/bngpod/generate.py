@@ -129,6 +129,13 @@ def _classes(q: m.QosProfile) -> list[dict]:
     ]
 
 
+class _PlainDumper(yaml.SafeDumper):
+    """No anchors or aliases: readers (and our own pod-file loader) refuse them."""
+
+    def ignore_aliases(self, data):
+        return True
+
+
 def cp_config(pod: m.Pod) -> str:
     """The control plane's YAML."""
     doc = {
@@ -192,7 +199,7 @@ def cp_config(pod: m.Pod) -> str:
         ],
     }
     head = f"# bngpod control-plane configuration for pod {pod.name}. Generated; do not edit.\n"
-    return head + yaml.safe_dump(doc, sort_keys=False, default_flow_style=None, width=120)
+    return head + yaml.dump(doc, Dumper=_PlainDumper, sort_keys=False, default_flow_style=None, width=120)
 
 
 def onos_netcfg(pod: m.Pod) -> str:

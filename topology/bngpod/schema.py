@@ -177,7 +177,7 @@ POD_SCHEMA = {
                     "name": NAME,
                     "ac_mac": MAC,
                     "core": _obj(["address", "mac"], {"address": IPV4, "mac": MAC}),
-                    "pools": NAME_LIST,
+                    "pools": {**NAME_LIST, "minItems": 1},
                     "qos_profile": NAME,
                     "lines": {"type": "array", "minItems": 1, "items": LINE},
                 },

@@ -127,6 +127,7 @@ REJECTIONS = [
     ("unknown server port", _set(["instances", 1, "port"], "p7"), "instances[1].port: server server1 has no port 'p7'"),
     ("unknown VF", _set(["instances", 1, "vf"], 7), "instances[1].vf: server1/p1 has no VF 7"),
     ("unknown pool", _set(["line_groups", 0, "pools"], ["pool9"]), "line_groups[0].pools[0]: unknown pool 'pool9'"),
+    ("line group without pools", _set(["line_groups", 0, "pools"], []), "line_groups[0].pools: [] should be non-empty"),
     (
         "unknown line group",
         _set(["instances", 0, "line_groups"], ["lg9"]),

@@ -1,0 +1,5 @@
+module github.com/bngpod/bngpod/accel-ppp-glue
+
+go 1.19
+
+require gopkg.in/yaml.v3 v3.0.1

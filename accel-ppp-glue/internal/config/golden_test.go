@@ -1,0 +1,30 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"testing"
+)
+
+// goldenLab is the generator's cp.yaml for the lab pod
+// (topology/examples/lab.yaml), relative to this package.
+const goldenLab = "../../../topology/tests/golden/lab/cp.yaml"
+
+func TestGoldenLab(t *testing.T) {
+	if _, err := os.Stat(goldenLab); errors.Is(err, os.ErrNotExist) {
+		t.Skipf("%s does not exist (yet): the generator writes it; nothing to check", goldenLab)
+	}
+	cfg, err := Load(goldenLab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// access3 S-tag 300 is split by C-tag between lg3 on dp3 and lg4 on dp4.
+	if l, _, ok := cfg.LineFor(3, 300, 1999); !ok || l.Group.Name != "lg3" {
+		t.Errorf("LineFor(3, 300, 1999) = %v, %v; want lg3's line", l, ok)
+	}
+	if l, _, ok := cfg.LineFor(4, 300, 2000); !ok || l.Group.Name != "lg4" {
+		t.Errorf("LineFor(4, 300, 2000) = %v, %v; want lg4's line", l, ok)
+	}
+	checkLabLineFor(t, cfg)
+	checkIndexAgainstScan(t, cfg)
+}

@@ -1,0 +1,107 @@
+package config
+
+import "gopkg.in/yaml.v3"
+
+// The raw* types mirror cp.yaml one to one for the strict decoder. Scalars
+// are kept as yaml.Node so that the validator sees the text, the resolved tag
+// and the line of every value and can report problems with their location;
+// a zero Node (Kind 0) is a key that was not present. Mappings and sequences
+// that may be null are pointers or slices, nil when missing or null.
+
+type rawConfig struct {
+	Pod          yaml.Node        `yaml:"pod"`
+	ControlPlane *rawControlPlane `yaml:"control_plane"`
+	Management   *rawManagement   `yaml:"management"`
+	Radius       *rawRadius       `yaml:"radius"`
+	AccessPorts  []*rawAccessPort `yaml:"access_ports"`
+	Pools        []*rawPool       `yaml:"pools"`
+	QosProfiles  []*rawQosProfile `yaml:"qos_profiles"`
+	LineGroups   []*rawLineGroup  `yaml:"line_groups"`
+	Instances    []*rawInstance   `yaml:"instances"`
+}
+
+type rawControlPlane struct {
+	Address   yaml.Node `yaml:"address"`
+	PFCPPort  yaml.Node `yaml:"pfcp_port"`
+	VXLANPort yaml.Node `yaml:"vxlan_port"`
+}
+
+type rawManagement struct {
+	Subnet yaml.Node `yaml:"subnet"`
+}
+
+type rawRadius struct {
+	NASIdentifier yaml.Node          `yaml:"nas_identifier"`
+	CoAPort       yaml.Node          `yaml:"coa_port"`
+	TimeoutMS     yaml.Node          `yaml:"timeout_ms"`
+	Retries       yaml.Node          `yaml:"retries"`
+	Servers       []*rawRadiusServer `yaml:"servers"`
+}
+
+type rawRadiusServer struct {
+	Name     yaml.Node `yaml:"name"`
+	Address  yaml.Node `yaml:"address"`
+	AuthPort yaml.Node `yaml:"auth_port"`
+	AcctPort yaml.Node `yaml:"acct_port"`
+	Secret   yaml.Node `yaml:"secret"`
+}
+
+type rawAccessPort struct {
+	Name yaml.Node `yaml:"name"`
+	TPID yaml.Node `yaml:"tpid"`
+	Rate yaml.Node `yaml:"rate"`
+}
+
+type rawPool struct {
+	Name      yaml.Node   `yaml:"name"`
+	Prefix    yaml.Node   `yaml:"prefix"`
+	DNS       []yaml.Node `yaml:"dns"`
+	LineGroup yaml.Node   `yaml:"line_group"`
+}
+
+type rawQosProfile struct {
+	Name     yaml.Node   `yaml:"name"`
+	DownRate yaml.Node   `yaml:"down_rate"`
+	UpPIR    yaml.Node   `yaml:"up_pir"`
+	UpCIR    yaml.Node   `yaml:"up_cir"`
+	Classes  []*rawClass `yaml:"classes"`
+}
+
+type rawClass struct {
+	TC      yaml.Node   `yaml:"tc"`
+	Name    yaml.Node   `yaml:"name"`
+	DSCP    []yaml.Node `yaml:"dscp"`
+	Rate    yaml.Node   `yaml:"rate"`
+	Weights []yaml.Node `yaml:"weights"`
+}
+
+type rawLineGroup struct {
+	Name        yaml.Node   `yaml:"name"`
+	ACMAC       yaml.Node   `yaml:"ac_mac"`
+	CoreAddress yaml.Node   `yaml:"core_address"`
+	CoreMAC     yaml.Node   `yaml:"core_mac"`
+	Pools       []yaml.Node `yaml:"pools"`
+	QosProfile  yaml.Node   `yaml:"qos_profile"`
+	Instance    yaml.Node   `yaml:"instance"`
+}
+
+type rawInstance struct {
+	ID             yaml.Node   `yaml:"id"`
+	Name           yaml.Node   `yaml:"name"`
+	ControlAddress yaml.Node   `yaml:"control_address"`
+	DataMAC        yaml.Node   `yaml:"data_mac"`
+	LineGroups     []yaml.Node `yaml:"line_groups"`
+	Lines          []*rawLine  `yaml:"lines"`
+}
+
+type rawLine struct {
+	Group      yaml.Node `yaml:"group"`
+	AccessPort yaml.Node `yaml:"access_port"`
+	STag       *rawRange `yaml:"stag"`
+	CTag       *rawRange `yaml:"ctag"`
+}
+
+type rawRange struct {
+	Min yaml.Node `yaml:"min"`
+	Max yaml.Node `yaml:"max"`
+}

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Runs the README's commands on a brand-new Debian 12 inside a debootstrap chroot, to
+# prove that setup installs everything itself. Usage (root):
+#   scripts/fresh-machine.sh [CHROOT_DIR] [MAKE_TARGET]     defaults: /srv/fresh test
+# The chroot shares this host's kernel (namespaces, veths) but has its own /run, so its
+# pod and daemons never meet the host's. Everything mounted is unmounted on exit.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+dir=${1:-/srv/fresh}
+target=${2:-test}
+
+[ "$(id -u)" = 0 ] || { echo "run as root" >&2; exit 2; }
+if [ ! -x "$dir/usr/bin/apt-get" ]; then
+    command -v debootstrap >/dev/null || apt-get install -y -q debootstrap
+    debootstrap --variant=minbase bookworm "$dir" http://deb.debian.org/debian
+fi
+
+mounts=()
+cleanup() {
+    for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do umount -l "${mounts[$i]}" 2>/dev/null || true; done
+}
+trap cleanup EXIT
+bind() { mount --bind "$1" "$dir$1"; mounts+=("$dir$1"); }
+bind /proc
+bind /sys
+bind /dev
+mount -t tmpfs tmpfs "$dir/run"; mounts+=("$dir/run")
+mount --make-rshared "$dir/run"
+cp /etc/resolv.conf "$dir/etc/resolv.conf"
+
+rm -rf "$dir/root/bngpod"
+git clone -q "$root" "$dir/root/bngpod"
+chroot "$dir" /usr/bin/env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    TERM="${TERM:-dumb}" LANG=C.UTF-8 bash -c "
+        set -e
+        apt-get update -q >/dev/null && apt-get install -y -q make >/dev/null
+        cd /root/bngpod && time make $target </dev/null"

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Runs every fuzzer of the repository for SECONDS each (default 60); a finding fails.
+#   C   server-dp: libFuzzer + ASan/UBSan on the DP configuration loader
+#   Go  accel-ppp-glue: go test -fuzz on the control-plane configuration parser
+# The pod-file validator is fuzzed by deterministic mutation tests inside pytest
+# (topology/tests/test_validate_fuzz.py), which run with every `make test`.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+seconds=${1:-60}
+export PATH="$PATH:/usr/local/go/bin"
+
+cd "$root/server-dp"
+[ -f build-fuzz/build.ninja ] || CC=clang meson setup build-fuzz -Dfuzz=true >/dev/null
+ninja -C build-fuzz fuzz/fuzz_dp_config
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cp fuzz/corpus/* "$work/"
+echo "== C: fuzz_dp_config for ${seconds}s"
+build-fuzz/fuzz/fuzz_dp_config -max_total_time="$seconds" -dict=fuzz/dp_config.dict \
+    -print_final_stats=1 -artifact_prefix="$work/" "$work"
+
+cd "$root/accel-ppp-glue"
+echo "== Go: FuzzParse for ${seconds}s"
+go test -run '^$' -fuzz '^FuzzParse$' -fuzztime "${seconds}s" -fuzzminimizetime 5s ./internal/config
