@@ -16,6 +16,16 @@ DEFAULT_PFCP_PORT = 8805
 DEFAULT_VXLAN_PORT = 4789
 DEFAULT_COA_PORT = 3799
 
+# What one bng-dp instance's configuration can hold (server-dp/src/dp_config.h), and the
+# longest value DPDK's rte_cfgfile reads without truncating it.
+DP_MAX_ACCESS_PORTS = 64
+DP_MAX_LINE_GROUPS = 256
+DP_MAX_LINES = 1024
+DP_MAX_QOS_PROFILES = 256
+DP_MAX_GROUP_PREFIXES = 16
+DP_MAX_WORKER_CORES = 64
+DP_MAX_VALUE_LEN = 255
+
 
 @dataclass(frozen=True, order=True)
 class TagRange:
@@ -114,7 +124,8 @@ class QosProfile:
     classes: list[TrafficClass]
 
     def dscp_map(self) -> dict[int, int]:
-        return {d: c.tc for c in self.classes for d in c.dscp}
+        """DSCP -> class, for DSCPs outside the best-effort class."""
+        return {d: c.tc for c in self.classes for d in c.dscp if c.tc != BEST_EFFORT_TC}
 
     def be_weights(self) -> list[int]:
         for c in self.classes:

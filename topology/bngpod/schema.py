@@ -1,7 +1,8 @@
 """JSON Schema of the pod file: the structure. Meaning (references, overlaps,
 address plans) is checked afterwards by bngpod.validate."""
 
-NAME = {"type": "string", "pattern": r"^[A-Za-z][A-Za-z0-9_-]{0,31}$"}
+# 31 characters: bng-dp keeps names in 32-byte fields
+NAME = {"type": "string", "pattern": r"^[A-Za-z][A-Za-z0-9_-]{0,30}$"}
 MAC = {"type": "string", "pattern": r"^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}$"}
 IPV4 = {"type": "string", "format": "ipv4"}
 CIDR = {"type": "string", "pattern": r"^[0-9.]+/[0-9]{1,2}$"}
@@ -197,7 +198,7 @@ POD_SCHEMA = {
                     "cores": {
                         "type": "array",
                         "minItems": 1,
-                        "items": {"type": "integer", "minimum": 0, "maximum": 1023},
+                        "items": {"type": "integer", "minimum": 0, "maximum": 127},  # RTE_MAX_LCORE
                     },
                     "control": IPV4,
                     "line_groups": NAME_LIST,

@@ -233,6 +233,7 @@ class _Checker:
         instances = self.instances(d["instances"], servers, vfs, groups, management, cp)
         self.line_overlaps(groups)
         self.stag_ports_per_instance(instances)
+        self.dp_limits(instances, profiles)
         for i, group in enumerate(groups):
             if group is not None and group.instance is None:
                 self.warn(f"line_groups[{i}]", f"line group {group.name!r} is served by no instance")
@@ -577,3 +578,42 @@ class _Checker:
                             "an instance tells access ports apart by S-tag",
                         )
                 seen.append(line)
+
+    def dp_limits(self, instances: list[m.Instance], profiles: dict[str, m.QosProfile]) -> None:
+        """What one bng-dp configuration can hold: refuse a pod it could not load."""
+        index = {d["name"]: i for i, d in enumerate(self.doc["instances"])}
+        for inst in instances:
+            where = f"instances[{index[inst.name]}]"
+            for what, count, limit in (
+                ("access ports", len(inst.access_ports), m.DP_MAX_ACCESS_PORTS),
+                ("line groups", len(inst.groups), m.DP_MAX_LINE_GROUPS),
+                ("lines", len(inst.lines), m.DP_MAX_LINES),
+                ("worker cores", len(inst.cores), m.DP_MAX_WORKER_CORES),
+            ):
+                if count > limit:
+                    self.err(where, f"instance {inst.name} has {count} {what}; one DP instance takes at most {limit}")
+        if len(profiles) > m.DP_MAX_QOS_PROFILES:
+            self.err("qos_profiles", f"{len(profiles)} profiles; a DP instance takes at most {m.DP_MAX_QOS_PROFILES}")
+        for i, q in enumerate(self.doc["qos_profiles"]):
+            profile = profiles.get(q["name"])
+            if profile is None:
+                continue
+            for inst in instances:
+                if profile.down_rate > inst.vf.rate:
+                    self.err(
+                        f"qos_profiles[{i}].downstream.rate",
+                        f"{profile.down_rate} bit/s is above the port rate of instance {inst.name} ({inst.vf.rate})",
+                    )
+            text = " ".join(f"{d}:{tc}" for d, tc in sorted(profile.dscp_map().items()))
+            if len(text) > m.DP_MAX_VALUE_LEN:
+                self.err(
+                    f"qos_profiles[{i}].classes",
+                    f"{len(profile.dscp_map())} DSCPs mapped outside best effort do not fit a DP configuration "
+                    f"line; map fewer (unmapped DSCPs go to best effort)",
+                )
+        for i, g in enumerate(self.doc["line_groups"]):
+            if len(g["pools"]) > m.DP_MAX_GROUP_PREFIXES:
+                self.err(
+                    f"line_groups[{i}].pools",
+                    f"{len(g['pools'])} pools; a line group takes at most {m.DP_MAX_GROUP_PREFIXES}",
+                )

@@ -127,6 +127,26 @@ REJECTIONS = [
     ("unknown server port", _set(["instances", 1, "port"], "p7"), "instances[1].port: server server1 has no port 'p7'"),
     ("unknown VF", _set(["instances", 1, "vf"], 7), "instances[1].vf: server1/p1 has no VF 7"),
     ("unknown pool", _set(["line_groups", 0, "pools"], ["pool9"]), "line_groups[0].pools[0]: unknown pool 'pool9'"),
+    (
+        "too many DSCPs for a DP configuration line",
+        _set(["qos_profiles", 0, "classes", 1, "dscp"], list(range(0, 46)) + list(range(47, 64))),
+        "qos_profiles[0].classes: 64 DSCPs mapped outside best effort do not fit a DP configuration line",
+    ),
+    (
+        "too many lines for one instance",
+        _set(["line_groups", 0, "lines"], [{"port": "access1", "stag": 100, "ctag": c} for c in range(1, 1100)]),
+        "instances[0]: instance dp1 has 1099 lines; one DP instance takes at most 1024",
+    ),
+    (
+        "name too long for the DP",
+        _set(["instances", 0, "name"], "d" * 32),
+        "instances[0].name: 'dddddddddddddddddddddddddddddddd' does not match",
+    ),
+    (
+        "profile above an instance's port rate",
+        _set(["qos_profiles", 0, "downstream", "rate"], "20G"),
+        "qos_profiles[0].downstream.rate: 20000000000 bit/s is above the port rate of instance dp1 (12500000000)",
+    ),
     ("line group without pools", _set(["line_groups", 0, "pools"], []), "line_groups[0].pools: [] should be non-empty"),
     (
         "unknown line group",

@@ -1,0 +1,178 @@
+/*
+ * bng-dp instance configuration: the in-memory form of dp/<name>.ini.
+ *
+ * The file format is the contract in docs/config-formats.md, section
+ * "DP instance configuration (dp/<name>.ini)". This header is its C side:
+ * every object of the file has a struct here, with fixed-size arrays so the
+ * datapath can size its tables once at start-up and never allocate while
+ * forwarding. References between objects (by name in the file) are resolved
+ * to array indices by the loader.
+ *
+ * Numbered sections keep their number: [line.N] is lines[N], and so on.
+ */
+
+#ifndef DP_CONFIG_H
+#define DP_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Per-instance limits. A file that exceeds one of them is rejected. */
+#define DP_MAX_ACCESS_PORTS 64
+#define DP_MAX_LINE_GROUPS 256
+#define DP_MAX_LINES 1024
+#define DP_MAX_QOS_PROFILES 256
+#define DP_MAX_GROUP_PREFIXES 16 /* pool prefixes of one line group */
+#define DP_MAX_WORKER_CORES 64	 /* ids themselves must be < RTE_MAX_LCORE */
+
+/* Names: 1..31 characters of [A-Za-z0-9_.-], starting with a letter or digit. */
+#define DP_NAME_SIZE 32
+
+#define DP_ETHER_ADDR_LEN 6
+
+/* VLAN ids of S-tags and C-tags (inclusive ranges). */
+#define DP_VLAN_ID_MIN 1
+#define DP_VLAN_ID_MAX 4094
+
+/* The only outer TPIDs an access port may use. */
+#define DP_TPID_8021Q 0x8100
+#define DP_TPID_8021AD 0x88a8
+
+/* [instance] id doubles as the 24-bit VXLAN VNI of the control redirect. */
+#define DP_INSTANCE_ID_MIN 1
+#define DP_INSTANCE_ID_MAX 0xffffff
+
+/*
+ * Upper bound of every rate (bit/s). Far above any real port, low enough that
+ * converting to bytes/s and multiplying by a token-bucket period of seconds
+ * cannot overflow 64 bits.
+ */
+#define DP_MAX_RATE 1000000000000ULL /* 1 Tbit/s */
+
+/* HQoS shape, equal to DPDK rte_sched (checked at build time in dp_config.c). */
+#define DP_NUM_TCS 13
+#define DP_TC_BEST_EFFORT 12 /* the class served by the 4 WRR queues */
+#define DP_NUM_BE_QUEUES 4
+#define DP_NUM_DSCPS 64
+
+/*
+ * Files larger than this are refused before parsing. A file at every limit
+ * above is well below 1 MiB.
+ */
+#define DP_CONFIG_MAX_FILE_SIZE (4u << 20)
+
+/* IPv4 address with prefix length; addr is host byte order, host bits zero. */
+struct dp_ipv4_prefix {
+	uint32_t addr;
+	uint8_t len; /* 1..32 */
+};
+
+/* Inclusive VLAN id range, DP_VLAN_ID_MIN <= lo <= hi <= DP_VLAN_ID_MAX. */
+struct dp_tag_range {
+	uint16_t lo;
+	uint16_t hi;
+};
+
+/* [instance] */
+struct dp_instance {
+	uint32_t id; /* DP_INSTANCE_ID_MIN..DP_INSTANCE_ID_MAX, the VNI */
+	char name[DP_NAME_SIZE];
+	char pod[DP_NAME_SIZE];
+	uint8_t data_mac[DP_ETHER_ADDR_LEN];	    /* the VF's MAC, unicast */
+	uint16_t n_worker_cores;		    /* 1..DP_MAX_WORKER_CORES */
+	uint16_t worker_cores[DP_MAX_WORKER_CORES]; /* lcore ids, unique, file order */
+	uint64_t port_rate;			    /* HQoS port rate, bit/s */
+	uint32_t control_address;		    /* host order */
+	uint8_t control_prefix_len;		    /* 1..32 */
+	uint32_t cp_address;			    /* only peer allowed to send PFCP / VXLAN */
+	uint16_t pfcp_port;			    /* UDP, 1..65535 */
+	uint16_t vxlan_port;			    /* UDP, 1..65535, differs from pfcp_port */
+};
+
+/* [core] */
+struct dp_core {
+	struct dp_ipv4_prefix subnet;
+	uint32_t router_address; /* next hop, inside subnet; MAC learnt by ARP */
+	uint16_t vlan;		 /* 0 = untagged, else 1..4094 */
+};
+
+/* [access_port.N] */
+struct dp_access_port {
+	char name[DP_NAME_SIZE];
+	uint16_t tpid; /* DP_TPID_8021Q or DP_TPID_8021AD: downstream outer TPID */
+	uint64_t rate; /* bit/s */
+};
+
+/* [line_group.N] */
+struct dp_line_group {
+	char name[DP_NAME_SIZE];
+	uint8_t ac_mac[DP_ETHER_ADDR_LEN];		       /* PPPoE AC MAC, unicast */
+	uint8_t core_mac[DP_ETHER_ADDR_LEN];		       /* MAC on the core side, unicast */
+	uint32_t core_address;				       /* inside [core] subnet, unique */
+	uint16_t n_prefixes;				       /* 1..DP_MAX_GROUP_PREFIXES */
+	struct dp_ipv4_prefix prefixes[DP_MAX_GROUP_PREFIXES]; /* pools, disjoint */
+	uint16_t qos_profile; /* index into dp_config.qos_profiles */
+};
+
+/*
+ * [line.N]: the (S-tag, C-tag) space a line group serves on one access port.
+ * Within an instance no two lines overlap in (stag, ctag), and an S-tag is
+ * served on one access port only, so (stag, ctag) alone identifies the line.
+ */
+struct dp_line {
+	uint16_t group;	      /* index into dp_config.line_groups */
+	uint16_t access_port; /* index into dp_config.access_ports */
+	struct dp_tag_range stag;
+	struct dp_tag_range ctag; /* 1..4094 when ctag_any */
+	bool ctag_any;		  /* file said "any": every C-tag of the S-tags */
+};
+
+/* [qos_profile.N] */
+struct dp_qos_profile {
+	char name[DP_NAME_SIZE];
+	uint64_t down_rate; /* pipe rate, bit/s, <= [instance] port_rate */
+	uint64_t up_pir;    /* upstream trTCM, bit/s */
+	uint64_t up_cir;    /* <= up_pir */
+	/* Per-class rate: tc_rates entry, else down_rate. Each <= down_rate. */
+	uint64_t tc_rate[DP_NUM_TCS];
+	uint16_t tc_rate_listed;	      /* bit tc set: tc_rates named this class */
+	uint8_t default_tc;		      /* 0..DP_NUM_TCS-1 */
+	uint8_t be_weights[DP_NUM_BE_QUEUES]; /* WRR weights, 1..255 */
+	/* Class of every DSCP: dscp_map entry, else default_tc. */
+	uint8_t dscp_tc[DP_NUM_DSCPS];
+	uint64_t dscp_listed; /* bit d set: dscp_map named DSCP d */
+};
+
+struct dp_config {
+	struct dp_instance instance;
+	struct dp_core core;
+	uint16_t n_access_ports;
+	uint16_t n_line_groups;
+	uint16_t n_lines;
+	uint16_t n_qos_profiles;
+	struct dp_access_port access_ports[DP_MAX_ACCESS_PORTS];
+	struct dp_line_group line_groups[DP_MAX_LINE_GROUPS];
+	struct dp_line lines[DP_MAX_LINES];
+	struct dp_qos_profile qos_profiles[DP_MAX_QOS_PROFILES];
+};
+
+/*
+ * Load and validate one DP instance configuration file.
+ *
+ * The file is treated as hostile: it is size-limited, screened line by line
+ * before DPDK's rte_cfgfile parses it, and every value is checked against
+ * the contract. Does not need (or touch) the EAL. Thread-safe; allocates
+ * only while loading and frees everything before returning.
+ *
+ * cfg is about 130 KiB; allocate it on the heap.
+ *
+ * Returns 0 on success. On failure returns a negative errno value (-EINVAL
+ * for content errors, the I/O or allocation errno otherwise), zeroes cfg and,
+ * if err is not NULL, writes a one-line message naming the offending section
+ * and key (e.g. "line.1: group 'lg9' is not a [line_group.N] name") into err,
+ * truncated to errlen bytes including the terminating NUL.
+ */
+int dp_config_load(const char *path, struct dp_config *cfg, char *err, size_t errlen);
+
+#endif /* DP_CONFIG_H */
