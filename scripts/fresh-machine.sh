@@ -27,11 +27,23 @@ bind /dev
 mount -t tmpfs tmpfs "$dir/run"; mounts+=("$dir/run")
 mount --make-rshared "$dir/run"
 cp /etc/resolv.conf "$dir/etc/resolv.conf"
+# The registries may be reached through a proxy whose CA the host trusts: give the new
+# machine the same trust (and pip's setting for it), as its image would have.
+if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
+    mkdir -p "$dir/usr/local/share/ca-certificates"
+    cp /usr/local/share/ca-certificates/*.crt "$dir/usr/local/share/ca-certificates/"
+fi
+[ -f /etc/pip.conf ] && cp /etc/pip.conf "$dir/etc/pip.conf"
+passenv=()
+for var in SSL_CERT_FILE SSL_CERT_DIR PIP_CERT REQUESTS_CA_BUNDLE CURL_CA_BUNDLE GIT_SSL_CAINFO; do
+    [ -n "${!var:-}" ] && passenv+=("$var=${!var}")
+done
 
 rm -rf "$dir/root/bngpod"
 git clone -q "$root" "$dir/root/bngpod"
 chroot "$dir" /usr/bin/env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-    TERM="${TERM:-dumb}" LANG=C.UTF-8 bash -c "
+    TERM="${TERM:-dumb}" LANG=C.UTF-8 "${passenv[@]}" bash -c "
         set -e
-        apt-get update -q >/dev/null && apt-get install -y -q make >/dev/null
+        apt-get update -q >/dev/null && apt-get install -y -q make ca-certificates >/dev/null
+        update-ca-certificates >/dev/null
         cd /root/bngpod && time make $target </dev/null"

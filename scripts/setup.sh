@@ -5,6 +5,7 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
+export PATH="$PATH:/usr/local/go/bin"  # where the Go distribution installs itself
 check_only=0
 [ "${1:-}" = "--check" ] && check_only=1
 pending=()
@@ -51,7 +52,7 @@ if [ "${#missing[@]}" -gt 0 ]; then
         fi
         trap '[ "$made_policy" = 1 ] && rm -f /usr/sbin/policy-rc.d' EXIT
         apt-get update -q
-        apt-get install -y -q --no-install-recommends "${missing[@]}"
+        apt-get install -y -qq --no-install-recommends "${missing[@]}"
     fi
 fi
 
@@ -70,7 +71,6 @@ fi
 
 # --- Go modules ------------------------------------------------------------------------
 if [ -f "$root/accel-ppp-glue/go.mod" ]; then
-    export PATH="$PATH:/usr/local/go/bin"
     if ! (cd "$root/accel-ppp-glue" && GOFLAGS=-mod=mod go list -m all >/dev/null 2>&1 \
             && go mod verify >/dev/null 2>&1); then
         todo "Go modules of accel-ppp-glue"

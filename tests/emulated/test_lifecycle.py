@@ -73,3 +73,12 @@ def test_failed_up_cleans_up(clean_host):
     with pytest.raises(emu.EmuError, match="bngpod-core"):
         emu.up(validate.load(LAB), str(LAB))
     assert host_snapshot() == clean_host
+
+
+def test_core_vlan_is_refused_before_anything_is_built(clean_host):
+    doc = validate.load_document(LAB)
+    doc["core"]["vlan"] = 77
+    pod = validate.check(doc).pod
+    with pytest.raises(emu.EmuError, match="core.vlan is not supported"):
+        emu.up(pod, str(LAB))
+    assert host_snapshot() == clean_host

@@ -204,6 +204,10 @@ def up(pod: m.Pod, source: str) -> State:
     """Build the pod. On any failure everything created so far is removed."""
     if State.load() is not None:
         raise EmuError("a pod is already up (see `bngpod status`); run `bngpod down` first")
+    if pod.core.vlan:
+        # The core router's tagged side would need a kernel VLAN device, which this
+        # kind of host lacks (docs/emulated-pod.md).
+        raise EmuError("core.vlan is not supported by the emulated pod yet: remove it to emulate this pod")
     for tool in ("ovsdb-server", "ovs-vswitchd", "ovs-vsctl", "ovs-ofctl", "ethtool"):
         if shutil.which(tool) is None:
             raise EmuError(f"{tool} is not installed; run `make setup`")
@@ -253,12 +257,7 @@ def _build(state: State, pod: m.Pod) -> None:
     up_port = pod.core.uplink
     _veth(SWITCH_NS, f"u{up_port.number}", CORE_NS, "up0", b_mac=pod.core.router_mac)
     _ovs_port(f"u{up_port.number}", up_port.number)
-    core_dev = "up0"
-    if pod.core.vlan:
-        # The core namespace is the router: its tagged side is a VLAN device, which
-        # this kernel may lack; fall back to untagged with a clear message.
-        raise EmuError("core.vlan is not supported by the emulated pod yet (no kernel VLAN devices here)")
-    sh("ip", "addr", "add", f"{pod.core.router_address}/{pod.core.subnet.prefixlen}", "dev", core_dev, ns=CORE_NS)
+    sh("ip", "addr", "add", f"{pod.core.router_address}/{pod.core.subnet.prefixlen}", "dev", "up0", ns=CORE_NS)
     _veth(CORE_NS, "srv0", INET_NS, "eth0", mtu=1500)
     net = INET_SUBNET.split("/")[1]
     sh("ip", "addr", "add", f"{INET_ROUTER}/{net}", "dev", "srv0", ns=CORE_NS)
@@ -296,14 +295,18 @@ def _stop_pid(pid: int, exe: str) -> None:
 def _our_stray_pids() -> list[tuple[int, str]]:
     """Processes started for the pod whose pids the state lost: they name our run dir."""
     marker = str(run_dir()).encode()
+    own_root = os.stat("/")
     found = []
     for proc in Path("/proc").iterdir():
         if not proc.name.isdigit() or int(proc.name) == os.getpid():
             continue
         try:
             argv = (proc / "cmdline").read_bytes().split(b"\0")
+            root = os.stat(proc / "root")
         except OSError:
             continue
+        if (root.st_dev, root.st_ino) != (own_root.st_dev, own_root.st_ino):
+            continue  # another root (a chroot with a pod of its own): not ours
         if argv and any(marker in a for a in argv[1:]):
             found.append((int(proc.name), os.path.basename(argv[0].decode(errors="replace"))))
     return found

@@ -350,6 +350,15 @@ class _Checker:
             return False
         return True
 
+    def unique_host(self, net, addr, where: str, net_where: str, seen: dict) -> None:
+        """addr must be a host of net and not in seen (address -> where it was used)."""
+        if not self.host_in(net, addr, where, net_where):
+            return
+        if addr in seen:
+            self.err(where, f"{addr} is already used by {seen[addr]}")
+        else:
+            seen[addr] = where
+
     def control_plane(self, c: dict, management) -> m.ControlPlane:
         address = ipaddress.IPv4Address(c["address"])
         self.host_in(management, address, "control_plane.address", "management.subnet")
@@ -441,10 +450,7 @@ class _Checker:
             ac_mac = self.mac(f"{where}.ac_mac", g["ac_mac"])
             core_mac = self.mac(f"{where}.core.mac", g["core"]["mac"])
             address = ipaddress.IPv4Address(g["core"]["address"])
-            if self.host_in(core.subnet, address, f"{where}.core.address", "core.subnet"):
-                if address in core_addresses:
-                    self.err(f"{where}.core.address", f"{address} is already used by {core_addresses[address]}")
-                core_addresses.setdefault(address, f"{where}.core.address")
+            self.unique_host(core.subnet, address, f"{where}.core.address", "core.subnet", core_addresses)
             group_pools = []
             for j, name in enumerate(g["pools"]):
                 pwhere = f"{where}.pools[{j}]"
@@ -537,10 +543,7 @@ class _Checker:
                 else:
                     vf_users[key] = f"{where} ({d['name']})"
             control = ipaddress.IPv4Address(d["control"])
-            if self.host_in(management, control, f"{where}.control", "management.subnet"):
-                if control in controls:
-                    self.err(f"{where}.control", f"{control} is already used by {controls[control]}")
-                controls.setdefault(control, f"{where}.control")
+            self.unique_host(management, control, f"{where}.control", "management.subnet", controls)
             served = []
             for j, name in enumerate(d["line_groups"]):
                 gwhere = f"{where}.line_groups[{j}]"
