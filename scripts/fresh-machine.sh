@@ -21,6 +21,8 @@ cleanup() {
 }
 trap cleanup EXIT
 bind() { mount --bind "$1" "$dir$1"; mounts+=("$dir$1"); }
+# The new root must be a mount point of its own: `ip netns exec` remounts it.
+mount --bind "$dir" "$dir"; mounts+=("$dir")
 bind /proc
 bind /sys
 bind /dev
