@@ -100,14 +100,14 @@ def run(path: str, hold: bool | None) -> int:
         wrong = [r for r in rows if r[-1] != "ok"]
         print(f"\n{len(rows) - len(wrong)} of {len(rows)} probes went where the pod file says\n")
         header = ("instance", "id", "groups", "VF port", "flows", "packets", "bytes")
-        print(_table(header, _counters(pod)))
         if hold:
-            print("\nThe pod stays up: try `bngpod status`, `bngpod ofctl dump-flows bpsw`,")
-            print("`ip netns exec bngpod-acc-access1 ...`. Ctrl-C tears it down.")
-            while True:
-                time.sleep(2)
-                sys.stdout.write(f"\x1b[{len(pod.instances) + 2}A")
-                print(_table(header, _counters(pod)))
+            print("The pod stays up: try `bngpod status`, `bngpod ofctl dump-flows bpsw`,")
+            print("`ip netns exec bngpod-acc-access1 ...`. Ctrl-C tears it down.\n")
+        print(_table(header, _counters(pod)))
+        while hold:
+            time.sleep(2)
+            sys.stdout.write(f"\x1b[{len(pod.instances) + 2}A")  # back to the table's header
+            print(_table(header, _counters(pod)))
         return 1 if wrong else 0
     except KeyboardInterrupt:
         print()
@@ -118,4 +118,8 @@ def run(path: str, hold: bool | None) -> int:
     finally:
         print("tearing the pod down ...")
         removed = emu.down(quiet=True)
-        print(f"removed {len(removed)} item(s); nothing of the pod is left" if not emu.our_namespaces() else "")
+        left = emu.our_namespaces()
+        if left:
+            print(f"could not remove {', '.join(left)}: run `bngpod down`", file=sys.stderr)
+        else:
+            print(f"removed {len(removed)} item(s); nothing of the pod is left")
