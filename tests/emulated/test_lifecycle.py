@@ -82,3 +82,12 @@ def test_core_vlan_is_refused_before_anything_is_built(clean_host):
     with pytest.raises(emu.EmuError, match="core.vlan is not supported"):
         emu.up(pod, str(LAB))
     assert host_snapshot() == clean_host
+
+
+def test_demo_runs_once_and_cleans_up(clean_host):
+    """The README's first command, without a terminal: up, probe, tear down."""
+    demo = subprocess.run([str(REPO / "bngpod"), "demo", "--no-hold"], capture_output=True, text=True, timeout=120)
+    assert demo.returncode == 0, demo.stdout + demo.stderr
+    assert "14 of 14 probes went where the pod file says" in demo.stdout
+    assert "nothing of the pod is left" in demo.stdout
+    assert host_snapshot() == clean_host
