@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 POD ?= topology/examples/lab.yaml
 
-.PHONY: help setup demo test lint build fuzz up down status clean
+.PHONY: help setup demo test lint build fuzz bench up down status clean
 
 help:
 	@echo "make demo    set up when needed, bring the lab pod up and show it (Ctrl-C tears it down)"
@@ -10,6 +10,7 @@ help:
 	@echo "make setup   install everything (Debian packages, Python venv, Go modules, Maven deps)"
 	@echo "make up|down|status [POD=file]   drive the emulated pod by hand"
 	@echo "make fuzz    run the fuzzers for a short while"
+	@echo "make bench   data-plane stage benchmarks (callgrind instructions, TSC cycles)"
 
 setup:
 	@scripts/setup.sh
@@ -37,6 +38,12 @@ status:
 
 fuzz: setup
 	scripts/fuzz.sh
+
+bench: setup
+	[ -f server-dp/build/build.ninja ] || meson setup server-dp/build server-dp
+	ninja -C server-dp/build
+	cd server-dp && bench/callgrind.sh build tests/fixtures/lab_dp4.ini 20
+	cd server-dp && build/bench/bench_classify tests/fixtures/lab_dp4.ini 1000
 
 clean:
 	./bngpod down >/dev/null 2>&1 || true
