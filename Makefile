@@ -44,6 +44,8 @@ bench: setup
 	ninja -C server-dp/build
 	cd server-dp && bench/callgrind.sh build tests/fixtures/lab_dp4.ini 20
 	cd server-dp && build/bench/bench_classify tests/fixtures/lab_dp4.ini 1000
+	cd server-dp && bench/callgrind_rewrite.sh build 20
+	cd server-dp && build/bench/bench_rewrite 1000
 
 clean:
 	./bngpod down >/dev/null 2>&1 || true
