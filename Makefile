@@ -46,6 +46,8 @@ bench: setup
 	cd server-dp && build/bench/bench_classify tests/fixtures/lab_dp4.ini 1000
 	cd server-dp && bench/callgrind_rewrite.sh build 20
 	cd server-dp && build/bench/bench_rewrite 1000
+	cd server-dp && bench/callgrind_session.sh build 2
+	cd server-dp && build/bench/bench_session 200
 
 clean:
 	./bngpod down >/dev/null 2>&1 || true
