@@ -23,47 +23,13 @@
 
 #include <rte_cycles.h>
 
+#include "bench_common.h"
 #include "classify.h"
 
 #define N_FRAMES 4096
 #define BURST 32
 #define BUF_SIZE 2048
 #define HEADROOM 128
-
-static uint64_t rng = 0x9e3779b97f4a7c15ULL;
-
-static uint32_t
-rnd(uint32_t n)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (uint32_t)((rng >> 16) % n);
-}
-
-static void
-put16(uint8_t *p, unsigned int v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void
-put_ipv4(uint8_t *p, unsigned int tot)
-{
-	memset(p, 0, tot);
-	p[0] = 0x45;
-	put16(p + 2, tot);
-	p[8] = 64;
-	p[9] = 17;
-	put16(p + 12, 0x6450); /* 100.80.x.y */
-	p[14] = (uint8_t)rnd(4);
-	p[15] = (uint8_t)rnd(256);
-	p[16] = 8;
-	p[17] = 8;
-	p[18] = 8;
-	p[19] = 8;
-}
 
 static uint16_t
 build(const struct dp_config *cfg, uint8_t *f)
@@ -84,7 +50,7 @@ build(const struct dp_config *cfg, uint8_t *f)
 			off = 16;
 		}
 		put16(f + off, CLS_ETH_IPV4);
-		put_ipv4(f + off + 2, 128 - off - 2);
+		put_ipv4_hdr(f + off + 2, 128 - off - 2, 17);
 		return 128;
 	}
 	l = &cfg->lines[rnd(cfg->n_lines)];
@@ -109,7 +75,7 @@ build(const struct dp_config *cfg, uint8_t *f)
 	put16(f + 24, 1 + rnd(0xfffe));
 	put16(f + 26, 128 - 28);
 	put16(f + 28, CLS_PPP_IPV4);
-	put_ipv4(f + 30, 128 - 30);
+	put_ipv4_hdr(f + 30, 128 - 30, 17);
 	return 128;
 }
 

@@ -29,6 +29,7 @@
 #include <rte_cycles.h>
 #include <rte_prefetch.h>
 
+#include "bench_common.h"
 #include "rewrite.h"
 
 #define N_PKTS 4096
@@ -39,42 +40,13 @@
 #define MSS_MAX 1452
 #define PREFETCH_AHEAD 4
 
-static uint64_t rng = 0x9e3779b97f4a7c15ULL;
-
-static uint32_t
-rnd(uint32_t n)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (uint32_t)((rng >> 16) % n);
-}
-
-static void
-put16(uint8_t *p, unsigned int v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
 /* Valid IPv4 (+ TCP SYN with MSS 1460 when syn) of tot bytes, checksums not
  * needed for the cost: the updates are incremental either way. */
 static void
 put_ipv4(uint8_t *p, unsigned int tot, int syn)
 {
-	memset(p, 0, tot);
-	p[0] = 0x45;
-	put16(p + 2, tot);
-	p[8] = 64;
-	p[9] = syn ? RW_IPPROTO_TCP : 17;
+	put_ipv4_hdr(p, tot, syn ? RW_IPPROTO_TCP : 17);
 	put16(p + 10, 0x1234);
-	put16(p + 12, 0x6450);
-	p[14] = (uint8_t)rnd(4);
-	p[15] = (uint8_t)rnd(256);
-	p[16] = 8;
-	p[17] = 8;
-	p[18] = 8;
-	p[19] = 8;
 	if (syn) {
 		p[32] = 6 << 4; /* data offset 24 */
 		p[33] = RW_TCP_SYN;

@@ -22,21 +22,11 @@
 #include <rte_eal.h>
 #include <rte_errno.h>
 
+#include "bench_common.h"
 #include "session.h"
 
 #define N_LOOKUPS 4096
 #define BURST 32
-
-static uint64_t rng = 0x9e3779b97f4a7c15ULL;
-
-static uint32_t
-rnd(uint32_t n)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (uint32_t)((rng >> 16) % n);
-}
 
 static void
 params_of(uint32_t k, struct dp_session_params *p)

@@ -10,26 +10,9 @@
 # not counted. Both sizes (4096 and 65536 sessions) run in one process, so
 # the figure is the mean over both. Prints the benchmark's JSON lines, then
 # one JSON line per direction with the collected Ir divided by the lookups.
+# Thin wrapper of callgrind_stage.sh.
 set -eu
 
 here=$(cd "$(dirname "$0")/.." && pwd)
-build=${1:-$here/build}
-iters=${2:-5}
-out=$(mktemp /tmp/callgrind.session.XXXXXX)
-trap 'rm -f "$out"' EXIT
-
-for dir in up down; do
-	json=$(valgrind --tool=callgrind --callgrind-out-file="$out" \
-		--toggle-collect="bench_${dir}*" "$build/bench/bench_session" "$iters" --no-tsc \
-		2>/dev/null)
-	n=$(printf '%s\n' "$json" | sed -n "s/.*\"${dir}_lookups\":\([0-9]*\).*/\1/p" |
-		awk '{ s += $1 } END { print s }')
-	ir=$(sed -n 's/^totals: *\([0-9]*\).*/\1/p' "$out")
-	if [ -z "$ir" ]; then
-		ir=$(sed -n 's/^summary: *\([0-9]*\).*/\1/p' "$out")
-	fi
-	[ "$dir" = up ] && printf '%s\n' "$json"
-	awk -v ir="$ir" -v n="$n" -v d="$dir" 'BEGIN {
-		printf "{\"tool\":\"callgrind\",\"collect\":\"bench_%s\",\"ir\":%d,\"lookups\":%d,\"ir_per_lookup\":%.2f}\n", d, ir, n, ir / n
-	}'
-done
+exec "$here/bench/callgrind_stage.sh" "${1:-$here/build}" bench_session lookup \
+	'bench_up:up_lookups bench_down:down_lookups' "${2:-5}"

@@ -26,19 +26,7 @@
 #include <string.h>
 
 #include "classify.h"
-
-static unsigned int n_passed, n_failed;
-
-static void
-check(bool ok, const char *name, const char *what)
-{
-	if (ok) {
-		n_passed++;
-	} else {
-		n_failed++;
-		printf("FAIL %s: %s\n", name, what);
-	}
-}
+#include "harness.h"
 
 /* Maps: 0 = lab_dp4.ini, 1 = multi_group.ini. */
 enum { LAB, MULTI, N_MAPS };
@@ -826,6 +814,5 @@ main(int argc, char **argv)
 		free(cfgs[i]);
 	}
 	printf("%zu frame cases, %llu frames classified\n", N_CASES, (unsigned long long)frames);
-	printf("%u passed, %u failed\n", n_passed, n_failed);
-	return n_failed > 0;
+	return harness_report();
 }

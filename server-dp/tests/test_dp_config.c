@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 
 #include "dp_config.h"
+#include "harness.h"
 
 #define MAX_EDITS 4
 
@@ -86,7 +87,6 @@ struct raw_case {
 
 static const char *fixture_dir;
 static const char *scratch_path;
-static unsigned int n_passed, n_failed;
 static struct dp_config *cfg;
 
 /* Growable text buffer. */
@@ -1235,6 +1235,5 @@ main(int argc, char **argv)
 	remove(scratch_path);
 	text_free(&base);
 	free(cfg);
-	printf("%u passed, %u failed\n", n_passed, n_failed);
-	return n_failed > 0 ? 1 : 0;
+	return harness_report();
 }

@@ -26,19 +26,8 @@
 #include <rte_mempool.h>
 
 #include "rewrite.h"
-
-static unsigned int n_passed, n_failed;
-
-static void
-check(bool ok, const char *name, const char *what)
-{
-	if (ok) {
-		n_passed++;
-	} else {
-		n_failed++;
-		printf("FAIL %s: %s\n", name, what);
-	}
-}
+#define HARNESS_EAL
+#include "harness.h"
 
 static struct rte_mempool *pool;
 
@@ -677,21 +666,8 @@ test_mss_random(void)
 int
 main(int argc, char **argv)
 {
-	char *eal_argv[] = {argc > 0 ? argv[0] : "test_rewrite",
-			    "--no-huge",
-			    "-m",
-			    "128",
-			    "--no-pci",
-			    "--no-shconf",
-			    "--log-level=error",
-			    NULL};
-
-	if (rte_eal_init(7, eal_argv) < 0) {
-		printf("FAIL EAL init (--no-huge -m 128 --no-pci --no-shconf): %s\n"
-		       "0 passed, 1 failed\n",
-		       rte_strerror(rte_errno));
+	if (harness_eal_init(argc > 0 ? argv[0] : "test_rewrite") != 0)
 		return 1;
-	}
 	pool = rte_pktmbuf_pool_create("rw_test", 255, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
 				       SOCKET_ID_ANY);
 	if (pool == NULL) {
@@ -708,6 +684,5 @@ main(int argc, char **argv)
 	check(rte_mempool_avail_count(pool) == 255, "pool", "every mbuf freed");
 	rte_mempool_free(pool);
 	rte_eal_cleanup();
-	printf("%u passed, %u failed\n", n_passed, n_failed);
-	return n_failed > 0;
+	return harness_report();
 }

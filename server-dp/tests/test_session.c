@@ -31,19 +31,8 @@
 #include <rte_malloc.h>
 
 #include "session.h"
-
-static unsigned int n_passed, n_failed;
-
-static void
-check(bool ok, const char *name, const char *what)
-{
-	if (ok) {
-		n_passed++;
-	} else {
-		n_failed++;
-		printf("FAIL %s: %s\n", name, what);
-	}
-}
+#define HARNESS_EAL
+#include "harness.h"
 
 static const uint8_t AC_MAC[6] = {0x02, 0xaa, 0x00, 0x00, 0x00, 0x01};
 
@@ -405,26 +394,12 @@ test_concurrent(void)
 int
 main(int argc, char **argv)
 {
-	char *eal_argv[] = {argc > 0 ? argv[0] : "test_session",
-			    "--no-huge",
-			    "-m",
-			    "128",
-			    "--no-pci",
-			    "--no-shconf",
-			    "--log-level=error",
-			    NULL};
-
-	if (rte_eal_init(7, eal_argv) < 0) {
-		printf("FAIL EAL init (--no-huge -m 128 --no-pci --no-shconf): %s\n"
-		       "0 passed, 1 failed\n",
-		       rte_strerror(rte_errno));
+	if (harness_eal_init(argc > 0 ? argv[0] : "test_session") != 0)
 		return 1;
-	}
 	test_round_trip();
 	test_grace_period();
 	test_full();
 	test_concurrent();
 	rte_eal_cleanup();
-	printf("%u passed, %u failed\n", n_passed, n_failed);
-	return n_failed > 0;
+	return harness_report();
 }
