@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../tests/classify_ref.h"
 #include "classify.h"
 
 #define CHECK(cond)                                                       \
@@ -57,18 +58,6 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 		}
 	}
 	return 0;
-}
-
-static uint16_t
-ref_lookup(const struct dp_config *cfg, unsigned int s, unsigned int c)
-{
-	for (unsigned int i = 0; i < cfg->n_lines; i++) {
-		const struct dp_line *l = &cfg->lines[i];
-
-		if (s >= l->stag.lo && s <= l->stag.hi && c >= l->ctag.lo && c <= l->ctag.hi)
-			return (uint16_t)i;
-	}
-	return CLS_NO_LINE;
 }
 
 static int

@@ -190,6 +190,14 @@ session_up_key_make(struct session_up_key *k, uint16_t line, uint16_t stag, uint
 	k->zero = 0;
 }
 
+/* The ids of one bulk lookup: data[i] where bit i of the hit mask is set. */
+static inline void
+session_ids_from_bulk(uint64_t mask, void *const *data, uint16_t m, uint32_t *ids)
+{
+	for (uint16_t i = 0; i < m; i++)
+		ids[i] = (mask >> i) & 1 ? (uint32_t)(uintptr_t)data[i] : SESSION_ID_NONE;
+}
+
 /*
  * Upstream: ids[i] = session of (res[i].line, stag, ctag, sid, client_macs[i])
  * or SESSION_ID_NONE. Any n; looked up RTE_HASH_LOOKUP_BULK_MAX at a time.
@@ -217,9 +225,7 @@ session_lookup_up_burst(const struct session_tables *t, const struct cls_result 
 		}
 		mask = 0;
 		hits += (uint32_t)rte_hash_lookup_bulk_data(t->up, kp, m, &mask, data);
-		for (i = 0; i < m; i++)
-			ids[done + i] =
-				(mask >> i) & 1 ? (uint32_t)(uintptr_t)data[i] : SESSION_ID_NONE;
+		session_ids_from_bulk(mask, data, m, &ids[done]);
 	}
 	return hits;
 }
@@ -241,9 +247,7 @@ session_lookup_down_burst(const struct session_tables *t, const uint32_t *ipv4, 
 			kp[i] = &ipv4[done + i];
 		mask = 0;
 		hits += (uint32_t)rte_hash_lookup_bulk_data(t->down, kp, m, &mask, data);
-		for (i = 0; i < m; i++)
-			ids[done + i] =
-				(mask >> i) & 1 ? (uint32_t)(uintptr_t)data[i] : SESSION_ID_NONE;
+		session_ids_from_bulk(mask, data, m, &ids[done]);
 	}
 	return hits;
 }

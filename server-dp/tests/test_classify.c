@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "classify.h"
+#include "classify_ref.h"
 #include "harness.h"
 
 /* Maps: 0 = lab_dp4.ini, 1 = multi_group.ini. */
@@ -600,19 +601,6 @@ test_cases(void)
 		snprintf(what, sizeof(what), "drop %s hit by a case", cls_drop_names[i]);
 		check(drop_hit[i], "coverage", what);
 	}
-}
-
-/* Reference lookup: linear scan of the configuration. */
-static uint16_t
-ref_lookup(const struct dp_config *cfg, unsigned int s, unsigned int c)
-{
-	for (unsigned int i = 0; i < cfg->n_lines; i++) {
-		const struct dp_line *l = &cfg->lines[i];
-
-		if (s >= l->stag.lo && s <= l->stag.hi && c >= l->ctag.lo && c <= l->ctag.hi)
-			return (uint16_t)i;
-	}
-	return CLS_NO_LINE;
 }
 
 static void
