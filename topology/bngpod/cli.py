@@ -64,7 +64,7 @@ def cmd_up(args) -> int:
     _need_root("up")
     pod = _load(args.file)
     try:
-        emu.up(pod, args.file)
+        emu.up(pod, args.file, dp=not args.no_dp)
     except emu.EmuError as exc:
         print(f"bngpod up: {exc}", file=sys.stderr)
         return EXIT_FAILED
@@ -148,6 +148,7 @@ def main(argv: list[str] | None = None) -> int:
 
     p = sub.add_parser("up", help="build the emulated pod of a pod file on this host")
     p.add_argument("file")
+    p.add_argument("--no-dp", action="store_true", help="build the network only, start no bng-dp")
     p.set_defaults(func=cmd_up)
 
     p = sub.add_parser("down", help="remove everything `bngpod up` created")

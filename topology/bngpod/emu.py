@@ -13,6 +13,10 @@ Namespaces (all named bngpod-*):
                        its line group's core address, srv0 towards bngpod-inet
   bngpod-inet          a host on the core side (a server subscribers can reach)
 
+Each DP instance's bng-dp runs inside its namespace on data0 (net_af_packet) with
+its generated dp/<name>.ini, idling with short sleeps so several share two cores; it
+uses hugepages when enough are free and --no-huge otherwise.
+
 Everything created is recorded in a state file before it is created, so `down` removes
 it all even after a crash half-way through `up`."""
 
@@ -40,6 +44,11 @@ INET_SUBNET = "198.51.100.0/24"
 INET_ROUTER = "198.51.100.1"
 INET_HOST = "198.51.100.10"
 OVS_SCHEMA = Path("/usr/share/openvswitch/vswitch.ovsschema")
+REPO = Path(__file__).resolve().parents[2]
+BNG_DP = REPO / "server-dp" / "build" / "bng-dp"
+DPDK_RUNTIME = Path("/var/run/dpdk")
+DP_MEMORY_MB = 512  # per instance: mbufs, 64K-session tables, HQoS
+DP_IDLE_SLEEP_US = 100
 
 
 class EmuError(Exception):
@@ -200,8 +209,78 @@ def _ovs_port(ifname: str, ofport: int) -> None:
     vsctl("add-port", BRIDGE, ifname, "--", "set", "interface", ifname, f"ofport_request={ofport}")
 
 
-def up(pod: m.Pod, source: str) -> State:
-    """Build the pod. On any failure everything created so far is removed."""
+def dp_file_prefix(inst: m.Instance) -> str:
+    return f"{NS_PREFIX}{inst.name}"
+
+
+def _free_hugepages_mb() -> int:
+    info = {}
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            key, _, value = line.partition(":")
+            info[key] = value.split()
+    except OSError:
+        return 0
+    try:
+        return int(info["HugePages_Free"][0]) * int(info["Hugepagesize"][0]) // 1024
+    except (KeyError, IndexError, ValueError):
+        return 0
+
+
+def dp_command(inst: m.Instance, config: Path, hugepages: bool) -> list[str]:
+    """The bng-dp command line of one instance (run inside its namespace)."""
+    ncpu = os.cpu_count() or 1
+    worker = inst.cores[0]
+    main = 0 if worker != 0 else 1
+    # Logical lcore ids as the pod file says, mapped onto CPUs this host has.
+    lcores = f"{main}@{main % ncpu},{worker}@{worker % ncpu}"
+    if hugepages:
+        mem = ["--in-memory", "--socket-mem", str(DP_MEMORY_MB)]
+    else:
+        mem = ["--no-huge", "-m", str(DP_MEMORY_MB), "--no-shconf"]
+    return [
+        str(BNG_DP), "--lcores", lcores, "--main-lcore", str(main), *mem, "--no-pci",
+        f"--file-prefix={dp_file_prefix(inst)}", "--log-level=notice",
+        "--vdev", "net_af_packet0,iface=data0,framecnt=4096",
+        "--", "--config", str(config), "--idle-sleep-us", str(DP_IDLE_SLEEP_US),
+    ]  # fmt: skip
+
+
+def _start_dps(state: State, pod: m.Pod, gen: Path) -> None:
+    if not BNG_DP.exists():
+        raise EmuError(f"{BNG_DP} is not built; run `make build` (or `bngpod up --no-dp`)")
+    huge = _free_hugepages_mb() >= DP_MEMORY_MB * len(pod.instances)
+    logs = run_dir() / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    procs = []
+    for inst in pod.instances:
+        cmd = dp_command(inst, gen / "dp" / f"{inst.name}.ini", huge)
+        log = open(logs / f"{inst.name}.log", "wb")  # noqa: SIM115 - handed to the child
+        proc = subprocess.Popen(["ip", "netns", "exec", dp_ns(inst), *cmd], stdout=log, stderr=subprocess.STDOUT)
+        log.close()
+        state.add_pid(f"bng-dp {inst.name}", proc.pid, "bng-dp")
+        procs.append((inst, proc))
+    for inst, proc in procs:
+        _wait_dp(inst, proc, logs / f"{inst.name}.log")
+
+
+def _wait_dp(inst: m.Instance, proc: subprocess.Popen, log: Path, timeout: float = 30.0) -> None:
+    """Until bng-dp says it is up; its own error when it exits instead."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        text = log.read_text(errors="replace") if log.exists() else ""
+        if " up: port " in text:
+            return
+        if proc.poll() is not None:
+            last = [ln for ln in text.splitlines() if ln.startswith("bng-dp:")] or text.splitlines()[-3:]
+            raise EmuError(f"bng-dp {inst.name} exited ({proc.returncode}): " + " / ".join(last))
+        time.sleep(0.05)
+    raise EmuError(f"bng-dp {inst.name} did not come up within {timeout:.0f} s (see {log})")
+
+
+def up(pod: m.Pod, source: str, dp: bool = True) -> State:
+    """Build the pod (and start a bng-dp per instance unless dp is False). On any
+    failure everything created so far is removed."""
     if State.load() is not None:
         raise EmuError("a pod is already up (see `bngpod status`); run `bngpod down` first")
     if pod.core.vlan:
@@ -215,14 +294,14 @@ def up(pod: m.Pod, source: str) -> State:
     state.data.update(pod=pod.name, source=str(Path(source).resolve()))
     state.save()
     try:
-        _build(state, pod)
+        _build(state, pod, dp)
     except BaseException:
         down(quiet=True)
         raise
     return state
 
 
-def _build(state: State, pod: m.Pod) -> None:
+def _build(state: State, pod: m.Pod, dp: bool) -> None:
     gen = run_dir() / "generated"
     generate.generate_all(pod, gen)
 
@@ -269,6 +348,8 @@ def _build(state: State, pod: m.Pod) -> None:
             sh("ip", "route", "add", str(pool.prefix), "via", str(group.core_address), ns=CORE_NS)
 
     ofctl("replace-flows", BRIDGE, str(gen / "basebox" / "flows.of13"))
+    if dp:
+        _start_dps(state, pod, gen)
     state.data["ready"] = True
     state.save()
 
@@ -339,6 +420,10 @@ def down(quiet=False) -> list[str]:
     for ns in reversed(names):
         if sh("ip", "netns", "del", ns, check=False).returncode == 0:
             removed.append(f"namespace {ns}")
+    # A killed bng-dp leaves its DPDK runtime directory behind.
+    for leftover in DPDK_RUNTIME.glob(f"{NS_PREFIX}*") if DPDK_RUNTIME.is_dir() else []:
+        shutil.rmtree(leftover, ignore_errors=True)
+        removed.append(f"DPDK runtime directory {leftover}")
     if run_dir().exists():
         shutil.rmtree(run_dir(), ignore_errors=True)
         removed.append(f"run directory {run_dir()}")
