@@ -15,7 +15,7 @@ todo() { pending+=("$1"); [ "$check_only" = 1 ] || say "$1"; }
 
 APT_PACKAGES=(
     # build and data plane
-    build-essential pkg-config meson ninja-build dpdk dpdk-dev libdpdk-dev
+    build-essential pkg-config meson ninja-build dpdk dpdk-dev libdpdk-dev dpdk-doc
     clang clang-format libclang-rt-14-dev valgrind
     # the emulated pod
     iproute2 ethtool iputils-ping procps openvswitch-switch openvswitch-common

@@ -6,7 +6,8 @@
  * and returns the exit status (1 when M > 0).
  *
  * Define HARNESS_EAL before including this header to get harness_eal_init(),
- * which starts the EAL in memory (--no-huge -m 128 --no-pci --no-shconf).
+ * which starts the EAL in memory (--no-huge -m 128 --no-pci --no-shconf
+ * --no-telemetry: no socket, and no probing of other processes' sockets).
  */
 #ifndef BNG_TESTS_HARNESS_H
 #define BNG_TESTS_HARNESS_H
@@ -44,11 +45,11 @@ harness_report(void)
 static inline int
 harness_eal_init(char *prog)
 {
-	char *eal_argv[] = {prog,	   "--no-huge",		"-m", "128", "--no-pci",
-			    "--no-shconf", "--log-level=error", NULL};
+	char *eal_argv[] = {prog,	   "--no-huge",	   "-m", "128", "--no-pci", "--no-shconf",
+			    "--no-telemetry", "--log-level=error", NULL};
 
-	if (rte_eal_init(7, eal_argv) < 0) {
-		printf("FAIL EAL init (--no-huge -m 128 --no-pci --no-shconf): %s\n"
+	if (rte_eal_init(8, eal_argv) < 0) {
+		printf("FAIL EAL init (--no-huge -m 128 --no-pci --no-shconf --no-telemetry): %s\n"
 		       "0 passed, 1 failed\n",
 		       rte_strerror(rte_errno));
 		return -1;
