@@ -2,7 +2,9 @@
  * bng-dp session tables: creation and the control-thread API (session.h).
  */
 
+#include <assert.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include <rte_errno.h>
@@ -10,6 +12,10 @@
 #include <rte_malloc.h>
 
 #include "session.h"
+
+/* The worker reads line 0 of a session and writes line 1: keep them apart. */
+static_assert(offsetof(struct dp_session, pkts_up) == RTE_CACHE_LINE_SIZE, "session line 0");
+static_assert(sizeof(struct dp_session) == 2 * RTE_CACHE_LINE_SIZE, "session size");
 
 /* Called by the defer queue once no worker can hold the ids in e[0..n). */
 static void
@@ -163,7 +169,7 @@ session_add(struct session_tables *t, const struct dp_session_params *p, uint32_
 	uint32_t i;
 	int rc;
 
-	if (p->ipv4 == 0)
+	if (p->ipv4 == 0 || (p->mtu != 0 && (p->mtu < SESSION_MIN_MTU || p->mtu > SESSION_MAX_MTU)))
 		return -EINVAL;
 	session_up_key_make(&k, p->line, p->stag, p->ctag, p->sid, p->mac);
 	/* rte_hash_add_key_data() would overwrite an existing key: check first. */
@@ -190,6 +196,8 @@ session_add(struct session_tables *t, const struct dp_session_params *p, uint32_
 	s->group = p->group;
 	s->ipv4 = p->ipv4;
 	s->qos = p->qos;
+	s->mtu = p->mtu != 0 ? p->mtu : SESSION_DEFAULT_MTU;
+	s->sched = p->sched;
 	rc = rte_hash_add_key_data(t->up, &k, (void *)(uintptr_t)i);
 	if (rc != 0) {
 		memset(s, 0, sizeof(*s));

@@ -61,6 +61,9 @@
 #define SESSION_DEFAULT_CAPACITY 65536u
 #define SESSION_ID_NONE UINT32_MAX
 #define SESSION_MAX_WORKERS 64u
+#define SESSION_DEFAULT_MTU 1492u /* RFC 2516 */
+#define SESSION_MIN_MTU 576u
+#define SESSION_MAX_MTU 9000u /* RFC 4638 PPP-Max-Payload, jumbo access */
 
 /* One subscriber session; fields of the first cache line are read-mostly. */
 struct dp_session {
@@ -73,8 +76,9 @@ struct dp_session {
 	uint16_t group; /* line group */
 	uint32_t ipv4;	/* network order */
 	uint16_t qos;	/* QoS profile index, atomically replaceable */
-	uint16_t pad;
+	uint16_t mtu;	/* PPP MTU (BBF MTU IE; 1492 by default): downstream fragmentation */
 	struct rw_encap_tmpl encap; /* downstream access header */
+	uint32_t sched;		    /* HQoS pipe reference (hqos.h), set before publishing */
 	/* line 1: per-session counters, plain stores by the single worker */
 	uint64_t pkts_up __rte_cache_aligned;
 	uint64_t bytes_up;
@@ -103,7 +107,9 @@ struct dp_session_params {
 	uint16_t tpid;	   /* outer TPID of the access port, 0x8100 or 0x88a8 */
 	uint16_t group;
 	uint16_t qos;
-	uint32_t ipv4; /* network order, not 0 */
+	uint32_t ipv4;	/* network order, not 0 */
+	uint16_t mtu;	/* 0: SESSION_DEFAULT_MTU; else 576..SESSION_MAX_MTU */
+	uint32_t sched; /* HQoS pipe reference, opaque here */
 };
 
 struct session_tables {
