@@ -24,7 +24,7 @@ lint_python() {
 }
 
 lint_c() {
-    find server-dp/src server-dp/tests server-dp/fuzz -name '*.[ch]' -print0 |
+    find server-dp/src server-dp/tests server-dp/fuzz server-dp/bench -name '*.[ch]' -print0 |
         xargs -0 clang-format --dry-run --Werror
 }
 

@@ -45,8 +45,15 @@ harness_report(void)
 static inline int
 harness_eal_init(char *prog)
 {
-	char *eal_argv[] = {prog,	   "--no-huge",	   "-m", "128", "--no-pci", "--no-shconf",
-			    "--no-telemetry", "--log-level=error", NULL};
+	char *eal_argv[] = {prog,
+			    "--no-huge",
+			    "-m",
+			    "128",
+			    "--no-pci",
+			    "--no-shconf",
+			    "--no-telemetry",
+			    "--log-level=error",
+			    NULL};
 
 	if (rte_eal_init(8, eal_argv) < 0) {
 		printf("FAIL EAL init (--no-huge -m 128 --no-pci --no-shconf --no-telemetry): %s\n"
