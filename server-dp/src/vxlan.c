@@ -1,0 +1,135 @@
+/*
+ * VXLAN control redirect codec and the inject guard (vxlan.h).
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include "vxlan.h"
+
+const char *const vxlan_count_names[VXLAN_COUNT_MAX] = {
+	[VXLAN_DECAP_OK] = "decap_ok",
+	[VXLAN_DECAP_SHORT] = "decap_short",
+	[VXLAN_DECAP_NO_I_FLAG] = "decap_no_i_flag",
+	[VXLAN_DECAP_WRONG_VNI] = "decap_wrong_vni",
+	[VXLAN_DECAP_INNER_SHORT] = "decap_inner_short",
+	[VXLAN_DECAP_INNER_LONG] = "decap_inner_long",
+	[VXLAN_DECAP_RESERVED_SET] = "decap_reserved_set",
+	[VXLAN_INJECT_OK] = "inject_ok",
+	[VXLAN_INJECT_SHORT] = "inject_short",
+	[VXLAN_INJECT_NOT_QINQ] = "inject_not_qinq",
+	[VXLAN_INJECT_FOREIGN_LINE] = "inject_foreign_line",
+	[VXLAN_INJECT_ETHERTYPE] = "inject_ethertype",
+	[VXLAN_INJECT_SRC_MAC] = "inject_src_mac",
+	[VXLAN_INJECT_DST_MAC] = "inject_dst_mac",
+	[VXLAN_INJECT_PPPOE_HDR] = "inject_pppoe_hdr",
+	[VXLAN_INJECT_PPPOE_CODE] = "inject_pppoe_code",
+	[VXLAN_INJECT_PPPOE_SID] = "inject_pppoe_sid",
+	[VXLAN_INJECT_PPP_PROTO] = "inject_ppp_proto",
+};
+
+static inline int
+vxlan_count(struct vxlan_counters *c, enum vxlan_count what, int ret)
+{
+	if (c != NULL)
+		c->c[what]++;
+	return ret;
+}
+
+int
+vxlan_encap(uint8_t *dgram, size_t cap, uint32_t vni, const uint8_t *frame, uint16_t len)
+{
+	if (vni == 0 || vni > VXLAN_MAX_VNI || len < VXLAN_MIN_INNER || len > VXLAN_MAX_INNER)
+		return -EINVAL;
+	if (cap < (size_t)VXLAN_HLEN + len)
+		return -ENOSPC;
+	/* memmove first: the frame may already sit at dgram + 8. */
+	memmove(dgram + VXLAN_HLEN, frame, len);
+	dgram[0] = VXLAN_FLAG_I;
+	dgram[1] = dgram[2] = dgram[3] = 0;
+	dgram[4] = (uint8_t)(vni >> 16);
+	dgram[5] = (uint8_t)(vni >> 8);
+	dgram[6] = (uint8_t)vni;
+	dgram[7] = 0;
+	return VXLAN_HLEN + len;
+}
+
+int
+vxlan_decap(const uint8_t *dgram, size_t len, uint32_t vni, const uint8_t **frame, uint16_t *flen,
+	    struct vxlan_counters *c)
+{
+	uint32_t got;
+	size_t inner;
+
+	if (len < VXLAN_HLEN)
+		return vxlan_count(c, VXLAN_DECAP_SHORT, -EINVAL);
+	if (!(dgram[0] & VXLAN_FLAG_I))
+		return vxlan_count(c, VXLAN_DECAP_NO_I_FLAG, -EINVAL);
+	got = (uint32_t)dgram[4] << 16 | (uint32_t)dgram[5] << 8 | dgram[6];
+	if (got != vni)
+		return vxlan_count(c, VXLAN_DECAP_WRONG_VNI, -EINVAL);
+	inner = len - VXLAN_HLEN;
+	if (inner < VXLAN_MIN_INNER)
+		return vxlan_count(c, VXLAN_DECAP_INNER_SHORT, -EINVAL);
+	if (inner > VXLAN_MAX_INNER)
+		return vxlan_count(c, VXLAN_DECAP_INNER_LONG, -EINVAL);
+	/* RFC 7348: reserved fields are ignored on receipt. Counted all the same. */
+	if ((dgram[0] & ~VXLAN_FLAG_I) != 0 || dgram[1] != 0 || dgram[2] != 0 || dgram[3] != 0 ||
+	    dgram[7] != 0)
+		vxlan_count(c, VXLAN_DECAP_RESERVED_SET, 0);
+	*frame = dgram + VXLAN_HLEN;
+	*flen = (uint16_t)inner;
+	return vxlan_count(c, VXLAN_DECAP_OK, 0);
+}
+
+static inline int
+vxlan_ppp_ctrl(uint16_t proto)
+{
+	return proto == CLS_PPP_LCP || proto == CLS_PPP_PAP || proto == CLS_PPP_CHAP ||
+	       proto == CLS_PPP_IPCP || proto == CLS_PPP_IPV6CP;
+}
+
+int
+vxlan_inject_check(const struct line_map *lm, const uint8_t *frame, uint16_t len,
+		   struct vxlan_counters *c)
+{
+	const uint8_t *h = frame + 22; /* PPPoE header */
+	uint16_t outer, et, line, sid, plen;
+	uint64_t dst;
+
+	if (len < 22 + 6)
+		return vxlan_count(c, VXLAN_INJECT_SHORT, -EPERM);
+	outer = cls_be16(frame + 12);
+	if ((outer != CLS_ETH_VLAN && outer != CLS_ETH_QINQ) ||
+	    cls_be16(frame + 16) != CLS_ETH_VLAN)
+		return vxlan_count(c, VXLAN_INJECT_NOT_QINQ, -EPERM);
+	line = line_map_lookup(lm, cls_be16(frame + 14) & 0x0fff, cls_be16(frame + 18) & 0x0fff);
+	if (line == CLS_NO_LINE)
+		return vxlan_count(c, VXLAN_INJECT_FOREIGN_LINE, -EPERM);
+	et = cls_be16(frame + 20);
+	if (et != CLS_ETH_PPPOE_DISC && et != CLS_ETH_PPPOE_SESS)
+		return vxlan_count(c, VXLAN_INJECT_ETHERTYPE, -EPERM);
+	if (mac_key(frame + 6) != lm->lines[line].ac_mac)
+		return vxlan_count(c, VXLAN_INJECT_SRC_MAC, -EPERM);
+	dst = mac_key(frame);
+	if (dst == 0 || (frame[0] & 0x01))
+		return vxlan_count(c, VXLAN_INJECT_DST_MAC, -EPERM);
+	plen = cls_be16(h + 4);
+	if (h[0] != 0x11 || plen > len - 22 - 6)
+		return vxlan_count(c, VXLAN_INJECT_PPPOE_HDR, -EPERM);
+	sid = cls_be16(h + 2);
+	if (et == CLS_ETH_PPPOE_DISC) {
+		if (h[1] != VXLAN_PADO && h[1] != VXLAN_PADS && h[1] != CLS_PADT)
+			return vxlan_count(c, VXLAN_INJECT_PPPOE_CODE, -EPERM);
+		if ((h[1] == VXLAN_PADO) != (sid == 0) || sid == 0xffff)
+			return vxlan_count(c, VXLAN_INJECT_PPPOE_SID, -EPERM);
+		return vxlan_count(c, VXLAN_INJECT_OK, line);
+	}
+	if (h[1] != 0)
+		return vxlan_count(c, VXLAN_INJECT_PPPOE_CODE, -EPERM);
+	if (sid == 0 || sid == 0xffff)
+		return vxlan_count(c, VXLAN_INJECT_PPPOE_SID, -EPERM);
+	if (plen < 2 || !vxlan_ppp_ctrl(cls_be16(h + 6)))
+		return vxlan_count(c, VXLAN_INJECT_PPP_PROTO, -EPERM);
+	return vxlan_count(c, VXLAN_INJECT_OK, line);
+}

@@ -1,0 +1,109 @@
+/*
+ * bng-dp control redirect codec: whole access-side Ethernet frames (tags
+ * kept) inside VXLAN (RFC 7348), between the DP and the CP.
+ *
+ * The UDP/IPv4 part is an ordinary kernel UDP socket of the control thread
+ * ([instance] vxlan_port, 4789), which also drops every datagram that does not
+ * come from the allow-listed CP address before it gets here. This module only
+ * builds and checks the 8-byte VXLAN header, and checks what the CP asks the
+ * DP to put on the access port:
+ *
+ *   VXLAN header  flags (8 bits, I = 0x08), reserved (24), VNI (24), reserved (8)
+ *   VNI           the instance's numeric id ([instance] id, 1..2^24-1); the CP
+ *                 derives the access port from (instance, S-tag)
+ *
+ * vxlan_decap() on receive (RFC 7348 5: the I flag must be set; other flag
+ * and reserved bits are ignored on receipt, here also counted), the VNI, and
+ * the inner length: at least Ethernet + two tags (22 bytes), at most
+ * VXLAN_MAX_INNER (a PPPoE session frame of the largest session MTU).
+ *
+ * vxlan_inject_check() is the guard in front of the access port: the inner
+ * frame must be a frame an access concentrator may send on one of this
+ * instance's lines. So a compromised CP, or a datagram with a spoofed CP source
+ * address, cannot put arbitrary frames on the access port:
+ *   - QinQ: outer TPID 0x8100 or 0x88a8, inner 0x8100;
+ *   - (S-tag, C-tag) a line of this instance (line_map_lookup());
+ *   - ethertype PPPoE discovery or session;
+ *   - source MAC = the AC MAC of the line's group (the CP answers as the AC);
+ *   - destination unicast and not zero (PADO, PADS, PADT and session frames
+ *     are unicast; the AC never broadcasts in PPPoE);
+ *   - PPPoE ver/type 0x11, PPPoE length inside the frame;
+ *   - discovery: only the AC's codes, PADO (session id 0), PADS and PADT
+ *     (session id not 0 / 0xffff);
+ *   - session: code 0, session id not 0 / 0xffff, PPP protocol one of LCP,
+ *     PAP, CHAP, IPCP, IPV6CP (the CP never sends subscriber data).
+ * Every refusal is counted by reason; nothing is logged, nothing allocated.
+ */
+
+#ifndef BNG_VXLAN_H
+#define BNG_VXLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "classify.h"
+
+#define VXLAN_HLEN 8
+#define VXLAN_FLAG_I 0x08
+#define VXLAN_MAX_VNI 0xffffffu
+#define VXLAN_MIN_INNER 22   /* Ethernet + S-tag + C-tag */
+#define VXLAN_MAX_INNER 9030 /* 30-byte access header + a 9000-byte PPP MTU */
+
+#define VXLAN_PADO 0x07
+#define VXLAN_PADS 0x65
+
+enum vxlan_count {
+	/* vxlan_decap() */
+	VXLAN_DECAP_OK,
+	VXLAN_DECAP_SHORT,	  /* fewer than 8 bytes */
+	VXLAN_DECAP_NO_I_FLAG,	  /* I flag clear: no valid VNI */
+	VXLAN_DECAP_WRONG_VNI,	  /* not this instance */
+	VXLAN_DECAP_INNER_SHORT,  /* inner frame < VXLAN_MIN_INNER */
+	VXLAN_DECAP_INNER_LONG,	  /* inner frame > VXLAN_MAX_INNER */
+	VXLAN_DECAP_RESERVED_SET, /* accepted, but a reserved bit was set */
+	/* vxlan_inject_check() */
+	VXLAN_INJECT_OK,
+	VXLAN_INJECT_SHORT,	   /* shorter than Ethernet + tags + PPPoE header */
+	VXLAN_INJECT_NOT_QINQ,	   /* outer TPID not 0x8100/0x88a8, or inner not 0x8100 */
+	VXLAN_INJECT_FOREIGN_LINE, /* (S, C) not a line of this instance */
+	VXLAN_INJECT_ETHERTYPE,	   /* not PPPoE discovery or session */
+	VXLAN_INJECT_SRC_MAC,	   /* not the AC MAC of the line's group */
+	VXLAN_INJECT_DST_MAC,	   /* group (broadcast, multicast) or zero */
+	VXLAN_INJECT_PPPOE_HDR,	   /* ver/type not 0x11, or length past the frame */
+	VXLAN_INJECT_PPPOE_CODE,   /* not PADO/PADS/PADT; session code not 0 */
+	VXLAN_INJECT_PPPOE_SID,	   /* PADO with a session id; PADS/PADT/session without */
+	VXLAN_INJECT_PPP_PROTO,	   /* session frame not LCP/PAP/CHAP/IPCP/IPV6CP */
+	VXLAN_COUNT_MAX
+};
+
+extern const char *const vxlan_count_names[VXLAN_COUNT_MAX];
+
+/* Plain increments by the control thread; c may be NULL in every call. */
+struct vxlan_counters {
+	uint64_t c[VXLAN_COUNT_MAX];
+};
+
+/*
+ * Write the VXLAN header for vni and the frame into dgram (cap bytes). Returns
+ * the datagram length (8 + len), -EINVAL (vni 0 or above 2^24 - 1, len outside
+ * VXLAN_MIN_INNER..VXLAN_MAX_INNER) or -ENOSPC. frame may overlap dgram (it is
+ * moved before the header is written), e.g. already sit at dgram + 8.
+ */
+int vxlan_encap(uint8_t *dgram, size_t cap, uint32_t vni, const uint8_t *frame, uint16_t len);
+
+/*
+ * Check a received datagram (the UDP payload) for vni. Returns 0 with *frame
+ * pointing into dgram and *flen its length, or -EINVAL (counted by reason).
+ */
+int vxlan_decap(const uint8_t *dgram, size_t len, uint32_t vni, const uint8_t **frame,
+		uint16_t *flen, struct vxlan_counters *c);
+
+/*
+ * Check a frame from the CP before it goes out on the access port (see the
+ * header comment). Returns the line index (>= 0), or -EPERM (counted by
+ * reason).
+ */
+int vxlan_inject_check(const struct line_map *lm, const uint8_t *frame, uint16_t len,
+		       struct vxlan_counters *c);
+
+#endif /* BNG_VXLAN_H */
