@@ -127,6 +127,45 @@ print_qos_profile(const struct dp_config *cfg, unsigned int i)
 }
 
 static void
+print_ports(const char *what, const struct dp_port_range *r)
+{
+	if (r->lo == 0 && r->hi == UINT16_MAX)
+		printf(" %s=any", what);
+	else
+		printf(" %s=%u-%u", what, r->lo, r->hi);
+}
+
+static void
+print_acl_rule(const struct dp_config *cfg, unsigned int i)
+{
+	static const char *const dirs[] = {"-", "up", "down", "both"};
+	const struct dp_acl_rule *r = &cfg->acl_rules[i];
+	char src[IPV4_STRLEN], dst[IPV4_STRLEN];
+
+	printf("acl.%u %s %s protocol=", i, r->action == DP_ACL_DENY ? "deny" : "permit",
+	       dirs[r->dirs & 3]);
+	if (r->protocol == DP_ACL_PROTO_ANY)
+		printf("any");
+	else
+		printf("%u", r->protocol);
+	printf(" source=%s/%u destination=%s/%u", ipv4_str(r->src.addr, src), r->src.len,
+	       ipv4_str(r->dst.addr, dst), r->dst.len);
+	print_ports("source_ports", &r->sport);
+	print_ports("destination_ports", &r->dport);
+	printf("\n");
+}
+
+static void
+print_route(const struct dp_config *cfg, unsigned int i)
+{
+	const struct dp_route *r = &cfg->routes[i];
+	char pfx[IPV4_STRLEN], via[IPV4_STRLEN];
+
+	printf("route.%u %s/%u via=%s\n", i, ipv4_str(r->prefix.addr, pfx), r->prefix.len,
+	       r->drop ? "drop" : ipv4_str(r->via, via));
+}
+
+static void
 print_config(const struct dp_config *cfg)
 {
 	unsigned int i;
@@ -141,6 +180,10 @@ print_config(const struct dp_config *cfg)
 		print_line(cfg, i);
 	for (i = 0; i < cfg->n_qos_profiles; i++)
 		print_qos_profile(cfg, i);
+	for (i = 0; i < cfg->n_acl_rules; i++)
+		print_acl_rule(cfg, i);
+	for (i = 0; i < cfg->n_routes; i++)
+		print_route(cfg, i);
 }
 
 static void
@@ -167,7 +210,7 @@ main(int argc, char **argv)
 		return 2;
 	}
 
-	/* About 130 KiB: not for the stack. */
+	/* About 165 KiB: not for the stack. */
 	cfg = malloc(sizeof(*cfg));
 	if (cfg == NULL) {
 		fprintf(stderr, "bng-dp-config: %s\n", strerror(ENOMEM));

@@ -54,11 +54,12 @@ static_assert(CFG_NAME_LEN == 64 && CFG_VALUE_LEN == 256, "rte_cfgfile entry siz
  * characters before its '\n'.
  */
 #define INI_MAX_LINE (CFG_NAME_LEN + CFG_VALUE_LEN + 2)
-/* Most keys a section may have; the largest section ([instance]) has 15. */
+/* Most keys a section may have; the largest section ([instance]) has 17. */
 #define INI_MAX_KEYS 32
 /* Most sections a valid file can have: [instance], [core] and the rest. */
-#define INI_MAX_SECTIONS \
-	(2 + DP_MAX_ACCESS_PORTS + DP_MAX_LINE_GROUPS + DP_MAX_LINES + DP_MAX_QOS_PROFILES)
+#define INI_MAX_SECTIONS                                                                     \
+	(2 + DP_MAX_ACCESS_PORTS + DP_MAX_LINE_GROUPS + DP_MAX_LINES + DP_MAX_QOS_PROFILES + \
+	 DP_MAX_ACL_RULES + DP_MAX_ROUTES)
 
 /* First read chunk when the size of the file is not known up front. */
 #define READ_CHUNK 4096
@@ -70,6 +71,8 @@ enum section_kind {
 	SEC_LINE_GROUP,
 	SEC_LINE,
 	SEC_QOS_PROFILE,
+	SEC_ACL,
+	SEC_ROUTE,
 	SEC_KINDS,
 };
 
@@ -98,6 +101,8 @@ static const char *const instance_keys[] = {
 	"line_groups",
 	"lines",
 	"qos_profiles",
+	"acl_rules",
+	"routes",
 	NULL,
 };
 static const char *const core_keys[] = {"subnet", "router_address", "vlan", NULL};
@@ -110,6 +115,11 @@ static const char *const qos_profile_keys[] = {
 	"name",	    "down_rate", "up_pir",     "up_cir", "default_tc",
 	"dscp_map", "tc_rates",	 "be_weights", NULL,
 };
+static const char *const acl_keys[] = {
+	"action",      "direction",    "protocol",	    "source",
+	"destination", "source_ports", "destination_ports", NULL,
+};
+static const char *const route_keys[] = {"prefix", "via", NULL};
 
 static const struct section_schema schemas[SEC_KINDS] = {
 	[SEC_INSTANCE] = {"instance", false, 1, NULL, instance_keys},
@@ -120,11 +130,14 @@ static const struct section_schema schemas[SEC_KINDS] = {
 	[SEC_LINE] = {"line", true, DP_MAX_LINES, "lines", line_keys},
 	[SEC_QOS_PROFILE] = {"qos_profile", true, DP_MAX_QOS_PROFILES, "qos_profiles",
 			     qos_profile_keys},
+	[SEC_ACL] = {"acl", true, DP_MAX_ACL_RULES, "acl_rules", acl_keys},
+	[SEC_ROUTE] = {"route", true, DP_MAX_ROUTES, "routes", route_keys},
 };
 
 /* Bitmaps of seen sections are sized by the largest limit. */
 static_assert(DP_MAX_LINES >= DP_MAX_ACCESS_PORTS && DP_MAX_LINES >= DP_MAX_LINE_GROUPS &&
-		      DP_MAX_LINES >= DP_MAX_QOS_PROFILES,
+		      DP_MAX_LINES >= DP_MAX_QOS_PROFILES && DP_MAX_LINES >= DP_MAX_ACL_RULES &&
+		      DP_MAX_LINES >= DP_MAX_ROUTES,
 	      "seen[] is sized by DP_MAX_LINES");
 #define SEEN_WORDS (DP_MAX_LINES / 64)
 
@@ -706,24 +719,34 @@ get_host_address(struct loader *ld, const char *sec, const char *key, uint32_t *
 	return 0;
 }
 
-/* "a.b.c.d/len" with len 1..32 and no host bits. what names it in errors. */
+/*
+ * "a.b.c.d/len" with len min_len..32 and no host bits. what names it in
+ * errors. min_len is 1, or 0 where 0.0.0.0/0 means any address (ACL rules).
+ */
 static int
-parse_prefix(struct loader *ld, const char *sec, const char *what, const char *s, size_t n,
-	     struct dp_ipv4_prefix *pfx)
+parse_prefix_min(struct loader *ld, const char *sec, const char *what, const char *s, size_t n,
+		 unsigned int min_len, struct dp_ipv4_prefix *pfx)
 {
 	const char *slash = memchr(s, '/', n);
 	uint64_t len;
 	uint32_t addr;
 
 	if (slash == NULL || !parse_ipv4(s, (size_t)(slash - s), &addr) ||
-	    parse_dec(slash + 1, n - (size_t)(slash - s) - 1, 1, 32, &len) != 0)
-		return fail(ld, "%s: %s '%.*s' is not an IPv4 prefix a.b.c.d/1..32", sec, what,
-			    (int)n, s);
+	    parse_dec(slash + 1, n - (size_t)(slash - s) - 1, min_len, 32, &len) != 0)
+		return fail(ld, "%s: %s '%.*s' is not an IPv4 prefix a.b.c.d/%u..32", sec, what,
+			    (int)n, s, min_len);
 	if (addr & ~prefix_mask((uint8_t)len))
 		return fail(ld, "%s: %s '%.*s' has host bits set", sec, what, (int)n, s);
 	pfx->addr = addr;
 	pfx->len = (uint8_t)len;
 	return 0;
+}
+
+static int
+parse_prefix(struct loader *ld, const char *sec, const char *what, const char *s, size_t n,
+	     struct dp_ipv4_prefix *pfx)
+{
+	return parse_prefix_min(ld, sec, what, s, n, 1, pfx);
 }
 
 /* "lo-hi" of VLAN ids; also "any" (1..4094) when any != NULL. */
@@ -894,6 +917,8 @@ check_counts(struct loader *ld)
 		[SEC_LINE_GROUP] = cfg->n_line_groups,
 		[SEC_LINE] = cfg->n_lines,
 		[SEC_QOS_PROFILE] = cfg->n_qos_profiles,
+		[SEC_ACL] = cfg->n_acl_rules,
+		[SEC_ROUTE] = cfg->n_routes,
 	};
 	const struct section_schema *sc;
 	unsigned int idx;
@@ -1027,6 +1052,10 @@ parse_instance(struct loader *ld)
 		rc = get_u16(ld, sec, "lines", 0, DP_MAX_LINES, &cfg->n_lines);
 	if (rc == 0)
 		rc = get_u16(ld, sec, "qos_profiles", 0, DP_MAX_QOS_PROFILES, &cfg->n_qos_profiles);
+	if (rc == 0)
+		rc = get_u16(ld, sec, "acl_rules", 0, DP_MAX_ACL_RULES, &cfg->n_acl_rules);
+	if (rc == 0)
+		rc = get_u16(ld, sec, "routes", 0, DP_MAX_ROUTES, &cfg->n_routes);
 	return rc;
 }
 
@@ -1413,6 +1442,209 @@ parse_line(struct loader *ld, unsigned int idx)
 	return rc;
 }
 
+/* "any" (0-65535), or "lo-hi" of ports 1..65535: port 0 is the key of packets without ports. */
+static int
+get_port_range(struct loader *ld, const char *sec, const char *key, struct dp_port_range *r)
+{
+	const char *v, *dash;
+	uint64_t lo, hi;
+	size_t n;
+	int rc;
+
+	rc = get_value(ld, sec, key, &v);
+	if (rc != 0)
+		return rc;
+	if (strcmp(v, "any") == 0) {
+		r->lo = 0;
+		r->hi = UINT16_MAX;
+		return 0;
+	}
+	n = strlen(v);
+	dash = memchr(v, '-', n);
+	if (dash == NULL || parse_dec(v, (size_t)(dash - v), 1, UINT16_MAX, &lo) != 0 ||
+	    parse_dec(dash + 1, n - (size_t)(dash - v) - 1, 1, UINT16_MAX, &hi) != 0)
+		return fail(ld, "%s: %s '%s' is neither 'any' nor a port range lo-hi of 1..65535",
+			    sec, key, v);
+	if (lo > hi)
+		return fail(ld, "%s: %s '%s': range starts above its end", sec, key, v);
+	r->lo = (uint16_t)lo;
+	r->hi = (uint16_t)hi;
+	return 0;
+}
+
+static bool
+port_range_any(const struct dp_port_range *r)
+{
+	return r->lo == 0 && r->hi == UINT16_MAX;
+}
+
+static int
+get_acl_prefix(struct loader *ld, const char *sec, const char *key, struct dp_ipv4_prefix *pfx)
+{
+	const char *v;
+	int rc;
+
+	rc = get_value(ld, sec, key, &v);
+	if (rc == 0)
+		rc = parse_prefix_min(ld, sec, key, v, strlen(v), 0, pfx);
+	return rc;
+}
+
+/* [acl.N]: one rule; the first matching rule in N order decides. */
+static int
+parse_acl_rule(struct loader *ld, unsigned int idx)
+{
+	struct dp_acl_rule *rule = &ld->cfg->acl_rules[idx];
+	char sec[CFG_NAME_LEN];
+	const char *v, *ports_key;
+	uint64_t proto;
+	int rc;
+
+	section_name(sec, SEC_ACL, idx);
+	rc = get_value(ld, sec, "action", &v);
+	if (rc != 0)
+		return rc;
+	if (strcmp(v, "permit") == 0)
+		rule->action = DP_ACL_PERMIT;
+	else if (strcmp(v, "deny") == 0)
+		rule->action = DP_ACL_DENY;
+	else
+		return fail(ld, "%s: action '%s' is neither permit nor deny", sec, v);
+
+	rc = get_value(ld, sec, "direction", &v);
+	if (rc != 0)
+		return rc;
+	if (strcmp(v, "up") == 0)
+		rule->dirs = DP_ACL_DIR_UP;
+	else if (strcmp(v, "down") == 0)
+		rule->dirs = DP_ACL_DIR_DOWN;
+	else if (strcmp(v, "both") == 0)
+		rule->dirs = DP_ACL_DIR_UP | DP_ACL_DIR_DOWN;
+	else
+		return fail(ld, "%s: direction '%s' is not up, down or both", sec, v);
+
+	rc = get_value(ld, sec, "protocol", &v);
+	if (rc != 0)
+		return rc;
+	if (strcmp(v, "any") == 0)
+		rule->protocol = DP_ACL_PROTO_ANY;
+	else if (strcmp(v, "tcp") == 0)
+		rule->protocol = DP_IPPROTO_TCP;
+	else if (strcmp(v, "udp") == 0)
+		rule->protocol = DP_IPPROTO_UDP;
+	else if (strcmp(v, "icmp") == 0)
+		rule->protocol = DP_IPPROTO_ICMP;
+	else if (parse_dec(v, strlen(v), 0, UINT8_MAX, &proto) == 0)
+		rule->protocol = (uint16_t)proto;
+	else
+		return fail(ld, "%s: protocol '%s' is not any, tcp, udp, icmp or a number 0..255",
+			    sec, v);
+
+	rc = get_acl_prefix(ld, sec, "source", &rule->src);
+	if (rc == 0)
+		rc = get_acl_prefix(ld, sec, "destination", &rule->dst);
+	if (rc == 0)
+		rc = get_port_range(ld, sec, "source_ports", &rule->sport);
+	if (rc == 0)
+		rc = get_port_range(ld, sec, "destination_ports", &rule->dport);
+	if (rc != 0)
+		return rc;
+
+	/* Only TCP and UDP have ports: a port rule on another protocol never matches. */
+	ports_key = !port_range_any(&rule->sport)   ? "source_ports"
+		    : !port_range_any(&rule->dport) ? "destination_ports"
+						    : NULL;
+	if (ports_key != NULL && rule->protocol != DP_IPPROTO_TCP &&
+	    rule->protocol != DP_IPPROTO_UDP) {
+		get_value(ld, sec, ports_key, &v);
+		return fail(ld, "%s: %s '%s' needs protocol tcp or udp", sec, ports_key, v);
+	}
+	return 0;
+}
+
+/* Is inner inside outer (equal included)? */
+static bool
+prefix_within(const struct dp_ipv4_prefix *inner, const struct dp_ipv4_prefix *outer)
+{
+	return inner->len >= outer->len && (inner->addr & prefix_mask(outer->len)) == outer->addr;
+}
+
+/*
+ * [route.N]. A route inside a prefix the datapath routes by itself (martians,
+ * the connected core subnet, this instance's pools) would be more specific and
+ * take that traffic away, so it is refused; a route around them is fine.
+ */
+static int
+parse_route(struct loader *ld, unsigned int idx)
+{
+	static const struct dp_ipv4_prefix martians[DP_N_MARTIANS] = DP_MARTIANS;
+	const struct dp_config *cfg = ld->cfg;
+	struct dp_route *route = &ld->cfg->routes[idx];
+	const struct dp_ipv4_prefix *pfx = &route->prefix;
+	char sec[CFG_NAME_LEN], other[CFG_NAME_LEN], o[16];
+	unsigned int g, i;
+	const char *v;
+	int rc;
+
+	section_name(sec, SEC_ROUTE, idx);
+	rc = get_value(ld, sec, "prefix", &v);
+	if (rc != 0)
+		return rc;
+	if (strcmp(v, "0.0.0.0/0") == 0)
+		return fail(ld, "%s: prefix '%s': the default route is [core] router_address", sec,
+			    v);
+	rc = parse_prefix(ld, sec, "prefix", v, strlen(v), &route->prefix);
+	if (rc != 0)
+		return rc;
+	for (i = 0; i < DP_N_MARTIANS; i++) {
+		if (!prefix_within(pfx, &martians[i]))
+			continue;
+		format_ipv4(martians[i].addr, o, sizeof(o));
+		return fail(ld, "%s: prefix '%s' is inside %s/%u, which is never forwarded", sec, v,
+			    o, martians[i].len);
+	}
+	if (prefix_within(pfx, &cfg->core.subnet)) {
+		format_ipv4(cfg->core.subnet.addr, o, sizeof(o));
+		return fail(ld, "%s: prefix '%s' is inside the [core] subnet %s/%u", sec, v, o,
+			    cfg->core.subnet.len);
+	}
+	for (g = 0; g < cfg->n_line_groups; g++) {
+		const struct dp_line_group *lg = &cfg->line_groups[g];
+
+		for (i = 0; i < lg->n_prefixes; i++) {
+			if (!prefix_within(pfx, &lg->prefixes[i]))
+				continue;
+			format_ipv4(lg->prefixes[i].addr, o, sizeof(o));
+			return fail(ld, "%s: prefix '%s' is inside pool prefix %s/%u of %s", sec, v,
+				    o, lg->prefixes[i].len, section_name(other, SEC_LINE_GROUP, g));
+		}
+	}
+	for (i = 0; i < idx; i++)
+		if (cfg->routes[i].prefix.addr == pfx->addr &&
+		    cfg->routes[i].prefix.len == pfx->len)
+			return fail(ld, "%s: prefix '%s' is already routed by %s", sec, v,
+				    section_name(other, SEC_ROUTE, i));
+
+	rc = get_value(ld, sec, "via", &v);
+	if (rc != 0)
+		return rc;
+	if (strcmp(v, "drop") == 0) {
+		route->drop = true;
+		return 0;
+	}
+	rc = get_host_address(ld, sec, "via", &route->via);
+	if (rc == 0)
+		rc = check_in_subnet(ld, sec, "via", route->via, &cfg->core.subnet,
+				     "[core] subnet");
+	if (rc != 0)
+		return rc;
+	for (g = 0; g < cfg->n_line_groups; g++)
+		if (cfg->line_groups[g].core_address == route->via)
+			return fail(ld, "%s: via %s is the core_address of %s", sec, v,
+				    section_name(other, SEC_LINE_GROUP, g));
+	return 0;
+}
+
 /* Step 4: structure, then objects in reference order (targets first). */
 static int
 parse_config(struct loader *ld)
@@ -1436,6 +1668,10 @@ parse_config(struct loader *ld)
 		rc = parse_line_group(ld, i);
 	for (i = 0; rc == 0 && i < cfg->n_lines; i++)
 		rc = parse_line(ld, i);
+	for (i = 0; rc == 0 && i < cfg->n_acl_rules; i++)
+		rc = parse_acl_rule(ld, i);
+	for (i = 0; rc == 0 && i < cfg->n_routes; i++)
+		rc = parse_route(ld, i);
 	return rc;
 }
 

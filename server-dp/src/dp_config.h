@@ -25,6 +25,8 @@
 #define DP_MAX_QOS_PROFILES 256
 #define DP_MAX_GROUP_PREFIXES 16 /* pool prefixes of one line group */
 #define DP_MAX_WORKER_CORES 64	 /* ids themselves must be < RTE_MAX_LCORE */
+#define DP_MAX_ACL_RULES 1024	 /* operator ACL rules, both directions together */
+#define DP_MAX_ROUTES 256	 /* operator static routes */
 
 /* Names: 1..31 characters of [A-Za-z0-9_.-], starting with a letter or digit. */
 #define DP_NAME_SIZE 32
@@ -62,10 +64,13 @@
  */
 #define DP_CONFIG_MAX_FILE_SIZE (4u << 20)
 
-/* IPv4 address with prefix length; addr is host byte order, host bits zero. */
+/*
+ * IPv4 address with prefix length; addr is host byte order, host bits zero.
+ * len is 1..32, except in ACL rules, where 0 (0.0.0.0/0) means any address.
+ */
 struct dp_ipv4_prefix {
 	uint32_t addr;
-	uint8_t len; /* 1..32 */
+	uint8_t len;
 };
 
 /* Inclusive VLAN id range, DP_VLAN_ID_MIN <= lo <= hi <= DP_VLAN_ID_MAX. */
@@ -144,6 +149,73 @@ struct dp_qos_profile {
 	uint64_t dscp_listed; /* bit d set: dscp_map named DSCP d */
 };
 
+/* [acl.N] action */
+enum dp_acl_action {
+	DP_ACL_PERMIT = 0,
+	DP_ACL_DENY = 1,
+};
+
+/* [acl.N] direction, a bit set: "both" is DP_ACL_DIR_UP | DP_ACL_DIR_DOWN. */
+#define DP_ACL_DIR_UP 0x1   /* from subscribers towards the core */
+#define DP_ACL_DIR_DOWN 0x2 /* from the core towards subscribers */
+
+/* [acl.N] protocol: an IPv4 protocol number 0..255, or this for any. */
+#define DP_ACL_PROTO_ANY 0x100
+#define DP_IPPROTO_ICMP 1
+#define DP_IPPROTO_TCP 6
+#define DP_IPPROTO_UDP 17
+
+/*
+ * Inclusive TCP/UDP port range. 0-65535 is "any" (it also matches packets
+ * without ports, which are classified with port 0); otherwise
+ * 1 <= lo <= hi <= 65535, so a rule with ports never matches a packet
+ * without them (a non-first fragment, another protocol).
+ */
+struct dp_port_range {
+	uint16_t lo;
+	uint16_t hi;
+};
+
+/*
+ * [acl.N]: one operator ACL rule. Rules are matched in N order; the first
+ * that matches decides, and a packet no rule matches is permitted. Port
+ * ranges other than any only with protocol tcp (6) or udp (17).
+ */
+struct dp_acl_rule {
+	struct dp_ipv4_prefix src; /* len 0..32; 0 = any */
+	struct dp_ipv4_prefix dst; /* len 0..32; 0 = any */
+	struct dp_port_range sport;
+	struct dp_port_range dport;
+	uint16_t protocol; /* 0..255 or DP_ACL_PROTO_ANY */
+	uint8_t action;	   /* enum dp_acl_action */
+	uint8_t dirs;	   /* DP_ACL_DIR_* bits, at least one */
+};
+
+/*
+ * Destinations bng-dp never forwards (RFC 1122 "this network" and loopback,
+ * multicast, class E with the limited broadcast): {addr, len} initialisers.
+ */
+#define DP_N_MARTIANS 4
+#define DP_MARTIANS                                                   \
+	{                                                             \
+		{0x00000000u, 8}, {0x7f000000u, 8}, {0xe0000000u, 4}, \
+		{                                                     \
+			0xf0000000u, 4                                \
+		}                                                     \
+	}
+
+/*
+ * [route.N]: an operator static route on the core side. prefix is 1..32
+ * long, not inside a martian range (0/8, 127/8, 224/4, 240/4), the core
+ * subnet or a pool prefix of this instance, and unique among the routes.
+ */
+struct dp_route {
+	struct dp_ipv4_prefix prefix;
+	uint32_t via; /* next hop, host order: inside [core] subnet, not a group's
+		       * core address; 0 when drop */
+	bool drop;    /* blackhole: packets to prefix are dropped */
+};
+
 struct dp_config {
 	struct dp_instance instance;
 	struct dp_core core;
@@ -151,10 +223,14 @@ struct dp_config {
 	uint16_t n_line_groups;
 	uint16_t n_lines;
 	uint16_t n_qos_profiles;
+	uint16_t n_acl_rules;
+	uint16_t n_routes;
 	struct dp_access_port access_ports[DP_MAX_ACCESS_PORTS];
 	struct dp_line_group line_groups[DP_MAX_LINE_GROUPS];
 	struct dp_line lines[DP_MAX_LINES];
 	struct dp_qos_profile qos_profiles[DP_MAX_QOS_PROFILES];
+	struct dp_acl_rule acl_rules[DP_MAX_ACL_RULES];
+	struct dp_route routes[DP_MAX_ROUTES];
 };
 
 /*
@@ -165,7 +241,7 @@ struct dp_config {
  * the contract. Does not need (or touch) the EAL. Thread-safe; allocates
  * only while loading and frees everything before returning.
  *
- * cfg is about 130 KiB; allocate it on the heap.
+ * cfg is about 165 KiB; allocate it on the heap.
  *
  * Returns 0 on success. On failure returns a negative errno value (-EINVAL
  * for content errors, the I/O or allocation errno otherwise), zeroes cfg and,

@@ -26,7 +26,7 @@
 #include "dp_config.h"
 #include "harness.h"
 
-#define MAX_EDITS 4
+#define MAX_EDITS 6
 
 enum edit_op {
 	EDIT_END = 0,	   /* terminates the edit list */
@@ -356,6 +356,7 @@ test_lab_fields(void)
 	static const uint8_t data_mac[] = {0x02, 0x00, 0x00, 0x00, 0x02, 0x02};
 	const struct dp_qos_profile *gold, *silver;
 	const struct dp_line_group *lg;
+	const struct dp_acl_rule *acl;
 	char path[4096];
 	int d, tc;
 
@@ -418,6 +419,19 @@ test_lab_fields(void)
 	silver = &cfg->qos_profiles[1];
 	EXPECT(name, silver->dscp_listed == 0 && silver->tc_rate_listed == 0);
 	EXPECT(name, silver->dscp_tc[46] == 12 && silver->tc_rate[12] == 20000000);
+
+	EXPECT(name, cfg->n_acl_rules == 1 && cfg->n_routes == 2);
+	acl = &cfg->acl_rules[0];
+	EXPECT(name, acl->action == DP_ACL_DENY && acl->dirs == DP_ACL_DIR_UP);
+	EXPECT(name, acl->protocol == DP_IPPROTO_TCP);
+	EXPECT(name, acl->src.addr == 0 && acl->src.len == 0);
+	EXPECT(name, acl->dst.addr == 0 && acl->dst.len == 0);
+	EXPECT(name, acl->sport.lo == 0 && acl->sport.hi == 65535);
+	EXPECT(name, acl->dport.lo == 25 && acl->dport.hi == 25);
+	EXPECT(name, cfg->routes[0].prefix.addr == 0xc0000200 && cfg->routes[0].prefix.len == 24);
+	EXPECT(name, !cfg->routes[0].drop && cfg->routes[0].via == 0x64400002);
+	EXPECT(name, cfg->routes[1].prefix.addr == 0xcb007100 && cfg->routes[1].drop);
+	EXPECT(name, cfg->routes[1].via == 0);
 	pass(name);
 }
 
@@ -427,6 +441,7 @@ test_multi_group_fields(void)
 	static const char name[] = "valid: multi_group.ini (mixed order, tabs, no blanks)";
 	const struct dp_qos_profile *gold;
 	const struct dp_line_group *lg;
+	const struct dp_acl_rule *acl;
 	char path[4096];
 
 	snprintf(path, sizeof(path), "%s/multi_group.ini", fixture_dir);
@@ -456,6 +471,22 @@ test_multi_group_fields(void)
 	EXPECT(name, cfg->qos_profiles[1].dscp_tc[0] == 11);
 	EXPECT(name, cfg->qos_profiles[1].be_weights[0] == 255);
 	EXPECT(name, cfg->qos_profiles[2].down_rate == 1 && cfg->qos_profiles[2].tc_rate[0] == 1);
+
+	/* [acl.N] and [route.N] in mixed order keep their numbers. */
+	EXPECT(name, cfg->n_acl_rules == 4 && cfg->n_routes == 3);
+	acl = cfg->acl_rules;
+	EXPECT(name, acl[0].dirs == (DP_ACL_DIR_UP | DP_ACL_DIR_DOWN));
+	EXPECT(name, acl[0].protocol == DP_ACL_PROTO_ANY && acl[0].action == DP_ACL_DENY);
+	EXPECT(name, acl[0].dst.addr == 0x64520001 && acl[0].dst.len == 32);
+	EXPECT(name, acl[1].action == DP_ACL_PERMIT && acl[1].dirs == DP_ACL_DIR_DOWN);
+	EXPECT(name, acl[1].protocol == DP_IPPROTO_UDP && acl[1].src.len == 24);
+	EXPECT(name, acl[1].sport.lo == 53 && acl[1].sport.hi == 53);
+	EXPECT(name, acl[1].dport.lo == 1024 && acl[1].dport.hi == 65535);
+	EXPECT(name, acl[2].protocol == DP_IPPROTO_ICMP && acl[3].protocol == 47);
+	EXPECT(name, acl[3].src.addr == 0x64510000 && acl[3].dirs == DP_ACL_DIR_UP);
+	EXPECT(name, cfg->routes[0].prefix.addr == 0x0a000000 && cfg->routes[0].via == 0x644000fe);
+	EXPECT(name, cfg->routes[1].prefix.len == 16 && cfg->routes[1].drop);
+	EXPECT(name, cfg->routes[2].prefix.len == 10 && cfg->routes[2].via == 0x64400001);
 	pass(name);
 }
 
@@ -498,9 +529,9 @@ build_max_config(struct text *t)
 		    "\nport_rate = %llu\ncontrol_address = 10.200.0.2\n"
 		    "control_prefix_len = 24\ncp_address = 10.200.0.1\npfcp_port = 8805\n"
 		    "vxlan_port = 4789\naccess_ports = %d\nline_groups = %d\nlines = %d\n"
-		    "qos_profiles = %d\n",
+		    "qos_profiles = %d\nacl_rules = %d\nroutes = %d\n",
 		    DP_MAX_RATE, DP_MAX_ACCESS_PORTS, DP_MAX_LINE_GROUPS, DP_MAX_LINES,
-		    DP_MAX_QOS_PROFILES);
+		    DP_MAX_QOS_PROFILES, DP_MAX_ACL_RULES, DP_MAX_ROUTES);
 	text_printf(t, "[core]\nsubnet = 100.64.0.0/16\nrouter_address = 100.64.0.1\n"
 		       "vlan = 4094\n");
 	for (i = 0; i < DP_MAX_ACCESS_PORTS; i++)
@@ -536,6 +567,22 @@ build_max_config(struct text *t)
 			    "stag = %u-%u\nctag = %s\n",
 			    i, i / 4, (i / 2) % DP_MAX_ACCESS_PORTS, i / 2 + 1, i / 2 + 1,
 			    i % 2 ? "2048-4094" : "1-2047");
+	/* Every field of an ACL rule set, alternating protocols and directions. */
+	for (i = 0; i < DP_MAX_ACL_RULES; i++)
+		text_printf(t,
+			    "[acl.%u]\naction = %s\ndirection = %s\nprotocol = %s\n"
+			    "source = 10.%u.%u.0/24\ndestination = 0.0.0.0/0\n"
+			    "source_ports = %s\ndestination_ports = %u-%u\n",
+			    i, i % 2 ? "deny" : "permit", i % 3 ? "both" : "up",
+			    i % 2 ? "udp" : "tcp", i / 256, i % 256, i % 2 ? "any" : "1024-65535",
+			    i + 1, i + 1);
+	for (i = 0; i < DP_MAX_ROUTES; i++) {
+		if (i % 2)
+			text_printf(t, "[route.%u]\nprefix = 20.%u.0.0/16\nvia = drop\n", i, i);
+		else
+			text_printf(t, "[route.%u]\nprefix = 20.%u.0.0/16\nvia = 100.64.2.%u\n", i,
+				    i, i);
+	}
 }
 
 static void
@@ -558,7 +605,12 @@ test_max_config(void)
 		    cfg->instance.n_worker_cores != DP_MAX_WORKER_CORES ||
 		    cfg->line_groups[255].n_prefixes != DP_MAX_GROUP_PREFIXES ||
 		    cfg->line_groups[255].qos_profile != 0 || cfg->lines[1023].group != 255 ||
-		    cfg->lines[1023].stag.lo != 512 || cfg->qos_profiles[7].tc_rate[12] != 13000000)
+		    cfg->lines[1023].stag.lo != 512 ||
+		    cfg->qos_profiles[7].tc_rate[12] != 13000000 ||
+		    cfg->n_acl_rules != DP_MAX_ACL_RULES || cfg->n_routes != DP_MAX_ROUTES ||
+		    cfg->acl_rules[1023].dport.lo != 1024 ||
+		    cfg->acl_rules[1023].src.addr != 0x0a03ff00 || !cfg->routes[255].drop ||
+		    cfg->routes[254].via != 0x644002fe)
 			failed(name, "counts or fields differ");
 		else
 			pass(name);
@@ -585,11 +637,11 @@ test_generated_raw(void)
 
 	/* One section more than a file at every limit can have. */
 	for (i = 0; i < 2 + DP_MAX_ACCESS_PORTS + DP_MAX_LINE_GROUPS + DP_MAX_LINES +
-				DP_MAX_QOS_PROFILES + 1;
+				DP_MAX_QOS_PROFILES + DP_MAX_ACL_RULES + DP_MAX_ROUTES + 1;
 	     i++)
 		text_printf(&t, "[s%u]\n", i);
 	c = (struct raw_case){"raw: more sections than any valid file", t.p, t.len,
-			      "more than 1602 sections"};
+			      "more than 2882 sections"};
 	run_raw_case(&c);
 	text_free(&t);
 
@@ -1138,12 +1190,155 @@ static const struct edit_case edit_cases[] = {
 	      "10.0.12.0/24 10.0.13.0/24 10.0.14.0/24 10.0.15.0/24 10.0.16.0/24")},
 	 "line_group.0: prefixes: more than 16 prefixes"},
 
+	/* ACL rules. */
+	{"reject: acl action drop",
+	 {SET("acl.0", "action", "drop")},
+	 "acl.0: action 'drop' is neither permit nor deny"},
+	{"reject: acl direction in",
+	 {SET("acl.0", "direction", "in")},
+	 "acl.0: direction 'in' is not up, down or both"},
+	{"reject: acl protocol in upper case",
+	 {SET("acl.0", "protocol", "TCP")},
+	 "acl.0: protocol 'TCP' is not any, tcp, udp, icmp or a number 0..255"},
+	{"reject: acl protocol 256",
+	 {SET("acl.0", "protocol", "256"), SET("acl.0", "destination_ports", "any")},
+	 "acl.0: protocol '256' is not any, tcp, udp, icmp or a number 0..255"},
+	{"reject: acl protocol with leading zero",
+	 {SET("acl.0", "protocol", "06")},
+	 "acl.0: protocol '06' is not any, tcp, udp, icmp or a number 0..255"},
+	{"reject: acl source without length",
+	 {SET("acl.0", "source", "10.0.0.0")},
+	 "acl.0: source '10.0.0.0' is not an IPv4 prefix a.b.c.d/0..32"},
+	{"reject: acl source 'any'",
+	 {SET("acl.0", "source", "any")},
+	 "acl.0: source 'any' is not an IPv4 prefix a.b.c.d/0..32"},
+	{"reject: acl destination with host bits",
+	 {SET("acl.0", "destination", "10.0.0.1/8")},
+	 "acl.0: destination '10.0.0.1/8' has host bits set"},
+	{"reject: acl /0 that is not 0.0.0.0",
+	 {SET("acl.0", "destination", "10.0.0.0/0")},
+	 "acl.0: destination '10.0.0.0/0' has host bits set"},
+	{"reject: acl single port",
+	 {SET("acl.0", "destination_ports", "25")},
+	 "acl.0: destination_ports '25' is neither 'any' nor a port range lo-hi of 1..65535"},
+	{"reject: acl port 0",
+	 {SET("acl.0", "destination_ports", "0-25")},
+	 "acl.0: destination_ports '0-25' is neither 'any' nor a port range lo-hi"},
+	{"reject: acl port 65536",
+	 {SET("acl.0", "source_ports", "1024-65536")},
+	 "acl.0: source_ports '1024-65536' is neither 'any' nor a port range lo-hi"},
+	{"reject: acl port range reversed",
+	 {SET("acl.0", "destination_ports", "30-25")},
+	 "acl.0: destination_ports '30-25': range starts above its end"},
+	{"reject: acl ports with icmp",
+	 {SET("acl.0", "protocol", "icmp")},
+	 "acl.0: destination_ports '25-25' needs protocol tcp or udp"},
+	{"reject: acl ports with any protocol",
+	 {SET("acl.0", "protocol", "any"), SET("acl.0", "source_ports", "1-1023")},
+	 "acl.0: source_ports '1-1023' needs protocol tcp or udp"},
+	{"reject: acl ports with protocol 47",
+	 {SET("acl.0", "protocol", "47"), SET("acl.0", "destination_ports", "any"),
+	  SET("acl.0", "source_ports", "5-6")},
+	 "acl.0: source_ports '5-6' needs protocol tcp or udp"},
+	{"reject: acl missing key",
+	 {DEL("acl.0", "source_ports")},
+	 "acl.0: missing key 'source_ports'"},
+	{"reject: acl unknown key", {ADD("acl.0", "name = smtp")}, "acl.0: unknown key 'name'"},
+	{"reject: acl count above the sections",
+	 {SET("instance", "acl_rules", "2")},
+	 "acl.1: missing section ([instance] acl_rules = 2)"},
+	{"reject: acl section beyond the count",
+	 {SET("instance", "acl_rules", "0")},
+	 "acl.0: section present but [instance] acl_rules = 0"},
+	{"reject: acl_rules above the limit",
+	 {SET("instance", "acl_rules", "1025")},
+	 "instance: acl_rules '1025' is out of range 0..1024"},
+	{"reject: acl section number at the limit",
+	 {APPEND("[acl.1024]\n")},
+	 "section [acl.1024]: at most 1024 [acl.N] sections are supported"},
+	{"reject: acl section number not canonical",
+	 {APPEND("[acl.01]\n")},
+	 "section [acl.01] is not part of the DP instance format"},
+	{"valid: acl protocol number and both directions",
+	 {SET("acl.0", "protocol", "17"), SET("acl.0", "direction", "both"),
+	  SET("acl.0", "source", "100.80.12.0/22"), SET("acl.0", "source_ports", "1-65535")},
+	 NULL},
+
+	/* Static routes. */
+	{"reject: route to 0.0.0.0/0",
+	 {SET("route.0", "prefix", "0.0.0.0/0")},
+	 "route.0: prefix '0.0.0.0/0': the default route is [core] router_address"},
+	{"reject: route prefix /33",
+	 {SET("route.0", "prefix", "192.0.2.0/33")},
+	 "route.0: prefix '192.0.2.0/33' is not an IPv4 prefix a.b.c.d/1..32"},
+	{"reject: route prefix with host bits",
+	 {SET("route.0", "prefix", "192.0.2.1/24")},
+	 "route.0: prefix '192.0.2.1/24' has host bits set"},
+	{"reject: route inside 0/8",
+	 {SET("route.0", "prefix", "0.1.0.0/16")},
+	 "route.0: prefix '0.1.0.0/16' is inside 0.0.0.0/8, which is never forwarded"},
+	{"reject: route inside loopback",
+	 {SET("route.0", "prefix", "127.0.0.0/8")},
+	 "route.0: prefix '127.0.0.0/8' is inside 127.0.0.0/8, which is never forwarded"},
+	{"reject: route inside multicast",
+	 {SET("route.0", "prefix", "239.1.0.0/16")},
+	 "route.0: prefix '239.1.0.0/16' is inside 224.0.0.0/4, which is never forwarded"},
+	{"reject: route to the limited broadcast",
+	 {SET("route.1", "prefix", "255.255.255.255/32")},
+	 "route.1: prefix '255.255.255.255/32' is inside 240.0.0.0/4, which is never forwarded"},
+	{"reject: route inside the core subnet",
+	 {SET("route.0", "prefix", "100.64.0.128/25")},
+	 "route.0: prefix '100.64.0.128/25' is inside the [core] subnet 100.64.0.0/24"},
+	{"reject: route equal to the core subnet",
+	 {SET("route.1", "prefix", "100.64.0.0/24")},
+	 "route.1: prefix '100.64.0.0/24' is inside the [core] subnet 100.64.0.0/24"},
+	{"reject: route inside a pool",
+	 {SET("route.0", "prefix", "100.80.13.0/24")},
+	 "route.0: prefix '100.80.13.0/24' is inside pool prefix 100.80.12.0/22 of line_group.0"},
+	{"reject: route prefix twice",
+	 {SET("route.1", "prefix", "192.0.2.0/24")},
+	 "route.1: prefix '192.0.2.0/24' is already routed by route.0"},
+	{"reject: route via a name",
+	 {SET("route.0", "via", "gw1")},
+	 "route.0: via 'gw1' is not an IPv4 address"},
+	{"reject: route via multicast",
+	 {SET("route.0", "via", "224.0.0.1")},
+	 "route.0: via '224.0.0.1' is not a unicast host address"},
+	{"reject: route via outside the core subnet",
+	 {SET("route.0", "via", "100.65.0.2")},
+	 "route.0: via 100.65.0.2 is outside [core] subnet 100.64.0.0/24"},
+	{"reject: route via the core broadcast",
+	 {SET("route.0", "via", "100.64.0.255")},
+	 "route.0: via 100.64.0.255 is the network or broadcast address of 100.64.0.0/24"},
+	{"reject: route via a group's core address",
+	 {SET("route.0", "via", "100.64.0.14")},
+	 "route.0: via 100.64.0.14 is the core_address of line_group.0"},
+	{"reject: route via DROP",
+	 {SET("route.1", "via", "DROP")},
+	 "route.1: via 'DROP' is not an IPv4 address"},
+	{"reject: route missing via", {DEL("route.0", "via")}, "route.0: missing key 'via'"},
+	{"reject: routes above the limit",
+	 {SET("instance", "routes", "257")},
+	 "instance: routes '257' is out of range 0..256"},
+	{"reject: routes count below the sections",
+	 {SET("instance", "routes", "1")},
+	 "route.1: section present but [instance] routes = 1"},
+	{"valid: routes around the core subnet and a pool, via the router",
+	 {SET("route.0", "prefix", "100.0.0.0/8"), SET("route.0", "via", "100.64.0.1"),
+	  SET("route.1", "prefix", "100.80.0.0/16")},
+	 NULL},
+	{"valid: a route inside another route", {SET("route.1", "prefix", "192.0.2.128/25")}, NULL},
+
 	/* Valid variants. */
 	{"valid: empty dscp_map and tc_rates",
 	 {SET("qos_profile.0", "dscp_map", ""), SET("qos_profile.0", "tc_rates", "")},
 	 NULL},
 	{"valid: zero counts for empty objects",
 	 {SET("instance", "lines", "0"), DROP("line.0"), DROP("line.1")},
+	 NULL},
+	{"valid: no ACL rules and no routes",
+	 {SET("instance", "acl_rules", "0"), SET("instance", "routes", "0"), DROP("acl.0"),
+	  DROP("route.0"), DROP("route.1")},
 	 NULL},
 	{"valid: core vlan 4094, /32 control",
 	 {SET("core", "vlan", "4094"), SET("instance", "control_prefix_len", "32")},

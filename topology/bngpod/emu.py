@@ -22,6 +22,7 @@ it all even after a crash half-way through `up`."""
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
 import shutil
@@ -346,6 +347,16 @@ def _build(state: State, pod: m.Pod, dp: bool) -> None:
     for group in pod.groups:
         for pool in group.pools:
             sh("ip", "route", "add", str(pool.prefix), "via", str(group.core_address), ns=CORE_NS)
+    # Static routes: bngpod-core also plays each other next hop (a second address on up0,
+    # behind the router MAC the fold forwards to the uplink) and delivers the prefix to
+    # bngpod-inet, which holds its first address.
+    for via in sorted({r.via for r in pod.core.routes if r.via is not None} - {pod.core.router_address}):
+        sh("ip", "addr", "add", f"{via}/{pod.core.subnet.prefixlen}", "dev", "up0", ns=CORE_NS)
+    for route in pod.core.routes:
+        if route.via is not None and not route.prefix.overlaps(ipaddress.IPv4Network(INET_SUBNET)):
+            first = next(iter(route.prefix.hosts()), route.prefix.network_address)
+            sh("ip", "addr", "add", f"{first}/32", "dev", "eth0", ns=INET_NS)
+            sh("ip", "route", "add", str(route.prefix), "via", INET_HOST, ns=CORE_NS)
 
     ofctl("replace-flows", BRIDGE, str(gen / "basebox" / "flows.of13"))
     if dp:

@@ -24,7 +24,14 @@ DP_MAX_LINES = 1024
 DP_MAX_QOS_PROFILES = 256
 DP_MAX_GROUP_PREFIXES = 16
 DP_MAX_WORKER_CORES = 64
+DP_MAX_ACL_RULES = 1024
+DP_MAX_ROUTES = 256
 DP_MAX_VALUE_LEN = 255
+
+IP_PROTOCOLS = {"icmp": 1, "tcp": 6, "udp": 17}
+# Destinations bng-dp never forwards (dp_config.h DP_MARTIANS): "this network", loopback,
+# multicast, class E (with the limited broadcast).
+MARTIANS = tuple(ipaddress.IPv4Network(n) for n in ("0.0.0.0/8", "127.0.0.0/8", "224.0.0.0/4", "240.0.0.0/4"))
 
 
 @dataclass(frozen=True, order=True)
@@ -46,6 +53,15 @@ class TagRange:
 
 
 ANY_CTAG = TagRange(VLAN_MIN, VLAN_MAX)
+
+
+@dataclass(frozen=True)
+class PortRange:
+    lo: int
+    hi: int
+
+    def __str__(self) -> str:
+        return f"{self.lo}-{self.hi}"
 
 
 @dataclass
@@ -169,12 +185,34 @@ class Instance:
 
 
 @dataclass
+class Route:
+    """A static route on the core side; via None = drop (blackhole)."""
+
+    prefix: ipaddress.IPv4Network
+    via: ipaddress.IPv4Address | None
+
+
+@dataclass
+class AclRule:
+    """An operator ACL rule of every DP instance (the first matching rule decides)."""
+
+    action: str  # permit | deny
+    direction: str  # up (from subscribers) | down | both
+    protocol: int | None  # None: any
+    source: ipaddress.IPv4Network
+    destination: ipaddress.IPv4Network
+    source_ports: PortRange | None  # None: any (TCP and UDP only)
+    destination_ports: PortRange | None
+
+
+@dataclass
 class Core:
     uplink: SwitchPort
     subnet: ipaddress.IPv4Network
     router_address: ipaddress.IPv4Address
     router_mac: str
     vlan: int | None
+    routes: list[Route] = field(default_factory=list)
 
 
 @dataclass
@@ -217,6 +255,7 @@ class Pod:
     qos_profiles: list[QosProfile]
     groups: list[LineGroup]
     instances: list[Instance]
+    acl: list[AclRule] = field(default_factory=list)
     source: str = ""
 
     @property

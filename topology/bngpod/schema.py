@@ -23,6 +23,21 @@ TAGS = {
 TPID = {"enum": ["0x8100", "0x88a8", "0x88A8", 0x8100, 0x88A8]}
 PORT_NUMBER = {"type": "integer", "minimum": 1, "maximum": 65535}
 NAME_LIST = {"type": "array", "items": NAME}
+# TCP/UDP ports of an ACL rule: one port (25) or an inclusive range ("1024-65535")
+L4_PORTS = {
+    "description": "a port 1..65535 or a range such as 1024-65535",
+    "oneOf": [
+        {"type": "integer"},
+        {"type": "string", "pattern": r"^[0-9]{1,5}(-[0-9]{1,5})?$"},
+    ],
+}
+IP_PROTOCOL = {
+    "description": "any, tcp, udp, icmp or an IPv4 protocol number 0..255",
+    "oneOf": [
+        {"enum": ["any", "tcp", "udp", "icmp"]},
+        {"type": "integer", "minimum": 0, "maximum": 255},
+    ],
+}
 
 
 def _obj(required, props):
@@ -94,6 +109,23 @@ QOS_PROFILE = _obj(
     },
 )
 
+# One operator ACL rule; rules are matched in file order, the first match decides.
+ACL_RULE = _obj(
+    ["action"],
+    {
+        "action": {"enum": ["permit", "deny"]},
+        "direction": {"enum": ["up", "down", "both"]},
+        "protocol": IP_PROTOCOL,
+        "source": CIDR,
+        "destination": CIDR,
+        "source_ports": L4_PORTS,
+        "destination_ports": L4_PORTS,
+    },
+)
+
+# A static route on the core side: via a next hop in the core subnet, or drop.
+ROUTE = _obj(["prefix"], {"prefix": CIDR, "via": IPV4, "drop": {"type": "boolean"}})
+
 POD_SCHEMA = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "title": "bngpod pod description",
@@ -130,8 +162,10 @@ POD_SCHEMA = {
                 "subnet": CIDR,
                 "router": _obj(["address", "mac"], {"address": IPV4, "mac": MAC}),
                 "vlan": {"type": "integer", "minimum": 1, "maximum": 4094},
+                "routes": {"type": "array", "items": ROUTE},
             },
         ),
+        "acl": {"type": "array", "items": ACL_RULE},
         "management": _obj(["subnet"], {"subnet": CIDR}),
         "control_plane": _obj(
             ["address"],

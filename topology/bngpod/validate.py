@@ -231,6 +231,8 @@ class _Checker:
         profiles = self.qos_profiles(d["qos_profiles"])
         groups = self.line_groups(d["line_groups"], ports, pools, profiles, core)
         instances = self.instances(d["instances"], servers, vfs, groups, management, cp)
+        core.routes = self.routes(d["core"].get("routes", []), core, pools)
+        acl = self.acl(d.get("acl", []))
         self.line_overlaps(groups)
         self.stag_ports_per_instance(instances)
         self.dp_limits(instances, profiles)
@@ -252,6 +254,7 @@ class _Checker:
             qos_profiles=list(profiles.values()),
             groups=[g for g in groups if g is not None],
             instances=instances,
+            acl=acl,
             source=self.source,
         )
 
@@ -486,6 +489,102 @@ class _Checker:
             if p["name"] not in pool_owner and p["name"] in pools:
                 self.warn(f"pools[{i}]", f"pool {p['name']!r} is bound to no line group")
         return groups
+
+    def routes(self, items: list[dict], core: m.Core, pools: dict[str, m.Pool]) -> list[m.Route]:
+        """Static routes on the core side. A route inside what the DP routes by itself
+        (martians, the connected core subnet, the pools) would take that traffic away."""
+        if len(items) > m.DP_MAX_ROUTES:
+            self.err("core.routes", f"{len(items)} routes; a DP instance takes at most {m.DP_MAX_ROUTES}")
+        group_cores = {}
+        for i, g in enumerate(self.doc["line_groups"]):
+            group_cores.setdefault(ipaddress.IPv4Address(g["core"]["address"]), f"line_groups[{i}].core.address")
+        routes: list[m.Route] = []
+        seen: dict[ipaddress.IPv4Network, str] = {}
+        for i, r in enumerate(items):
+            where = f"core.routes[{i}]"
+            drop = r.get("drop", False)
+            if "via" in r and drop:
+                self.err(where, "a route has either via or drop: true, not both")
+                continue
+            if "via" not in r and not drop:
+                self.err(where, "via is required (or drop: true for a blackhole route)")
+                continue
+            net = self.network(f"{where}.prefix", r["prefix"])
+            if net is None:
+                continue
+            if net.prefixlen == 0:
+                self.err(f"{where}.prefix", "the default route is core.router; a static route must be more specific")
+                continue
+            inside = [f"{n}, which is never forwarded" for n in m.MARTIANS if net.subnet_of(n)]
+            if core.subnet is not None and net.subnet_of(core.subnet):
+                inside.append(f"core.subnet ({core.subnet}), which is connected")
+            inside += [
+                f"pool {p.name} ({p.prefix}); pools are routed by their line group"
+                for p in pools.values()
+                if net.subnet_of(p.prefix)
+            ]
+            for what in inside:
+                self.err(f"{where}.prefix", f"{net} is inside {what}")
+            if net in seen:
+                self.err(f"{where}.prefix", f"{net} is already routed by {seen[net]}")
+            seen.setdefault(net, where)
+            via = None
+            if not drop:
+                via = ipaddress.IPv4Address(r["via"])
+                if self.host_in(core.subnet, via, f"{where}.via", "core.subnet") and via in group_cores:
+                    self.err(f"{where}.via", f"{via} is {group_cores[via]}, an address of a DP instance")
+            routes.append(m.Route(net, via))
+        return routes
+
+    def l4_ports(self, where: str, value) -> m.PortRange | None:
+        if isinstance(value, int):
+            lo = hi = value
+        else:
+            lo_s, _, hi_s = str(value).partition("-")
+            lo, hi = int(lo_s), int(hi_s or lo_s)
+        if not (1 <= lo <= 65535 and 1 <= hi <= 65535):
+            self.err(where, f"{value} is outside the ports 1-65535")
+            return None
+        if lo > hi:
+            self.err(where, f"{value} is an empty range (start above end)")
+            return None
+        return m.PortRange(lo, hi)
+
+    def acl(self, items: list[dict]) -> list[m.AclRule]:
+        """The operator ACL, the same in every DP instance."""
+        if len(items) > m.DP_MAX_ACL_RULES:
+            self.err("acl", f"{len(items)} rules; a DP instance takes at most {m.DP_MAX_ACL_RULES}")
+        rules: list[m.AclRule] = []
+        for i, r in enumerate(items):
+            where = f"acl[{i}]"
+            name = r.get("protocol", "any")
+            protocol = None if name == "any" else m.IP_PROTOCOLS.get(name, name)
+            source = self.network(f"{where}.source", r.get("source", "0.0.0.0/0"))
+            destination = self.network(f"{where}.destination", r.get("destination", "0.0.0.0/0"))
+            ports = {}
+            ok = source is not None and destination is not None
+            for key in ("source_ports", "destination_ports"):
+                if key not in r:
+                    ports[key] = None
+                    continue
+                if protocol not in (m.IP_PROTOCOLS["tcp"], m.IP_PROTOCOLS["udp"]):
+                    self.err(f"{where}.{key}", f"ports need protocol tcp or udp, not {name}")
+                    ok = False
+                ports[key] = self.l4_ports(f"{where}.{key}", r[key])
+                ok = ok and ports[key] is not None
+            if ok:
+                rules.append(
+                    m.AclRule(
+                        r["action"],
+                        r.get("direction", "both"),
+                        protocol,
+                        source,
+                        destination,
+                        ports["source_ports"],
+                        ports["destination_ports"],
+                    )
+                )
+        return rules
 
     def line_overlaps(self, groups: list[m.LineGroup | None]) -> None:
         """Two lines may share an access port and S-tags only with disjoint C-tags."""

@@ -57,9 +57,31 @@ def test_dp_config_matches_the_pod():
         head = ini["instance"]
         assert int(head["id"]) == inst.id
         assert head["data_mac"] == inst.vf.mac
-        for kind in ("access_port", "line_group", "line", "qos_profile"):
-            count = int(head[kind + "s"])
+        for kind, key in (
+            ("access_port", "access_ports"),
+            ("line_group", "line_groups"),
+            ("line", "lines"),
+            ("qos_profile", "qos_profiles"),
+            ("acl", "acl_rules"),
+            ("route", "routes"),
+        ):
+            count = int(head[key])
             assert count == len([s for s in ini.sections() if s.startswith(kind + ".")])
+        # the pod's ACL and routes, in file order, in every instance
+        assert [dict(ini[f"acl.{i}"]) for i in range(int(head["acl_rules"]))] == [
+            {
+                "action": "deny",
+                "direction": "up",
+                "protocol": "tcp",
+                "source": "0.0.0.0/0",
+                "destination": "0.0.0.0/0",
+                "source_ports": "any",
+                "destination_ports": "25-25",
+            }
+        ]
+        routes = [(ini[f"route.{i}"]["prefix"], ini[f"route.{i}"]["via"]) for i in range(int(head["routes"]))]
+        assert routes == [(str(r.prefix), str(r.via) if r.via else "drop") for r in pod.core.routes]
+        assert routes == [("192.0.2.0/24", "100.64.0.2"), ("203.0.113.0/24", "drop")]
         lines = [ini[f"line.{i}"] for i in range(int(head["lines"]))]
         assert {(ln["access_port"], ln["stag"]) for ln in lines} == {
             (ln.port.name, f"{ln.stag.lo}-{ln.stag.hi}") for ln in inst.lines
@@ -69,6 +91,41 @@ def test_dp_config_matches_the_pod():
     dp4 = read_ini(GOLDEN / "lab" / "dp" / "dp4.ini")
     assert dp4["line.0"]["ctag"] == "2000-4094" and dp4["line.1"]["ctag"] == "any"
     assert dp4["access_port.1"]["tpid"] == "0x88a8"
+
+
+def test_acl_protocols_and_ports_are_spelled_for_the_dp():
+    doc = yaml.safe_load((EXAMPLES / "lab.yaml").read_text())
+    doc["acl"] = [
+        {
+            "action": "permit",
+            "direction": "down",
+            "protocol": 17,
+            "source_ports": 53,
+            "destination_ports": "1024-65535",
+        },
+        {"action": "deny", "protocol": 47, "destination": "192.0.2.0/24"},
+        {"action": "deny", "protocol": "icmp"},
+    ]
+    result = validate.check(doc)
+    assert result.errors == [], result.errors
+    ini = configparser.ConfigParser(comment_prefixes=(";",), interpolation=None)
+    ini.read_string(generate.dp_config(result.pod, result.pod.instances[0]))
+    assert ini["instance"]["acl_rules"] == "3"
+    assert dict(ini["acl.0"]) == {
+        "action": "permit",
+        "direction": "down",
+        "protocol": "udp",
+        "source": "0.0.0.0/0",
+        "destination": "0.0.0.0/0",
+        "source_ports": "53-53",
+        "destination_ports": "1024-65535",
+    }
+    assert (ini["acl.1"]["protocol"], ini["acl.1"]["direction"], ini["acl.1"]["destination"]) == (
+        "47",
+        "both",
+        "192.0.2.0/24",
+    )
+    assert (ini["acl.2"]["protocol"], ini["acl.2"]["destination_ports"]) == ("icmp", "any")
 
 
 def test_cp_config_matches_the_pod():

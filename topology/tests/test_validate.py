@@ -46,6 +46,14 @@ def test_lab_model():
     gold = next(q for q in pod.qos_profiles if q.name == "gold")
     assert (gold.down_rate, gold.up_pir, gold.up_cir) == (100_000_000, 50_000_000, 20_000_000)
     assert gold.dscp_map() == {46: 0, 34: 2, 36: 2}
+    (acl,) = pod.acl
+    assert (acl.action, acl.direction, acl.protocol) == ("deny", "up", 6)
+    assert str(acl.source) == str(acl.destination) == "0.0.0.0/0"
+    assert acl.source_ports is None and (acl.destination_ports.lo, acl.destination_ports.hi) == (25, 25)
+    assert [(str(r.prefix), r.via and str(r.via)) for r in pod.core.routes] == [
+        ("192.0.2.0/24", "100.64.0.2"),
+        ("203.0.113.0/24", None),
+    ]
 
 
 def _set(path, value):
@@ -88,7 +96,148 @@ def _chain(*changes):
 
 EXTRA_LINE_DP1 = _append(["line_groups", 0, "lines"], {"port": "access2", "stag": "240-260"})
 
+ROUTE = ["core", "routes", 0]
+ACL = ["acl", 0]
+
 REJECTIONS = [
+    # static routes
+    (
+        "route with via and drop",
+        _set([*ROUTE, "drop"], True),
+        "core.routes[0]: a route has either via or drop: true, not both",
+    ),
+    (
+        "route without via or drop",
+        _delete([*ROUTE, "via"]),
+        "core.routes[0]: via is required (or drop: true for a blackhole route)",
+    ),
+    (
+        "route with drop: false and no via",
+        _chain(_delete([*ROUTE, "via"]), _set([*ROUTE, "drop"], False)),
+        "core.routes[0]: via is required",
+    ),
+    (
+        "default route as a static route",
+        _set([*ROUTE, "prefix"], "0.0.0.0/0"),
+        "core.routes[0].prefix: the default route is core.router; a static route must be more specific",
+    ),
+    (
+        "route inside a martian range",
+        _set([*ROUTE, "prefix"], "127.1.0.0/16"),
+        "core.routes[0].prefix: 127.1.0.0/16 is inside 127.0.0.0/8, which is never forwarded",
+    ),
+    (
+        "route to the limited broadcast",
+        _set([*ROUTE, "prefix"], "255.255.255.255/32"),
+        "core.routes[0].prefix: 255.255.255.255/32 is inside 240.0.0.0/4, which is never forwarded",
+    ),
+    (
+        "route inside the core subnet",
+        _set([*ROUTE, "prefix"], "100.64.0.128/25"),
+        "core.routes[0].prefix: 100.64.0.128/25 is inside core.subnet (100.64.0.0/24), which is connected",
+    ),
+    (
+        "route inside a pool",
+        _set([*ROUTE, "prefix"], "100.80.5.0/24"),
+        "core.routes[0].prefix: 100.80.5.0/24 is inside pool pool2 (100.80.4.0/22); pools are routed by their "
+        "line group",
+    ),
+    (
+        "route prefix twice",
+        _set(["core", "routes", 1, "prefix"], "192.0.2.0/24"),
+        "core.routes[1].prefix: 192.0.2.0/24 is already routed by core.routes[0]",
+    ),
+    (
+        "route prefix with host bits",
+        _set([*ROUTE, "prefix"], "192.0.2.1/24"),
+        "core.routes[0].prefix: 192.0.2.1/24 has host bits set; did you mean 192.0.2.0/24?",
+    ),
+    (
+        "route via outside the core subnet",
+        _set([*ROUTE, "via"], "100.65.0.2"),
+        "core.routes[0].via: 100.65.0.2 is outside core.subnet 100.64.0.0/24",
+    ),
+    (
+        "route via the core broadcast",
+        _set([*ROUTE, "via"], "100.64.0.255"),
+        "core.routes[0].via: 100.64.0.255 is the network or broadcast address of 100.64.0.0/24",
+    ),
+    (
+        "route via a line group's core address",
+        _set([*ROUTE, "via"], "100.64.0.13"),
+        "core.routes[0].via: 100.64.0.13 is line_groups[2].core.address, an address of a DP instance",
+    ),
+    (
+        "route via a name",
+        _set([*ROUTE, "via"], "gw1"),
+        "core.routes[0].via: 'gw1' is not a 'ipv4'",
+    ),
+    (
+        "too many routes",
+        _set(["core", "routes"], [{"prefix": f"20.{i // 256}.{i % 256}.0/24", "drop": True} for i in range(257)]),
+        "core.routes: 257 routes; a DP instance takes at most 256",
+    ),
+    # the operator ACL
+    (
+        "ACL ports with icmp",
+        _set([*ACL, "protocol"], "icmp"),
+        "acl[0].destination_ports: ports need protocol tcp or udp, not icmp",
+    ),
+    (
+        "ACL ports without a protocol",
+        _delete([*ACL, "protocol"]),
+        "acl[0].destination_ports: ports need protocol tcp or udp, not any",
+    ),
+    (
+        "ACL ports with protocol 47",
+        _set([*ACL, "protocol"], 47),
+        "acl[0].destination_ports: ports need protocol tcp or udp, not 47",
+    ),
+    ("ACL port 0", _set([*ACL, "destination_ports"], 0), "acl[0].destination_ports: 0 is outside the ports 1-65535"),
+    (
+        "ACL port 65536",
+        _set([*ACL, "source_ports"], "1024-65536"),
+        "acl[0].source_ports: 1024-65536 is outside the ports 1-65535",
+    ),
+    (
+        "ACL port range reversed",
+        _set([*ACL, "destination_ports"], "30-25"),
+        "acl[0].destination_ports: 30-25 is an empty range (start above end)",
+    ),
+    (
+        "ACL port range malformed",
+        _set([*ACL, "destination_ports"], "25:30"),
+        "acl[0].destination_ports: '25:30' is not valid here (a port 1..65535 or a range such as 1024-65535)",
+    ),
+    ("ACL action", _set([*ACL, "action"], "drop"), "acl[0].action: 'drop' is not one of ['permit', 'deny']"),
+    ("ACL without action", _delete([*ACL, "action"]), "acl[0]: 'action' is a required property"),
+    ("ACL direction", _set([*ACL, "direction"], "in"), "acl[0].direction: 'in' is not one of ['up', 'down', 'both']"),
+    (
+        "ACL protocol 256",
+        _set([*ACL, "protocol"], 256),
+        "acl[0].protocol: 256 is not valid here (any, tcp, udp, icmp or an IPv4 protocol number 0..255)",
+    ),
+    (
+        "ACL protocol name",
+        _set([*ACL, "protocol"], "sctp"),
+        "acl[0].protocol: 'sctp' is not valid here (any, tcp, udp, icmp",
+    ),
+    (
+        "ACL source with host bits",
+        _set([*ACL, "source"], "100.80.0.1/22"),
+        "acl[0].source: 100.80.0.1/22 has host bits set; did you mean 100.80.0.0/22?",
+    ),
+    (
+        "ACL destination malformed",
+        _set([*ACL, "destination"], "10.0.0.0/40"),
+        "acl[0].destination: '10.0.0.0/40' is not an IPv4 prefix",
+    ),
+    ("ACL unknown field", _set([*ACL, "log"], True), "acl[0]: unknown field(s) ('log' was unexpected)"),
+    (
+        "too many ACL rules",
+        _set(["acl"], [{"action": "deny", "protocol": 47}] * 1025),
+        "acl: 1025 rules; a DP instance takes at most 1024",
+    ),
     # overlapping S/C ranges on the same access port
     (
         "stag overlap on a port",
@@ -366,6 +515,21 @@ REJECTIONS = [
 def test_rejection(why, change, expected):
     errors = errors_of(mutated(change))
     assert any(expected in e for e in errors), f"{why}: expected {expected!r} in {errors}"
+
+
+@pytest.mark.parametrize(
+    "why,change",
+    [
+        ("no ACL and no routes", _chain(_delete(["acl"]), _delete(["core", "routes"]))),
+        ("route via the router", _set([*ROUTE, "via"], "100.64.0.1")),
+        ("route around the core subnet and the pools", _set([*ROUTE, "prefix"], "100.0.0.0/8")),
+        ("route inside another route", _set(["core", "routes", 1, "prefix"], "192.0.2.128/25")),
+        ("ACL protocol by number with a port range", _set([*ACL, "protocol"], 17)),
+        ("ACL on prefixes, both directions", _set(["acl", 0], {"action": "permit", "source": "100.80.0.0/22"})),
+    ],
+)
+def test_accepted_variants(why, change):
+    assert errors_of(mutated(change)) == [], why
 
 
 def test_every_error_reported_at_once():
