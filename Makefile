@@ -48,6 +48,8 @@ bench: setup
 	cd server-dp && build/bench/bench_rewrite 1000
 	cd server-dp && bench/callgrind_session.sh build 2
 	cd server-dp && build/bench/bench_session 200
+	cd server-dp && bench/callgrind_forward.sh build 5
+	cd server-dp && BNG_FIXTURES=tests/fixtures build/bench/bench_forward 300 all
 
 clean:
 	./bngpod down >/dev/null 2>&1 || true

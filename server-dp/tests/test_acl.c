@@ -124,7 +124,8 @@ make(const char *name, const struct dp_acl_rule *rules, unsigned int n)
 	struct acl *a;
 
 	memset(cfg, 0, sizeof(*cfg));
-	memcpy(cfg->acl_rules, rules, n * sizeof(rules[0]));
+	if (n > 0)
+		memcpy(cfg->acl_rules, rules, n * sizeof(rules[0]));
 	cfg->n_acl_rules = (uint16_t)n;
 	a = acl_create(cfg, SOCKET_ID_ANY, err, sizeof(err));
 	check(a != NULL, name, err);
@@ -483,6 +484,7 @@ test_lab(void)
 		TCP(A(100, 80, 12, 5), 40000, A(192, 0, 2, 25), 25),
 		TCP(A(100, 80, 12, 5), 40000, A(192, 0, 2, 25), 587),
 	};
+	struct rte_malloc_socket_stats before, after;
 	struct acl_counters c = {0};
 	char path[4096], err[256];
 	uint8_t up[2], down[2];
@@ -493,10 +495,14 @@ test_lab(void)
 		check(false, name, err);
 		return;
 	}
+	rte_malloc_get_socket_stats(0, &before);
 	a = acl_create(cfg, SOCKET_ID_ANY, err, sizeof(err));
+	rte_malloc_get_socket_stats(0, &after);
 	check(a != NULL, name, err);
 	if (a == NULL)
 		return;
+	printf("     lab: %zu bytes of rte_malloc heap\n",
+	       after.heap_allocsz_bytes - before.heap_allocsz_bytes);
 	classify(a, ACL_UP, ps, 2, up, &c);
 	classify(a, ACL_DOWN, ps, 2, down, &c);
 	check(up[0] == 1 && up[1] == 0, name, "upstream SMTP denied, submission permitted");

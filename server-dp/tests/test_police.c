@@ -282,7 +282,7 @@ test_generations(struct police *p)
 struct reader {
 	struct police *p;
 	struct rte_meter_trtcm_profile a, b;
-	volatile bool stop;
+	bool stop; /* atomic accesses */
 	uint64_t frames, adoptions, torn;
 };
 
@@ -293,12 +293,12 @@ reader_main(void *arg)
 	struct police_slot *s = &r->p->slots[0];
 	uint32_t seen = s->seen;
 
-	while (!r->stop) {
+	while (!__atomic_load_n(&r->stop, __ATOMIC_RELAXED)) {
 		police_color(r->p, 0, rte_rdtsc(), 200);
 		r->frames++;
 		if (s->seen != seen) {
 			seen = s->seen;
-			r->adoptions++;
+			__atomic_store_n(&r->adoptions, r->adoptions + 1, __ATOMIC_RELAXED);
 			if (s->on && memcmp(&s->prof, &r->a, sizeof(r->a)) != 0 &&
 			    memcmp(&s->prof, &r->b, sizeof(r->b)) != 0)
 				r->torn++;
@@ -312,7 +312,7 @@ test_concurrent(struct police *p)
 {
 	static const char name[] = "concurrent";
 	struct reader r = {.p = p};
-	uint64_t end, sets = 0;
+	uint64_t start, end, now, sets = 0;
 	pthread_t th;
 
 	police_profile(hz, 20000000 / 8, 50000000 / 8, &r.a);
@@ -322,13 +322,17 @@ test_concurrent(struct police *p)
 		check(false, name, "pthread_create");
 		return;
 	}
-	end = rte_rdtsc() + hz;
-	while (rte_rdtsc() < end) {
+	/* 1 s, longer (up to 20 s) on a loaded machine until the reader has adopted
+	 * new rates 100 times. */
+	start = rte_rdtsc();
+	end = start + hz;
+	while ((now = rte_rdtsc()) < end ||
+	       (__atomic_load_n(&r.adoptions, __ATOMIC_RELAXED) < 100 && now < start + 20 * hz)) {
 		police_set(p, 0, 1000000, 2000000);
 		police_set(p, 0, 20000000, 50000000);
 		sets += 2;
 	}
-	r.stop = true;
+	__atomic_store_n(&r.stop, true, __ATOMIC_RELAXED);
 	pthread_join(th, NULL);
 	printf("     concurrent: %" PRIu64 " rate changes, %" PRIu64 " frames, %" PRIu64
 	       " adoptions, %" PRIu64 " torn\n",

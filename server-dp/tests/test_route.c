@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include <rte_eal.h>
+#include <rte_malloc.h>
 #include <rte_memory.h>
 
 #define HARNESS_EAL
@@ -344,6 +345,7 @@ test_max_against_reference(void)
 	static const char name[] = "max table vs reference";
 	static uint32_t dst[1 << 16];
 	static struct route_result bulk[1 << 16];
+	struct rte_malloc_socket_stats before, after;
 	struct route_counters c = {0};
 	struct route_result one, want;
 	uint64_t total = 0, mism_ref = 0, mism_one = 0;
@@ -353,12 +355,16 @@ test_max_against_reference(void)
 
 	max_config();
 	ref_build(cfg);
+	rte_malloc_get_socket_stats(0, &before);
 	t = route_create(cfg, SOCKET_ID_ANY, err, sizeof(err));
+	rte_malloc_get_socket_stats(0, &after);
 	check(t != NULL, name, err);
 	if (t == NULL)
 		return;
-	printf("     max table: %u rules, %u next-hop entries, %u static routes\n", t->n_rules,
-	       t->n_nh, cfg->n_routes);
+	printf("     max table: %u rules, %u next-hop entries, %u static routes, %zu bytes of "
+	       "rte_malloc heap\n",
+	       t->n_rules, t->n_nh, cfg->n_routes,
+	       after.heap_allocsz_bytes - before.heap_allocsz_bytes);
 	/* Both sides of every prefix edge, then random addresses. */
 	for (i = 0; i < n_ref && n + 4 <= RTE_DIM(dst); i++) {
 		uint32_t lo = ref[i].addr, hi = ref[i].addr | ~mask_of(ref[i].len);
