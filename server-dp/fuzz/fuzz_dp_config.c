@@ -166,8 +166,14 @@ check_config(const struct dp_config *cfg)
 		CHECK(name_ok(lg->name));
 		CHECK(lg->qos_profile < cfg->n_qos_profiles);
 		CHECK(lg->n_prefixes >= 1 && lg->n_prefixes <= DP_MAX_GROUP_PREFIXES);
-		for (j = 0; j < lg->n_prefixes; j++)
-			CHECK(lg->prefixes[j].len >= 1 && lg->prefixes[j].len <= 32);
+		for (j = 0; j < lg->n_prefixes; j++) {
+			static const struct dp_ipv4_prefix martians[DP_N_MARTIANS] = DP_MARTIANS;
+			unsigned int k;
+
+			CHECK(prefix_ok(&lg->prefixes[j], 1));
+			for (k = 0; k < DP_N_MARTIANS; k++)
+				CHECK(!within(&lg->prefixes[j], &martians[k]));
+		}
 	}
 	for (i = 0; i < cfg->n_qos_profiles; i++) {
 		const struct dp_qos_profile *qp = &cfg->qos_profiles[i];

@@ -537,6 +537,13 @@ prefixes_overlap(const struct dp_ipv4_prefix *a, const struct dp_ipv4_prefix *b)
 	return (a->addr & mask) == (b->addr & mask);
 }
 
+/* Is inner inside outer (equal included)? */
+static bool
+prefix_within(const struct dp_ipv4_prefix *inner, const struct dp_ipv4_prefix *outer)
+{
+	return inner->len >= outer->len && (inner->addr & prefix_mask(outer->len)) == outer->addr;
+}
+
 static bool
 ranges_overlap(const struct dp_tag_range *a, const struct dp_tag_range *b)
 {
@@ -1289,6 +1296,7 @@ parse_qos_profile(struct loader *ld, unsigned int idx)
 static int
 parse_group_prefixes(struct loader *ld, const char *sec, unsigned int idx)
 {
+	static const struct dp_ipv4_prefix martians[DP_N_MARTIANS] = DP_MARTIANS;
 	struct dp_line_group *lg = &ld->cfg->line_groups[idx];
 	const struct dp_ipv4_prefix *other;
 	struct dp_ipv4_prefix *pfx;
@@ -1309,6 +1317,15 @@ parse_group_prefixes(struct loader *ld, const char *sec, unsigned int idx)
 		rc = parse_prefix(ld, sec, "prefixes:", tok, len, pfx);
 		if (rc != 0)
 			return rc;
+		for (i = 0; i < DP_N_MARTIANS; i++) {
+			if (!prefix_within(pfx, &martians[i]))
+				continue;
+			format_ipv4(martians[i].addr, o, sizeof(o));
+			return fail(
+				ld,
+				"%s: prefixes: '%.*s' is inside %s/%u, which is never forwarded",
+				sec, (int)len, tok, o, martians[i].len);
+		}
 		if (prefixes_overlap(pfx, &ld->cfg->core.subnet))
 			return fail(ld, "%s: prefixes: '%.*s' overlaps the [core] subnet", sec,
 				    (int)len, tok);
@@ -1560,13 +1577,6 @@ parse_acl_rule(struct loader *ld, unsigned int idx)
 		return fail(ld, "%s: %s '%s' needs protocol tcp or udp", sec, ports_key, v);
 	}
 	return 0;
-}
-
-/* Is inner inside outer (equal included)? */
-static bool
-prefix_within(const struct dp_ipv4_prefix *inner, const struct dp_ipv4_prefix *outer)
-{
-	return inner->len >= outer->len && (inner->addr & prefix_mask(outer->len)) == outer->addr;
 }
 
 /*

@@ -399,6 +399,9 @@ class _Checker:
                 continue
             if net.prefixlen > 30:
                 self.err(where, f"{net} is too small for a subscriber pool (at most /30)")
+            for martian in m.MARTIANS:
+                if net.subnet_of(martian):
+                    self.err(where, f"{net} is inside {martian}, which is never forwarded")
             for other, other_where in placed:
                 if net.overlaps(other):
                     self.err(where, f"{net} overlaps {other_where} ({other})")

@@ -336,6 +336,11 @@ REJECTIONS = [
         "pools[1].prefix: 100.64.0.0/25 overlaps core.subnet (100.64.0.0/24)",
     ),
     (
+        "pool inside a martian range",
+        _set(["pools", 0, "prefix"], "127.0.0.0/24"),
+        "pools[0].prefix: 127.0.0.0/24 is inside 127.0.0.0/8, which is never forwarded",
+    ),
+    (
         "pool with host bits",
         _set(["pools", 0, "prefix"], "100.80.1.0/22"),
         "pools[0].prefix: 100.80.1.0/22 has host bits set; did you mean 100.80.0.0/22?",
