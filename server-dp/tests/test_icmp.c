@@ -29,7 +29,7 @@
 #define HZ 1000000000ull /* synthetic TSC: 1 tick = 1 ns */
 #define POOL_N 255
 #define SRC_BE RTE_BE32(0x6440000a) /* 100.64.0.10, a line group's core address */
-#define MAX_PKT 2000
+#define MAX_PKT 4096
 
 static struct rte_mempool *pool;
 
