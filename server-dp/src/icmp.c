@@ -65,6 +65,51 @@ icmp_take_token(struct icmp_state *s, uint64_t now)
 	return 1;
 }
 
+/*
+ * RFC 1071 one's complement sum of n bytes, folded to 16 bits, in the byte
+ * order of the data (store it with memcpy). Eight bytes per step with the
+ * end-around carry in 64 bits: DPDK 22.11's rte_raw_cksum() adds 16 bits per
+ * step, which made it two thirds of an ICMP error's instructions.
+ */
+static uint16_t
+icmp_sum(const uint8_t *p, uint32_t n)
+{
+	uint64_t s = 0, v;
+	uint32_t w;
+	uint16_t h;
+
+	for (; n >= 8; p += 8, n -= 8) {
+		memcpy(&v, p, sizeof(v));
+		s += v;
+		s += s < v;
+	}
+	if (n >= 4) {
+		memcpy(&w, p, sizeof(w));
+		s += w;
+		s += s < w;
+		p += 4;
+		n -= 4;
+	}
+	if (n >= 2) {
+		memcpy(&h, p, sizeof(h));
+		s += h;
+		s += s < h;
+		p += 2;
+		n -= 2;
+	}
+	if (n > 0) {
+		h = 0;
+		memcpy(&h, p, 1); /* the odd byte is the high half of a zero-padded word */
+		s += h;
+		s += s < h;
+	}
+	s = (s & 0xffffffffu) + (s >> 32);
+	s = (s & 0xffffffffu) + (s >> 32);
+	s = (s & 0xffffu) + (s >> 16);
+	s = (s & 0xffffu) + (s >> 16);
+	return (uint16_t)s;
+}
+
 /* ICMP types that are queries (answered); everything else counts as an error. */
 static int
 icmp_type_is_query(uint8_t type)
@@ -198,7 +243,7 @@ icmp_error(struct icmp_state *s, struct rte_mbuf *m, uint16_t l3_off, enum icmp_
 		icmp[6] = (uint8_t)(mtu >> 8);
 		icmp[7] = (uint8_t)mtu;
 	}
-	v16 = (uint16_t)~rte_raw_cksum(icmp, ICMP_HDR_LEN + q);
+	v16 = (uint16_t)~icmp_sum(icmp, ICMP_HDR_LEN + q);
 	memcpy(icmp + 2, &v16, sizeof(v16));
 
 	/* IPv4 header: to the original source, from src_be. */
@@ -220,7 +265,7 @@ icmp_error(struct icmp_state *s, struct rte_mbuf *m, uint16_t l3_off, enum icmp_
 	ip[18] = (uint8_t)(src >> 8);
 	ip[19] = (uint8_t)src;
 	memcpy(ip + 12, &src_be, sizeof(src_be));
-	v16 = rte_ipv4_cksum((const struct rte_ipv4_hdr *)(void *)ip);
+	v16 = (uint16_t)~icmp_sum(ip, ICMP_IP_HDR_LEN);
 	memcpy(ip + 10, &v16, sizeof(v16));
 	c->sent[kind]++;
 	return 0;
