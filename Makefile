@@ -48,6 +48,8 @@ bench: setup
 	cd server-dp && build/bench/bench_rewrite 1000
 	cd server-dp && bench/callgrind_session.sh build 2
 	cd server-dp && build/bench/bench_session 200
+	cd server-dp && bench/callgrind_l3.sh build 5
+	cd server-dp && build/bench/bench_l3 500
 
 clean:
 	./bngpod down >/dev/null 2>&1 || true
