@@ -50,6 +50,8 @@ bench: setup
 	cd server-dp && build/bench/bench_session 200
 	cd server-dp && bench/callgrind_forward.sh build 5
 	cd server-dp && BNG_FIXTURES=tests/fixtures build/bench/bench_forward 300 all
+	cd server-dp && bench/callgrind_l3.sh build 5
+	cd server-dp && build/bench/bench_l3 500
 
 clean:
 	./bngpod down >/dev/null 2>&1 || true

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every fuzzer of the repository for SECONDS each (default 60); a finding fails.
 #   C   server-dp: libFuzzer + ASan/UBSan on the DP configuration loader, the
-#       frame classifier and the control-frame code (LCP offload, VXLAN codec)
+#       frame classifier, the control-frame code (LCP offload, VXLAN codec) and
+#       the core-side ARP table
 #   Go  accel-ppp-glue: go test -fuzz on the control-plane configuration parser
 # The pod-file validator is fuzzed by deterministic mutation tests inside pytest
 # (topology/tests/test_validate_fuzz.py), which run with every `make test`.
@@ -12,13 +13,14 @@ export PATH="$PATH:/usr/local/go/bin"
 
 cd "$root/server-dp"
 [ -f build-fuzz/build.ninja ] || CC=clang meson setup build-fuzz -Dfuzz=true >/dev/null
-ninja -C build-fuzz fuzz/fuzz_dp_config fuzz/fuzz_classify fuzz/fuzz_ctl
+ninja -C build-fuzz fuzz/fuzz_dp_config fuzz/fuzz_classify fuzz/fuzz_ctl fuzz/fuzz_neigh
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-mkdir "$work/config" "$work/classify" "$work/ctl"
+mkdir "$work/config" "$work/classify" "$work/ctl" "$work/neigh"
 cp fuzz/corpus/* "$work/config/"
 cp fuzz/corpus_classify/* "$work/classify/"
 cp fuzz/corpus_ctl/* "$work/ctl/"
+cp fuzz/corpus_neigh/* "$work/neigh/"
 echo "== C: fuzz_dp_config for ${seconds}s"
 build-fuzz/fuzz/fuzz_dp_config -max_total_time="$seconds" -dict=fuzz/dp_config.dict \
     -print_final_stats=1 -artifact_prefix="$work/" "$work/config"
@@ -28,6 +30,9 @@ build-fuzz/fuzz/fuzz_classify -max_total_time="$seconds" -print_final_stats=1 \
 echo "== C: fuzz_ctl for ${seconds}s"
 build-fuzz/fuzz/fuzz_ctl -max_total_time="$seconds" -print_final_stats=1 \
     -artifact_prefix="$work/" "$work/ctl"
+echo "== C: fuzz_neigh for ${seconds}s"
+build-fuzz/fuzz/fuzz_neigh -max_total_time="$seconds" -max_len=1024 -print_final_stats=1 \
+    -artifact_prefix="$work/" "$work/neigh"
 
 cd "$root/accel-ppp-glue"
 echo "== Go: FuzzParse for ${seconds}s"
