@@ -109,7 +109,7 @@ struct rte_sched_port;
 #define HQOS_DEFAULT_CMD_RING 4096u
 #define HQOS_DEFAULT_STATS_PERIOD_US 10000u
 #define HQOS_DEFAULT_SWEEP_PIPES 64u
-#define HQOS_DEFAULT_PORT_BURST_US 1000u
+#define HQOS_DEFAULT_PORT_BURST_US 10000u
 
 /* Traffic-class credit period bounds (ms) and the frames one period must hold. */
 #define HQOS_TC_PERIOD_MIN_MS 10u
