@@ -265,6 +265,27 @@ same_shape(const struct dp_qos_profile *a, const struct dp_qos_profile *b)
 	return 1;
 }
 
+/*
+ * The rate rte_sched is told for the port. Its clock turns TSC cycles into
+ * bytes with cycles_per_byte = (hz << 8) / rate in integers, so it runs fast
+ * by the truncated fraction (with a 2.6 GHz TSC: 0.23% at 12.5 Gbit/s, 0.47%
+ * at 100 Gbit/s, 6.5% at 1 Tbit/s), and every pipe and subport with it. Declaring the rate for
+ * which that division is exact keeps the clock right; the port itself is
+ * held to its configured rate by the pacer in hqos_dequeue(), not by this.
+ */
+static uint64_t
+sched_port_rate(uint64_t Bps)
+{
+	uint64_t hz = rte_get_tsc_hz(), cpb;
+
+	if (hz == 0 || hz > (UINT64_MAX >> 8))
+		return Bps;
+	cpb = (hz << 8) / Bps;
+	if (cpb == 0 || cpb > UINT32_MAX)
+		return Bps;
+	return (hz << 8) / cpb;
+}
+
 /* --- plan --------------------------------------------------------------- */
 
 static int
@@ -554,7 +575,7 @@ plan_build(const struct dp_config *cfg, const struct hqos_params *in, char *err,
 
 	pl->pp.name = "hqos";
 	pl->pp.socket = pl->p.socket;
-	pl->pp.rate = pl->port_bps / BPS_PER_BYTE;
+	pl->pp.rate = sched_port_rate(pl->port_bps / BPS_PER_BYTE);
 	pl->pp.mtu = pl->p.max_frame;
 	pl->pp.frame_overhead = HQOS_FRAME_OVERHEAD;
 	pl->pp.n_subports_per_port = pl->n_subports;
