@@ -306,9 +306,8 @@ plan_params(const struct dp_config *cfg, const struct hqos_params *in, struct hq
 		     HQOS_MAX_PIPES);
 		return -EINVAL;
 	}
-	if (p->subport_pipes == 0)
-		p->subport_pipes = RTE_MIN(HQOS_MAX_SUBPORT_PIPES, pow2_ceil(p->capacity));
-	if (!is_pow2(p->subport_pipes) || p->subport_pipes > HQOS_MAX_SUBPORT_PIPES) {
+	if (p->subport_pipes != 0 &&
+	    (!is_pow2(p->subport_pipes) || p->subport_pipes > HQOS_MAX_SUBPORT_PIPES)) {
 		errf(err, errlen, "hqos: subport_pipes %u is not a power of two <= %u",
 		     p->subport_pipes, HQOS_MAX_SUBPORT_PIPES);
 		return -EINVAL;
@@ -384,16 +383,34 @@ plan_params(const struct dp_config *cfg, const struct hqos_params *in, struct hq
 		     pl->n_access_ports, pl->n_qos);
 		return -EINVAL;
 	}
-	base = (p->capacity + p->subport_pipes - 1) / p->subport_pipes;
+	/*
+	 * Spare chunks: an access port holds whole chunks, so with A access
+	 * ports up to A - 1 chunks can be partly used; A - 1 spares let any
+	 * split of capacity sessions over the access ports fit.
+	 */
 	if (p->spare_subports == 0)
-		p->spare_subports = (int32_t)RTE_MIN(
-			pl->n_access_ports > 0 ? pl->n_access_ports - 1u : 0u, base);
+		p->spare_subports = pl->n_access_ports > 1 ? pl->n_access_ports - 1 : 0;
 	else if (p->spare_subports < 0)
 		p->spare_subports = 0;
-	if ((uint64_t)base + (uint32_t)p->spare_subports > HQOS_MAX_PIPES) {
+	if ((uint32_t)p->spare_subports > HQOS_MAX_PIPES) {
 		errf(err, errlen, "hqos: spare_subports %d is too many", p->spare_subports);
 		return -EINVAL;
 	}
+	/*
+	 * Chunk size: the largest power of two <= 4096 (and <= the capacity)
+	 * whose spares cost at most a quarter of the capacity in pipes. Large
+	 * chunks keep an access port in one subport (one rate ceiling) longer.
+	 */
+	if (p->subport_pipes == 0) {
+		p->subport_pipes = RTE_MIN(HQOS_MAX_SUBPORT_PIPES, pow2_ceil(p->capacity));
+		while (p->subport_pipes > HQOS_MIN_AUTO_SUBPORT_PIPES &&
+		       ((uint64_t)(p->capacity + p->subport_pipes - 1) / p->subport_pipes +
+			(uint32_t)p->spare_subports) *
+				       p->subport_pipes * 4 >
+			       (uint64_t)p->capacity * 5)
+			p->subport_pipes >>= 1;
+	}
+	base = (p->capacity + p->subport_pipes - 1) / p->subport_pipes;
 	pl->n_chunks = base + (uint32_t)p->spare_subports;
 	pl->n_subports = pow2_ceil(pl->n_chunks);
 	if ((uint64_t)pl->n_subports * p->subport_pipes > HQOS_MAX_PIPES) {

@@ -89,6 +89,7 @@ struct rte_sched_port;
 
 #define HQOS_FRAME_OVERHEAD 4 /* FCS: profile rates include it, mbufs do not */
 #define HQOS_MAX_SUBPORT_PIPES 4096u
+#define HQOS_MIN_AUTO_SUBPORT_PIPES 16u
 #define HQOS_MAX_PIPES (1u << 22) /* 22 bits of pipe index in a reference */
 #define HQOS_QUEUES_PER_PIPE 16u
 
@@ -117,23 +118,44 @@ struct rte_sched_port;
 #define HQOS_TC_PERIOD_FRAMES 100u
 #define HQOS_DEFAULT_TB_MS 10u /* token bucket depth, ms of the rate */
 
+/*
+ * Parameters of hqos_create(); 0 in a field selects its default.
+ *   capacity       pipes to provide (the session capacity);
+ *   subport_pipes  pipes per subport (chunk), power of two <= 4096; default:
+ *                  the largest whose spare chunks add at most 25% of capacity;
+ *   spare_subports chunks beyond ceil(capacity / subport_pipes); default
+ *                  access ports - 1 (any split of capacity over the access
+ *                  ports fits), < 0: none;
+ *   qsize          frames per queue, power of two, 2..4096;
+ *   max_frame      largest frame without FCS, 64..9216 (credit periods);
+ *   ladder_min_rate, ladder_step_bp   lowest rung (bit/s) and step (basis
+ *                  points, 1..10000); the step widens until every ladder fits
+ *                  in max_pipe_profiles (per subport);
+ *   cmd_ring_size  control -> worker commands in flight;
+ *   stats_period_us  subport stats harvest period; sweep_pipes: pipes whose
+ *                  queue stats one harvest reads;
+ *   port_burst_us  port pacer depth; tb_ms: pipe and subport bucket depth in
+ *                  ms of their rate (1..1000): how late the worker may come
+ *                  back without losing rate, and the burst after idle;
+ *   be_oversubscription  1: rte_sched's best-effort oversubscription control;
+ *   socket         < 0: the caller's socket.
+ */
 struct hqos_params {
-	uint32_t capacity;	  /* pipes to provide (the session capacity) */
-	uint32_t subport_pipes;	  /* power of two <= 4096; 0: min(4096, capacity rounded up) */
-	int32_t spare_subports;	  /* 0: min(access ports - 1, ceil(capacity / subport_pipes)); < 0:
-				     none */
-	uint16_t qsize;		  /* frames per queue, power of two, 2..4096 */
-	uint16_t max_frame;	  /* largest frame without FCS, 64..9216 */
-	uint64_t ladder_min_rate; /* lowest rung, bit/s */
-	uint32_t ladder_step_bp;  /* rung step in basis points, 1..10000 */
-	uint32_t max_pipe_profiles;  /* per subport; the step widens to fit */
-	uint32_t cmd_ring_size;	     /* control -> worker commands in flight */
-	uint32_t stats_period_us;    /* subport stats harvest period */
-	uint32_t sweep_pipes;	     /* pipes whose queue stats one harvest reads */
-	uint32_t port_burst_us;	     /* port pacer depth */
-	uint32_t tb_ms;		     /* pipe and subport bucket depth, ms of their rate, 1..1000 */
-	uint8_t be_oversubscription; /* 1: rte_sched's best-effort oversubscription control */
-	int socket;		     /* < 0: the caller's socket */
+	uint32_t capacity;
+	uint32_t subport_pipes;
+	int32_t spare_subports;
+	uint16_t qsize;
+	uint16_t max_frame;
+	uint64_t ladder_min_rate;
+	uint32_t ladder_step_bp;
+	uint32_t max_pipe_profiles;
+	uint32_t cmd_ring_size;
+	uint32_t stats_period_us;
+	uint32_t sweep_pipes;
+	uint32_t port_burst_us;
+	uint32_t tb_ms;
+	uint8_t be_oversubscription;
+	int socket;
 };
 
 /* Per traffic class, 64-bit, monotonic. pkts/bytes: accepted into the queues

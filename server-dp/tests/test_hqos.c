@@ -196,9 +196,10 @@ test_fixtures(const char *dir)
 		free(c);
 		return;
 	}
-	/* 256 pipes for 2 access ports: one chunk of 256 and one spare. */
-	check(h->n_chunks == 2 && h->n_subports == 2 && h->subport_pipes == 256, "fixtures",
-	      "lab_dp4: two subports of 256 pipes");
+	/* 256 pipes for 2 access ports: one spare chunk, of 64 pipes so that it
+	 * costs a quarter of the capacity (4 + 1 chunks, 8 subports). */
+	check(h->n_chunks == 5 && h->n_subports == 8 && h->subport_pipes == 64, "fixtures",
+	      "lab_dp4: 4 + 1 subports of 64 pipes");
 	check(h->n_qos == 2 && h->n_shapes == 2, "fixtures", "lab_dp4: gold and silver shapes");
 	check(h->n_profiles == 1 + 2 + 2 * h->n_rungs, "fixtures", "lab_dp4: profile count");
 	check(h->exact_rate[0] == 100000000 && h->exact_rate[1] == 20000000, "fixtures",
@@ -227,7 +228,7 @@ test_fixtures(const char *dir)
 	for (int i = 0; i < DP_NUM_TCS; i++)
 		c->qos_profiles[2].tc_rate[i] = i == 0 ? 200000 : 1000000;
 	h = hqos_create(c, &p, err, sizeof(err));
-	check(h != NULL && h->n_shapes == 3 && h->n_chunks == 2, "fixtures",
+	check(h != NULL && h->n_shapes == 3 && h->n_chunks == 5, "fixtures",
 	      "multi_group with bronze at 1 Mbit/s: three shapes");
 	hqos_free(h);
 	free(c);
@@ -1122,25 +1123,31 @@ test_memory(const char *dir)
 {
 	struct dp_config *c = calloc(1, sizeof(*c));
 	char path[512];
-	static const uint32_t caps[2] = {4096, 65536};
+	static const uint32_t caps[3] = {1024, 4096, 65536};
 	static const uint16_t qs[2] = {16, 64};
-	uint64_t b, b1;
+	uint64_t b2, b1;
 	struct hqos_params p;
 	uint32_t i, j;
 
 	snprintf(path, sizeof(path), "%s/lab_dp4.ini", dir);
 	dp_config_load(path, c, err, sizeof(err));
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < 3; i++) {
 		for (j = 0; j < 2; j++) {
+			/* lab_dp4 has 2 access ports: chunk size and spare by default. */
 			p = params(caps[i], 0, qs[j]);
-			b = hqos_memory_estimate(c, &p, err, sizeof(err));
-			p.spare_subports = -1;
+			c->n_access_ports = 2;
+			b2 = hqos_memory_estimate(c, &p, err, sizeof(err));
+			c->n_access_ports = 1;
 			b1 = hqos_memory_estimate(c, &p, err, sizeof(err));
-			printf("memory: %u pipes, qsize %u: %.1f MiB with the spare subport of "
-			       "lab_dp4's 2 access ports, %.1f MiB without (%.0f bytes/pipe)\n",
-			       caps[i], qs[j], b / 1048576.0, b1 / 1048576.0, (double)b1 / caps[i]);
-			check(b1 > (uint64_t)caps[i] * (2200 + 128u * qs[j]) && b > b1, "memory",
-			      "estimate above the queue arrays");
+			printf("memory: %5u pipes, qsize %2u: 1 access port %6.1f MiB (%5.0f "
+			       "bytes/pipe), 2 access ports %6.1f MiB\n",
+			       caps[i], qs[j], b1 / 1048576.0, (double)b1 / caps[i],
+			       b2 / 1048576.0);
+			/* The spares: <= 25% more pipes, and one more ~350 KB profile
+			 * table per subport (chunks are smaller with 2 access ports). */
+			check(b1 > (uint64_t)caps[i] * (2200 + 128u * qs[j]) && b2 > b1 &&
+				      b2 < b1 * 16 / 10,
+			      "memory", "estimate above the queue arrays, 2 access ports < 1.6x");
 		}
 	}
 	free(c);
