@@ -4,13 +4,15 @@
  *
  * Hierarchy:
  *   port     the instance's data port at [instance] port_rate; its rate is
- *            enforced here by a TSC pacer in hqos_dequeue(), because rte_sched
- *            only keeps a virtual clock and relies on the NIC for the port rate;
+ *            enforced here by a TSC pacer in hqos_dequeue(): rte_sched's clock
+ *            advances with every frame it sends, so on its own it leaves the
+ *            port rate to the NIC;
  *   subport  a chunk of subport_pipes pipes (power of two, <= 4096) bound to
  *            one access port at a time, shaped at min(access port rate, port
  *            rate). An access port takes chunks as it needs pipes (densest
  *            first) and gives a chunk back when its last pipe is freed, so
- *            memory follows the session capacity, not access ports x capacity.
+ *            memory follows the session capacity, not access ports x capacity;
+ *            access ports - 1 spare chunks let any split of the capacity fit.
  *            An access port with more than subport_pipes subscribers spans
  *            several subports; each gets the access port rate as its ceiling
  *            (work-conserving; the sum can exceed the access port rate,

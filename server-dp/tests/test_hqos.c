@@ -526,6 +526,42 @@ test_alloc(void)
 	free(c);
 }
 
+/* Any split of the capacity over the access ports fits (8 ports, 64 pipes). */
+static void
+test_split(void)
+{
+	struct dp_config *c = synth(10000000000ull, 8, 1000000000, 10000000);
+	struct hqos_params p = params(64, 0, 2);
+	struct hqos *h = hqos_create(c, &p, err, sizeof(err));
+	uint32_t refs[64], round, i, ok = 0, bad = 0;
+
+	check(h != NULL, "split", "created");
+	if (h == NULL) {
+		free(c);
+		return;
+	}
+	printf("split: 64 pipes over 8 access ports: %u chunks of %u (%u pipes)\n", h->n_chunks,
+	       h->subport_pipes, h->n_pipes);
+	for (round = 0; round < 20; round++) {
+		/* Skewed: most sessions on a few ports, every port some of the time. */
+		for (i = 0; i < 64; i++) {
+			uint16_t a = (uint16_t)(rnd64() % (round % 2 ? 8 : 3 + round % 5));
+
+			if (hqos_pipe_alloc(h, a, 0, 0, &refs[i]) == 0)
+				ok++;
+			else
+				bad++;
+		}
+		for (i = 0; i < 64; i++)
+			hqos_pipe_free(h, refs[i]);
+		hqos_worker_apply(h, 0);
+	}
+	check(bad == 0 && ok == 20 * 64, "split", "20 skewed splits of 64 sessions all fit");
+	check(h->n_allocated == 0 && hqos_access_port_pipes(h, 0) == 0, "split", "all freed");
+	hqos_free(h);
+	free(c);
+}
+
 /* --- owners and ordering ----------------------------------------------------- */
 
 static void
@@ -1173,6 +1209,7 @@ main(int argc, char **argv)
 	test_ladder();
 	test_mark();
 	test_alloc();
+	test_split();
 	test_owner();
 	test_order();
 	test_concurrent();
