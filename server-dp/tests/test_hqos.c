@@ -429,7 +429,7 @@ test_alloc(void)
 	struct dp_config *c = synth(2000000000, 2, 1000000000, 10000000);
 	struct hqos_params p = params(64, 16, 8);
 	struct hqos *h = hqos_create(c, &p, err, sizeof(err));
-	uint32_t r0[48], r1[40], ref, ref2, n0 = 0, n1 = 0, i, sub_c, bad = 0;
+	uint32_t r0[48], r1[40], ref = 0, ref2 = 0, n0 = 0, n1 = 0, i, sub_c, bad = 0;
 	struct hqos_pipe_info info, info2;
 	struct hqos_worker_counters wc;
 	int rc;
@@ -570,7 +570,7 @@ test_owner(void)
 	struct dp_config *c = synth(1000000000, 1, 1000000000, 100000000);
 	struct hqos_params p = params(1, 0, 16);
 	struct hqos *h = hqos_create(c, &p, err, sizeof(err));
-	uint32_t ref, ref2, own[16], n;
+	uint32_t ref = 0, ref2 = 0, own[16], n;
 
 	check(h != NULL && h->n_pipes == 1, "owner", "one pipe");
 	if (h == NULL) {
@@ -1097,8 +1097,8 @@ static void
 test_share(void)
 {
 	share_run(0, 10e6, 10e6, "equal pipes share it evenly (+-10%)");
-	/* Pipe B at 5 Mbit/s (ladder rung <= 5 Mbit/s): A gets the rest. */
-	share_run(5000000, 15e6, 4.97e6, "a 5 Mbit/s pipe keeps its rate, the other the rest");
+	/* Pipe B asked for 5 Mbit/s (rung 4,999,672 bit/s): A gets the rest. */
+	share_run(5000000, 15e6, 5e6, "a 5 Mbit/s pipe keeps its rate, the other the rest");
 }
 
 /*
