@@ -768,7 +768,7 @@ hqos_create(const struct dp_config *cfg, const struct hqos_params *p, char *err,
 	h->n_profiles = pl->n_profiles;
 	h->ladder_step_bp = pl->step_bp;
 	h->port_rate = pl->port_bps;
-	h->sweep_pipes = pl->p.sweep_pipes;
+	h->sweep_pipes = RTE_MIN(pl->p.sweep_pipes, pl->n_chunks * pl->p.subport_pipes);
 	memcpy(h->shape_of, pl->shape_of, sizeof(h->shape_of));
 	for (q = 0; q < pl->n_qos; q++) {
 		h->exact_rate[q] = pl->profiles[1 + q].tb_rate * BPS_PER_BYTE;
