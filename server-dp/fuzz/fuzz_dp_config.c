@@ -181,6 +181,7 @@ check_config(const struct dp_config *cfg)
 		CHECK(name_ok(qp->name));
 		CHECK(qp->default_tc < DP_NUM_TCS);
 		CHECK(qp->up_cir <= qp->up_pir);
+		CHECK(qp->up_dscp == DP_DSCP_KEEP || qp->up_dscp < DP_NUM_DSCPS);
 		CHECK(qp->down_rate >= 1 && qp->down_rate <= cfg->instance.port_rate);
 		for (j = 0; j < DP_NUM_DSCPS; j++)
 			CHECK(qp->dscp_tc[j] < DP_NUM_TCS);

@@ -104,8 +104,13 @@ print_qos_profile(const struct dp_config *cfg, unsigned int i)
 	unsigned int d, tc, q;
 
 	printf("qos_profile.%u %s down_rate=%" PRIu64 " up_pir=%" PRIu64 " up_cir=%" PRIu64
-	       " default_tc=%u dscp_map=",
-	       i, qp->name, qp->down_rate, qp->up_pir, qp->up_cir, qp->default_tc);
+	       " up_dscp=",
+	       i, qp->name, qp->down_rate, qp->up_pir, qp->up_cir);
+	if (qp->up_dscp == DP_DSCP_KEEP)
+		printf("keep");
+	else
+		printf("%u", qp->up_dscp);
+	printf(" default_tc=%u dscp_map=", qp->default_tc);
 	for (d = 0; d < DP_NUM_DSCPS; d++) {
 		if (qp->dscp_listed & (UINT64_C(1) << d)) {
 			printf("%s%u:%u", sep, d, qp->dscp_tc[d]);

@@ -112,8 +112,8 @@ static const char *const line_group_keys[] = {
 };
 static const char *const line_keys[] = {"group", "access_port", "stag", "ctag", NULL};
 static const char *const qos_profile_keys[] = {
-	"name",	    "down_rate", "up_pir",     "up_cir", "default_tc",
-	"dscp_map", "tc_rates",	 "be_weights", NULL,
+	"name",	      "down_rate", "up_pir",   "up_cir",     "up_dscp",
+	"default_tc", "dscp_map",  "tc_rates", "be_weights", NULL,
 };
 static const char *const acl_keys[] = {
 	"action",      "direction",    "protocol",	    "source",
@@ -1246,6 +1246,28 @@ parse_be_weights(struct loader *ld, const char *sec, struct dp_qos_profile *qp)
 	return 0;
 }
 
+/* "keep" (DP_DSCP_KEEP) or a DSCP 0..63, spelled as parse_dec() wants it. */
+static int
+get_up_dscp(struct loader *ld, const char *sec, uint8_t *out)
+{
+	const char *v;
+	uint64_t dscp;
+	int rc;
+
+	rc = get_value(ld, sec, "up_dscp", &v);
+	if (rc != 0)
+		return rc;
+	if (strcmp(v, "keep") == 0) {
+		*out = DP_DSCP_KEEP;
+		return 0;
+	}
+	if (parse_dec(v, strlen(v), 0, DP_NUM_DSCPS - 1, &dscp) != 0)
+		return fail(ld, "%s: up_dscp '%s' is neither 'keep' nor a DSCP 0..%d", sec, v,
+			    DP_NUM_DSCPS - 1);
+	*out = (uint8_t)dscp;
+	return 0;
+}
+
 static int
 parse_qos_profile(struct loader *ld, unsigned int idx)
 {
@@ -1275,6 +1297,9 @@ parse_qos_profile(struct loader *ld, unsigned int idx)
 	if (qp->up_cir > qp->up_pir)
 		return fail(ld, "%s: up_cir %" PRIu64 " exceeds up_pir %" PRIu64 " (trTCM)", sec,
 			    qp->up_cir, qp->up_pir);
+	rc = get_up_dscp(ld, sec, &qp->up_dscp);
+	if (rc != 0)
+		return rc;
 
 	rc = get_uint(ld, sec, "default_tc", 0, DP_NUM_TCS - 1, &default_tc);
 	if (rc != 0)

@@ -58,6 +58,9 @@
 #define DP_NUM_BE_QUEUES 4
 #define DP_NUM_DSCPS 64
 
+/* [qos_profile.N] up_dscp = keep: upstream packets leave with their own DSCP. */
+#define DP_DSCP_KEEP 0xff
+
 /*
  * Files larger than this are refused before parsing. A file at every limit
  * above is well below 1 MiB.
@@ -139,6 +142,8 @@ struct dp_qos_profile {
 	uint64_t down_rate; /* pipe rate, bit/s, <= [instance] port_rate */
 	uint64_t up_pir;    /* upstream trTCM, bit/s */
 	uint64_t up_cir;    /* <= up_pir */
+	/* DSCP written into every upstream packet (0..63; ECN kept), or DP_DSCP_KEEP. */
+	uint8_t up_dscp;
 	/* Per-class rate: tc_rates entry, else down_rate. Each <= down_rate. */
 	uint64_t tc_rate[DP_NUM_TCS];
 	uint16_t tc_rate_listed;	      /* bit tc set: tc_rates named this class */

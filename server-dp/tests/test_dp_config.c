@@ -404,6 +404,7 @@ test_lab_fields(void)
 	EXPECT(name, strcmp(gold->name, "gold") == 0);
 	EXPECT(name, gold->down_rate == 100000000 && gold->up_pir == 50000000);
 	EXPECT(name, gold->up_cir == 20000000 && gold->default_tc == 12);
+	EXPECT(name, gold->up_dscp == DP_DSCP_KEEP);
 	for (d = 0; d < DP_NUM_DSCPS; d++) {
 		int want = d == 34 || d == 36 ? 2 : d == 46 ? 0 : 12;
 
@@ -419,6 +420,7 @@ test_lab_fields(void)
 	silver = &cfg->qos_profiles[1];
 	EXPECT(name, silver->dscp_listed == 0 && silver->tc_rate_listed == 0);
 	EXPECT(name, silver->dscp_tc[46] == 12 && silver->tc_rate[12] == 20000000);
+	EXPECT(name, silver->up_dscp == 0);
 
 	EXPECT(name, cfg->n_acl_rules == 1 && cfg->n_routes == 2);
 	acl = &cfg->acl_rules[0];
@@ -471,6 +473,8 @@ test_multi_group_fields(void)
 	EXPECT(name, cfg->qos_profiles[1].dscp_tc[0] == 11);
 	EXPECT(name, cfg->qos_profiles[1].be_weights[0] == 255);
 	EXPECT(name, cfg->qos_profiles[2].down_rate == 1 && cfg->qos_profiles[2].tc_rate[0] == 1);
+	EXPECT(name, gold->up_dscp == DP_DSCP_KEEP && cfg->qos_profiles[1].up_dscp == 0);
+	EXPECT(name, cfg->qos_profiles[2].up_dscp == 63);
 
 	/* [acl.N] and [route.N] in mixed order keep their numbers. */
 	EXPECT(name, cfg->n_acl_rules == 4 && cfg->n_routes == 3);
@@ -540,9 +544,9 @@ build_max_config(struct text *t)
 	for (i = 0; i < DP_MAX_QOS_PROFILES; i++) {
 		text_printf(t,
 			    "[qos_profile.%u]\nname = profile%u\ndown_rate = 1000000000\n"
-			    "up_pir = 500000000\nup_cir = 100000000\ndefault_tc = 12\n"
-			    "dscp_map =",
-			    i, i);
+			    "up_pir = 500000000\nup_cir = 100000000\nup_dscp = %s\n"
+			    "default_tc = 12\ndscp_map =",
+			    i, i, i % 2 ? "keep" : "63");
 		for (j = 0; j < 40; j++)
 			text_printf(t, " %u:%u", j, j % DP_NUM_TCS);
 		text_printf(t, "\ntc_rates =");
@@ -796,6 +800,62 @@ list_ini(const char *dir, char **names, unsigned int max)
 	closedir(d);
 	qsort(names, n, sizeof(names[0]), cmp_str);
 	return n;
+}
+
+/*
+ * [qos_profile.N] up_dscp, one case per spelling, on the lab fixture's gold
+ * (keep) or silver (0) profile. value NULL drops the key. A valid value must
+ * land in up_dscp; a bad one must fail with expect.
+ */
+struct up_dscp_case {
+	const char *name;
+	unsigned int profile;
+	const char *value;
+	uint8_t want;
+	const char *expect;
+};
+
+#define UP_DSCP_BAD(v, p) "qos_profile." #p ": up_dscp '" v "' is neither 'keep' nor a DSCP 0..63"
+
+static const struct up_dscp_case up_dscp_cases[] = {
+	{"valid: up_dscp keep", 1, "keep", DP_DSCP_KEEP, NULL},
+	{"valid: up_dscp 0", 0, "0", 0, NULL},
+	{"valid: up_dscp 63", 0, "63", 63, NULL},
+	{"reject: up_dscp 64", 0, "64", 0, UP_DSCP_BAD("64", 0)},
+	{"reject: up_dscp -1", 1, "-1", 0, UP_DSCP_BAD("-1", 1)},
+	{"reject: up_dscp abc", 0, "abc", 0, UP_DSCP_BAD("abc", 0)},
+	{"reject: up_dscp KEEP", 0, "KEEP", 0, UP_DSCP_BAD("KEEP", 0)},
+	{"reject: up_dscp with leading zero", 0, "07", 0, UP_DSCP_BAD("07", 0)},
+	{"reject: up_dscp 2^64", 0, "18446744073709551616", 0,
+	 UP_DSCP_BAD("18446744073709551616", 0)},
+	{"reject: up_dscp empty", 0, "", 0, UP_DSCP_BAD("", 0)},
+	{"reject: up_dscp missing", 1, NULL, 0, "qos_profile.1: missing key 'up_dscp'"},
+};
+
+static void
+run_up_dscp_case(const char *base, const struct up_dscp_case *c)
+{
+	struct edit edits[2] = {SET(NULL, "up_dscp", c->value), {EDIT_END, NULL, NULL, NULL}};
+	const char *unapplied = NULL;
+	struct text t = {0};
+	char sec[32];
+
+	snprintf(sec, sizeof(sec), "qos_profile.%u", c->profile);
+	edits[0].section = sec;
+	if (c->value == NULL)
+		edits[0].op = EDIT_DEL;
+	if (!apply_edits(base, edits, &t, &unapplied))
+		failed(c->name, "edit of [%s] did not apply to the fixture", sec);
+	else if (!write_file(scratch_path, t.p, t.len))
+		failed(c->name, "cannot write %s: %s", scratch_path, strerror(errno));
+	else if (!check_load(c->name, scratch_path, c->expect))
+		;
+	else if (c->expect == NULL && cfg->qos_profiles[c->profile].up_dscp != c->want)
+		failed(c->name, "up_dscp is %u, expected %u", cfg->qos_profiles[c->profile].up_dscp,
+		       c->want);
+	else
+		pass(c->name);
+	text_free(&t);
 }
 
 /* Every <root>/<pod>/dp/<instance>.ini must load and be that instance. */
@@ -1426,6 +1486,8 @@ main(int argc, char **argv)
 	test_max_config();
 	test_io_errors();
 	test_zeroed_on_error();
+	for (i = 0; i < sizeof(up_dscp_cases) / sizeof(up_dscp_cases[0]); i++)
+		run_up_dscp_case(base.p, &up_dscp_cases[i]);
 	for (i = 0; i < sizeof(edit_cases) / sizeof(edit_cases[0]); i++)
 		run_edit_case(base.p, &edit_cases[i]);
 	for (i = 0; i < sizeof(raw_cases) / sizeof(raw_cases[0]); i++)

@@ -120,6 +120,7 @@ def dp_config(pod: m.Pod, inst: m.Instance) -> str:
                     ("down_rate", q.down_rate),
                     ("up_pir", q.up_pir),
                     ("up_cir", q.up_cir),
+                    ("up_dscp", "keep" if q.up_dscp is None else q.up_dscp),
                     ("default_tc", m.BEST_EFFORT_TC),
                     ("dscp_map", _pairs(q.dscp_map())),
                     ("tc_rates", _pairs(tc_rates)),
@@ -188,7 +189,14 @@ def cp_config(pod: m.Pod) -> str:
             for p in pod.pools
         ],
         "qos_profiles": [
-            {"name": q.name, "down_rate": q.down_rate, "up_pir": q.up_pir, "up_cir": q.up_cir, "classes": _classes(q)}
+            {
+                "name": q.name,
+                "down_rate": q.down_rate,
+                "up_pir": q.up_pir,
+                "up_cir": q.up_cir,
+                "up_dscp": q.up_dscp,
+                "classes": _classes(q),
+            }
             for q in pod.qos_profiles
         ],
         "line_groups": [
@@ -261,7 +269,14 @@ def onos_netcfg(pod: m.Pod) -> str:
         },
         "pools": [{"name": p.name, "prefix": str(p.prefix), "dns": [str(d) for d in p.dns]} for p in pod.pools],
         "qosProfiles": [
-            {"name": q.name, "downRate": q.down_rate, "upPir": q.up_pir, "upCir": q.up_cir, "classes": _classes(q)}
+            {
+                "name": q.name,
+                "downRate": q.down_rate,
+                "upPir": q.up_pir,
+                "upCir": q.up_cir,
+                "upDscp": q.up_dscp,
+                "classes": _classes(q),
+            }
             for q in pod.qos_profiles
         ],
         "lineGroups": [

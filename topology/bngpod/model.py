@@ -138,6 +138,7 @@ class QosProfile:
     up_pir: int
     up_cir: int
     classes: list[TrafficClass]
+    up_dscp: int | None = None  # DSCP written into upstream packets; None keeps theirs
 
     def dscp_map(self) -> dict[int, int]:
         """DSCP -> class, for DSCPs outside the best-effort class."""

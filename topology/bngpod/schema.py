@@ -83,12 +83,16 @@ SERVER = _obj(
 
 LINE = _obj(["port", "stag"], {"port": NAME, "stag": TAGS, "ctag": TAGS})
 
+DSCP = {"description": "a DSCP, an integer 0..63", "type": "integer", "minimum": 0, "maximum": 63}
+# The DSCP the DP writes into every upstream packet of the profile's subscribers.
+UP_DSCP = {**DSCP, "description": "a DSCP 0..63, or no dscp to keep the subscriber's marking"}
+
 TRAFFIC_CLASS = _obj(
     ["tc", "name"],
     {
         "tc": {"type": "integer", "minimum": 0, "maximum": 12},
         "name": NAME,
-        "dscp": {"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 63}},
+        "dscp": {"type": "array", "items": DSCP},
         "rate": RATE,
         "weights": {
             "type": "array",
@@ -104,7 +108,7 @@ QOS_PROFILE = _obj(
     {
         "name": NAME,
         "downstream": _obj(["rate"], {"rate": RATE}),
-        "upstream": _obj(["pir"], {"pir": RATE, "cir": RATE}),
+        "upstream": _obj(["pir"], {"pir": RATE, "cir": RATE, "dscp": UP_DSCP}),
         "classes": {"type": "array", "items": TRAFFIC_CLASS},
     },
 )

@@ -95,7 +95,9 @@ def _schema_errors(doc) -> list[str]:
         message = err.message
         if err.validator == "additionalProperties":
             message = message.replace("Additional properties are not allowed", "unknown field(s)")
-        elif err.validator == "oneOf":
+        elif err.validator == "oneOf" or (
+            err.validator in ("type", "minimum", "maximum") and "description" in err.schema
+        ):
             message = (
                 f"{err.instance!r} is not valid here ({err.schema.get('description', 'see docs/configuration.md')})"
             )
@@ -174,6 +176,16 @@ class _Checker:
             self.err(where, f"rate {value} must be greater than 0")
             return None
         return bits
+
+    def dscp(self, where: str, value) -> int | None:
+        """A DSCP 0..63 (None when absent). The schema has checked the range; YAML's
+        1.0 passes it as an integer but would reach the DP configuration as "1.0"."""
+        if value is None:
+            return None
+        if isinstance(value, float):
+            self.err(where, f"DSCP {value} must be a whole number 0..63 (or no dscp to keep the subscriber's marking)")
+            return None
+        return value
 
     def tags(self, where: str, value) -> m.TagRange | None:
         try:
@@ -420,6 +432,7 @@ class _Checker:
             cir = self.rate(f"{where}.upstream.cir", q["upstream"].get("cir", q["upstream"]["pir"]))
             if pir and cir and cir > pir:
                 self.err(f"{where}.upstream.cir", f"CIR {cir} is above PIR {pir}")
+            up_dscp = self.dscp(f"{where}.upstream.dscp", q["upstream"].get("dscp"))
             classes = []
             tcs: dict[int, int] = {}
             dscps: dict[int, str] = {}
@@ -442,7 +455,8 @@ class _Checker:
                 )
             if down and pir and cir:
                 profiles.setdefault(
-                    q["name"], m.QosProfile(q["name"], down, pir, cir, sorted(classes, key=lambda c: c.tc))
+                    q["name"],
+                    m.QosProfile(q["name"], down, pir, cir, sorted(classes, key=lambda c: c.tc), up_dscp),
                 )
         return profiles
 

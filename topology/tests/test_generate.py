@@ -128,6 +128,26 @@ def test_acl_protocols_and_ports_are_spelled_for_the_dp():
     assert (ini["acl.2"]["protocol"], ini["acl.2"]["destination_ports"]) == ("icmp", "any")
 
 
+def test_up_dscp_in_every_output(tmp_path):
+    """Every qos_profile of every instance says up_dscp; the CP and ONOS get the same
+    profile setting, null when the profile keeps the subscriber's marking."""
+    doc = yaml.safe_load((EXAMPLES / "lab.yaml").read_text())
+    assert "dscp" not in doc["qos_profiles"][0]["upstream"]  # gold keeps
+    doc["qos_profiles"].append({"name": "bronze", "downstream": {"rate": "1M"}, "upstream": {"pir": "1M", "dscp": 63}})
+    result = validate.check(doc)
+    assert result.errors == [], result.errors
+    generate.generate_all(result.pod, tmp_path)
+    want = {"gold": "keep", "silver": "0", "bronze": "63"}
+    for inst in result.pod.instances:
+        ini = read_ini(tmp_path / "dp" / f"{inst.name}.ini")
+        profiles = [ini[f"qos_profile.{i}"] for i in range(int(ini["instance"]["qos_profiles"]))]
+        assert {p["name"]: p["up_dscp"] for p in profiles} == want
+    cp = yaml.safe_load((tmp_path / "cp.yaml").read_text())
+    assert {q["name"]: q["up_dscp"] for q in cp["qos_profiles"]} == {"gold": None, "silver": 0, "bronze": 63}
+    onos = json.loads((tmp_path / "onos-netcfg.json").read_text())["apps"]["org.bngpod.app"]["pod"]
+    assert {q["name"]: q["upDscp"] for q in onos["qosProfiles"]} == {"gold": None, "silver": 0, "bronze": 63}
+
+
 def test_cp_config_matches_the_pod():
     cp = yaml.safe_load((GOLDEN / "lab" / "cp.yaml").read_text())
     assert {g["name"]: g["instance"] for g in cp["line_groups"]} == {"lg1": 1, "lg2": 2, "lg3": 3, "lg4": 4}

@@ -46,6 +46,8 @@ def test_lab_model():
     gold = next(q for q in pod.qos_profiles if q.name == "gold")
     assert (gold.down_rate, gold.up_pir, gold.up_cir) == (100_000_000, 50_000_000, 20_000_000)
     assert gold.dscp_map() == {46: 0, 34: 2, 36: 2}
+    silver = next(q for q in pod.qos_profiles if q.name == "silver")
+    assert (gold.up_dscp, silver.up_dscp) == (None, 0)  # gold keeps, silver re-marks to best effort
     (acl,) = pod.acl
     assert (acl.action, acl.direction, acl.protocol) == ("deny", "up", 6)
     assert str(acl.source) == str(acl.destination) == "0.0.0.0/0"
@@ -97,9 +99,24 @@ def _chain(*changes):
 EXTRA_LINE_DP1 = _append(["line_groups", 0, "lines"], {"port": "access2", "stag": "240-260"})
 
 ROUTE = ["core", "routes", 0]
+UP_DSCP = ["qos_profiles", 1, "upstream", "dscp"]
+UP_DSCP_HELP = "is not valid here (a DSCP 0..63, or no dscp to keep the subscriber's marking)"
 ACL = ["acl", 0]
 
 REJECTIONS = [
+    # upstream DSCP rewrite
+    ("upstream DSCP 64", _set(UP_DSCP, 64), f"qos_profiles[1].upstream.dscp: 64 {UP_DSCP_HELP}"),
+    ("upstream DSCP -1", _set(UP_DSCP, -1), f"qos_profiles[1].upstream.dscp: -1 {UP_DSCP_HELP}"),
+    ("upstream DSCP as a word", _set(UP_DSCP, "abc"), f"qos_profiles[1].upstream.dscp: 'abc' {UP_DSCP_HELP}"),
+    ("upstream DSCP keep spelled out", _set(UP_DSCP, "keep"), f"qos_profiles[1].upstream.dscp: 'keep' {UP_DSCP_HELP}"),
+    ("upstream DSCP null", _set(UP_DSCP, None), f"qos_profiles[1].upstream.dscp: None {UP_DSCP_HELP}"),
+    ("upstream DSCP boolean", _set(UP_DSCP, True), f"qos_profiles[1].upstream.dscp: True {UP_DSCP_HELP}"),
+    ("upstream DSCP fraction", _set(UP_DSCP, 1.5), f"qos_profiles[1].upstream.dscp: 1.5 {UP_DSCP_HELP}"),
+    (
+        "upstream DSCP as a float",
+        _set(UP_DSCP, 46.0),
+        "qos_profiles[1].upstream.dscp: DSCP 46.0 must be a whole number 0..63",
+    ),
     # static routes
     (
         "route with via and drop",
@@ -526,6 +543,9 @@ def test_rejection(why, change, expected):
     "why,change",
     [
         ("no ACL and no routes", _chain(_delete(["acl"]), _delete(["core", "routes"]))),
+        ("upstream DSCP 63", _set(UP_DSCP, 63)),
+        ("upstream DSCP on every profile", _set(["qos_profiles", 0, "upstream", "dscp"], 46)),
+        ("no upstream DSCP: keep", _delete(UP_DSCP)),
         ("route via the router", _set([*ROUTE, "via"], "100.64.0.1")),
         ("route around the core subnet and the pools", _set([*ROUTE, "prefix"], "100.0.0.0/8")),
         ("route inside another route", _set(["core", "routes", 1, "prefix"], "192.0.2.128/25")),

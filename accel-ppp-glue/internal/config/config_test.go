@@ -100,6 +100,9 @@ func TestParseValid(t *testing.T) {
 	if !ok || silver.UpCIR != silver.UpPIR || len(silver.Classes) != 0 || silver.ClassForDSCP(46) != BestEffortTC {
 		t.Errorf("silver = %+v (up_cir defaults to up_pir)", silver)
 	}
+	if gold.UpDSCP != DSCPKeep || silver.UpDSCP != 0 {
+		t.Errorf("UpDSCP gold = %d (no key: keep), silver = %d", gold.UpDSCP, silver.UpDSCP)
+	}
 	if _, ok := cfg.QosProfile("bronze"); ok {
 		t.Error("QosProfile(bronze) found")
 	}

@@ -27,4 +27,10 @@ func TestGoldenLab(t *testing.T) {
 	}
 	checkLabLineFor(t, cfg)
 	checkIndexAgainstScan(t, cfg)
+	// gold keeps the subscribers' upstream DSCP (up_dscp: null), silver re-marks to 0.
+	gold, _ := cfg.QosProfile("gold")
+	silver, _ := cfg.QosProfile("silver")
+	if gold == nil || silver == nil || gold.UpDSCP != DSCPKeep || silver.UpDSCP != 0 {
+		t.Errorf("UpDSCP: gold %+v, silver %+v", gold, silver)
+	}
 }

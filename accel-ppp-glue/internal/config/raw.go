@@ -64,6 +64,7 @@ type rawQosProfile struct {
 	DownRate yaml.Node   `yaml:"down_rate"`
 	UpPIR    yaml.Node   `yaml:"up_pir"`
 	UpCIR    yaml.Node   `yaml:"up_cir"`
+	UpDSCP   yaml.Node   `yaml:"up_dscp"`
 	Classes  []*rawClass `yaml:"classes"`
 }
 

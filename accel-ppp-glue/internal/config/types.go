@@ -31,6 +31,8 @@ const (
 	BestEffortTC      = 12
 	BestEffortQueues  = 4
 	MaxDSCP           = 63
+	// DSCPKeep in QosProfile.UpDSCP: upstream packets keep their own DSCP.
+	DSCPKeep = 0xff
 )
 
 // Config is a validated cp.yaml. All references are resolved; a Config
@@ -117,6 +119,7 @@ type QosProfile struct {
 	DownRate uint64 // downstream pipe rate
 	UpPIR    uint64 // upstream two-rate three-colour marker PIR
 	UpCIR    uint64 // upstream CIR; equals UpPIR when not configured
+	UpDSCP   uint8  // DSCP the DP writes into upstream packets, or DSCPKeep
 	Classes  []*TrafficClass
 
 	dscpTC [MaxDSCP + 1]uint8

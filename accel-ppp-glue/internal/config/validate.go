@@ -251,6 +251,12 @@ func (b *builder) qosProfiles(list []*rawQosProfile) {
 		} else {
 			p.UpCIR = p.UpPIR
 		}
+		p.UpDSCP = DSCPKeep
+		if present(&r.UpDSCP) {
+			if v, ok := b.uintIn(&r.UpDSCP, path+".up_dscp", 0, MaxDSCP); ok {
+				p.UpDSCP = uint8(v)
+			}
+		}
 		b.classes(p, r.Classes, path+".classes", downOK)
 		b.cfg.QosProfiles = append(b.cfg.QosProfiles, p)
 	}

@@ -6,13 +6,15 @@ import com.google.common.collect.ImmutableList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.base.Preconditions.checkNotNull;
 
 /**
  * A subscriber QoS profile: the downstream pipe and its traffic classes, and
- * the upstream trTCM policer. Rates are Ethernet frame rates on the access line.
+ * the upstream trTCM policer and DSCP rewrite. Rates are Ethernet frame rates on
+ * the access line.
  */
 public final class QosProfile {
 
@@ -20,6 +22,7 @@ public final class QosProfile {
     private final long downRate;
     private final long upPir;
     private final long upCir;
+    private final Integer upDscp; // null: upstream packets keep their DSCP
     private final List<TrafficClass> classes;
 
     private QosProfile(Builder builder) {
@@ -29,6 +32,10 @@ public final class QosProfile {
         this.upCir = builder.upCir == null ? upPir : builder.upCir;
         Checks.positive(upCir, "profile " + name + " upCir");
         checkArgument(upCir <= upPir, "profile %s: upCir %s > upPir %s", name, upCir, upPir);
+        this.upDscp = builder.upDscp;
+        if (upDscp != null) {
+            Checks.inRange(upDscp, 0, TrafficClass.MAX_DSCP, "profile " + name + " upDscp");
+        }
         this.classes = ImmutableList.copyOf(checkNotNull(builder.classes, "profile %s: classes is null", name));
         Checks.unique(classes, TrafficClass::tc, "traffic class in profile " + name + ":");
         Checks.unique(classes.stream().flatMap(c -> c.dscp().stream()).collect(ImmutableList.toImmutableList()),
@@ -36,7 +43,7 @@ public final class QosProfile {
     }
 
     /**
-     * Returns a builder; upCir defaults to upPir, classes to none.
+     * Returns a builder; upCir defaults to upPir, upDscp to keep, classes to none.
      *
      * @return new builder
      */
@@ -81,6 +88,15 @@ public final class QosProfile {
     }
 
     /**
+     * Returns the DSCP the datapath writes into every upstream packet.
+     *
+     * @return DSCP 0..63, or empty when upstream packets keep their own
+     */
+    public OptionalInt upDscp() {
+        return upDscp == null ? OptionalInt.empty() : OptionalInt.of(upDscp);
+    }
+
+    /**
      * Returns the traffic classes.
      *
      * @return classes with distinct numbers and disjoint DSCPs, in configuration order
@@ -119,19 +135,19 @@ public final class QosProfile {
         }
         QosProfile that = (QosProfile) obj;
         return downRate == that.downRate && upPir == that.upPir && upCir == that.upCir
-                && name.equals(that.name) && classes.equals(that.classes);
+                && Objects.equals(upDscp, that.upDscp) && name.equals(that.name) && classes.equals(that.classes);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(name, downRate, upPir, upCir, classes);
+        return Objects.hash(name, downRate, upPir, upCir, upDscp, classes);
     }
 
     @Override
     public String toString() {
         return MoreObjects.toStringHelper(this)
                 .add("name", name).add("downRate", downRate).add("upPir", upPir)
-                .add("upCir", upCir).add("classes", classes).toString();
+                .add("upCir", upCir).add("upDscp", upDscp).add("classes", classes).toString();
     }
 
     /**
@@ -142,6 +158,7 @@ public final class QosProfile {
         private long downRate;
         private long upPir;
         private Long upCir;
+        private Integer upDscp;
         private List<TrafficClass> classes = ImmutableList.of();
 
         private Builder() {
@@ -188,6 +205,17 @@ public final class QosProfile {
          */
         public Builder upCir(Long upCir) {
             this.upCir = upCir;
+            return this;
+        }
+
+        /**
+         * Sets the upstream DSCP rewrite.
+         *
+         * @param upDscp DSCP 0..63, or null to keep the packets' own
+         * @return this builder
+         */
+        public Builder upDscp(Integer upDscp) {
+            this.upDscp = upDscp;
             return this;
         }
 

@@ -142,6 +142,8 @@ public class ModelTest {
                 .tc(12).name("x").rate(1).weights(ImmutableList.of(1, 1, 1)).build());
         assertMessage("profile p: upCir 2 > upPir 1",
                       () -> QosProfile.builder().name("p").downRate(1).upPir(1).upCir(2L).build());
+        assertMessage("profile p upDscp 64 is not in 0..63",
+                      () -> QosProfile.builder().name("p").downRate(1).upPir(1).upDscp(64).build());
         TrafficClass voice = GOLD.trafficClass(0).orElseThrow();
         TrafficClass voice2 = TrafficClass.builder().tc(1).name("voice2").dscp(ImmutableList.of(46)).rate(1).build();
         assertMessage("duplicate DSCP in profile p: 46", () -> QosProfile.builder()

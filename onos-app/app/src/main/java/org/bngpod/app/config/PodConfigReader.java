@@ -67,7 +67,7 @@ final class PodConfigReader {
     private static final ImmutableList<String> POOL = ImmutableList.of("name", "prefix");
     private static final ImmutableList<String> POOL_OPT = ImmutableList.of("dns");
     private static final ImmutableList<String> PROFILE = ImmutableList.of("name", "downRate", "upPir");
-    private static final ImmutableList<String> PROFILE_OPT = ImmutableList.of("upCir", "classes");
+    private static final ImmutableList<String> PROFILE_OPT = ImmutableList.of("upCir", "upDscp", "classes");
     private static final ImmutableList<String> CLASS = ImmutableList.of("tc", "name");
     private static final ImmutableList<String> CLASS_OPT = ImmutableList.of("dscp", "rate", "weights");
     private static final ImmutableList<String> LINE_GROUP = ImmutableList.of(
@@ -301,6 +301,8 @@ final class PodConfigReader {
                 throw upCirNode.error(upCir + " exceeds upPir " + upPir);
             }
         }
+        ConfigNode upDscpNode = node.field("upDscp");
+        Integer upDscp = upDscpNode.isPresent() ? upDscpNode.intValue(0, TrafficClass.MAX_DSCP, "a DSCP") : null;
         Registry<Long, TrafficClass> tcs = new Registry<>("traffic class");
         Registry<Long, TrafficClass> dscps = new Registry<>("DSCP");
         List<TrafficClass> classes = new ArrayList<>();
@@ -313,6 +315,7 @@ final class PodConfigReader {
                 .downRate(downRate)
                 .upPir(upPir)
                 .upCir(profileUpCir)
+                .upDscp(upDscp)
                 .classes(classes)
                 .build());
         profiles.add(name, profile, nameNode, node);

@@ -93,7 +93,7 @@ public class BngPodConfigTest {
                                                 .weights(ImmutableList.of(4, 2, 1, 1)).build()))
                                 .build(),
                         QosProfile.builder().name("silver").downRate(20_000_000L).upPir(10_000_000L)
-                                .upCir(10_000_000L).build()))
+                                .upCir(10_000_000L).upDscp(0).build()))
                 .lineGroups(ImmutableList.of(
                         LineGroup.builder().name("lg1").acMac(mac("02:bb:00:00:00:01"))
                                 .coreAddress(ip("100.64.0.11")).coreMac(mac("02:cc:00:00:00:01"))
@@ -194,6 +194,7 @@ public class BngPodConfigTest {
         ObjectNode pod = fixturePod();
         ObjectNode silver = (ObjectNode) pod.at("/qosProfiles/1");
         silver.remove("upCir");
+        silver.putNull("upDscp");
         silver.remove("classes");
         ObjectNode voice = (ObjectNode) pod.at("/qosProfiles/0/classes/0");
         voice.remove("rate");
@@ -210,6 +211,7 @@ public class BngPodConfigTest {
         Pod model = config(pod, delegate).pod();
         QosProfile silverProfile = model.qosProfile("silver").orElseThrow();
         assertEquals(silverProfile.upPir(), silverProfile.upCir());
+        assertFalse(silverProfile.upDscp().isPresent());
         assertEquals(ImmutableList.of(), silverProfile.classes());
         QosProfile gold = model.qosProfile("gold").orElseThrow();
         assertEquals(gold.downRate(), gold.trafficClass(0).orElseThrow().rate());

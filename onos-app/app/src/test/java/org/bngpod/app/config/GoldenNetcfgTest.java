@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.stream.Collectors;
 
 import static org.bngpod.app.config.NetcfgFixtures.MAPPER;
@@ -56,6 +57,10 @@ public class GoldenNetcfgTest {
                 assertTrue(pod.qosProfile(group.qosProfile()).isPresent());
             }
         }
+
+        // lab.yaml: silver re-marks upstream to best effort, gold keeps the subscriber's DSCP.
+        assertEquals(OptionalInt.of(0), pod.qosProfile("silver").orElseThrow().upDscp());
+        assertEquals(OptionalInt.empty(), pod.qosProfile("gold").orElseThrow().upDscp());
 
         // What the pod validator guarantees upstream, seen through the model:
         // no (port, S-tag, C-tag) belongs to two lines.

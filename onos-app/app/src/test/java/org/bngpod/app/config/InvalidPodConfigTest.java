@@ -249,6 +249,18 @@ public class InvalidPodConfigTest {
     }
 
     @Test
+    public void upDscpOutOfRange() {
+        assertInvalid("qosProfiles[1].upDscp", "qosProfiles[1].upDscp: 64 is not a DSCP (0..63)",
+                      pod -> at(pod, "/qosProfiles/1").put("upDscp", 64));
+    }
+
+    @Test
+    public void upDscpAsString() {
+        assertInvalid("qosProfiles[1].upDscp", "qosProfiles[1].upDscp: expected an integer, got \"keep\"",
+                      pod -> at(pod, "/qosProfiles/1").put("upDscp", "keep"));
+    }
+
+    @Test
     public void weightsOnPriorityClass() {
         assertInvalid("qosProfiles[0].classes[0].weights",
                       "qosProfiles[0].classes[0].weights: only the best-effort class 12 has weights",
