@@ -1563,6 +1563,9 @@ pfcp_msg_encode(const struct pfcp_msg *m, uint8_t *buf, size_t cap)
 	if (m->present & PFCP_M_BBF_MTU)
 		ie_u16(&w, PFCP_IE_BBF_MTU, m->bbf_mtu);
 	if (m->present & PFCP_M_BBF_LCP) {
+		/* an empty group means "offload off": never write one by accident */
+		if (!(m->lcp.present & (PFCP_LCP_TIMERS | PFCP_LCP_MAGIC | PFCP_LCP_EMPTY)))
+			w.bad = true;
 		w_begin(&w, PFCP_IE_BBF_PPP_LCP_CONNECTIVITY);
 		if (m->lcp.present & PFCP_LCP_TIMERS) {
 			w_begin(&w, PFCP_IE_BBF_VERIFICATION_TIMERS);

@@ -9,7 +9,7 @@
  * nested structs with their own presence bits. The decoder does not look at
  * the message type: every IE it knows is decoded wherever 29.244 allows it
  * at the top level, and the caller checks which IEs a message type needs
- * (pfcp_up.c does). struct pfcp_msg is about 60 KiB: keep it static or on
+ * (pfcp_up.c does). struct pfcp_msg is about 45 KiB: keep it static or on
  * the heap, never on a worker's stack.
  *
  * Strings (Network Instance, Logical Port, Forwarding Policy, FQDN) are kept
@@ -635,7 +635,8 @@ int pfcp_msg_decode(const uint8_t *buf, size_t len, struct pfcp_msg *m, struct p
  * seid) and the MP flag (and priority); version is always 1, the length is
  * computed. Returns the message length, or -ENOSPC when cap is too small (buf
  * contents are then undefined) or a field cannot be encoded (a string longer
- * than PFCP_STR_MAX, an IE longer than 65535 octets).
+ * than PFCP_STR_MAX, an IE longer than 65535 octets, a PPP LCP Connectivity with
+ * neither children nor PFCP_LCP_EMPTY).
  */
 int pfcp_msg_encode(const struct pfcp_msg *m, uint8_t *buf, size_t cap);
 

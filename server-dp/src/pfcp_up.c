@@ -138,7 +138,6 @@ struct up_meas {
 struct up_sess {
 	uint64_t up_seid; /* 0: free slot */
 	uint64_t cp_seid;
-	uint32_t cp_ip; /* F-SEID IPv4 of the CP, 0 = unknown */
 	uint32_t handle;
 	uint32_t next_free;
 	uint8_t kind;
@@ -1667,10 +1666,16 @@ pend_send(struct pfcp_up *u, struct pend *p, uint8_t kind, uint32_t seq, uint32_
 	return 0;
 }
 
+/*
+ * Where a session's reports go: the allow-listed CP, whatever address its
+ * F-SEID names (bngpod has one CP per DP; the DP never sends to an address
+ * a message gave it).
+ */
 static uint32_t
 sess_cp_ip(const struct pfcp_up *u, const struct up_sess *s)
 {
-	return s->cp_ip ? s->cp_ip : u->conf.cp_ip;
+	(void)s;
+	return u->conf.cp_ip;
 }
 
 /* Session Report Request with usage reports for the URRs in mask. */
@@ -1961,7 +1966,6 @@ sess_establish(struct pfcp_up *u, const struct pfcp_msg *m, uint64_t now_ms, str
 	s = &u->sess[slot];
 	s->up_seid = seid_of(s, slot);
 	s->cp_seid = m->fseid.seid;
-	s->cp_ip = (m->fseid.flags & PFCP_FSEID_V4) ? m->fseid.ipv4 : 0;
 	s->kind = d.kind;
 	s->handle = handle;
 	s->a = a;
@@ -2182,8 +2186,6 @@ sess_modify(struct pfcp_up *u, uint32_t slot, const struct pfcp_msg *m, uint64_t
 		s->cp_seid = m->fseid.seid;
 		hidx_put(&u->by_cp_seid, s->cp_seid, slot);
 	}
-	if (m->present & PFCP_M_F_SEID && (m->fseid.flags & PFCP_FSEID_V4))
-		s->cp_ip = m->fseid.ipv4;
 	u->st.sessions_modified++;
 	set_err(e, PFCP_CAUSE_REQUEST_ACCEPTED, 0);
 }
@@ -2519,6 +2521,10 @@ pfcp_up_input(struct pfcp_up *u, const uint8_t *msg, size_t len, uint32_t from_i
 
 	if (from_ip != u->conf.cp_ip) {
 		u->st.not_allowed++;
+		return 0;
+	}
+	if (len == 0) {
+		u->st.bad_header++;
 		return 0;
 	}
 	while (off < len && n < UP_MAX_BUNDLE) {
