@@ -1703,8 +1703,17 @@ send_usage_report(struct pfcp_up *u, struct up_sess *s, uint32_t mask,
 			   &u->tx.usage[u->tx.n_usage++], p->ur[p->n_ur].d);
 		p->n_ur++;
 	}
-	if (pend_send(u, p, PK_USAGE, seq, sess_cp_ip(u, s), s->up_seid, now_ms, send, arg) != 0)
+	if (pend_send(u, p, PK_USAGE, seq, sess_cp_ip(u, s), s->up_seid, now_ms, send, arg) != 0) {
+		/* not sent: the usage goes into the next report */
+		for (int k = 0; k < p->n_ur; k++) {
+			int i = find_urr(&s->r, p->ur[k].urr_id);
+
+			for (int c = 0; c < 4; c++)
+				s->meas[i].carry[c] += p->ur[k].d[c];
+			s->meas[i].start_ntp = p->ur[k].start_ntp;
+		}
 		return -ENOSPC;
+	}
 	s->flags |= SF_USAGE_INFLIGHT;
 	u->st.reports_sent++;
 	return 0;
@@ -2101,6 +2110,11 @@ sess_modify(struct pfcp_up *u, uint32_t slot, const struct pfcp_msg *m, uint64_t
 		err_ie(e, PFCP_CAUSE_SERVICE_NOT_SUPPORTED, 0);
 		return;
 	}
+	if ((m->present & PFCP_M_F_SEID) && m->fseid.seid != s->cp_seid &&
+	    hidx_find(&u->by_cp_seid, m->fseid.seid) != H_EMPTY) {
+		err_ie(e, PFCP_CAUSE_REQUEST_REJECTED, PFCP_IE_F_SEID);
+		return;
+	}
 
 	if (s->kind == UP_KIND_SUBSCRIBER) {
 		struct up_err ign;
@@ -2185,6 +2199,7 @@ sess_modify(struct pfcp_up *u, uint32_t slot, const struct pfcp_msg *m, uint64_t
 		hidx_del(&u->by_cp_seid, s->cp_seid, slot);
 		s->cp_seid = m->fseid.seid;
 		hidx_put(&u->by_cp_seid, s->cp_seid, slot);
+		u->tx.h.seid = s->cp_seid; /* the answer goes to the CP's new SEID */
 	}
 	u->st.sessions_modified++;
 	set_err(e, PFCP_CAUSE_REQUEST_ACCEPTED, 0);

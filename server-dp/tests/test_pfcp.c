@@ -1467,6 +1467,26 @@ test_up_heartbeat(void)
 	      "cp restart keeps sessions");
 	pb_modify_coa(&M, up_seid, 91, "silver", 0, 0, 0);
 	CHECK(feed_msg(u, &M, 30000) == 1, "old UP SEID still valid after the CP restart");
+	/* the CP moves the session to another CP SEID; not to one in use */
+	{
+		uint64_t other;
+
+		s.ctag = 99;
+		other = establish(u, &s, 0x2002, 92, 30000);
+		CHECK(other != 0, "second session");
+		pb_modify_coa(&M, up_seid, 93, NULL, 0, 0, 0);
+		pb_fseid(&M, 0x2002);
+		CHECK(feed_msg(u, &M, 30000) == 64 && M2.offending_ie == PFCP_IE_F_SEID,
+		      "f-seid of another session");
+		pb_modify_coa(&M, up_seid, 94, NULL, 0, 0, 0);
+		pb_fseid(&M, 0x3003);
+		CHECK(feed_msg(u, &M, 30000) == 1 && M2.h.seid == 0x3003, "f-seid moved");
+		pb_delete(&M, up_seid, 95);
+		CHECK(feed_msg(u, &M, 30000) == 1 && M2.h.seid == 0x3003,
+		      "answers to the new seid");
+		pb_delete(&M, other, 96);
+		CHECK(feed_msg(u, &M, 30000) == 1 && F.live == 0, "both gone");
+	}
 	pfcp_up_free(u);
 }
 
