@@ -39,8 +39,10 @@
  *                       forwarding policies), at most UP_MAX_NAMES.
  * For 65536 sessions this is about 50 MB of ordinary heap.
  *
- * Threading: one thread (the control thread) calls everything; the ops are
- * called from inside pfcp_up_input() / pfcp_up_tick() on that thread.
+ * Threading: one thread (the control thread) calls everything, including
+ * pfcp_up_stats_get() and pfcp_up_sessions(); the ops are called from inside
+ * pfcp_up_input() / pfcp_up_tick() / pfcp_up_report_lcp_dead() on that
+ * thread. A telemetry thread must read copies the control thread publishes.
  */
 
 #ifndef BNG_PFCP_UP_H
