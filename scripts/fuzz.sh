@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs every fuzzer of the repository for SECONDS each (default 60); a finding fails.
 #   C   server-dp: libFuzzer + ASan/UBSan on the DP configuration loader, the
-#       frame classifier, the control-frame code (LCP offload, VXLAN codec) and
-#       the core-side ARP table
+#       frame classifier, the control-frame code (LCP offload, VXLAN codec),
+#       the core-side ARP table and the PFCP codec / user-plane function
 #   Go  accel-ppp-glue: go test -fuzz on the control-plane configuration parser
 # The pod-file validator is fuzzed by deterministic mutation tests inside pytest
 # (topology/tests/test_validate_fuzz.py), which run with every `make test`.
@@ -13,14 +13,16 @@ export PATH="$PATH:/usr/local/go/bin"
 
 cd "$root/server-dp"
 [ -f build-fuzz/build.ninja ] || CC=clang meson setup build-fuzz -Dfuzz=true >/dev/null
-ninja -C build-fuzz fuzz/fuzz_dp_config fuzz/fuzz_classify fuzz/fuzz_ctl fuzz/fuzz_neigh
+ninja -C build-fuzz fuzz/fuzz_dp_config fuzz/fuzz_classify fuzz/fuzz_ctl fuzz/fuzz_neigh \
+    fuzz/fuzz_pfcp
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-mkdir "$work/config" "$work/classify" "$work/ctl" "$work/neigh"
+mkdir "$work/config" "$work/classify" "$work/ctl" "$work/neigh" "$work/pfcp"
 cp fuzz/corpus/* "$work/config/"
 cp fuzz/corpus_classify/* "$work/classify/"
 cp fuzz/corpus_ctl/* "$work/ctl/"
 cp fuzz/corpus_neigh/* "$work/neigh/"
+cp fuzz/corpus_pfcp/* "$work/pfcp/"
 echo "== C: fuzz_dp_config for ${seconds}s"
 build-fuzz/fuzz/fuzz_dp_config -max_total_time="$seconds" -dict=fuzz/dp_config.dict \
     -print_final_stats=1 -artifact_prefix="$work/" "$work/config"
@@ -33,6 +35,9 @@ build-fuzz/fuzz/fuzz_ctl -max_total_time="$seconds" -print_final_stats=1 \
 echo "== C: fuzz_neigh for ${seconds}s"
 build-fuzz/fuzz/fuzz_neigh -max_total_time="$seconds" -max_len=1024 -print_final_stats=1 \
     -artifact_prefix="$work/" "$work/neigh"
+echo "== C: fuzz_pfcp for ${seconds}s"
+build-fuzz/fuzz/fuzz_pfcp -max_total_time="$seconds" -max_len=8192 -print_final_stats=1 \
+    -artifact_prefix="$work/" "$work/pfcp"
 
 cd "$root/accel-ppp-glue"
 echo "== Go: FuzzParse for ${seconds}s"

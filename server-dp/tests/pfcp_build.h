@@ -1,0 +1,318 @@
+/*
+ * Builders of the PFCP messages a bngpod CP sends, as struct pfcp_msg, for
+ * the tests, the sample printer (pfcp-encode-samples) and the fuzzer's
+ * seeds. The byte-exact reference is the hand-built vectors of
+ * test_pfcp.c; these builders follow docs/dp/pfcp.md and are checked
+ * against those vectors there.
+ */
+#ifndef BNG_TESTS_PFCP_BUILD_H
+#define BNG_TESTS_PFCP_BUILD_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "pfcp.h"
+
+#define PB_CP_IP 0x0ac80001u /* 10.200.0.1 */
+#define PB_UP_IP 0x0ac8000bu /* 10.200.0.11 */
+#define PB_CP_RECOVERY 0xe8000000u
+
+/* One subscriber as the CP describes it (rates in kbit/s, 0 = none). */
+struct pb_sub {
+	uint16_t stag, ctag;
+	uint8_t mac[6];
+	uint16_t sid;
+	uint32_t ipv4;
+	const char *lport; /* NULL = none */
+	uint16_t mtu;	   /* 0 = no BBF MTU IE */
+	uint64_t mbr_ul, mbr_dl, gbr_ul, gbr_dl;
+	const char *qos; /* NULL = no Forwarding Policy */
+	uint32_t magic_tx, magic_rx;
+	uint16_t echo_interval;
+	uint8_t echo_count;  /* 0 = no LCP Connectivity */
+	uint32_t urr_period; /* 0 = no URR */
+};
+
+static inline struct pb_sub
+pb_sub_default(void)
+{
+	struct pb_sub s = {
+		.stag = 100,
+		.ctag = 7,
+		.mac = {0x02, 0x11, 0x00, 0x00, 0x00, 0x07},
+		.sid = 0x0107,
+		.ipv4 = 0x64500007, /* 100.80.0.7 */
+		.lport = "access1",
+		.mtu = 1492,
+		.mbr_ul = 10000,
+		.mbr_dl = 50000,
+		.gbr_ul = 2000,
+		.qos = "gold",
+		.magic_tx = 0x11223344,
+		.magic_rx = 0x55667788,
+		.echo_interval = 30,
+		.echo_count = 3,
+		.urr_period = 60,
+	};
+	return s;
+}
+
+static inline void
+pb_str(struct pfcp_str *d, const char *s)
+{
+	d->len = (uint16_t)strlen(s);
+	memcpy(d->v, s, d->len);
+}
+
+static inline void
+pb_hdr(struct pfcp_msg *m, uint8_t type, int sess, uint64_t seid, uint32_t seq)
+{
+	memset(m, 0, sizeof(*m));
+	m->h.type = type;
+	m->h.seq = seq;
+	if (sess) {
+		m->h.flags = PFCP_FLAG_S;
+		m->h.seid = seid;
+	}
+}
+
+static inline void
+pb_node_cp(struct pfcp_msg *m)
+{
+	m->present |= PFCP_M_NODE_ID;
+	m->node_id.type = PFCP_NODE_ID_IPV4;
+	m->node_id.ipv4 = PB_CP_IP;
+}
+
+static inline void
+pb_assoc_setup(struct pfcp_msg *m, uint32_t seq, uint32_t recovery)
+{
+	pb_hdr(m, PFCP_ASSOC_SETUP_REQ, 0, 0, seq);
+	pb_node_cp(m);
+	m->present |= PFCP_M_RECOVERY_TS | PFCP_M_CP_FEATURES;
+	m->recovery_ts = recovery;
+	m->cp_features_len = 1;
+}
+
+static inline void
+pb_heartbeat(struct pfcp_msg *m, uint32_t seq)
+{
+	pb_hdr(m, PFCP_HEARTBEAT_REQ, 0, 0, seq);
+	m->present |= PFCP_M_RECOVERY_TS;
+	m->recovery_ts = PB_CP_RECOVERY;
+}
+
+static inline void
+pb_fseid(struct pfcp_msg *m, uint64_t cp_seid)
+{
+	m->present |= PFCP_M_F_SEID;
+	m->fseid.flags = PFCP_FSEID_V4;
+	m->fseid.seid = cp_seid;
+	m->fseid.ipv4 = PB_CP_IP;
+}
+
+static inline void
+pb_lcp(struct pfcp_msg *m, const struct pb_sub *s)
+{
+	m->present |= PFCP_M_BBF_LCP;
+	m->lcp.present = PFCP_LCP_TIMERS | PFCP_LCP_MAGIC;
+	m->lcp.interval = s->echo_interval;
+	m->lcp.count = s->echo_count;
+	m->lcp.magic_tx = s->magic_tx;
+	m->lcp.magic_rx = s->magic_rx;
+}
+
+/* Session Establishment Request of one subscriber: PDR 1 up, PDR 2 down,
+ * FAR 1 up, FAR 2 down, QER 1 and URR 1 on both PDRs. */
+static inline void
+pb_establish(struct pfcp_msg *m, const struct pb_sub *s, uint64_t cp_seid, uint32_t seq)
+{
+	struct pfcp_pdr *up, *dn;
+	struct pfcp_far *fu, *fd;
+	int q = s->mbr_ul || s->mbr_dl || s->gbr_ul || s->gbr_dl;
+
+	pb_hdr(m, PFCP_SESS_EST_REQ, 1, 0, seq);
+	pb_node_cp(m);
+	pb_fseid(m, cp_seid);
+
+	up = &m->create_pdr[m->n_create_pdr++];
+	up->present = PFCP_PDR_ID | PFCP_PDR_PRECEDENCE | PFCP_PDR_PDI | PFCP_PDR_BBF_OHR |
+		      PFCP_PDR_FAR_ID;
+	up->id = 1;
+	up->precedence = 100;
+	up->pdi.present = PFCP_PDI_SRC_IF | PFCP_PDI_ETH | PFCP_PDI_PPPOE_SID | PFCP_PDI_PPP_PROTO;
+	up->pdi.src_if = PFCP_IF_ACCESS;
+	up->pdi.eth.present = PFCP_EF_MAC | PFCP_EF_ETHERTYPE | PFCP_EF_CTAG | PFCP_EF_STAG;
+	up->pdi.eth.mac.flags = PFCP_MAC_SOUR;
+	memcpy(up->pdi.eth.mac.src, s->mac, 6);
+	up->pdi.eth.ethertype = 0x8864;
+	up->pdi.eth.ctag.flags = PFCP_VLAN_VID;
+	up->pdi.eth.ctag.vid = s->ctag;
+	up->pdi.eth.stag.flags = PFCP_VLAN_VID;
+	up->pdi.eth.stag.vid = s->stag;
+	if (s->lport) {
+		up->pdi.present |= PFCP_PDI_LPORT;
+		pb_str(&up->pdi.lport, s->lport);
+	}
+	up->pdi.pppoe_sid = s->sid;
+	up->pdi.ppp.flags = PFCP_BBF_PPP_SPECIFIC;
+	up->pdi.ppp.proto = 0x0021;
+	up->bbf_ohr = PFCP_BBF_OHR_PPP_PPPOE_ETHERNET;
+	up->far_id = 1;
+
+	dn = &m->create_pdr[m->n_create_pdr++];
+	dn->present = PFCP_PDR_ID | PFCP_PDR_PRECEDENCE | PFCP_PDR_PDI | PFCP_PDR_FAR_ID;
+	dn->id = 2;
+	dn->precedence = 100;
+	dn->pdi.present = PFCP_PDI_SRC_IF | PFCP_PDI_UE_IP;
+	dn->pdi.src_if = PFCP_IF_CORE;
+	dn->pdi.ue_ip.flags = PFCP_UEIP_V4 | PFCP_UEIP_SD;
+	dn->pdi.ue_ip.ipv4 = s->ipv4;
+	dn->far_id = 2;
+	if (s->urr_period) {
+		up->urr_id[up->n_urr++] = 1;
+		dn->urr_id[dn->n_urr++] = 1;
+	}
+	if (q) {
+		up->qer_id[up->n_qer++] = 1;
+		dn->qer_id[dn->n_qer++] = 1;
+	}
+
+	fu = &m->create_far[m->n_create_far++];
+	fu->present = PFCP_FAR_ID | PFCP_FAR_APPLY | PFCP_FAR_FWD;
+	fu->id = 1;
+	fu->apply = PFCP_APPLY_FORW;
+	fu->fwd.present = PFCP_FWD_DST_IF;
+	fu->fwd.dst_if = PFCP_IF_CORE;
+
+	fd = &m->create_far[m->n_create_far++];
+	fd->present = PFCP_FAR_ID | PFCP_FAR_APPLY | PFCP_FAR_FWD;
+	fd->id = 2;
+	fd->apply = PFCP_APPLY_FORW;
+	fd->fwd.present = PFCP_FWD_DST_IF | PFCP_FWD_BBF_OHC;
+	fd->fwd.dst_if = PFCP_IF_ACCESS;
+	fd->fwd.bbf_ohc.desc = PFCP_BBF_OHC_TRAFFIC_ENDPOINT;
+	fd->fwd.bbf_ohc.has_ids = 1;
+	fd->fwd.bbf_ohc.session_id = s->sid;
+	if (s->qos) {
+		fd->fwd.present |= PFCP_FWD_POLICY;
+		pb_str(&fd->fwd.policy, s->qos);
+	}
+
+	if (s->urr_period) {
+		struct pfcp_urr *u = &m->create_urr[m->n_create_urr++];
+
+		u->present = PFCP_URR_ID | PFCP_URR_METHOD | PFCP_URR_TRIGGERS | PFCP_URR_PERIOD;
+		u->id = 1;
+		u->method = PFCP_METHOD_VOLUM | PFCP_METHOD_DURAT;
+		u->triggers = PFCP_RT_PERIO;
+		u->period = s->urr_period;
+	}
+	if (q) {
+		struct pfcp_qer *qe = &m->create_qer[m->n_create_qer++];
+
+		qe->present = PFCP_QER_ID | PFCP_QER_GATE | PFCP_QER_MBR | PFCP_QER_GBR;
+		qe->id = 1;
+		qe->mbr_ul = s->mbr_ul;
+		qe->mbr_dl = s->mbr_dl;
+		qe->gbr_ul = s->gbr_ul;
+		qe->gbr_dl = s->gbr_dl;
+	}
+	if (s->mtu) {
+		m->present |= PFCP_M_BBF_MTU;
+		m->bbf_mtu = s->mtu;
+	}
+	if (s->echo_count)
+		pb_lcp(m, s);
+}
+
+/* The default session: discovery, PPP control and unknown-session PDRs to one FAR. */
+static inline void
+pb_default(struct pfcp_msg *m, uint64_t cp_seid, uint32_t seq, uint32_t vx_ip, uint16_t vx_port)
+{
+	static const struct {
+		uint16_t ethertype;
+		uint8_t ppp;
+		uint32_t prec;
+	} cls[3] = {{0x8863, 0, 10}, {0x8864, PFCP_BBF_PPP_CONTROL, 20}, {0x8864, 0, 65000}};
+	struct pfcp_far *f;
+
+	pb_hdr(m, PFCP_SESS_EST_REQ, 1, 0, seq);
+	pb_node_cp(m);
+	pb_fseid(m, cp_seid);
+	for (int i = 0; i < 3; i++) {
+		struct pfcp_pdr *p = &m->create_pdr[m->n_create_pdr++];
+
+		p->present = PFCP_PDR_ID | PFCP_PDR_PRECEDENCE | PFCP_PDR_PDI | PFCP_PDR_FAR_ID;
+		p->id = (uint16_t)(i + 1);
+		p->precedence = cls[i].prec;
+		p->pdi.present = PFCP_PDI_SRC_IF | PFCP_PDI_ETH;
+		p->pdi.src_if = PFCP_IF_ACCESS;
+		p->pdi.eth.present = PFCP_EF_ETHERTYPE;
+		p->pdi.eth.ethertype = cls[i].ethertype;
+		if (cls[i].ppp) {
+			p->pdi.present |= PFCP_PDI_PPP_PROTO;
+			p->pdi.ppp.flags = cls[i].ppp;
+		}
+		p->far_id = 1;
+	}
+	f = &m->create_far[m->n_create_far++];
+	f->present = PFCP_FAR_ID | PFCP_FAR_APPLY | PFCP_FAR_FWD;
+	f->id = 1;
+	f->apply = PFCP_APPLY_FORW;
+	f->fwd.present = PFCP_FWD_DST_IF | PFCP_FWD_OHC;
+	f->fwd.dst_if = PFCP_IF_CP_FUNCTION;
+	f->fwd.ohc.desc = PFCP_OHC_UDP_IPV4;
+	f->fwd.ohc.ipv4 = vx_ip;
+	f->fwd.ohc.port = vx_port;
+}
+
+static inline void
+pb_delete(struct pfcp_msg *m, uint64_t up_seid, uint32_t seq)
+{
+	pb_hdr(m, PFCP_SESS_DEL_REQ, 1, up_seid, seq);
+}
+
+/* Modification: new QoS profile and rates (a CoA), and a query of URR 1. */
+static inline void
+pb_modify_coa(struct pfcp_msg *m, uint64_t up_seid, uint32_t seq, const char *qos, uint64_t mbr_ul,
+	      uint64_t mbr_dl, int query)
+{
+	pb_hdr(m, PFCP_SESS_MOD_REQ, 1, up_seid, seq);
+	if (qos) {
+		struct pfcp_far *f = &m->update_far[m->n_update_far++];
+
+		f->present = PFCP_FAR_ID | PFCP_FAR_FWD;
+		f->id = 2;
+		f->fwd.present = PFCP_FWD_POLICY;
+		pb_str(&f->fwd.policy, qos);
+	}
+	if (mbr_ul || mbr_dl) {
+		struct pfcp_qer *q = &m->update_qer[m->n_update_qer++];
+
+		q->present = PFCP_QER_ID | PFCP_QER_MBR;
+		q->id = 1;
+		q->mbr_ul = mbr_ul;
+		q->mbr_dl = mbr_dl;
+	}
+	if (query)
+		m->query_urr[m->n_query_urr++] = 1;
+}
+
+static inline void
+pb_report_rsp(struct pfcp_msg *m, uint64_t up_seid, uint32_t seq, uint8_t cause)
+{
+	pb_hdr(m, PFCP_SESS_REPORT_RSP, 1, up_seid, seq);
+	m->present |= PFCP_M_CAUSE;
+	m->cause = cause;
+}
+
+static inline void
+pb_heartbeat_rsp(struct pfcp_msg *m, uint32_t seq, uint32_t recovery)
+{
+	pb_hdr(m, PFCP_HEARTBEAT_RSP, 0, 0, seq);
+	m->present |= PFCP_M_RECOVERY_TS;
+	m->recovery_ts = recovery;
+}
+
+#endif /* BNG_TESTS_PFCP_BUILD_H */

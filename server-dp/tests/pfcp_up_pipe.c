@@ -1,0 +1,224 @@
+/*
+ * pfcp-up-pipe: the PFCP user-plane function on stdin/stdout with a fake
+ * data path, so a CP written in another language (tests/dp/pfcp_cp.py) can
+ * be tested against the real pfcp_up.c without sockets or namespaces.
+ *
+ * One command per input line; every datagram the UP function sends is
+ * printed as "tx <ip> <port> <hex>", then "ok" ends the answer:
+ *   rx <now_ms> <hex>        a datagram from the CP (10.200.0.1:8805)
+ *   tick <now_ms>            pfcp_up_tick()
+ *   dead <handle> <now_ms>   pfcp_up_report_lcp_dead()
+ *   usage <handle> <ul_pkts> <ul_bytes> <dl_pkts> <dl_bytes>
+ *                            what the fake data path counts for a session
+ *   fail <errno>             the next installs fail with -errno (0: succeed)
+ *   state                    one line "state {json}" with the fake's view:
+ *                            live sessions, calls, the last up_sub, the
+ *                            redirect, the UP function's counters
+ * The UP function: node 10.200.0.11, CP 10.200.0.1, recovery time stamp
+ * Unix 1700000000, wall clock = now_ms + 1700000000000, capacity 1024,
+ * heartbeat 5000 ms, t1 1000 ms, n1 3.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pfcp.h"
+#include "pfcp_up.h"
+
+#define MAX_HANDLES 1024
+
+static struct {
+	uint32_t live;
+	unsigned installs, modifies, removes, redirects;
+	int fail;
+	uint32_t last_changed;
+	struct up_sub last;
+	struct up_redirect redir;
+	uint8_t used[MAX_HANDLES];
+	struct up_usage use[MAX_HANDLES];
+} F;
+
+static int
+f_install(void *ctx, const struct up_sub *s, uint32_t *h)
+{
+	(void)ctx;
+	if (F.fail)
+		return -F.fail;
+	for (uint32_t i = 0; i < MAX_HANDLES; i++) {
+		if (!F.used[i]) {
+			F.used[i] = 1;
+			F.live++;
+			F.installs++;
+			F.last = *s;
+			*h = i;
+			return 0;
+		}
+	}
+	return -ENOSPC;
+}
+
+static int
+f_modify(void *ctx, uint32_t *h, const struct up_sub *s, uint32_t changed)
+{
+	(void)ctx;
+	(void)h;
+	F.modifies++;
+	F.last = *s;
+	F.last_changed = changed;
+	return 0;
+}
+
+static void
+f_remove(void *ctx, uint32_t h)
+{
+	(void)ctx;
+	if (h < MAX_HANDLES && F.used[h]) {
+		F.used[h] = 0;
+		F.live--;
+		memset(&F.use[h], 0, sizeof(F.use[h]));
+	}
+	F.removes++;
+}
+
+static void
+f_usage(void *ctx, uint32_t h, struct up_usage *out)
+{
+	(void)ctx;
+	if (h < MAX_HANDLES)
+		*out = F.use[h];
+}
+
+static void
+f_redirect(void *ctx, const struct up_redirect *r)
+{
+	(void)ctx;
+	F.redirects++;
+	F.redir = *r;
+}
+
+static int
+out_send(void *arg, const uint8_t *b, size_t len, uint32_t ip, uint16_t port)
+{
+	(void)arg;
+	printf("tx %u.%u.%u.%u %u ", ip >> 24, (ip >> 16) & 255, (ip >> 8) & 255, ip & 255, port);
+	for (size_t i = 0; i < len; i++)
+		printf("%02x", b[i]);
+	printf("\n");
+	return 0;
+}
+
+static size_t
+unhex(const char *h, uint8_t *b, size_t cap)
+{
+	size_t n = 0;
+
+	while (h[0] && h[1] && n < cap) {
+		unsigned v;
+
+		if (sscanf(h, "%2x", &v) != 1)
+			break;
+		b[n++] = (uint8_t)v;
+		h += 2;
+	}
+	return n;
+}
+
+static void
+print_state(const struct pfcp_up *u)
+{
+	struct pfcp_up_stats st;
+	const struct up_sub *s = &F.last;
+
+	pfcp_up_stats_get(u, &st);
+	printf("state {\"live\": %u, \"installs\": %u, \"modifies\": %u, \"removes\": %u, "
+	       "\"redirects\": %u, \"last_changed\": %u, ",
+	       F.live, F.installs, F.modifies, F.removes, F.redirects, F.last_changed);
+	printf("\"sub\": {\"logical_port\": \"%s\", \"stag\": %u, \"ctag\": %u, "
+	       "\"mac\": \"%02x:%02x:%02x:%02x:%02x:%02x\", \"sid\": %u, \"ipv4\": "
+	       "\"%u.%u.%u.%u\", "
+	       "\"mtu\": %u, \"mbr_ul\": %" PRIu64 ", \"mbr_dl\": %" PRIu64 ", \"gbr_ul\": %" PRIu64
+	       ", \"gbr_dl\": %" PRIu64
+	       ", \"qos\": \"%s\", \"lcp_offload\": %s, \"lcp_magic\": %u, "
+	       "\"lcp_peer_magic\": %u, \"echo_interval\": %u, \"echo_misses\": %u, "
+	       "\"urr_period\": %u}, ",
+	       s->logical_port, s->stag, s->ctag, s->mac[0], s->mac[1], s->mac[2], s->mac[3],
+	       s->mac[4], s->mac[5], s->pppoe_sid, s->ipv4 >> 24, (s->ipv4 >> 16) & 255,
+	       (s->ipv4 >> 8) & 255, s->ipv4 & 255, s->mtu, s->mbr_ul, s->mbr_dl, s->gbr_ul,
+	       s->gbr_dl, s->qos_profile, s->lcp_offload ? "true" : "false", s->lcp_magic,
+	       s->lcp_peer_magic, s->echo_interval_s, s->echo_misses, s->urr_period_s);
+	printf("\"redirect\": {\"cp_ip\": \"%u.%u.%u.%u\", \"port\": %u, \"classes\": %u, "
+	       "\"fallback\": %s}, ",
+	       F.redir.cp_ip >> 24, (F.redir.cp_ip >> 16) & 255, (F.redir.cp_ip >> 8) & 255,
+	       F.redir.cp_ip & 255, F.redir.cp_port, F.redir.classes,
+	       F.redir.fallback ? "true" : "false");
+	printf("\"sessions\": %u, \"sub_sessions\": %u, \"cp_state\": %d, \"retrans_rx\": %" PRIu64
+	       ", \"pending\": %u, \"cp_restarts\": %" PRIu64 "}\n",
+	       st.sessions, st.sub_sessions, (int)st.cp_state, st.retrans_rx, st.pending,
+	       st.cp_restarts);
+}
+
+int
+main(void)
+{
+	static const struct pfcp_up_ops ops = {
+		.install = f_install,
+		.modify = f_modify,
+		.remove = f_remove,
+		.usage = f_usage,
+		.redirect = f_redirect,
+	};
+	struct pfcp_up_conf c = {
+		.node_ipv4 = 0x0ac8000b,
+		.cp_ip = 0x0ac80001,
+		.recovery_unix_s = 1700000000,
+		.wall_offset_ms = 1700000000000ll,
+		.capacity = MAX_HANDLES,
+		.heartbeat_ms = 5000,
+		.t1_ms = 1000,
+		.n1 = 3,
+		.up_features = {0, 0, 0x10},
+		.bbf_features = PFCP_BBF_UPF_PPPOE | PFCP_BBF_UPF_LCP_KEEPALIVE_OFFLOAD,
+		.fallback = {.cp_ip = 0x0ac80001, .cp_port = 4789, .classes = UP_REDIRECT_ALL},
+	};
+	static char line[2 * UP_MAX_MSG + 128];
+	static uint8_t b[UP_MAX_MSG];
+	struct pfcp_up *u = pfcp_up_create(&c, &ops, NULL);
+
+	if (u == NULL)
+		return 1;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	while (fgets(line, sizeof(line), stdin) != NULL) {
+		unsigned long long now = 0;
+		unsigned h = 0;
+		int pos = 0;
+		unsigned long long a, bb, cc, d;
+		int e;
+
+		if (sscanf(line, "rx %llu %n", &now, &pos) == 1 && pos > 0) {
+			size_t n = unhex(line + pos, b, sizeof(b));
+
+			pfcp_up_input(u, b, n, c.cp_ip, PFCP_PORT, now, out_send, NULL);
+		} else if (sscanf(line, "tick %llu", &now) == 1) {
+			pfcp_up_tick(u, now, out_send, NULL);
+		} else if (sscanf(line, "dead %u %llu", &h, &now) == 2) {
+			if (pfcp_up_report_lcp_dead(u, h, now, out_send, NULL) != 0)
+				printf("error no such handle\n");
+		} else if (sscanf(line, "usage %u %llu %llu %llu %llu", &h, &a, &bb, &cc, &d) ==
+			   5) {
+			if (h < MAX_HANDLES)
+				F.use[h] = (struct up_usage){a, bb, cc, d};
+		} else if (sscanf(line, "fail %d", &e) == 1) {
+			F.fail = e;
+		} else if (strncmp(line, "state", 5) == 0) {
+			print_state(u);
+		} else {
+			printf("error unknown command\n");
+		}
+		printf("ok\n");
+	}
+	pfcp_up_free(u);
+	return 0;
+}
