@@ -2,21 +2,36 @@
  * bng-dp: one DP instance process.
  *
  * Threads (run-to-completion mode):
- *   worker   one lcore (the [instance] worker_cores entry): receives bursts on
- *            the data port and runs every per-packet stage for both directions
- *            and the HQoS dequeue, then transmits (worker.h);
- *   control  the EAL main lcore: the PFCP user-plane function and the VXLAN
- *            control redirect on ordinary UDP sockets of the management
- *            interface, the ARP resolver and LCP echo timers, and every table
- *            update (control.h);
- *   telemetry DPDK's own thread, answering /bng/... commands (telemetry.c).
+ *   worker    one lcore (the [instance] worker_cores entry): receives bursts on
+ *             the data port and runs every per-packet stage for both
+ *             directions and the HQoS dequeue, then transmits (worker.h);
+ *   control   the EAL main lcore: the PFCP user-plane function and the VXLAN
+ *             control redirect on ordinary UDP sockets of the management
+ *             interface, ARP, the LCP echo timers, and every table update
+ *             (control.h, subs.h);
+ *   telemetry DPDK's own thread, answering /bng/... commands (telemetry.h).
  *
- * The worker never blocks, allocates (beyond mbufs from its pool), locks or
+ * The worker never blocks, allocates (beyond mbufs from its pools), locks or
  * makes a system call per packet; it sleeps only when idle and only when
  * --idle-sleep-us asks for it. Control -> worker hand-offs are lock-free:
- * tables through RCU QSBR (session.h) or single atomic stores, frames to send
- * through the inject ring, rte_sched changes through the HQoS command ring.
- * Worker -> control: punted frames through the punt ring.
+ * session tables through RCU QSBR (session.h), policer rates through a
+ * sequence count (police.h), ARP entries through generation-checked words
+ * (neigh.h), the LCP offload flag and punt classes through single atomic
+ * stores, HQoS pipe changes through rte_sched commands the worker applies
+ * itself (hqos.h), frames to send through the inject ring. Worker -> control:
+ * frames for the CP through the punt ring (punt.h), ARP frames through the
+ * ARP ring.
+ *
+ * Stage order (worker.c):
+ *   upstream    classify, session lookup (miss: punt, the CP answers PADT),
+ *               anti-spoofing, ACL, trTCM policer, route, TTL, DSCP, MSS
+ *               clamp, next hop, decapsulation, transmit;
+ *   downstream  classify, session lookup by destination, ACL, TTL, traffic
+ *               class from DSCP, MSS clamp, MTU (fragment or ICMP),
+ *               encapsulation, HQoS enqueue; HQoS dequeue, transmit;
+ *   control     PPPoE discovery and PPP control to the CP (punt), LCP echoes
+ *               of offloaded sessions answered in place; ARP to the control
+ *               thread.
  */
 
 #ifndef BNG_APP_H
@@ -28,12 +43,25 @@
 #include <rte_mempool.h>
 #include <rte_ring.h>
 
+#include "acl.h"
 #include "classify.h"
 #include "dp_config.h"
+#include "frag.h"
+#include "hqos.h"
+#include "icmp.h"
+#include "lcp.h"
+#include "neigh.h"
+#include "pfcp_up.h"
+#include "police.h"
+#include "punt.h"
+#include "rewrite.h"
+#include "route.h"
 #include "session.h"
 
 #define APP_BURST 32
-#define APP_RING_SIZE 4096 /* punt and inject rings, entries */
+#define APP_RING_SIZE 4096 /* punt, ARP and inject rings, entries */
+#define APP_FRAG_MAX 8	   /* fragments of one packet (MTU >= 576, 9000-byte packets at most) */
+#define APP_TX_MAX 512	   /* frames one iteration may transmit or queue */
 
 /* Run-time options (command line after the EAL's "--"). */
 struct app_opts {
@@ -42,38 +70,83 @@ struct app_opts {
 	uint32_t sessions;	/* session capacity */
 	uint32_t idle_sleep_us; /* 0 = busy-poll */
 	uint32_t mbufs;		/* mbufs in the pool */
+	uint16_t qsize;		/* HQoS frames per queue */
 	uint16_t rx_desc;
 	uint16_t tx_desc;
 };
 
-/* Worker counters beyond the classifier's; plain stores by the worker. */
+/*
+ * Worker drop reasons beyond the classifier's, one counter each. Every frame
+ * the worker receives ends in exactly one place: transmitted, queued in HQoS,
+ * handed to the control thread (punt or ARP ring), answered in place (LCP
+ * echo, ICMP error: the frame becomes the answer), or freed with exactly one
+ * of these counters (or a classifier drop counter) incremented.
+ */
 enum app_drop {
 	APP_DROP_NO_SESSION_DOWN, /* downstream address of no session */
 	APP_DROP_SPOOF,		  /* upstream source is not the session's address */
-	APP_DROP_REWRITE,	  /* a rewrite stage refused the frame */
-	APP_DROP_TX,		  /* the port did not take the frame */
+	APP_DROP_ACL,		  /* an operator ACL rule said deny */
+	APP_DROP_POLICED,	  /* upstream policer said red */
+	APP_DROP_NO_ROUTE,	  /* no route (cannot happen with a default route) */
+	APP_DROP_BLACKHOLE,	  /* route to a drop prefix (martian, blackhole) */
+	APP_DROP_LOCAL,		  /* addressed to a line group's core address */
+	APP_DROP_TTL,		  /* TTL expired and no ICMP sent (rate limit, rules) */
+	APP_DROP_NO_NEIGH,	  /* next hop's MAC not (yet) resolved */
+	APP_DROP_FRAG_NEEDED,	  /* DF packet above the session MTU, no ICMP sent */
+	APP_DROP_FRAG,		  /* fragmentation failed (no mbufs, too many pieces) */
+	APP_DROP_REWRITE,	  /* a rewrite stage refused the frame (no headroom) */
+	APP_DROP_PUNT,		  /* refused by the punt policer (punt counters say why) */
+	APP_DROP_LCP,		  /* LCP frame refused by the echo offload (lcp counters) */
+	APP_DROP_ARP_RING,	  /* ARP frame, the control thread's ring is full */
 	APP_DROP_IPOE,		  /* IPoE: parsed and counted, not forwarded this wave */
 	APP_DROP_IPV6,		  /* IPv6 in PPPoE: parsed and counted, not forwarded */
-	APP_DROP_PUNT,		  /* control frame with no way to the CP */
-	APP_DROP_NO_ROUTE,
-	APP_DROP_TTL,
+	APP_DROP_HQOS,		  /* rte_sched refused it (queue full) */
+	APP_DROP_HQOS_STALE,	  /* dequeued for a pipe freed since (deleted session) */
+	APP_DROP_TX,		  /* the port did not take the frame */
 	APP_DROP_MAX
 };
 
 extern const char *const app_drop_names[APP_DROP_MAX];
 
+/* Worker counters; plain stores by the one worker, read by telemetry. */
 struct app_worker_stats {
 	uint64_t rx_pkts;
 	uint64_t rx_bursts;
 	uint64_t tx_pkts;
-	uint64_t up_pkts; /* forwarded to the core */
+	uint64_t up_pkts; /* forwarded to the core; bytes: IPv4 total length */
 	uint64_t up_bytes;
-	uint64_t down_pkts; /* forwarded to subscribers */
+	uint64_t down_pkts; /* accepted into HQoS towards subscribers; IPv4 bytes */
 	uint64_t down_bytes;
+	uint64_t down_sent; /* left HQoS and handed to the port */
+	uint64_t punted;    /* put on the punt ring (to the CP) */
+	uint64_t arp_to_control;
+	uint64_t lcp_answered; /* Echo-Requests answered in place */
+	uint64_t lcp_consumed; /* Echo-Replies recorded */
+	uint64_t icmp_sent;    /* ICMP errors transmitted (the frame became the error) */
+	uint64_t fragmented;   /* packets split; their fragments count in down_pkts */
+	uint64_t injected;     /* frames of the control thread transmitted */
 	uint64_t drop[APP_DROP_MAX];
 	uint64_t idle_sleeps;
 	struct cls_counters cls;
+	struct route_counters route;
+	struct acl_counters acl;
+	struct icmp_counters icmp;
+	struct frag_counters frag;
 } __rte_cache_aligned;
+
+/* Worker-private cache of the core Ethernet header of each line group. */
+struct app_core_hdr {
+	uint64_t nh_mac; /* the next-hop MAC key the header was built for; 0 = none */
+	struct rw_core_tmpl t;
+};
+
+/* Frames one worker iteration produced. */
+struct app_out {
+	struct rte_mbuf *tx[APP_TX_MAX];
+	struct rte_mbuf *sched[APP_TX_MAX];
+	uint16_t n_tx;
+	uint16_t n_sched;
+};
 
 struct app {
 	struct app_opts opts;
@@ -81,9 +154,27 @@ struct app {
 	struct line_map *lmap;
 	struct session_tables *sessions;
 	struct rte_mempool *pool;
-	struct rte_ring *punt_ring;   /* worker -> control */
-	struct rte_ring *inject_ring; /* control -> worker, frames to transmit */
+	struct rte_ring *punt_ring;   /* worker -> control: frames for the CP */
+	struct rte_ring *arp_ring;    /* worker -> control: ARP frames */
+	struct rte_ring *inject_ring; /* control -> worker: frames to transmit */
+	/* per-packet stages (worker), configured by the control thread */
+	struct hqos *hqos;
+	struct police *police;
+	struct neigh_table *neigh;
+	struct route_table *routes;
+	struct acl *acl;
+	struct punt *punt;
+	struct lcp *lcp;
+	struct frag_pools *frag;
+	struct rw_pcp_map pcp; /* traffic class -> PCP of the access tags */
+	/* worker only */
+	struct icmp_state icmp;
+	struct app_core_hdr *core_hdr; /* [DP_MAX_LINE_GROUPS] */
+	struct app_out *out;
+	/* control thread only */
+	struct pfcp_up *pfcp;
 	uint16_t port_id;
+	bool port_ready; /* started: stop and close it at the end */
 	unsigned int worker_lcore;
 	uint64_t start_time; /* seconds since the epoch: the Recovery Time Stamp */
 	volatile bool stop;

@@ -12,32 +12,29 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <rte_cycles.h>
 #include <rte_mbuf.h>
 
 #include "control.h"
+#include "subs.h"
 
 #define CTL_MAX_DGRAM 9216
+#define CTL_RECLAIM_MS 100 /* session ids whose grace period is over, this often */
 
-struct control_stats {
-	uint64_t pfcp_rx;
-	uint64_t pfcp_tx;
-	uint64_t pfcp_not_allowed;
-	uint64_t vxlan_rx;
-	uint64_t vxlan_not_allowed;
-	uint64_t punt_dropped;
-};
+struct control_stats control_stats;
 
 static struct {
 	int epfd;
 	int pfcp_fd;
 	int vxlan_fd;
-	struct control_stats st;
-	uint8_t rx[CTL_MAX_DGRAM];
+	uint64_t last_reclaim_ms;
+	struct control_redirect redirect;
+	uint8_t rx[CONTROL_RX_BATCH][CTL_MAX_DGRAM];
 	uint8_t tx[CTL_MAX_DGRAM];
 } ctl = {.epfd = -1, .pfcp_fd = -1, .vxlan_fd = -1};
 
-static uint64_t
-now_ms(void)
+uint64_t
+control_now_ms(void)
 {
 	struct timespec ts;
 
@@ -53,20 +50,289 @@ udp_open(uint32_t addr, uint16_t port, const char *what)
 		.sin_port = htons(port),
 		.sin_addr.s_addr = htonl(addr),
 	};
-	int fd, one = 1;
+	int fd, one = 1, buf = 4 << 20;
 
 	fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
 	    bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
-		char a[INET_ADDRSTRLEN];
+		char s[INET_ADDRSTRLEN];
 
-		inet_ntop(AF_INET, &sa.sin_addr, a, sizeof(a));
-		fprintf(stderr, "bng-dp: %s socket %s:%u: %s\n", what, a, port, strerror(errno));
+		inet_ntop(AF_INET, &sa.sin_addr, s, sizeof(s));
+		fprintf(stderr, "bng-dp: %s socket %s:%u: %s\n", what, s, port, strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return -1;
 	}
+	/* A CP re-pushing thousands of sessions at once must not overrun us. */
+	(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
+	(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
 	return fd;
+}
+
+/* --- redirect target, inject ------------------------------------------------- */
+
+void
+control_redirect_set(struct app *a, const struct control_redirect *r)
+{
+	ctl.redirect = *r;
+	punt_set_classes(a->punt, r->classes);
+}
+
+void
+control_redirect_get(struct control_redirect *r)
+{
+	*r = ctl.redirect;
+}
+
+int
+control_inject(struct app *a, const uint8_t *frame, uint16_t len)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(a->pool);
+	char *p;
+
+	if (m == NULL) {
+		control_stats.inject_full++;
+		return -1;
+	}
+	p = rte_pktmbuf_append(m, len);
+	if (p == NULL) {
+		rte_pktmbuf_free(m);
+		control_stats.inject_full++;
+		return -1;
+	}
+	memcpy(p, frame, len);
+	if (rte_ring_sp_enqueue(a->inject_ring, m) != 0) {
+		rte_pktmbuf_free(m);
+		control_stats.inject_full++;
+		return -1;
+	}
+	return 0;
+}
+
+/* --- PFCP ---------------------------------------------------------------------- */
+
+static int
+pfcp_send(void *arg, const uint8_t *buf, size_t len, uint32_t ip, uint16_t port)
+{
+	struct sockaddr_in to = {
+		.sin_family = AF_INET,
+		.sin_port = htons(port),
+		.sin_addr.s_addr = htonl(ip),
+	};
+
+	(void)arg;
+	if (sendto(ctl.pfcp_fd, buf, len, 0, (struct sockaddr *)&to, sizeof(to)) == (ssize_t)len) {
+		control_stats.pfcp_tx++;
+		return 0;
+	}
+	control_stats.pfcp_tx_errors++;
+	return -errno;
+}
+
+/* Read what is waiting on fd, up to CONTROL_RX_BATCH datagrams in one call. */
+static int
+recv_batch(int fd, struct mmsghdr *mm, struct iovec *iov, struct sockaddr_in *from)
+{
+	int i;
+
+	for (i = 0; i < CONTROL_RX_BATCH; i++) {
+		iov[i].iov_base = ctl.rx[i];
+		iov[i].iov_len = sizeof(ctl.rx[i]);
+		mm[i].msg_hdr = (struct msghdr){
+			.msg_name = &from[i],
+			.msg_namelen = sizeof(from[i]),
+			.msg_iov = &iov[i],
+			.msg_iovlen = 1,
+		};
+	}
+	return recvmmsg(fd, mm, CONTROL_RX_BATCH, MSG_DONTWAIT, NULL);
+}
+
+static void
+pfcp_readable(struct app *a)
+{
+	static struct mmsghdr mm[CONTROL_RX_BATCH];
+	static struct iovec iov[CONTROL_RX_BATCH];
+	static struct sockaddr_in from[CONTROL_RX_BATCH];
+	int n, i, rounds = 0;
+
+	/* Bounded: a flood cannot keep the timers from running. */
+	while (rounds++ < 16 && (n = recv_batch(ctl.pfcp_fd, mm, iov, from)) > 0) {
+		uint64_t now = control_now_ms();
+
+		for (i = 0; i < n; i++) {
+			uint32_t ip = ntohl(from[i].sin_addr.s_addr);
+
+			if (ip != a->cfg->instance.cp_address) {
+				control_stats.pfcp_not_allowed++;
+				continue;
+			}
+			control_stats.pfcp_rx++;
+			pfcp_up_input(a->pfcp, ctl.rx[i], mm[i].msg_len, ip,
+				      ntohs(from[i].sin_port), now, pfcp_send, a);
+		}
+	}
+}
+
+static void
+lcp_dead(void *arg, uint32_t id)
+{
+	struct app *a = arg;
+
+	control_stats.lcp_dead++;
+	pfcp_up_report_lcp_dead(a->pfcp, id, control_now_ms(), pfcp_send, a);
+}
+
+static const struct dp_session *
+lcp_session(void *arg, uint32_t id)
+{
+	struct app *a = arg;
+	const struct dp_session *s;
+
+	if (id >= a->sessions->capacity)
+		return NULL;
+	s = session_get(a->sessions, id);
+	return s->ipv4 != 0 ? s : NULL;
+}
+
+static int
+lcp_send(void *arg, const uint8_t *frame, uint16_t len)
+{
+	if (control_inject(arg, frame, len) != 0)
+		return -1;
+	control_stats.lcp_tx++;
+	return 0;
+}
+
+static const struct lcp_tick_ops lcp_ops = {
+	.session = lcp_session,
+	.send = lcp_send,
+	.dead = lcp_dead,
+};
+
+/* --- VXLAN: frames from the CP ---------------------------------------------- */
+
+static void
+vxlan_readable(struct app *a)
+{
+	static struct mmsghdr mm[CONTROL_RX_BATCH];
+	static struct iovec iov[CONTROL_RX_BATCH];
+	static struct sockaddr_in from[CONTROL_RX_BATCH];
+	const uint8_t *frame;
+	uint16_t flen;
+	int n, i, rounds = 0;
+
+	while (rounds++ < 16 && (n = recv_batch(ctl.vxlan_fd, mm, iov, from)) > 0) {
+		for (i = 0; i < n; i++) {
+			if (ntohl(from[i].sin_addr.s_addr) != a->cfg->instance.cp_address) {
+				control_stats.vxlan_not_allowed++;
+				continue;
+			}
+			control_stats.vxlan_rx++;
+			if (vxlan_decap(ctl.rx[i], mm[i].msg_len, a->cfg->instance.id, &frame,
+					&flen, &control_stats.vxlan) != 0) {
+				control_stats.vxlan_bad++;
+				continue;
+			}
+			if (vxlan_inject_check(a->lmap, frame, flen, &control_stats.vxlan) < 0) {
+				control_stats.inject_refused++;
+				continue;
+			}
+			if (control_inject(a, frame, flen) == 0)
+				control_stats.injected_cp++;
+		}
+	}
+}
+
+/* --- punted frames to the CP --------------------------------------------------- */
+
+static void
+punt_drain(struct app *a)
+{
+	struct rte_mbuf *m[APP_BURST];
+	struct sockaddr_in to = {.sin_family = AF_INET};
+	unsigned int n, i;
+	int len;
+
+	to.sin_addr.s_addr = htonl(ctl.redirect.cp_ip);
+	to.sin_port = htons(ctl.redirect.cp_port);
+	while ((n = rte_ring_sc_dequeue_burst(a->punt_ring, (void **)m, APP_BURST, NULL)) > 0) {
+		for (i = 0; i < n; i++) {
+			uint32_t plen = rte_pktmbuf_pkt_len(m[i]);
+			const void *p;
+
+			len = -1;
+			if (plen <= VXLAN_MAX_INNER) {
+				p = rte_pktmbuf_read(m[i], 0, plen, ctl.tx + VXLAN_HLEN);
+				if (p != NULL)
+					len = vxlan_encap(ctl.tx, sizeof(ctl.tx),
+							  a->cfg->instance.id, p, (uint16_t)plen);
+			}
+			rte_pktmbuf_free(m[i]);
+			if (len < 0 || sendto(ctl.vxlan_fd, ctl.tx, (size_t)len, 0,
+					      (struct sockaddr *)&to, sizeof(to)) != len) {
+				control_stats.punt_tx_errors++;
+				continue;
+			}
+			control_stats.punt_tx++;
+		}
+	}
+}
+
+/* --- ARP ------------------------------------------------------------------------ */
+
+static int
+arp_send(void *arg, const uint8_t *frame, uint16_t len)
+{
+	if (control_inject(arg, frame, len) != 0)
+		return -1;
+	control_stats.arp_tx++;
+	return 0;
+}
+
+static void
+arp_drain(struct app *a, uint64_t now)
+{
+	struct rte_mbuf *m[APP_BURST];
+	uint8_t frame[CTL_MAX_DGRAM], reply[NEIGH_FRAME_LEN];
+	static struct cls_counters arp_cls; /* the worker counted these frames already */
+	struct cls_result r;
+	unsigned int n, i;
+	uint16_t rlen;
+
+	while ((n = rte_ring_sc_dequeue_burst(a->arp_ring, (void **)m, APP_BURST, NULL)) > 0) {
+		for (i = 0; i < n; i++) {
+			uint32_t len = RTE_MIN(rte_pktmbuf_pkt_len(m[i]), (uint32_t)sizeof(frame));
+			const uint8_t *f = rte_pktmbuf_read(m[i], 0, len, frame);
+
+			control_stats.arp_rx++;
+			/* Classify again here rather than carry the result through the ring. */
+			if (f != NULL) {
+				classify_frame(a->lmap, f, len, &r, &arp_cls);
+				if (r.kind == CLS_CORE_ARP &&
+				    neigh_arp_input(a->neigh, f, (uint16_t)len, &r, now, reply,
+						    &rlen) == NEIGH_ARP_REPLY)
+					arp_send(a, reply, rlen);
+			}
+			rte_pktmbuf_free(m[i]);
+		}
+	}
+}
+
+/* --- the loop ------------------------------------------------------------------- */
+
+static void
+timers(struct app *a)
+{
+	uint64_t now = control_now_ms();
+
+	neigh_tick(a->neigh, now, arp_send, a);
+	lcp_tick(a->lcp, now, &lcp_ops, a);
+	pfcp_up_tick(a->pfcp, now, pfcp_send, a);
+	if (now - ctl.last_reclaim_ms >= CTL_RECLAIM_MS) {
+		ctl.last_reclaim_ms = now;
+		session_reclaim(a->sessions);
+	}
 }
 
 int
@@ -74,6 +340,11 @@ control_init(struct app *a)
 {
 	const struct dp_instance *in = &a->cfg->instance;
 	struct epoll_event ev = {.events = EPOLLIN};
+	struct control_redirect fallback = {
+		.cp_ip = in->cp_address,
+		.cp_port = in->vxlan_port,
+		.classes = PUNT_REDIRECT_ALL,
+	};
 
 	ctl.pfcp_fd = udp_open(in->control_address, in->pfcp_port, "PFCP");
 	if (ctl.pfcp_fd < 0)
@@ -90,60 +361,10 @@ control_init(struct app *a)
 	ev.data.fd = ctl.vxlan_fd;
 	if (epoll_ctl(ctl.epfd, EPOLL_CTL_ADD, ctl.vxlan_fd, &ev) != 0)
 		return -1;
+	/* Static fallback until a CP installs its default session. */
+	control_redirect_set(a, &fallback);
+	neigh_announce(a->neigh);
 	return 0;
-}
-
-/* Receive one datagram; its length, or -1 when none is waiting. Sets *from. */
-static ssize_t
-dgram_recv(int fd, struct sockaddr_in *from)
-{
-	socklen_t fl = sizeof(*from);
-
-	return recvfrom(fd, ctl.rx, sizeof(ctl.rx), 0, (struct sockaddr *)from, &fl);
-}
-
-static void
-pfcp_readable(struct app *a)
-{
-	struct sockaddr_in from;
-	ssize_t n;
-
-	while ((n = dgram_recv(ctl.pfcp_fd, &from)) >= 0) {
-		if (ntohl(from.sin_addr.s_addr) != a->cfg->instance.cp_address) {
-			ctl.st.pfcp_not_allowed++;
-			continue;
-		}
-		ctl.st.pfcp_rx++;
-	}
-}
-
-static void
-vxlan_readable(struct app *a)
-{
-	struct sockaddr_in from;
-	ssize_t n;
-
-	while ((n = dgram_recv(ctl.vxlan_fd, &from)) >= 0) {
-		if (ntohl(from.sin_addr.s_addr) != a->cfg->instance.cp_address) {
-			ctl.st.vxlan_not_allowed++;
-			continue;
-		}
-		ctl.st.vxlan_rx++;
-	}
-}
-
-static void
-punt_drain(struct app *a)
-{
-	struct rte_mbuf *m[APP_BURST];
-	unsigned int n, i;
-
-	while ((n = rte_ring_sc_dequeue_burst(a->punt_ring, (void **)m, APP_BURST, NULL)) > 0) {
-		for (i = 0; i < n; i++) {
-			ctl.st.punt_dropped++;
-			rte_pktmbuf_free(m[i]);
-		}
-	}
 }
 
 void
@@ -161,7 +382,8 @@ control_run(struct app *a)
 				vxlan_readable(a);
 		}
 		punt_drain(a);
-		(void)now_ms();
+		arp_drain(a, control_now_ms());
+		timers(a);
 	}
 }
 

@@ -2,7 +2,7 @@
  * bng-dp: the bngpod user plane, one process per DP instance.
  *
  *   bng-dp [EAL options] -- --config dp/<name>.ini [--port DEVICE]
- *          [--sessions N] [--idle-sleep-us N] [--mbufs N]
+ *          [--sessions N] [--idle-sleep-us N] [--mbufs N] [--hqos-qsize N]
  *
  * Start-up order: EAL, configuration (refused as a whole on any error),
  * tables, data port, rings, then the worker on its lcore and the control
@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
@@ -31,11 +32,12 @@
 #include <rte_mbuf.h>
 
 #include "app.h"
+#include "app_init.h"
 #include "control.h"
+#include "subs.h"
 #include "telemetry.h"
 #include "worker.h"
 
-#define MBUF_CACHE 256
 #define MAX_SESSIONS (1u << 20)
 
 static struct app the_app;
@@ -65,13 +67,15 @@ usage(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s [EAL options] -- --config FILE [--port DEVICE] [--sessions N]\n"
-		"          [--idle-sleep-us N] [--mbufs N]\n"
+		"          [--idle-sleep-us N] [--mbufs N] [--hqos-qsize N]\n"
 		"  --config FILE        dp/<name>.ini written by `bngpod generate`\n"
 		"  --port DEVICE        DPDK device of the data port (default: the only port)\n"
 		"  --sessions N         session capacity, 1..%u (default %u)\n"
 		"  --idle-sleep-us N    sleep N us when a poll finds nothing, 0..100000\n"
 		"                       (default 0: busy-poll)\n"
-		"  --mbufs N            mbufs in the packet pool, 1024..4194304 (default 16384)\n",
+		"  --mbufs N            mbufs in the packet pool, 1024..4194304 (default 16384)\n"
+		"  --hqos-qsize N       HQoS frames per queue, a power of two 2..4096 (default "
+		"64)\n",
 		prog, MAX_SESSIONS, SESSION_DEFAULT_CAPACITY);
 }
 
@@ -106,6 +110,7 @@ parse_args(struct app_opts *o, int argc, char **argv)
 		{"sessions", required_argument, NULL, 's'},
 		{"idle-sleep-us", required_argument, NULL, 'i'},
 		{"mbufs", required_argument, NULL, 'm'},
+		{"hqos-qsize", required_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -114,10 +119,11 @@ parse_args(struct app_opts *o, int argc, char **argv)
 
 	o->sessions = SESSION_DEFAULT_CAPACITY;
 	o->mbufs = 16384;
+	o->qsize = HQOS_DEFAULT_QSIZE;
 	o->rx_desc = 1024;
 	o->tx_desc = 1024;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "c:p:s:i:m:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:p:s:i:m:q:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			o->config_path = optarg;
@@ -137,6 +143,16 @@ parse_args(struct app_opts *o, int argc, char **argv)
 			if (parse_u32("--mbufs", optarg, 1024, 4194304, &v) != 0)
 				return -1;
 			o->mbufs = v;
+			break;
+		case 'q':
+			if (parse_u32("--hqos-qsize", optarg, 2, 4096, &v) != 0)
+				return -1;
+			if ((v & (v - 1)) != 0) {
+				fprintf(stderr, "bng-dp: --hqos-qsize: %u is not a power of two\n",
+					v);
+				return -1;
+			}
+			o->qsize = (uint16_t)v;
 			break;
 		case 'h':
 			usage(argv[0]);
@@ -215,6 +231,7 @@ port_init(struct app *a)
 	rc = rte_eth_dev_start(a->port_id);
 	if (rc != 0)
 		goto fail;
+	a->port_ready = true;
 	rc = rte_eth_promiscuous_enable(a->port_id);
 	if (rc != 0 && rc != -ENOTSUP)
 		goto fail;
@@ -249,83 +266,28 @@ worker_lcore_pick(struct app *a)
 static int
 app_setup(struct app *a)
 {
-	char err[256], name[RTE_RING_NAMESIZE];
-	int rc;
+	char err[512];
 
-	a->cfg = calloc(1, sizeof(*a->cfg));
-	a->lmap = rte_zmalloc("line_map", sizeof(*a->lmap), RTE_CACHE_LINE_SIZE);
-	if (a->cfg == NULL || a->lmap == NULL) {
-		fprintf(stderr, "bng-dp: out of memory\n");
+	/* Arguments first, before the tables take their memory. */
+	if (port_find(a->opts.port_name, &a->port_id) != 0)
+		return -1;
+	if (app_init(a, err, sizeof(err)) != 0) {
+		fprintf(stderr, "bng-dp: %s\n", err);
 		return -1;
 	}
-	rc = dp_config_load(a->opts.config_path, a->cfg, err, sizeof(err));
-	if (rc != 0) {
-		fprintf(stderr, "bng-dp: %s: %s\n", a->opts.config_path, err);
+	if (worker_lcore_pick(a) != 0)
 		return -1;
-	}
-	rc = line_map_build(a->lmap, a->cfg, err, sizeof(err));
-	if (rc != 0) {
-		fprintf(stderr, "bng-dp: %s: %s\n", a->opts.config_path, err);
-		return -1;
-	}
-	if (worker_lcore_pick(a) != 0 || port_find(a->opts.port_name, &a->port_id) != 0)
-		return -1;
-
-	a->sessions = session_tables_create("sess", a->opts.sessions, 1, (int)rte_socket_id());
-	if (a->sessions == NULL) {
-		fprintf(stderr, "bng-dp: session tables (%u): %s\n", a->opts.sessions,
-			rte_strerror(rte_errno));
-		return -1;
-	}
-	a->pool = rte_pktmbuf_pool_create("pkts", a->opts.mbufs, MBUF_CACHE, 0,
-					  RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
-	if (a->pool == NULL) {
-		fprintf(stderr, "bng-dp: mbuf pool (%u): %s\n", a->opts.mbufs,
-			rte_strerror(rte_errno));
-		return -1;
-	}
-	snprintf(name, sizeof(name), "punt");
-	a->punt_ring = rte_ring_create(name, APP_RING_SIZE, (int)rte_socket_id(),
-				       RING_F_SP_ENQ | RING_F_SC_DEQ);
-	snprintf(name, sizeof(name), "inject");
-	a->inject_ring = rte_ring_create(name, APP_RING_SIZE, (int)rte_socket_id(),
-					 RING_F_SP_ENQ | RING_F_SC_DEQ);
-	if (a->punt_ring == NULL || a->inject_ring == NULL) {
-		fprintf(stderr, "bng-dp: rings: %s\n", rte_strerror(rte_errno));
-		return -1;
-	}
-	if (port_init(a) != 0)
-		return -1;
-	a->start_time = (uint64_t)time(NULL);
-	return 0;
-}
-
-static void
-ring_drain_free(struct rte_ring *r)
-{
-	void *m;
-
-	if (r == NULL)
-		return;
-	while (rte_ring_sc_dequeue(r, &m) == 0)
-		rte_pktmbuf_free(m);
+	return port_init(a);
 }
 
 static void
 app_teardown(struct app *a)
 {
-	if (a->pool != NULL) {
+	if (a->pool != NULL && a->port_ready) {
 		rte_eth_dev_stop(a->port_id);
 		rte_eth_dev_close(a->port_id);
 	}
-	ring_drain_free(a->punt_ring);
-	ring_drain_free(a->inject_ring);
-	rte_ring_free(a->punt_ring);
-	rte_ring_free(a->inject_ring);
-	session_tables_free(a->sessions);
-	rte_mempool_free(a->pool);
-	rte_free(a->lmap);
-	free(a->cfg);
+	app_fini(a);
 }
 
 int

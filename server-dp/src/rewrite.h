@@ -113,6 +113,15 @@ rw_load16(const uint8_t *p)
 	return v;
 }
 
+static inline uint32_t
+rw_load32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
 static inline void
 rw_store16(uint8_t *p, uint16_t v)
 {

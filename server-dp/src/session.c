@@ -161,6 +161,14 @@ session_pending(const struct session_tables *t)
 	return t->capacity - t->count - t->n_free;
 }
 
+uint32_t
+session_next_id(struct session_tables *t)
+{
+	if (t->n_free == 0)
+		session_reclaim(t);
+	return t->n_free == 0 ? SESSION_ID_NONE : t->free_ids[t->n_free - 1];
+}
+
 int
 session_add(struct session_tables *t, const struct dp_session_params *p, uint32_t *id)
 {

@@ -84,6 +84,8 @@ struct dp_session {
 	uint64_t bytes_up;
 	uint64_t pkts_down;
 	uint64_t bytes_down;
+	uint64_t drops_up; /* refused upstream: spoofed, ACL, policed, no route, TTL */
+	uint64_t drops_down;
 } __rte_cache_aligned;
 
 /* The upstream key, packed to 16 bytes (no padding byte left undefined). */
@@ -146,6 +148,13 @@ void session_tables_free(struct session_tables *t);
  * failure nothing has changed.
  */
 int session_add(struct session_tables *t, const struct dp_session_params *p, uint32_t *id);
+
+/*
+ * The id the next successful session_add() will give, or SESSION_ID_NONE when
+ * none is free: per-session state the worker reads next to the session (the
+ * policer's rates) can be set before the session is published.
+ */
+uint32_t session_next_id(struct session_tables *t);
 
 /* Delete a live session. Returns 0 or -ENOENT. Its id is reusable after a
  * grace period. */

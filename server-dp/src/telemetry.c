@@ -3,12 +3,15 @@
  */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <rte_telemetry.h>
 
+#include "control.h"
+#include "subs.h"
 #include "telemetry.h"
 
 static struct app *tel_app;
@@ -26,10 +29,18 @@ add_counters(struct rte_tel_data *d, const char *prefix, const char *const *name
 	}
 }
 
+static void
+ipv4_str(uint32_t host, char *out, size_t len)
+{
+	snprintf(out, len, "%u.%u.%u.%u", host >> 24, (host >> 16) & 0xff, (host >> 8) & 0xff,
+		 host & 0xff);
+}
+
 static int
 tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	const struct app_worker_stats *w = &tel_app->wstats;
+	char key[RTE_TEL_MAX_STRING_LEN];
 
 	(void)cmd;
 	(void)params;
@@ -42,14 +53,33 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "up_bytes", w->up_bytes);
 	rte_tel_data_add_dict_u64(d, "down_pkts", w->down_pkts);
 	rte_tel_data_add_dict_u64(d, "down_bytes", w->down_bytes);
+	rte_tel_data_add_dict_u64(d, "down_sent", w->down_sent);
+	rte_tel_data_add_dict_u64(d, "punted", w->punted);
+	rte_tel_data_add_dict_u64(d, "arp_to_control", w->arp_to_control);
+	rte_tel_data_add_dict_u64(d, "lcp_answered", w->lcp_answered);
+	rte_tel_data_add_dict_u64(d, "lcp_consumed", w->lcp_consumed);
+	rte_tel_data_add_dict_u64(d, "icmp_sent", w->icmp_sent);
+	rte_tel_data_add_dict_u64(d, "fragmented", w->fragmented);
+	rte_tel_data_add_dict_u64(d, "injected", w->injected);
 	rte_tel_data_add_dict_u64(d, "idle_sleeps", w->idle_sleeps);
 	add_counters(d, "kind_", cls_kind_names, w->cls.kind, CLS_KIND_MAX, 0);
 	add_counters(d, "drop_", cls_drop_names, w->cls.drop, CLS_DROP_MAX, 1);
 	add_counters(d, "drop_", app_drop_names, w->drop, APP_DROP_MAX, 0);
+	add_counters(d, "route_", route_kind_names, w->route.kind, ROUTE_KINDS, 0);
+	add_counters(d, "icmp_sent_", icmp_kind_names, w->icmp.sent, ICMP_KIND_MAX, 0);
+	add_counters(d, "icmp_refused_", icmp_refuse_names, w->icmp.refused, ICMP_REFUSE_MAX, 0);
+	add_counters(d, "frag_", frag_result_names, w->frag.result, FRAG_R_MAX, 0);
+	rte_tel_data_add_dict_u64(d, "frag_fragments", w->frag.fragments);
+	for (unsigned int dir = 0; dir < ACL_DIRS; dir++) {
+		snprintf(key, sizeof(key), "acl_%s_packets", dir == ACL_UP ? "up" : "down");
+		rte_tel_data_add_dict_u64(d, key, w->acl.packets[dir]);
+		snprintf(key, sizeof(key), "acl_%s_denied", dir == ACL_UP ? "up" : "down");
+		rte_tel_data_add_dict_u64(d, key, w->acl.denied[dir]);
+	}
 	return 0;
 }
 
-/* A session id: decimal, no sign, no spaces, below the capacity. */
+/* A decimal number below cap, no sign, no spaces. */
 static int
 parse_id(const char *s, uint32_t cap, uint32_t *id)
 {
@@ -66,13 +96,58 @@ parse_id(const char *s, uint32_t cap, uint32_t *id)
 	return 0;
 }
 
+static void
+session_dict(struct rte_tel_data *d, uint32_t id, const struct dp_session *s)
+{
+	const struct app *a = tel_app;
+	struct hqos_pipe_info pi;
+	struct lcp_info li;
+	char mac[18], ip[16];
+
+	snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x", s->mac[0], s->mac[1], s->mac[2],
+		 s->mac[3], s->mac[4], s->mac[5]);
+	ipv4_str(rte_be_to_cpu_32(s->ipv4), ip, sizeof(ip));
+	rte_tel_data_add_dict_string(d, "state", "up");
+	rte_tel_data_add_dict_u64(d, "id", id);
+	rte_tel_data_add_dict_string(d, "access_port",
+				     a->cfg->access_ports[a->cfg->lines[s->line].access_port].name);
+	rte_tel_data_add_dict_u64(d, "line", s->line);
+	rte_tel_data_add_dict_string(d, "line_group", a->cfg->line_groups[s->group].name);
+	rte_tel_data_add_dict_u64(d, "stag", s->stag);
+	rte_tel_data_add_dict_u64(d, "ctag", s->ctag);
+	rte_tel_data_add_dict_u64(d, "pppoe_sid", s->sid);
+	rte_tel_data_add_dict_string(d, "mac", mac);
+	rte_tel_data_add_dict_string(d, "ipv4", ip);
+	rte_tel_data_add_dict_u64(d, "mtu", s->mtu);
+	rte_tel_data_add_dict_string(d, "qos_profile", a->cfg->qos_profiles[s->qos].name);
+	if (hqos_pipe_info(a->hqos, s->sched, &pi) == 0) {
+		rte_tel_data_add_dict_u64(d, "hqos_subport", pi.subport);
+		rte_tel_data_add_dict_u64(d, "hqos_pipe", pi.pipe);
+		rte_tel_data_add_dict_u64(d, "hqos_rate_bps", pi.rate_bps);
+	}
+	if (lcp_get(a->lcp, id, &li) == 0) {
+		rte_tel_data_add_dict_u64(d, "lcp_offload", (uint64_t)li.enabled);
+		rte_tel_data_add_dict_u64(d, "lcp_dead", (uint64_t)li.dead);
+		rte_tel_data_add_dict_u64(d, "lcp_replies", li.replies);
+	}
+	rte_tel_data_add_dict_u64(d, "pkts_up", s->pkts_up);
+	rte_tel_data_add_dict_u64(d, "bytes_up", s->bytes_up);
+	rte_tel_data_add_dict_u64(d, "drops_up", s->drops_up);
+	rte_tel_data_add_dict_u64(d, "pkts_down", s->pkts_down);
+	rte_tel_data_add_dict_u64(d, "bytes_down", s->bytes_down);
+	rte_tel_data_add_dict_u64(d, "drops_down", s->drops_down);
+}
+
+/*
+ * Without a parameter: counts and the ids of live sessions (the first 512);
+ * "ID": that session; "ipv4=A.B.C.D": the session of that address.
+ */
 static int
 tel_sessions(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	const struct session_tables *t = tel_app->sessions;
-	const struct dp_session *s;
-	char mac[18], ip[16];
-	uint32_t id, a;
+	struct rte_tel_data *ids;
+	uint32_t id, n = 0;
 
 	(void)cmd;
 	rte_tel_data_start_dict(d);
@@ -80,32 +155,226 @@ tel_sessions(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_dict_u64(d, "count", session_count(t));
 		rte_tel_data_add_dict_u64(d, "capacity", t->capacity);
 		rte_tel_data_add_dict_u64(d, "pending_reuse", session_pending(t));
+		rte_tel_data_add_dict_u64(d, "installed", subs_stats.installed);
+		rte_tel_data_add_dict_u64(d, "removed", subs_stats.removed);
+		rte_tel_data_add_dict_u64(d, "modified", subs_stats.modified);
+		rte_tel_data_add_dict_u64(d, "readded", subs_stats.readded);
+		rte_tel_data_add_dict_u64(d, "refused_line", subs_stats.refused_line);
+		rte_tel_data_add_dict_u64(d, "refused_address", subs_stats.refused_address);
+		rte_tel_data_add_dict_u64(d, "refused_qos", subs_stats.refused_qos);
+		rte_tel_data_add_dict_u64(d, "refused_mtu", subs_stats.refused_mtu);
+		rte_tel_data_add_dict_u64(d, "refused_pipe", subs_stats.refused_pipe);
+		rte_tel_data_add_dict_u64(d, "refused_session", subs_stats.refused_session);
+		ids = rte_tel_data_alloc();
+		if (ids == NULL)
+			return 0;
+		rte_tel_data_start_array(ids, RTE_TEL_U64_VAL);
+		for (id = 0; id < t->capacity && n < 512; id++) {
+			if (session_get(t, id)->ipv4 != 0) {
+				rte_tel_data_add_array_u64(ids, id);
+				n++;
+			}
+		}
+		rte_tel_data_add_dict_container(d, "ids", ids, 0);
+		return 0;
+	}
+	if (strncmp(params, "ipv4=", 5) == 0) {
+		unsigned int b[4];
+		char tail;
+		uint32_t want;
+
+		if (sscanf(params + 5, "%3u.%3u.%3u.%3u%c", &b[0], &b[1], &b[2], &b[3], &tail) !=
+			    4 ||
+		    b[0] > 255 || b[1] > 255 || b[2] > 255 || b[3] > 255)
+			return -EINVAL;
+		want = rte_cpu_to_be_32(b[0] << 24 | b[1] << 16 | b[2] << 8 | b[3]);
+		for (id = 0; id < t->capacity; id++) {
+			if (session_get(t, id)->ipv4 == want) {
+				session_dict(d, id, session_get(t, id));
+				return 0;
+			}
+		}
+		rte_tel_data_add_dict_string(d, "state", "none");
 		return 0;
 	}
 	if (parse_id(params, t->capacity, &id) != 0)
 		return -EINVAL;
-	s = session_get(t, id);
-	if (s->ipv4 == 0) {
+	if (session_get(t, id)->ipv4 == 0) {
 		rte_tel_data_add_dict_string(d, "state", "free");
 		return 0;
 	}
-	a = rte_be_to_cpu_32(s->ipv4);
-	snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x", s->mac[0], s->mac[1], s->mac[2],
-		 s->mac[3], s->mac[4], s->mac[5]);
-	snprintf(ip, sizeof(ip), "%u.%u.%u.%u", a >> 24, (a >> 16) & 0xff, (a >> 8) & 0xff,
-		 a & 0xff);
-	rte_tel_data_add_dict_string(d, "state", "up");
-	rte_tel_data_add_dict_u64(d, "line", s->line);
-	rte_tel_data_add_dict_u64(d, "stag", s->stag);
-	rte_tel_data_add_dict_u64(d, "ctag", s->ctag);
-	rte_tel_data_add_dict_u64(d, "pppoe_sid", s->sid);
-	rte_tel_data_add_dict_string(d, "mac", mac);
-	rte_tel_data_add_dict_string(d, "ipv4", ip);
-	rte_tel_data_add_dict_u64(d, "qos_profile", s->qos);
-	rte_tel_data_add_dict_u64(d, "pkts_up", s->pkts_up);
-	rte_tel_data_add_dict_u64(d, "bytes_up", s->bytes_up);
-	rte_tel_data_add_dict_u64(d, "pkts_down", s->pkts_down);
-	rte_tel_data_add_dict_u64(d, "bytes_down", s->bytes_down);
+	session_dict(d, id, session_get(t, id));
+	return 0;
+}
+
+/* Totals, and per traffic class when per_tc (a dict holds 256 entries at most). */
+static void
+tc_counters(struct rte_tel_data *d, const char *prefix, const struct hqos_tc_counters *c,
+	    int per_tc)
+{
+	char key[RTE_TEL_MAX_STRING_LEN];
+	uint64_t pkts = 0, bytes = 0, dp = 0, db = 0;
+
+	for (unsigned int tc = 0; tc < DP_NUM_TCS; tc++) {
+		pkts += c->pkts[tc];
+		bytes += c->bytes[tc];
+		dp += c->drop_pkts[tc];
+		db += c->drop_bytes[tc];
+		if (!per_tc)
+			continue;
+		snprintf(key, sizeof(key), "%stc%u_pkts", prefix, tc);
+		rte_tel_data_add_dict_u64(d, key, c->pkts[tc]);
+		snprintf(key, sizeof(key), "%stc%u_drop_pkts", prefix, tc);
+		rte_tel_data_add_dict_u64(d, key, c->drop_pkts[tc]);
+	}
+	snprintf(key, sizeof(key), "%spkts", prefix);
+	rte_tel_data_add_dict_u64(d, key, pkts);
+	snprintf(key, sizeof(key), "%sbytes", prefix);
+	rte_tel_data_add_dict_u64(d, key, bytes);
+	snprintf(key, sizeof(key), "%sdrop_pkts", prefix);
+	rte_tel_data_add_dict_u64(d, key, dp);
+	snprintf(key, sizeof(key), "%sdrop_bytes", prefix);
+	rte_tel_data_add_dict_u64(d, key, db);
+}
+
+/* HQoS: the port and each access port; worker counters; memory. */
+static int
+tel_hqos(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	const struct app *a = tel_app;
+	struct hqos_worker_counters wc;
+	struct hqos_tc_counters c;
+	char prefix[64];
+
+	(void)cmd;
+	(void)params;
+	rte_tel_data_start_dict(d);
+	hqos_worker_counters_read(a->hqos, &wc);
+	rte_tel_data_add_dict_u64(d, "memory_bytes", hqos_memory_bytes(a->hqos));
+	rte_tel_data_add_dict_u64(d, "enq_pkts", wc.enq_pkts);
+	rte_tel_data_add_dict_u64(d, "enq_drops", wc.enq_drops);
+	rte_tel_data_add_dict_u64(d, "deq_pkts", wc.deq_pkts);
+	rte_tel_data_add_dict_u64(d, "deq_wire_bytes", wc.deq_wire_bytes);
+	rte_tel_data_add_dict_u64(d, "pacer_waits", wc.pacer_waits);
+	rte_tel_data_add_dict_u64(d, "cmds", wc.cmds);
+	rte_tel_data_add_dict_u64(d, "cmd_errors", wc.cmd_errors);
+	if (hqos_stats_read(a->hqos, HQOS_SCOPE_TOTAL, 0, &c) == 0)
+		tc_counters(d, "port_", &c, 1);
+	for (uint16_t p = 0; p < a->cfg->n_access_ports && p < 48; p++) {
+		if (hqos_stats_read(a->hqos, HQOS_SCOPE_ACCESS_PORT, p, &c) != 0)
+			continue;
+		snprintf(prefix, sizeof(prefix), "%s_", a->cfg->access_ports[p].name);
+		tc_counters(d, prefix, &c, 0);
+	}
+	return 0;
+}
+
+static int
+tel_arp(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	(void)cmd;
+	return neigh_telemetry(tel_app->neigh, control_now_ms(), params, d);
+}
+
+/* Control frames: punt policer, VXLAN both ways, LCP offload, redirect target. */
+static int
+tel_punt(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	const struct app *a = tel_app;
+	const struct control_stats *cs = &control_stats;
+	struct control_redirect r;
+	struct punt_counters pc;
+	char key[RTE_TEL_MAX_STRING_LEN], ip[16];
+	uint64_t policed = 0;
+
+	(void)cmd;
+	(void)params;
+	rte_tel_data_start_dict(d);
+	control_redirect_get(&r);
+	ipv4_str(r.cp_ip, ip, sizeof(ip));
+	rte_tel_data_add_dict_string(d, "redirect_ip", ip);
+	rte_tel_data_add_dict_u64(d, "redirect_port", r.cp_port);
+	rte_tel_data_add_dict_u64(d, "redirect_classes", r.classes);
+	punt_counters_get(a->punt, &pc);
+	for (unsigned int c = 0; c < PUNT_NUM_CLASSES; c++) {
+		for (unsigned int k = 0; k < PUNT_REASON_MAX; k++) {
+			snprintf(key, sizeof(key), "%s_%s", punt_class_names[c],
+				 punt_reason_names[k]);
+			rte_tel_data_add_dict_u64(d, key, pc.c[c][k]);
+			if (k == PUNT_POLICED_MAC || k == PUNT_POLICED_LINE)
+				policed += pc.c[c][k];
+		}
+	}
+	rte_tel_data_add_dict_u64(d, "policed", policed);
+	rte_tel_data_add_dict_u64(d, "invalid", pc.invalid);
+	rte_tel_data_add_dict_u64(d, "vxlan_tx", cs->punt_tx);
+	rte_tel_data_add_dict_u64(d, "vxlan_tx_errors", cs->punt_tx_errors);
+	rte_tel_data_add_dict_u64(d, "vxlan_rx", cs->vxlan_rx);
+	rte_tel_data_add_dict_u64(d, "vxlan_not_allowed", cs->vxlan_not_allowed);
+	rte_tel_data_add_dict_u64(d, "vxlan_bad", cs->vxlan_bad);
+	rte_tel_data_add_dict_u64(d, "inject_refused", cs->inject_refused);
+	rte_tel_data_add_dict_u64(d, "injected_cp", cs->injected_cp);
+	rte_tel_data_add_dict_u64(d, "inject_full", cs->inject_full);
+	add_counters(d, "vxlan_", vxlan_count_names, cs->vxlan.c, VXLAN_COUNT_MAX, 0);
+	add_counters(d, "lcp_", lcp_wcount_names, a->lcp->wcount, LCP_W_MAX, 0);
+	add_counters(d, "lcp_", lcp_ccount_names, a->lcp->ccount, LCP_C_MAX, 0);
+	rte_tel_data_add_dict_u64(d, "lcp_scheduled", lcp_scheduled(a->lcp));
+	return 0;
+}
+
+/* The PFCP user-plane function: association, messages, sessions. */
+static int
+tel_pfcp(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	static const char *const states[] = {"none", "associated", "unreachable"};
+	const struct control_stats *cs = &control_stats;
+	struct pfcp_up_stats st;
+	char key[RTE_TEL_MAX_STRING_LEN];
+
+	(void)cmd;
+	(void)params;
+	pfcp_up_stats_get(tel_app->pfcp, &st);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(
+		d, "cp_state",
+		(unsigned int)st.cp_state < RTE_DIM(states) ? states[st.cp_state] : "?");
+	rte_tel_data_add_dict_u64(d, "recovery_time_stamp", tel_app->start_time);
+	rte_tel_data_add_dict_u64(d, "sessions", st.sessions);
+	rte_tel_data_add_dict_u64(d, "sub_sessions", st.sub_sessions);
+	rte_tel_data_add_dict_u64(d, "default_session", st.default_session);
+	rte_tel_data_add_dict_u64(d, "pending", st.pending);
+	rte_tel_data_add_dict_u64(d, "hb_missed", st.hb_missed);
+	rte_tel_data_add_dict_u64(d, "rx_datagrams", cs->pfcp_rx);
+	rte_tel_data_add_dict_u64(d, "tx_datagrams", cs->pfcp_tx);
+	rte_tel_data_add_dict_u64(d, "tx_errors", cs->pfcp_tx_errors);
+	rte_tel_data_add_dict_u64(d, "not_allowed", cs->pfcp_not_allowed + st.not_allowed);
+	rte_tel_data_add_dict_u64(d, "bad_header", st.bad_header);
+	rte_tel_data_add_dict_u64(d, "unknown_type", st.unknown_type);
+	rte_tel_data_add_dict_u64(d, "version_not_supported", st.version_not_supported);
+	rte_tel_data_add_dict_u64(d, "retrans_rx", st.retrans_rx);
+	rte_tel_data_add_dict_u64(d, "retrans_tx", st.retrans_tx);
+	rte_tel_data_add_dict_u64(d, "req_timeouts", st.req_timeouts);
+	rte_tel_data_add_dict_u64(d, "hb_sent", st.hb_sent);
+	rte_tel_data_add_dict_u64(d, "hb_failures", st.hb_failures);
+	rte_tel_data_add_dict_u64(d, "cp_restarts", st.cp_restarts);
+	rte_tel_data_add_dict_u64(d, "assoc_setups", st.assoc_setups);
+	rte_tel_data_add_dict_u64(d, "assoc_releases", st.assoc_releases);
+	rte_tel_data_add_dict_u64(d, "sessions_established", st.sessions_established);
+	rte_tel_data_add_dict_u64(d, "sessions_modified", st.sessions_modified);
+	rte_tel_data_add_dict_u64(d, "sessions_deleted", st.sessions_deleted);
+	rte_tel_data_add_dict_u64(d, "reports_sent", st.reports_sent);
+	rte_tel_data_add_dict_u64(d, "lcp_dead_sent", st.lcp_dead_sent);
+	rte_tel_data_add_dict_u64(d, "install_failed", st.install_failed);
+	for (unsigned int c = 0; c < PFCP_CAUSE_MAX; c++) {
+		if (st.rejected[c] != 0) {
+			snprintf(key, sizeof(key), "rejected_cause_%u", c);
+			rte_tel_data_add_dict_u64(d, key, st.rejected[c]);
+		}
+		if (st.decode_error[c] != 0) {
+			snprintf(key, sizeof(key), "decode_error_cause_%u", c);
+			rte_tel_data_add_dict_u64(d, key, st.decode_error[c]);
+		}
+	}
 	return 0;
 }
 
@@ -116,8 +385,20 @@ telemetry_register(struct app *a)
 	if (rte_telemetry_register_cmd("/bng/stats", tel_stats,
 				       "Worker counters: traffic each way, drops by reason") != 0 ||
 	    rte_telemetry_register_cmd("/bng/sessions", tel_sessions,
-				       "Session count; with a session id: that session. "
-				       "Parameters: int id") != 0) {
+				       "Session counts and ids; with a session id or ipv4=A.B.C.D: "
+				       "that session") != 0 ||
+	    rte_telemetry_register_cmd("/bng/hqos", tel_hqos,
+				       "HQoS: per port and access port packets and drops by "
+				       "traffic class, memory") != 0 ||
+	    rte_telemetry_register_cmd("/bng/arp", tel_arp,
+				       "Core-side ARP table and counters; with A.B.C.D: that "
+				       "entry") != 0 ||
+	    rte_telemetry_register_cmd("/bng/punt", tel_punt,
+				       "Control frames: redirect target, punt policer, VXLAN, "
+				       "LCP offload") != 0 ||
+	    rte_telemetry_register_cmd("/bng/pfcp", tel_pfcp,
+				       "PFCP user-plane function: association, messages, "
+				       "sessions") != 0) {
 		fprintf(stderr, "bng-dp: telemetry command registration failed\n");
 		return -1;
 	}

@@ -3,14 +3,23 @@
  * (dpdk-telemetry.py, or any client of <runtime dir>/dpdk_telemetry.v2).
  *
  *   /bng/stats     worker counters: rx/tx, forwarded each way, drops by reason
- *                  (classifier and later stages), idle sleeps
- *   /bng/sessions  session count and capacity; with a parameter (session id)
- *                  that session's keys and counters
+ *                  (classifier and later stages), routes, ACL, ICMP, fragments
+ *   /bng/sessions  session counts, install refusals by reason and the ids of
+ *                  live sessions; with a session id or ipv4=A.B.C.D: that
+ *                  session's keys, QoS, HQoS pipe, LCP offload and counters
+ *   /bng/hqos      HQoS memory, packets and drops by traffic class for the
+ *                  port, totals per access port, worker counters
+ *   /bng/arp       the core-side ARP table and its counters (neigh.h)
+ *   /bng/punt      control frames: redirect target, punt policer by class and
+ *                  reason, VXLAN both ways, CP frames refused, LCP offload
+ *   /bng/pfcp      the PFCP user-plane function: association state, messages,
+ *                  sessions, rejections by cause
  *
  * Callbacks run on DPDK's telemetry thread. They read counters the worker
  * writes with plain aligned 64-bit stores, which x86-64 never tears, and the
- * session slots, which the control thread changes only under RCU (session.h);
- * a reading can therefore be a few packets old, never garbage.
+ * session slots, which the control thread changes only under RCU (session.h),
+ * and control-thread counters the same way; a reading can therefore be a few
+ * packets old, never garbage.
  */
 #ifndef BNG_TELEMETRY_H
 #define BNG_TELEMETRY_H

@@ -1,9 +1,28 @@
 /*
  * bng-dp worker loop (worker.h).
+ *
+ * One burst goes through these steps:
+ *   1. classify (classify.h): kind, line, offsets, or a counted drop;
+ *   2. sort by kind into the upstream IPv4, downstream IPv4 and control lists;
+ *      discovery is punted, ARP goes to the control thread, IPoE and IPv6
+ *      are counted;
+ *   3. upstream: one bulk session lookup, anti-spoofing; then for the frames
+ *      left one bulk ACL classification and one bulk route lookup; then per
+ *      frame policer, route kind, TTL, DSCP, MSS, next hop, decapsulation;
+ *   4. downstream: one bulk session lookup by destination, one bulk ACL
+ *      classification; then per packet TTL, traffic class, MSS, MTU
+ *      (fragments or ICMP), encapsulation, HQoS mark;
+ *   5. control: LCP echoes of offloaded sessions answered in place,
+ *      everything else policed onto the punt ring for the CP;
+ *   6. HQoS enqueue and dequeue, transmit; then the inject ring (frames of the
+ *      control thread).
+ * Every frame ends in exactly one place: transmitted, queued in HQoS, on the
+ * punt or ARP ring, or freed with one drop counter incremented (app.h).
  */
 
 #include <time.h>
 
+#include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
@@ -12,13 +31,24 @@
 const char *const app_drop_names[APP_DROP_MAX] = {
 	[APP_DROP_NO_SESSION_DOWN] = "no_session_down",
 	[APP_DROP_SPOOF] = "spoofed_source",
+	[APP_DROP_ACL] = "acl_deny",
+	[APP_DROP_POLICED] = "policed_red",
+	[APP_DROP_NO_ROUTE] = "no_route",
+	[APP_DROP_BLACKHOLE] = "route_drop",
+	[APP_DROP_LOCAL] = "to_core_address",
+	[APP_DROP_TTL] = "ttl_expired",
+	[APP_DROP_NO_NEIGH] = "next_hop_unresolved",
+	[APP_DROP_FRAG_NEEDED] = "df_too_big",
+	[APP_DROP_FRAG] = "fragmentation_failed",
 	[APP_DROP_REWRITE] = "rewrite",
-	[APP_DROP_TX] = "tx_full",
+	[APP_DROP_PUNT] = "punt_refused",
+	[APP_DROP_LCP] = "lcp_refused",
+	[APP_DROP_ARP_RING] = "arp_ring_full",
 	[APP_DROP_IPOE] = "ipoe_not_forwarded",
 	[APP_DROP_IPV6] = "ipv6_not_forwarded",
-	[APP_DROP_PUNT] = "punt",
-	[APP_DROP_NO_ROUTE] = "no_route",
-	[APP_DROP_TTL] = "ttl_expired",
+	[APP_DROP_HQOS] = "hqos_queue_full",
+	[APP_DROP_HQOS_STALE] = "hqos_session_gone",
+	[APP_DROP_TX] = "tx_full",
 };
 
 static void
@@ -29,27 +59,508 @@ idle_sleep(uint32_t us)
 	nanosleep(&ts, NULL);
 }
 
+static inline void
+drop(struct app *a, struct rte_mbuf *m, enum app_drop why)
+{
+	a->wstats.drop[why]++;
+	rte_pktmbuf_free(m);
+}
+
+static inline void
+out_tx(struct app *a, struct rte_mbuf *m)
+{
+	struct app_out *o = a->out;
+
+	if (unlikely(o->n_tx == APP_TX_MAX)) {
+		drop(a, m, APP_DROP_TX);
+		return;
+	}
+	o->tx[o->n_tx++] = m;
+}
+
+/* The core header of a group towards the next hop of MAC key k (non-zero). */
+static inline const struct rw_core_tmpl *
+core_hdr(struct app *a, uint16_t group, uint64_t k)
+{
+	struct app_core_hdr *c = &a->core_hdr[group];
+	uint8_t mac[6];
+
+	if (unlikely(k != c->nh_mac)) {
+		neigh_mac_bytes(k, mac);
+		rw_core_tmpl_init(&c->t, mac, a->cfg->line_groups[group].core_mac,
+				  a->cfg->core.vlan);
+		c->nh_mac = k;
+	}
+	return &c->t;
+}
+
+/* The traffic class of a downstream packet: its session profile's DSCP map. */
+static inline uint8_t
+tc_of(const struct app *a, const struct dp_session *s, const uint8_t *ip)
+{
+	uint16_t q = __atomic_load_n(&s->qos, __ATOMIC_RELAXED);
+
+	return a->cfg->qos_profiles[q].dscp_tc[ip[1] >> 2];
+}
+
+/* Largest MSS a TCP SYN may announce through a session of this MTU. */
+static inline uint16_t
+mss_of(uint16_t mtu)
+{
+	return (uint16_t)(mtu - 40);
+}
+
+static inline uint32_t
+core_address_be(const struct app *a, uint16_t group)
+{
+	return rte_cpu_to_be_32(a->cfg->line_groups[group].core_address);
+}
+
+/*
+ * An upstream frame of session s whose TTL expired: turn it into ICMP time
+ * exceeded from the group's core address and send it back inside the
+ * session. Counted as icmp_sent, or as a TTL drop when no answer is allowed.
+ */
+static void
+icmp_to_subscriber(struct app *a, struct rte_mbuf *m, const struct cls_result *r,
+		   const struct dp_session *s, uint64_t now)
+{
+	if (icmp_error(&a->icmp, m, r->l3_off, ICMP_TIME_EXCEEDED, 0, core_address_be(a, s->group),
+		       now, &a->wstats.icmp) != 0) {
+		drop(a, m, APP_DROP_TTL);
+		return;
+	}
+	/* m is now [access header][ICMP datagram], exactly. */
+	rte_pktmbuf_adj(m, r->l3_off);
+	if (rw_encap_pppoe(m, &s->encap, &a->pcp, 0) != 0) {
+		drop(a, m, APP_DROP_REWRITE);
+		return;
+	}
+	a->wstats.icmp_sent++;
+	out_tx(a, m);
+}
+
+/*
+ * A downstream core frame answered with an ICMP error towards its source,
+ * back through the router it came from: the error replaces the packet in
+ * place and the Ethernet addresses are swapped (the core VLAN stays).
+ */
+static void
+icmp_to_core(struct app *a, struct rte_mbuf *m, const struct cls_result *r,
+	     const struct dp_session *s, enum icmp_kind kind, uint16_t mtu, enum app_drop why,
+	     uint64_t now)
+{
+	uint8_t *h, t[6];
+
+	if (icmp_error(&a->icmp, m, r->l3_off, kind, mtu, core_address_be(a, s->group), now,
+		       &a->wstats.icmp) != 0) {
+		drop(a, m, why);
+		return;
+	}
+	h = rte_pktmbuf_mtod(m, uint8_t *);
+	memcpy(t, h, 6);
+	memcpy(h, h + 6, 6);
+	memcpy(h + 6, t, 6);
+	a->wstats.icmp_sent++;
+	out_tx(a, m);
+}
+
+/* --- upstream ---------------------------------------------------------------- */
+
+static void
+upstream(struct app *a, struct rte_mbuf **pkts, struct cls_result *res, uint16_t n, uint64_t now)
+{
+	const uint8_t *macs[APP_BURST], *ips[APP_BURST];
+	uint32_t ids[APP_BURST], dst[APP_BURST];
+	struct route_result rt[APP_BURST];
+	uint8_t deny[APP_BURST];
+	struct app_worker_stats *w = &a->wstats;
+	uint16_t i, k = 0;
+
+	for (i = 0; i < n; i++)
+		macs[i] = rte_pktmbuf_mtod(pkts[i], const uint8_t *) + 6;
+	session_lookup_up_burst(a->sessions, res, macs, n, ids);
+
+	/* Unknown sessions to the CP (it answers PADT), spoofed sources out. */
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		const uint8_t *ip = rte_pktmbuf_mtod_offset(m, const uint8_t *, res[i].l3_off);
+
+		if (ids[i] == SESSION_ID_NONE) {
+			if (punt_enqueue(a->punt, m, &res[i], now) == 0)
+				w->punted++;
+			else
+				drop(a, m, APP_DROP_PUNT);
+			continue;
+		}
+		if (unlikely(!session_src_ok(session_get(a->sessions, ids[i]),
+					     rw_load32(ip + 12)))) {
+			session_get(a->sessions, ids[i])->drops_up++;
+			drop(a, m, APP_DROP_SPOOF);
+			continue;
+		}
+		pkts[k] = m;
+		ids[k] = ids[i];
+		ips[k] = ip;
+		dst[k] = rte_be_to_cpu_32(rw_load32(ip + 16));
+		if (k != i)
+			res[k] = res[i];
+		k++;
+	}
+	if (k == 0)
+		return;
+	acl_classify_burst(a->acl, ACL_UP, ips, k, deny, &w->acl);
+	route_lookup_burst(a->routes, dst, k, rt, &w->route);
+
+	for (i = 0; i < k; i++) {
+		struct rte_mbuf *m = pkts[i];
+		const struct cls_result *r = &res[i];
+		struct dp_session *s = session_get(a->sessions, ids[i]);
+		uint8_t *ip = (uint8_t *)(uintptr_t)ips[i];
+		const struct dp_qos_profile *qp;
+		uint64_t nh_mac;
+		enum app_drop why;
+		uint16_t q;
+
+		if (unlikely(deny[i])) {
+			why = APP_DROP_ACL;
+			goto refused;
+		}
+		if (police_color(a->police, ids[i], now, rte_pktmbuf_pkt_len(m)) == RTE_COLOR_RED) {
+			why = APP_DROP_POLICED;
+			goto refused;
+		}
+		switch (rt[i].kind) {
+		case ROUTE_NEXT_HOP:
+		case ROUTE_CONNECTED:
+		case ROUTE_SUBSCRIBER:
+			break;
+		case ROUTE_DROP:
+			why = APP_DROP_BLACKHOLE;
+			goto refused;
+		case ROUTE_LOCAL:
+			why = APP_DROP_LOCAL;
+			goto refused;
+		default:
+			why = APP_DROP_NO_ROUTE;
+			goto refused;
+		}
+		if (unlikely(rw_ipv4_ttl_dec(ip))) {
+			s->drops_up++;
+			icmp_to_subscriber(a, m, r, s, now);
+			continue;
+		}
+		q = __atomic_load_n(&s->qos, __ATOMIC_RELAXED);
+		qp = &a->cfg->qos_profiles[q];
+		if (qp->up_dscp != DP_DSCP_KEEP && (ip[1] >> 2) != qp->up_dscp)
+			rw_ipv4_dscp_set(ip, qp->up_dscp);
+		rw_tcp_mss_clamp(ip, r->l3_len, mss_of(s->mtu));
+		nh_mac = neigh_resolve(a->neigh, rt[i].nh);
+		if (unlikely(nh_mac == 0)) {
+			why = APP_DROP_NO_NEIGH;
+			goto refused;
+		}
+		if (unlikely(rw_decap_pppoe(m, r, core_hdr(a, s->group, nh_mac)) != 0)) {
+			why = APP_DROP_REWRITE;
+			goto refused;
+		}
+		s->pkts_up++;
+		s->bytes_up += r->l3_len;
+		w->up_pkts++;
+		w->up_bytes += r->l3_len;
+		out_tx(a, m);
+		continue;
+	refused:
+		s->drops_up++;
+		drop(a, m, why);
+	}
+}
+
+/* --- downstream -------------------------------------------------------------- */
+
+/* Encapsulate one IPv4 packet (m holds exactly it) for s and mark it for HQoS. */
+static inline void
+down_encap(struct app *a, struct rte_mbuf *m, struct dp_session *s, uint8_t tc, uint8_t queue)
+{
+	struct app_out *o = a->out;
+	uint32_t len = rte_pktmbuf_pkt_len(m);
+
+	if (unlikely(rw_encap_pppoe(m, &s->encap, &a->pcp, tc) != 0)) {
+		s->drops_down++;
+		drop(a, m, APP_DROP_REWRITE);
+		return;
+	}
+	if (unlikely(o->n_sched == APP_TX_MAX)) {
+		s->drops_down++;
+		drop(a, m, APP_DROP_HQOS);
+		return;
+	}
+	a->wstats.down_pkts++;
+	a->wstats.down_bytes += len;
+	hqos_mark(m, s->sched, tc, queue);
+	o->sched[o->n_sched++] = m;
+}
+
+static void
+downstream(struct app *a, struct rte_mbuf **pkts, struct cls_result *res, uint16_t n, uint64_t now)
+{
+	uint32_t ids[APP_BURST], dst[APP_BURST];
+	const uint8_t *ips[APP_BURST];
+	uint8_t deny[APP_BURST];
+	struct app_worker_stats *w = &a->wstats;
+	struct rte_mbuf *frags[APP_FRAG_MAX];
+	uint16_t i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		ips[i] = rte_pktmbuf_mtod_offset(pkts[i], const uint8_t *, res[i].l3_off);
+		dst[i] = rw_load32(ips[i] + 16);
+	}
+	session_lookup_down_burst(a->sessions, dst, n, ids);
+	for (i = 0; i < n; i++) {
+		if (ids[i] == SESSION_ID_NONE) {
+			drop(a, pkts[i], APP_DROP_NO_SESSION_DOWN);
+			continue;
+		}
+		pkts[k] = pkts[i];
+		ids[k] = ids[i];
+		ips[k] = ips[i];
+		if (k != i)
+			res[k] = res[i];
+		k++;
+	}
+	if (k == 0)
+		return;
+	acl_classify_burst(a->acl, ACL_DOWN, ips, k, deny, &w->acl);
+
+	for (i = 0; i < k; i++) {
+		struct rte_mbuf *m = pkts[i];
+		const struct cls_result *r = &res[i];
+		struct dp_session *s = session_get(a->sessions, ids[i]);
+		uint8_t *ip = (uint8_t *)(uintptr_t)ips[i];
+		uint8_t tc, queue;
+		int nf;
+
+		if (unlikely(deny[i])) {
+			s->drops_down++;
+			drop(a, m, APP_DROP_ACL);
+			continue;
+		}
+		if (unlikely(rw_ipv4_ttl_dec(ip))) {
+			s->drops_down++;
+			icmp_to_core(a, m, r, s, ICMP_TIME_EXCEEDED, 0, APP_DROP_TTL, now);
+			continue;
+		}
+		tc = tc_of(a, s, ip);
+		queue = hqos_be_queue_ipv4(ip);
+		rw_tcp_mss_clamp(ip, r->l3_len, mss_of(s->mtu));
+		if (likely(r->l3_len <= s->mtu)) {
+			if (unlikely(rw_core_strip(m, r) != 0)) {
+				s->drops_down++;
+				drop(a, m, APP_DROP_REWRITE);
+				continue;
+			}
+			down_encap(a, m, s, tc, queue);
+			continue;
+		}
+		/* Larger than the session's MTU: RFC 1191 answer, or fragments. */
+		if (rw_load16(ip + 6) & rte_cpu_to_be_16(0x4000)) {
+			s->drops_down++;
+			icmp_to_core(a, m, r, s, ICMP_FRAG_NEEDED, s->mtu, APP_DROP_FRAG_NEEDED,
+				     now);
+			continue;
+		}
+		if (unlikely(rw_core_strip(m, r) != 0)) {
+			s->drops_down++;
+			drop(a, m, APP_DROP_REWRITE);
+			continue;
+		}
+		nf = frag_ipv4(m, s->mtu, frags, APP_FRAG_MAX, a->frag, &w->frag);
+		if (nf <= 0) {
+			s->drops_down++;
+			drop(a, m, APP_DROP_FRAG);
+			continue;
+		}
+		w->fragmented++;
+		for (int j = 0; j < nf; j++)
+			down_encap(a, frags[j], s, tc, queue);
+	}
+}
+
+/* --- control frames ------------------------------------------------------------ */
+
+static inline void
+punt(struct app *a, struct rte_mbuf *m, const struct cls_result *r, uint64_t now)
+{
+	if (punt_enqueue(a->punt, m, r, now) == 0)
+		a->wstats.punted++;
+	else
+		drop(a, m, APP_DROP_PUNT);
+}
+
+static void
+control_frames(struct app *a, struct rte_mbuf **pkts, const struct cls_result *res, uint16_t n,
+	       uint64_t now)
+{
+	const uint8_t *macs[APP_BURST];
+	uint32_t ids[APP_BURST];
+	uint16_t i;
+
+	for (i = 0; i < n; i++)
+		macs[i] = rte_pktmbuf_mtod(pkts[i], const uint8_t *) + 6;
+	session_lookup_up_burst(a->sessions, res, macs, n, ids);
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+
+		if (ids[i] != SESSION_ID_NONE && res[i].proto == CLS_PPP_LCP) {
+			switch (lcp_input(a->lcp, m, &res[i], ids[i],
+					  session_get(a->sessions, ids[i]), now)) {
+			case LCP_TX:
+				a->wstats.lcp_answered++;
+				out_tx(a, m);
+				continue;
+			case LCP_CONSUMED:
+				a->wstats.lcp_consumed++;
+				rte_pktmbuf_free(m);
+				continue;
+			case LCP_DROP:
+				drop(a, m, APP_DROP_LCP);
+				continue;
+			default:
+				break; /* LCP_PUNT */
+			}
+		}
+		punt(a, m, &res[i], now);
+	}
+}
+
+static inline void
+arp_to_control(struct app *a, struct rte_mbuf *m)
+{
+	if (rte_ring_sp_enqueue(a->arp_ring, m) == 0)
+		a->wstats.arp_to_control++;
+	else
+		drop(a, m, APP_DROP_ARP_RING);
+}
+
+/* --- the burst ----------------------------------------------------------------- */
+
+void
+worker_burst(struct app *a, struct rte_mbuf **pkts, uint16_t n, uint64_t now)
+{
+	struct cls_result res[APP_BURST], ures[APP_BURST], dres[APP_BURST], cres[APP_BURST];
+	struct rte_mbuf *up[APP_BURST], *down[APP_BURST], *ctl[APP_BURST];
+	struct app_worker_stats *w = &a->wstats;
+	uint16_t i, nu = 0, nd = 0, nc = 0;
+
+	w->rx_pkts += n;
+	w->rx_bursts++;
+	classify_burst(a->lmap, pkts, n, res, &w->cls);
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+
+		switch (res[i].kind) {
+		case CLS_PPPOE_SESS_IPV4:
+			ures[nu] = res[i];
+			up[nu++] = m;
+			break;
+		case CLS_CORE_IPV4:
+			dres[nd] = res[i];
+			down[nd++] = m;
+			break;
+		case CLS_PPPOE_SESS_CTRL:
+			cres[nc] = res[i];
+			ctl[nc++] = m;
+			break;
+		case CLS_PPPOE_DISC:
+			punt(a, m, &res[i], now);
+			break;
+		case CLS_CORE_ARP:
+			arp_to_control(a, m);
+			break;
+		case CLS_IPOE_IPV4:
+			drop(a, m, APP_DROP_IPOE);
+			break;
+		case CLS_PPPOE_SESS_IPV6:
+		case CLS_IPOE_IPV6:
+			drop(a, m, APP_DROP_IPV6);
+			break;
+		default: /* CLS_DROP: counted by the classifier */
+			rte_pktmbuf_free(m);
+			break;
+		}
+	}
+	if (nu > 0)
+		upstream(a, up, ures, nu, now);
+	if (nd > 0)
+		downstream(a, down, dres, nd, now);
+	if (nc > 0)
+		control_frames(a, ctl, cres, nc, now);
+}
+
 static uint16_t
 tx_burst(struct app *a, struct rte_mbuf **pkts, uint16_t n)
 {
-	uint16_t sent = rte_eth_tx_burst(a->port_id, 0, pkts, n);
+	uint16_t sent = 0;
 
+	if (n == 0)
+		return 0;
+	sent = rte_eth_tx_burst(a->port_id, 0, pkts, n);
 	a->wstats.tx_pkts += sent;
-	if (sent < n) {
+	if (unlikely(sent < n)) {
 		a->wstats.drop[APP_DROP_TX] += n - sent;
 		rte_pktmbuf_free_bulk(&pkts[sent], n - sent);
 	}
 	return sent;
 }
 
-static void
-process_burst(struct app *a, struct rte_mbuf **pkts, uint16_t n)
+/* Count a dequeued frame on its session; drop frames of deleted sessions. */
+static uint16_t
+sched_account(struct app *a, struct rte_mbuf **pkts, uint16_t n)
 {
-	struct cls_result res[APP_BURST];
-	struct app_worker_stats *w = &a->wstats;
+	uint16_t i, k = 0;
 
-	classify_burst(a->lmap, pkts, n, res, &w->cls);
-	rte_pktmbuf_free_bulk(pkts, n);
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		uint32_t id = hqos_owner(a->hqos, m);
+
+		if (unlikely(id == HQOS_OWNER_NONE)) {
+			drop(a, m, APP_DROP_HQOS_STALE);
+			continue;
+		}
+		if (likely(id != HQOS_OWNER_UNSET)) {
+			struct dp_session *s = session_get(a->sessions, id);
+
+			s->pkts_down++;
+			s->bytes_down += rte_pktmbuf_pkt_len(m) - RW_ENCAP_LEN;
+		}
+		pkts[k++] = m;
+	}
+	a->wstats.down_sent += k;
+	return k;
+}
+
+uint32_t
+worker_flush(struct app *a)
+{
+	struct app_out *o = a->out;
+	uint32_t k, d = 0;
+
+	if (o->n_sched > 0) {
+		k = hqos_enqueue(a->hqos, o->sched, o->n_sched);
+		/* rte_sched frees what it refuses. */
+		a->wstats.drop[APP_DROP_HQOS] += (uint64_t)(o->n_sched - k);
+		o->n_sched = 0;
+	}
+	if (o->n_tx < APP_TX_MAX) {
+		d = hqos_dequeue(a->hqos, &o->tx[o->n_tx], (uint32_t)(APP_TX_MAX - o->n_tx));
+		if (d > 0)
+			o->n_tx = (uint16_t)(o->n_tx +
+					     sched_account(a, &o->tx[o->n_tx], (uint16_t)d));
+	}
+	for (k = 0; k < o->n_tx; k += APP_BURST)
+		tx_burst(a, &o->tx[k], (uint16_t)RTE_MIN((uint32_t)APP_BURST, o->n_tx - k));
+	o->n_tx = 0;
+	return d;
 }
 
 int
@@ -58,21 +569,23 @@ worker_main(void *arg)
 	struct app *a = arg;
 	struct rte_mbuf *pkts[APP_BURST];
 	uint16_t n, k;
+	uint32_t d;
+	uint64_t now;
 
 	session_worker_register(a->sessions, 0);
 	while (!a->stop) {
+		now = rte_rdtsc();
+		hqos_worker_apply(a->hqos, now);
 		n = rte_eth_rx_burst(a->port_id, 0, pkts, APP_BURST);
-		if (n > 0) {
-			a->wstats.rx_pkts += n;
-			a->wstats.rx_bursts++;
-			process_burst(a, pkts, n);
-		}
+		if (n > 0)
+			worker_burst(a, pkts, n, now);
+		d = worker_flush(a);
 		k = (uint16_t)rte_ring_sc_dequeue_burst(a->inject_ring, (void **)pkts, APP_BURST,
 							NULL);
 		if (k > 0)
-			tx_burst(a, pkts, k);
+			a->wstats.injected += tx_burst(a, pkts, k);
 		session_worker_quiescent(a->sessions, 0);
-		if (n == 0 && k == 0 && a->opts.idle_sleep_us > 0) {
+		if (n == 0 && k == 0 && d == 0 && a->opts.idle_sleep_us > 0) {
 			a->wstats.idle_sleeps++;
 			idle_sleep(a->opts.idle_sleep_us);
 		}

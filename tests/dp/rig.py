@@ -114,10 +114,11 @@ class DpRig:
     def _start_dp(self) -> None:
         cmd = [
             "ip", "netns", "exec", NS_DP, str(BNG_DP),
-            "-l", "0,1", "--no-huge", "-m", "256", "--no-pci", "--no-shconf",
+            "-l", "0,1", "--no-huge", "-m", "512", "--no-pci", "--no-shconf",
             f"--file-prefix={FILE_PREFIX}", "--log-level=notice",
             "--vdev", "net_af_packet0,iface=data0,framecnt=4096",
-            "--", "--config", str(self.config), "--idle-sleep-us", "50", *self.extra_args,
+            "--", "--config", str(self.config), "--idle-sleep-us", "50", "--sessions", "4096",
+            *self.extra_args,
         ]  # fmt: skip
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 20
@@ -174,10 +175,14 @@ class DpRig:
     def stats(self) -> dict:
         return self.telemetry("/bng/stats")
 
-    def cp_socket(self, port: int) -> socket.socket:
-        """A UDP socket in the CP namespace, bound to the CP address and port."""
+    def cp_socket(self, port: int, addr: str | None = None) -> socket.socket:
+        """A UDP socket in the CP namespace, bound to the CP address (or addr) and port."""
         with in_netns(NS_CP):
             s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        s.bind((self.CP_ADDR, port))
+        s.bind((addr or self.CP_ADDR, port))
         s.settimeout(2)
         return s
+
+    def add_cp_alias(self, addr: str) -> None:
+        """A second address on the CP side: a management peer that is not the CP."""
+        _ip("-n", NS_CP, "addr", "replace", f"{addr}/24", "dev", "cp0")

@@ -69,10 +69,8 @@ def write_pcap(path: Path, msgs: list[tuple[bytes, bool]]) -> None:
     path.write_bytes(out)
 
 
-def dissect(tmp_path: Path, msgs: list[tuple[bytes, bool]]) -> list[list[tuple[str, str]]]:
-    """tshark's fields of each message: [(field name, shown value)] in order."""
-    pcap = tmp_path / "pfcp.pcap"
-    write_pcap(pcap, msgs)
+def dissect_pcap(pcap: Path) -> list[list[tuple[str, str]]]:
+    """tshark's fields of each PFCP message of a capture: [(field name, shown value)]."""
     xml = subprocess.run(
         ["tshark", "-r", str(pcap), "-T", "pdml", "-o", "pfcp.port_pfcp:8805"],
         check=True,
@@ -88,6 +86,14 @@ def dissect(tmp_path: Path, msgs: list[tuple[bytes, bool]]) -> list[list[tuple[s
             if n.startswith("pfcp") or n.startswith("_ws.malformed") or n.startswith("_ws.expert"):
                 fields.append((n, f.get("show", "")))
         pkts.append(fields)
+    return pkts
+
+
+def dissect(tmp_path: Path, msgs: list[tuple[bytes, bool]]) -> list[list[tuple[str, str]]]:
+    """tshark's fields of each message: [(field name, shown value)] in order."""
+    pcap = tmp_path / "pfcp.pcap"
+    write_pcap(pcap, msgs)
+    pkts = dissect_pcap(pcap)
     assert len(pkts) == len(msgs)
     return pkts
 

@@ -11,7 +11,7 @@ from .rig import BNG_DP, NS_DP, NS_WIRE, RUNTIME_DIR, DpRig, _netns_list
 
 
 def _run(*args: str) -> subprocess.CompletedProcess:
-    eal = ["-l", "0,1", "--no-huge", "-m", "128", "--no-pci", "--no-shconf", "--file-prefix=bngdpt-args",
+    eal = ["-l", "0,1", "--no-huge", "-m", "512", "--no-pci", "--no-shconf", "--file-prefix=bngdpt-args",
            "--log-level=error", "--vdev", "net_null0"]  # fmt: skip
     return subprocess.run([str(BNG_DP), *eal, "--", *args], capture_output=True, text=True, timeout=30)
 

@@ -48,7 +48,8 @@ OVS_SCHEMA = Path("/usr/share/openvswitch/vswitch.ovsschema")
 REPO = Path(__file__).resolve().parents[2]
 BNG_DP = REPO / "server-dp" / "build" / "bng-dp"
 DPDK_RUNTIME = Path("/var/run/dpdk")
-DP_MEMORY_MB = 512  # per instance: mbufs, 64K-session tables, HQoS
+DP_MEMORY_MB = 512  # per instance: mbufs, route table (64 MiB), HQoS and tables of DP_SESSIONS
+DP_SESSIONS = 4096  # session capacity of each emulated instance (HQoS about 50 MiB)
 DP_IDLE_SLEEP_US = 100
 
 
@@ -244,6 +245,7 @@ def dp_command(inst: m.Instance, config: Path, hugepages: bool) -> list[str]:
         f"--file-prefix={dp_file_prefix(inst)}", "--log-level=notice",
         "--vdev", "net_af_packet0,iface=data0,framecnt=4096",
         "--", "--config", str(config), "--idle-sleep-us", str(DP_IDLE_SLEEP_US),
+        "--sessions", str(DP_SESSIONS),
     ]  # fmt: skip
 
 

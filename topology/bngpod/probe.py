@@ -12,8 +12,10 @@ SETTLE = 0.15  # after the first copy, how long to listen for copies elsewhere
 
 
 def send_and_collect(ports: dict[str, RawPort], sender: str, frame: bytes) -> dict[str, list[bytes]]:
-    """Send one frame from ports[sender]; return the frames every other edge received,
-    by edge name (edges that received nothing are left out)."""
+    """Send one frame from ports[sender]; return the copies of it every other edge
+    received, by edge name (edges that received nothing are left out). A copy is a frame
+    with the probe's source MAC: the switch never rewrites it, and the DP instances' own
+    frames (ARP, announcements) that cross the switch meanwhile are not the probe's."""
     for port in ports.values():
         port.drain()
     ports[sender].send(frame)
@@ -25,7 +27,7 @@ def send_and_collect(ports: dict[str, RawPort], sender: str, frame: bytes) -> di
         for sock in ready:
             name = listeners[sock]
             raw = ports[name].recv(0)
-            if raw is not None:
+            if raw is not None and raw[6:12] == frame[6:12]:
                 got.setdefault(name, []).append(raw)
                 deadline = min(deadline, time.monotonic() + SETTLE)
     return got

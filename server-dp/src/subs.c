@@ -1,0 +1,288 @@
+/*
+ * bng-dp subscriber manager (subs.h).
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+
+#include "control.h"
+#include "subs.h"
+
+struct subs_stats subs_stats;
+
+static int
+find_line(const struct app *a, const struct up_sub *u, uint16_t *line)
+{
+	uint16_t l;
+	const struct dp_line *dl;
+
+	if (u->stag < DP_VLAN_ID_MIN || u->stag > DP_VLAN_ID_MAX || u->ctag < DP_VLAN_ID_MIN ||
+	    u->ctag > DP_VLAN_ID_MAX)
+		return -1;
+	l = line_map_lookup(a->lmap, u->stag, u->ctag);
+	if (l == CLS_NO_LINE)
+		return -1;
+	dl = &a->cfg->lines[l];
+	if (u->logical_port[0] != '\0' &&
+	    strcmp(u->logical_port, a->cfg->access_ports[dl->access_port].name) != 0)
+		return -1;
+	*line = l;
+	return 0;
+}
+
+/* ipv4 in host order inside one of the group's pools. */
+static int
+in_pools(const struct dp_line_group *g, uint32_t ipv4)
+{
+	for (uint16_t i = 0; i < g->n_prefixes; i++) {
+		uint32_t mask = ~0u << (32 - g->prefixes[i].len);
+
+		if ((ipv4 & mask) == g->prefixes[i].addr)
+			return 1;
+	}
+	return 0;
+}
+
+static int
+find_qos(const struct app *a, const struct up_sub *u, uint16_t group, uint16_t *qos)
+{
+	if (u->qos_profile[0] == '\0') {
+		*qos = a->cfg->line_groups[group].qos_profile;
+		return 0;
+	}
+	for (uint16_t i = 0; i < a->cfg->n_qos_profiles; i++) {
+		if (strcmp(a->cfg->qos_profiles[i].name, u->qos_profile) == 0) {
+			*qos = i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* Upstream trTCM of a session: QER rates when given, else the profile's. */
+static void
+police_apply(struct app *a, uint32_t id, const struct up_sub *u, uint16_t qos)
+{
+	const struct dp_qos_profile *p = &a->cfg->qos_profiles[qos];
+	uint64_t pir = u->mbr_ul != 0 ? u->mbr_ul : p->up_pir;
+	uint64_t cir = u->gbr_ul != 0 ? u->gbr_ul : (u->mbr_ul != 0 ? pir : p->up_cir);
+
+	police_set(a->police, id, RTE_MIN(cir, pir), pir);
+}
+
+static void
+lcp_apply(struct app *a, uint32_t id, const struct up_sub *u)
+{
+	if (!u->lcp_offload || lcp_enable(a->lcp, id, u->lcp_magic, u->echo_interval_s,
+					  u->echo_misses, control_now_ms()) != 0)
+		lcp_disable(a->lcp, id);
+}
+
+static int
+sub_install(void *ctx, const struct up_sub *u, uint32_t *handle)
+{
+	struct app *a = ctx;
+	struct dp_session_params p = {0};
+	const struct dp_line_group *g;
+	uint16_t line, qos;
+	uint32_t ref, id;
+	int rc;
+
+	if (find_line(a, u, &line) != 0) {
+		subs_stats.refused_line++;
+		return -EINVAL;
+	}
+	p.group = a->cfg->lines[line].group;
+	g = &a->cfg->line_groups[p.group];
+	if (u->ipv4 == 0 || !in_pools(g, u->ipv4)) {
+		subs_stats.refused_address++;
+		return -EINVAL;
+	}
+	if (find_qos(a, u, p.group, &qos) != 0) {
+		subs_stats.refused_qos++;
+		return -ENOENT;
+	}
+	if (u->mtu != 0 && (u->mtu < SESSION_MIN_MTU || u->mtu > SESSION_MAX_MTU)) {
+		subs_stats.refused_mtu++;
+		return -EINVAL;
+	}
+	id = session_next_id(a->sessions);
+	if (id == SESSION_ID_NONE) {
+		subs_stats.refused_session++;
+		return -ENOSPC;
+	}
+	rc = hqos_pipe_alloc(a->hqos, a->cfg->lines[line].access_port, qos, u->mbr_dl, &ref);
+	if (rc != 0) {
+		subs_stats.refused_pipe++;
+		return rc == -ENOSPC || rc == -EAGAIN ? -ENOSPC : -EINVAL;
+	}
+	/* Rates first, for the id the session is about to get. */
+	police_apply(a, id, u, qos);
+	p.line = line;
+	p.stag = u->stag;
+	p.ctag = u->ctag;
+	p.sid = u->pppoe_sid;
+	memcpy(p.mac, u->mac, 6);
+	memcpy(p.ac_mac, g->ac_mac, 6);
+	p.tpid = a->cfg->access_ports[a->cfg->lines[line].access_port].tpid;
+	p.qos = qos;
+	p.ipv4 = rte_cpu_to_be_32(u->ipv4);
+	p.mtu = u->mtu;
+	p.sched = ref;
+	rc = session_add(a->sessions, &p, &id);
+	if (rc != 0) {
+		hqos_pipe_free(a->hqos, ref);
+		subs_stats.refused_session++;
+		return rc == -ENOSPC ? -ENOSPC : -EINVAL;
+	}
+	hqos_pipe_set_owner(a->hqos, ref, id);
+	lcp_apply(a, id, u);
+	subs_stats.installed++;
+	*handle = id;
+	return 0;
+}
+
+static struct dp_session *
+live(struct app *a, uint32_t id)
+{
+	struct dp_session *s;
+
+	if (id >= a->sessions->capacity)
+		return NULL;
+	s = session_get(a->sessions, id);
+	return s->ipv4 != 0 ? s : NULL;
+}
+
+static void
+sub_remove(void *ctx, uint32_t handle)
+{
+	struct app *a = ctx;
+	struct dp_session *s = live(a, handle);
+
+	if (s == NULL)
+		return;
+	lcp_disable(a->lcp, handle);
+	/* Frames of this session still queued in HQoS are dropped at dequeue. */
+	hqos_pipe_free(a->hqos, s->sched);
+	session_del(a->sessions, handle);
+	subs_stats.removed++;
+}
+
+static int
+sub_modify(void *ctx, uint32_t *handle, const struct up_sub *u, uint32_t changed)
+{
+	struct app *a = ctx;
+	struct dp_session *s = live(a, *handle);
+	uint16_t line, qos;
+	uint32_t nh;
+	int rc;
+
+	if (s == NULL)
+		return -EINVAL;
+	if (changed & (UP_CHG_KEYS | UP_CHG_MTU)) {
+		/*
+		 * The worker must never see a half-changed session: install the
+		 * new one whole, then remove the old. When the address stays, the
+		 * two cannot coexist (the downstream key), so remove first; a
+		 * failed install then leaves no session, and the CP is told.
+		 */
+		if (rte_cpu_to_be_32(u->ipv4) != s->ipv4) {
+			rc = sub_install(ctx, u, &nh);
+			if (rc != 0)
+				return rc;
+			sub_remove(ctx, *handle);
+		} else {
+			sub_remove(ctx, *handle);
+			rc = sub_install(ctx, u, &nh);
+			if (rc != 0)
+				return rc;
+		}
+		*handle = nh;
+		subs_stats.readded++;
+		return 0;
+	}
+	if (find_line(a, u, &line) != 0) {
+		subs_stats.refused_line++;
+		return -EINVAL;
+	}
+	if (find_qos(a, u, a->cfg->lines[line].group, &qos) != 0) {
+		subs_stats.refused_qos++;
+		return -ENOENT;
+	}
+	if (changed & (UP_CHG_RATES | UP_CHG_QOS)) {
+		rc = hqos_pipe_modify(a->hqos, s->sched, qos, u->mbr_dl);
+		if (rc != 0) {
+			subs_stats.refused_pipe++;
+			return rc == -EAGAIN ? -ENOSPC : -EINVAL;
+		}
+		session_modify_qos(a->sessions, *handle, qos);
+		police_apply(a, *handle, u, qos);
+	}
+	if (changed & UP_CHG_LCP)
+		lcp_apply(a, *handle, u);
+	subs_stats.modified++;
+	return 0;
+}
+
+static void
+sub_usage(void *ctx, uint32_t handle, struct up_usage *out)
+{
+	struct app *a = ctx;
+	const struct dp_session *s = live(a, handle);
+
+	if (s == NULL)
+		return;
+	/* Counters only the worker writes, aligned 64-bit: never torn on x86-64. */
+	out->ul_pkts = __atomic_load_n(&s->pkts_up, __ATOMIC_RELAXED);
+	out->ul_bytes = __atomic_load_n(&s->bytes_up, __ATOMIC_RELAXED);
+	out->dl_pkts = __atomic_load_n(&s->pkts_down, __ATOMIC_RELAXED);
+	out->dl_bytes = __atomic_load_n(&s->bytes_down, __ATOMIC_RELAXED);
+}
+
+static void
+sub_redirect(void *ctx, const struct up_redirect *r)
+{
+	struct control_redirect cr = {
+		.cp_ip = r->cp_ip,
+		.cp_port = r->cp_port,
+		.classes =
+			((r->classes & UP_REDIRECT_DISCOVERY) ? PUNT_REDIRECT_DISCOVERY : 0) |
+			((r->classes & UP_REDIRECT_PPP_CONTROL) ? PUNT_REDIRECT_PPP_CTRL : 0) |
+			((r->classes & UP_REDIRECT_UNKNOWN_SESSION) ? PUNT_REDIRECT_UNKNOWN_SESSION
+								    : 0),
+	};
+
+	control_redirect_set(ctx, &cr);
+	printf("bng-dp: control redirect -> %u.%u.%u.%u:%u classes 0x%x%s\n", r->cp_ip >> 24,
+	       (r->cp_ip >> 16) & 0xff, (r->cp_ip >> 8) & 0xff, r->cp_ip & 0xff, r->cp_port,
+	       cr.classes, r->fallback ? " (static fallback)" : "");
+	fflush(stdout);
+}
+
+static void
+sub_cp_state(void *ctx, enum up_cp_state state)
+{
+	static const char *const names[] = {
+		[UP_CP_NONE] = "not associated",
+		[UP_CP_ASSOCIATED] = "associated",
+		[UP_CP_UNREACHABLE] = "unreachable (sessions kept)",
+	};
+
+	(void)ctx;
+	printf("bng-dp: PFCP control plane %s\n",
+	       (unsigned int)state < RTE_DIM(names) ? names[state] : "?");
+	fflush(stdout);
+}
+
+const struct pfcp_up_ops subs_ops = {
+	.install = sub_install,
+	.modify = sub_modify,
+	.remove = sub_remove,
+	.usage = sub_usage,
+	.redirect = sub_redirect,
+	.cp_state = sub_cp_state,
+};
