@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_byteorder.h>
 
@@ -13,6 +14,23 @@
 #include "subs.h"
 
 struct subs_stats subs_stats;
+
+/*
+ * The HQoS command ring is full only while the worker is behind (a CP
+ * re-pushing thousands of sessions in one go while the worker sleeps): give it
+ * up to HQOS_WAIT_US to catch up rather than refuse the session.
+ */
+#define HQOS_WAIT_US 20000
+
+static int
+hqos_retry(int rc, unsigned int *waited)
+{
+	if (rc != -EAGAIN || *waited >= HQOS_WAIT_US)
+		return 0;
+	usleep(50);
+	*waited += 50;
+	return 1;
+}
 
 static int
 find_line(const struct app *a, const struct up_sub *u, uint16_t *line)
@@ -90,6 +108,7 @@ sub_install(void *ctx, const struct up_sub *u, uint32_t *handle)
 	const struct dp_line_group *g;
 	uint16_t line, qos;
 	uint32_t ref, id;
+	unsigned int waited = 0;
 	int rc;
 
 	if (find_line(a, u, &line) != 0) {
@@ -115,7 +134,10 @@ sub_install(void *ctx, const struct up_sub *u, uint32_t *handle)
 		subs_stats.refused_session++;
 		return -ENOSPC;
 	}
-	rc = hqos_pipe_alloc(a->hqos, a->cfg->lines[line].access_port, qos, u->mbr_dl, &ref);
+	do
+		rc = hqos_pipe_alloc(a->hqos, a->cfg->lines[line].access_port, qos, u->mbr_dl,
+				     &ref);
+	while (hqos_retry(rc, &waited));
 	if (rc != 0) {
 		subs_stats.refused_pipe++;
 		return rc == -ENOSPC || rc == -EAGAIN ? -ENOSPC : -EINVAL;
@@ -178,6 +200,7 @@ sub_modify(void *ctx, uint32_t *handle, const struct up_sub *u, uint32_t changed
 	struct app *a = ctx;
 	struct dp_session *s = live(a, *handle);
 	uint16_t line, qos;
+	unsigned int waited = 0;
 	uint32_t nh;
 	int rc;
 
@@ -214,7 +237,9 @@ sub_modify(void *ctx, uint32_t *handle, const struct up_sub *u, uint32_t changed
 		return -ENOENT;
 	}
 	if (changed & (UP_CHG_RATES | UP_CHG_QOS)) {
-		rc = hqos_pipe_modify(a->hqos, s->sched, qos, u->mbr_dl);
+		do
+			rc = hqos_pipe_modify(a->hqos, s->sched, qos, u->mbr_dl);
+		while (hqos_retry(rc, &waited));
 		if (rc != 0) {
 			subs_stats.refused_pipe++;
 			return rc == -EAGAIN ? -ENOSPC : -EINVAL;

@@ -1,0 +1,413 @@
+/*
+ * bench_dp: the whole bng-dp pipeline (worker_burst + worker_flush, worker.h) on
+ * synthetic bursts, no kernel in the loop.
+ *
+ *   bench_dp [EAL options, with --vdev net_null0] -- --config INI --sessions CSV
+ *            --pcap FILE --scenario up|down [--seconds S | --bursts K] [--runs R]
+ *            [--qsize N]
+ *
+ * The instance is built by the same code as bng-dp (app_init.h) from INI; every
+ * session of CSV is installed through the PFCP user-plane function's data-path
+ * operations (subs.h, the code a PFCP Session Establishment ends in); the core
+ * router's MAC is learnt from an ARP reply through the ARP table. Then, per
+ * burst: 32 mbufs are allocated and filled from the pcap's frames in order
+ * (the traffic of bench/vbng_traffic.py: random sessions, no locality), run
+ * through every stage, and transmitted on net_null (which frees them), as
+ * DPDK's ip_pipeline does with its source and sink ports. Allocation and copy
+ * are inside the measured loop on both sides.
+ *
+ * Prints one JSON object per run (run, pkts, cycles_per_packet,
+ * mpps_per_core, forwarded) and a summary with the median; with --bursts the
+ * loop runs exactly K bursts in bench_loop(), which callgrind's
+ * --toggle-collect=bench_loop counts (bench/run_bench_dp.sh).
+ */
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+
+#include "app_init.h"
+#include "control.h"
+#include "subs.h"
+#include "worker.h"
+
+#define MAX_FRAME 2048
+#define MAX_RUNS 32
+
+struct frames {
+	uint8_t *data; /* n * MAX_FRAME */
+	uint16_t *len;
+	uint32_t n;
+};
+
+static struct app the_app;
+static struct frames fr;
+
+static int
+load_pcap(const char *path, struct frames *f)
+{
+	uint32_t hdr[6], rec[4], cap = 1u << 16;
+	FILE *fp = fopen(path, "rb");
+
+	if (fp == NULL || fread(hdr, 4, 6, fp) != 6 || hdr[0] != 0xa1b2c3d4u) {
+		fprintf(stderr, "bench_dp: %s: not a little-endian pcap\n", path);
+		return -1;
+	}
+	f->data = malloc((size_t)cap * MAX_FRAME);
+	f->len = malloc((size_t)cap * sizeof(*f->len));
+	f->n = 0;
+	while (f->data != NULL && f->len != NULL && fread(rec, 4, 4, fp) == 4) {
+		if (rec[2] > MAX_FRAME || rec[2] != rec[3]) {
+			fprintf(stderr, "bench_dp: %s: frame %u of %u bytes\n", path, f->n, rec[2]);
+			return -1;
+		}
+		if (f->n == cap) {
+			cap *= 2;
+			f->data = realloc(f->data, (size_t)cap * MAX_FRAME);
+			f->len = realloc(f->len, (size_t)cap * sizeof(*f->len));
+			if (f->data == NULL || f->len == NULL)
+				break;
+		}
+		if (fread(f->data + (size_t)f->n * MAX_FRAME, 1, rec[2], fp) != rec[2])
+			break;
+		f->len[f->n++] = (uint16_t)rec[2];
+	}
+	fclose(fp);
+	if (f->data == NULL || f->len == NULL || f->n == 0) {
+		fprintf(stderr, "bench_dp: %s: no frames\n", path);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+parse_mac(const char *s, uint8_t mac[6])
+{
+	unsigned int b[6];
+
+	if (sscanf(s, "%2x:%2x:%2x:%2x:%2x:%2x", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5]) != 6)
+		return -1;
+	for (int i = 0; i < 6; i++)
+		mac[i] = (uint8_t)b[i];
+	return 0;
+}
+
+/* i,subport,pipe,stag,ctag,pppoe_sid,mac,ipv4 (bench/vbng_traffic.py) */
+static int
+install_sessions(struct app *a, const char *path, uint32_t *count)
+{
+	char line[256], mac[32], ip[32];
+	unsigned int i, sp, pipe, stag, ctag, sid, b0, b1, b2, b3;
+	FILE *fp = fopen(path, "r");
+	uint32_t handle;
+	int rc;
+
+	*count = 0;
+	if (fp == NULL || fgets(line, sizeof(line), fp) == NULL) {
+		fprintf(stderr, "bench_dp: %s: cannot read\n", path);
+		return -1;
+	}
+	while (fgets(line, sizeof(line), fp) != NULL) {
+		struct up_sub u = {0};
+
+		if (sscanf(line, "%u,%u,%u,%u,%u,%u,%31[^,],%31s", &i, &sp, &pipe, &stag, &ctag,
+			   &sid, mac, ip) != 8 ||
+		    parse_mac(mac, u.mac) != 0 ||
+		    sscanf(ip, "%u.%u.%u.%u", &b0, &b1, &b2, &b3) != 4) {
+			fprintf(stderr, "bench_dp: %s: bad line %s", path, line);
+			fclose(fp);
+			return -1;
+		}
+		u.stag = (uint16_t)stag;
+		u.ctag = (uint16_t)ctag;
+		u.pppoe_sid = (uint16_t)sid;
+		u.ipv4 = b0 << 24 | b1 << 16 | b2 << 8 | b3;
+		/* This thread is the worker too: apply the HQoS commands as it would. */
+		hqos_worker_apply(a->hqos, rte_rdtsc());
+		rc = subs_ops.install(a, &u, &handle);
+		if (rc != 0) {
+			fprintf(stderr, "bench_dp: session %u refused: %s\n", i, strerror(-rc));
+			fclose(fp);
+			return -1;
+		}
+		(*count)++;
+	}
+	fclose(fp);
+	return 0;
+}
+
+static int
+discard(void *arg, const uint8_t *frame, uint16_t len)
+{
+	(void)arg;
+	(void)frame;
+	(void)len;
+	return 0;
+}
+
+/* The router answers the ARP table's request: its MAC is learnt as in production. */
+static int
+resolve_router(struct app *a)
+{
+	static const uint8_t router_mac[6] = {0x02, 0xee, 0x00, 0x00, 0x00, 0x01};
+	const struct dp_line_group *g = &a->cfg->line_groups[0];
+	uint32_t rip = a->cfg->core.router_address, cip = g->core_address;
+	uint8_t f[60] = {0}, reply[NEIGH_FRAME_LEN];
+	struct cls_counters cc = {0};
+	struct cls_result r;
+	uint16_t rlen;
+
+	neigh_tick(a->neigh, control_now_ms(), discard, NULL);
+	memcpy(f, g->core_mac, 6);
+	memcpy(f + 6, router_mac, 6);
+	f[12] = 0x08, f[13] = 0x06;
+	f[14] = 0, f[15] = 1, f[16] = 0x08, f[17] = 0, f[18] = 6, f[19] = 4, f[20] = 0, f[21] = 2;
+	memcpy(f + 22, router_mac, 6);
+	f[28] = (uint8_t)(rip >> 24), f[29] = (uint8_t)(rip >> 16), f[30] = (uint8_t)(rip >> 8);
+	f[31] = (uint8_t)rip;
+	memcpy(f + 32, g->core_mac, 6);
+	f[38] = (uint8_t)(cip >> 24), f[39] = (uint8_t)(cip >> 16), f[40] = (uint8_t)(cip >> 8);
+	f[41] = (uint8_t)cip;
+	classify_frame(a->lmap, f, sizeof(f), &r, &cc);
+	neigh_arp_input(a->neigh, f, sizeof(f), &r, control_now_ms(), reply, &rlen);
+	if (neigh_lookup(a->neigh, rip) == 0) {
+		fprintf(stderr, "bench_dp: the router's MAC was not learnt\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* Exactly `bursts` bursts through the pipeline; frames from *next on. */
+__attribute__((noinline)) uint64_t
+bench_loop(struct app *a, uint64_t bursts, uint32_t *next)
+{
+	struct rte_mbuf *m[APP_BURST];
+	uint32_t k = *next;
+	uint64_t pkts = 0;
+
+	for (uint64_t b = 0; b < bursts; b++) {
+		uint64_t now;
+
+		if (rte_pktmbuf_alloc_bulk(a->pool, m, APP_BURST) != 0) {
+			worker_flush(a);
+			continue;
+		}
+		for (int i = 0; i < APP_BURST; i++) {
+			uint16_t len = fr.len[k];
+
+			memcpy(rte_pktmbuf_mtod(m[i], uint8_t *), fr.data + (size_t)k * MAX_FRAME,
+			       len);
+			m[i]->data_len = len;
+			m[i]->pkt_len = len;
+			if (++k == fr.n)
+				k = 0;
+		}
+		now = rte_rdtsc();
+		hqos_worker_apply(a->hqos, now);
+		worker_burst(a, m, APP_BURST, now);
+		worker_flush(a);
+		session_worker_quiescent(a->sessions, 0);
+		pkts += APP_BURST;
+	}
+	*next = k;
+	return pkts;
+}
+
+/* What left the pipeline: to the core, or out of HQoS towards subscribers. */
+static uint64_t
+forwarded(const struct app *a)
+{
+	return a->wstats.up_pkts + a->wstats.down_sent;
+}
+
+static void
+drain(struct app *a)
+{
+	for (int i = 0; i < 100000; i++) {
+		if (worker_flush(a) == 0 && i > 100)
+			break;
+	}
+}
+
+static int
+port_open(struct app *a)
+{
+	struct rte_eth_conf conf = {0};
+	uint16_t id, n = 0;
+
+	RTE_ETH_FOREACH_DEV(id)
+	{
+		a->port_id = id;
+		n++;
+	}
+	if (n != 1) {
+		fprintf(stderr, "bench_dp: give exactly one port (--vdev net_null0)\n");
+		return -1;
+	}
+	if (rte_eth_dev_configure(a->port_id, 1, 1, &conf) != 0 ||
+	    rte_eth_rx_queue_setup(a->port_id, 0, 512, (unsigned int)rte_socket_id(), NULL,
+				   a->pool) != 0 ||
+	    rte_eth_tx_queue_setup(a->port_id, 0, 512, (unsigned int)rte_socket_id(), NULL) != 0 ||
+	    rte_eth_dev_start(a->port_id) != 0) {
+		fprintf(stderr, "bench_dp: port setup failed\n");
+		return -1;
+	}
+	a->port_ready = true;
+	return 0;
+}
+
+static int
+cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return (a > b) - (a < b);
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{"config", required_argument, NULL, 'c'},
+		{"sessions", required_argument, NULL, 's'},
+		{"pcap", required_argument, NULL, 'p'},
+		{"scenario", required_argument, NULL, 'S'},
+		{"seconds", required_argument, NULL, 't'},
+		{"bursts", required_argument, NULL, 'b'},
+		{"runs", required_argument, NULL, 'r'},
+		{"qsize", required_argument, NULL, 'q'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *csv = NULL, *pcap = NULL, *scenario = "down";
+	double seconds = 2.0, cpp[MAX_RUNS], mpps[MAX_RUNS];
+	uint64_t bursts = 0, hz;
+	struct app *a = &the_app;
+	char err[512];
+	uint32_t n_sess = 0, next = 0;
+	int n, c, runs = 5, qsize = 64;
+
+	n = rte_eal_init(argc, argv);
+	if (n < 0) {
+		fprintf(stderr, "bench_dp: EAL: %s\n", rte_strerror(rte_errno));
+		return 1;
+	}
+	argc -= n;
+	argv += n;
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			a->opts.config_path = optarg;
+			break;
+		case 's':
+			csv = optarg;
+			break;
+		case 'p':
+			pcap = optarg;
+			break;
+		case 'S':
+			scenario = optarg;
+			break;
+		case 't':
+			seconds = atof(optarg);
+			break;
+		case 'b':
+			bursts = strtoull(optarg, NULL, 10);
+			break;
+		case 'r':
+			runs = atoi(optarg);
+			break;
+		case 'q':
+			qsize = atoi(optarg);
+			break;
+		default:
+			return 1;
+		}
+	}
+	if (a->opts.config_path == NULL || csv == NULL || pcap == NULL || runs < 1 ||
+	    runs > MAX_RUNS || seconds <= 0) {
+		fprintf(stderr, "bench_dp: --config, --sessions and --pcap are required\n");
+		return 1;
+	}
+	if (load_pcap(pcap, &fr) != 0)
+		return 1;
+	/* Capacity = the sessions of the CSV (counted first). */
+	{
+		FILE *fp = fopen(csv, "r");
+		int ch;
+
+		if (fp == NULL)
+			return 1;
+		while ((ch = fgetc(fp)) != EOF)
+			n_sess += ch == '\n';
+		fclose(fp);
+		n_sess = n_sess > 1 ? n_sess - 1 : 1;
+	}
+	a->opts.sessions = n_sess;
+	a->opts.mbufs = 65536;
+	a->opts.qsize = (uint16_t)qsize;
+	a->opts.hqos_spare_subports = -1; /* the sessions are spread evenly */
+	if (app_init(a, err, sizeof(err)) != 0) {
+		fprintf(stderr, "bench_dp: %s\n", err);
+		return 1;
+	}
+	if (port_open(a) != 0 || install_sessions(a, csv, &n_sess) != 0 || resolve_router(a) != 0)
+		return 1;
+	session_worker_register(a->sessions, 0);
+	hqos_worker_apply(a->hqos, rte_rdtsc());
+	hz = rte_get_tsc_hz();
+
+	if (bursts > 0) {
+		/* Callgrind mode: warm up, then exactly `bursts` bursts in bench_loop(). */
+		bench_loop(a, 256, &next);
+		drain(a);
+		uint64_t f0 = forwarded(a), pkts = bench_loop(a, bursts, &next);
+
+		drain(a);
+		printf("{\"impl\": \"bng-dp\", \"scenario\": \"%s\", \"sessions\": %u, \"pkts\": "
+		       "%" PRIu64 ", \"forwarded\": %" PRIu64 "}\n",
+		       scenario, n_sess, pkts, forwarded(a) - f0);
+		return 0;
+	}
+	/* Timed mode: one warm-up pass over the frames, then `runs` runs of `seconds`. */
+	bench_loop(a, fr.n / APP_BURST + 1, &next);
+	drain(a);
+	for (int r = 0; r < runs; r++) {
+		uint64_t f0 = forwarded(a), pkts = 0, t0 = rte_rdtsc(), t1;
+		uint64_t until = t0 + (uint64_t)(seconds * (double)hz);
+
+		do {
+			pkts += bench_loop(a, 64, &next);
+			t1 = rte_rdtsc();
+		} while (t1 < until);
+		drain(a);
+		cpp[r] = (double)(t1 - t0) / (double)pkts;
+		mpps[r] = (double)pkts / ((double)(t1 - t0) / (double)hz) / 1e6;
+		printf("{\"impl\": \"bng-dp\", \"scenario\": \"%s\", \"run\": %d, \"pkts\": "
+		       "%" PRIu64 ", \"forwarded\": %" PRIu64
+		       ", \"cycles_per_packet\": %.1f, \"mpps_per_core\": "
+		       "%.3f}\n",
+		       scenario, r, pkts, forwarded(a) - f0, cpp[r], mpps[r]);
+	}
+	qsort(cpp, (size_t)runs, sizeof(double), cmp_double);
+	qsort(mpps, (size_t)runs, sizeof(double), cmp_double);
+	printf("{\"impl\": \"bng-dp\", \"scenario\": \"%s\", \"sessions\": %u, \"runs\": %d, "
+	       "\"cycles_per_packet\": %.1f, \"mpps_per_core\": %.3f, \"tsc_hz\": %" PRIu64
+	       ", \"summary\": true}\n",
+	       scenario, n_sess, runs, cpp[runs / 2], mpps[runs / 2], hz);
+	session_worker_unregister(a->sessions, 0);
+	rte_eth_dev_stop(a->port_id);
+	rte_eth_dev_close(a->port_id);
+	app_fini(a);
+	rte_eal_cleanup();
+	return 0;
+}
