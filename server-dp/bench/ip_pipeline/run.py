@@ -152,15 +152,7 @@ class Cli:
     """ip_pipeline's TCP command line."""
 
     def __init__(self, port: int, timeout: float) -> None:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                self.sock = socket.create_connection(("127.0.0.1", port), timeout=5)
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.5)
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=5)
         self.sock.settimeout(timeout)
         self._read()
 
@@ -206,9 +198,9 @@ class Ipp:
                 raise RuntimeError(f"ip_pipeline exited ({self.proc.returncode}); see {self.logpath}")
             try:
                 self.cli = Cli(self.port, max(1.0, deadline - time.monotonic()))
-            except OSError:
+            except OSError as e:
                 if time.monotonic() > deadline:
-                    raise
+                    raise RuntimeError(f"no command line on port {self.port} ({e}); see {self.logpath}") from e
                 time.sleep(0.5)
 
     def count(self, cmd: str) -> tuple[float, int]:
@@ -336,11 +328,22 @@ def traffic(out: str, sessions: list[int], frames: int, bpp: int) -> dict:
 
 def measure(res, binary, script, scen, hugepages, args, logpath) -> dict:
     cmd = ipp_config.COUNT_CMD[scen]
-    free0 = meminfo().get("HugePages_Free", 0)
-    ipp = Ipp(res, binary, script, hugepages, logpath)
-    try:
+    for attempt in (1, 2):
+        if hugepages and not res.set_hugepages(args.hugepage_count):
+            raise RuntimeError("the reserved hugepages were taken by another process")
+        free0 = meminfo().get("HugePages_Free", 0)
+        ipp = Ipp(res, binary, script, hugepages, logpath)
         t = time.monotonic()
-        ipp.wait_flowing(cmd, args.start_timeout)
+        try:
+            ipp.wait_flowing(cmd, args.start_timeout)
+            break
+        except RuntimeError as e:
+            ipp.stop()
+            if attempt == 2:
+                raise
+            log(f"  {scen}: {e}; once more")
+            time.sleep(2)
+    try:
         log(f"  {scen}: flowing after {time.monotonic() - t:.1f} s")
         time.sleep(args.warmup)
         mem_mb = (free0 - meminfo().get("HugePages_Free", 0)) * HUGEPAGE_MB if hugepages else ipp.rss_mb()
@@ -623,6 +626,9 @@ def main(argv: list[str]) -> int:
         paths = traffic(out, args.sessions, args.frames, args.bpp)
         if args.verify:
             verify(res, binary, paths, ipp_dir, args.bpp)
+        if args.callgrind != "none" and not (shutil.which("valgrind") and shutil.which("callgrind_control")):
+            log("valgrind (callgrind) is not installed: instructions_per_packet will be null")
+            args.callgrind = "none"
         huge = args.hugepages != "no" and res.set_hugepages(args.hugepage_count)
         if args.hugepages == "yes" and not huge:
             raise RuntimeError("hugepages requested but not available")
