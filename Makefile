@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 POD ?= topology/examples/lab.yaml
 
-.PHONY: help setup demo test lint build fuzz bench up down status clean
+.PHONY: help setup demo test lint build fuzz bench bench-dp up down status clean
 
 help:
 	@echo "make demo    set up when needed, bring the lab pod up and show it (Ctrl-C tears it down)"
@@ -11,6 +11,7 @@ help:
 	@echo "make up|down|status [POD=file]   drive the emulated pod by hand"
 	@echo "make fuzz    run the fuzzers for a short while"
 	@echo "make bench   data-plane stage benchmarks (callgrind instructions, TSC cycles)"
+	@echo "make bench-dp  the whole bng-dp pipeline against DPDK's ip_pipeline as a vBNG (JSON lines)"
 
 setup:
 	@scripts/setup.sh
@@ -52,6 +53,11 @@ bench: setup
 	cd server-dp && BNG_FIXTURES=tests/fixtures build/bench/bench_forward 300 all
 	cd server-dp && bench/callgrind_l3.sh build 5
 	cd server-dp && build/bench/bench_l3 500
+
+bench-dp: setup
+	[ -f server-dp/build/build.ninja ] || meson setup server-dp/build server-dp
+	ninja -C server-dp/build
+	server-dp/bench/bench_dp.sh
 
 clean:
 	./bngpod down >/dev/null 2>&1 || true

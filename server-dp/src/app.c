@@ -71,6 +71,8 @@ stages_setup(struct app *a, char *err, size_t errlen)
 	hqos_params_default(&hp);
 	hp.capacity = a->opts.sessions;
 	hp.qsize = a->opts.qsize;
+	if (a->opts.hqos_stats_period_us != 0)
+		hp.stats_period_us = a->opts.hqos_stats_period_us;
 	if (a->opts.hqos_spare_subports != 0)
 		hp.spare_subports = a->opts.hqos_spare_subports;
 	a->hqos = hqos_create(a->cfg, &hp, why, sizeof(why));

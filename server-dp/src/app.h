@@ -66,12 +66,13 @@
 /* Run-time options (command line after the EAL's "--"). */
 struct app_opts {
 	const char *config_path;
-	const char *port_name;	     /* DPDK device name; NULL = the only port */
-	uint32_t sessions;	     /* session capacity */
-	uint32_t idle_sleep_us;	     /* 0 = busy-poll */
-	uint32_t mbufs;		     /* mbufs in the pool */
-	uint16_t qsize;		     /* HQoS frames per queue */
-	int32_t hqos_spare_subports; /* 0: HQoS default; < 0: none (sessions spread evenly) */
+	const char *port_name;	       /* DPDK device name; NULL = the only port */
+	uint32_t sessions;	       /* session capacity */
+	uint32_t idle_sleep_us;	       /* 0 = busy-poll */
+	uint32_t mbufs;		       /* mbufs in the pool */
+	uint16_t qsize;		       /* HQoS frames per queue */
+	int32_t hqos_spare_subports;   /* 0: HQoS default; < 0: none (sessions spread evenly) */
+	uint32_t hqos_stats_period_us; /* 0: HQoS default (10 ms) */
 	uint16_t rx_desc;
 	uint16_t tx_desc;
 };

@@ -1291,6 +1291,7 @@ hqos_enqueue(struct hqos *h, struct rte_mbuf **pkts, uint32_t n)
 	if (n == 0)
 		return 0;
 	ok = (uint32_t)rte_sched_port_enqueue(h->port, pkts, n);
+	h->backlog += ok;
 	ctr_add(&h->wc.enq_pkts, ok);
 	if (ok < n)
 		ctr_add(&h->wc.enq_drops, n - ok);
@@ -1300,9 +1301,18 @@ hqos_enqueue(struct hqos *h, struct rte_mbuf **pkts, uint32_t n)
 uint32_t
 hqos_dequeue(struct hqos *h, struct rte_mbuf **pkts, uint32_t n)
 {
-	uint64_t now = rte_rdtsc(), elapsed = now - h->pace_tsc, bytes = 0;
+	uint64_t now, elapsed, bytes = 0;
 	uint32_t k, i;
 
+	/*
+	 * Nothing queued: skip rte_sched, whose dequeue scans every subport
+	 * even when all are empty (13 000 instructions a call at 16 subports).
+	 * Its clock catches up at the next call; the pacer's credit is capped.
+	 */
+	if (h->backlog == 0)
+		return 0;
+	now = rte_rdtsc();
+	elapsed = now - h->pace_tsc;
 	h->pace_tsc = now;
 	if (elapsed > h->pace_max_cycles)
 		elapsed = h->pace_max_cycles;
@@ -1314,6 +1324,7 @@ hqos_dequeue(struct hqos *h, struct rte_mbuf **pkts, uint32_t n)
 		return 0;
 	}
 	k = (uint32_t)rte_sched_port_dequeue(h->port, pkts, n);
+	h->backlog -= k;
 	for (i = 0; i < k; i++)
 		bytes += pkts[i]->pkt_len + HQOS_FRAME_OVERHEAD;
 	h->pace_credit -= (int64_t)(bytes << HQOS_PACE_SHIFT);

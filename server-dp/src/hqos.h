@@ -236,6 +236,7 @@ struct hqos {
 	uint64_t pace_per_cycle; /* bytes per TSC cycle << HQOS_PACE_SHIFT */
 	uint64_t pace_max_cycles;
 	uint64_t pace_tsc;
+	uint64_t backlog; /* frames inside rte_sched (worker only): 0 = nothing to dequeue */
 	uint64_t next_harvest;
 	uint64_t harvest_cycles;
 	uint32_t sweep_cursor;
