@@ -8,11 +8,17 @@
  * duplicates of either key refused with the tables unchanged, hijack attempts
  * (another line, S-tag, C-tag, session id or MAC), a full table of 65536
  * sessions (-ENOSPC, every session found both ways), delete then re-add,
- * ids held back until a registered reader reports quiescence, QoS updates,
- * and a reader pthread looking up for ~1 s while this thread adds and deletes,
- * checking every hit against the key it looked up. Prints the heap used by
- * 65536 sessions. The last line of output is "N passed, M failed"; the exit
- * status is 1 when M > 0.
+ * ids held back until a registered reader reports quiescence, QoS updates;
+ * upstream chains (one PPPoE id on 16 lines, 8 sessions forced into one
+ * bucket and deleted in the middle, at the head, at the tail); downstream
+ * probe sequences with tombstones (kept while a live probe crosses them,
+ * purged otherwise, reused by inserts); a model check of random adds and
+ * deletes over keys crowded into few buckets and homes, forcing rebuilds; a
+ * reader pthread looking up for ~1 s while this thread adds and deletes,
+ * checking every hit against the key it looked up; and the same on crowded
+ * indexes, where sessions live throughout must always be found. Prints the
+ * heap used by 65536 sessions and the shape of the crowded runs. The last
+ * line of output is "N passed, M failed"; the exit status is 1 when M > 0.
  */
 
 #include <errno.h>
