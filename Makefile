@@ -48,7 +48,7 @@ bench: setup
 	cd server-dp && bench/callgrind_rewrite.sh build 20
 	cd server-dp && build/bench/bench_rewrite 1000
 	cd server-dp && bench/callgrind_session.sh build 2
-	cd server-dp && build/bench/bench_session 200
+	cd server-dp && build/bench/bench_session 20
 	cd server-dp && bench/callgrind_forward.sh build 5
 	cd server-dp && BNG_FIXTURES=tests/fixtures build/bench/bench_forward 300 all
 	cd server-dp && bench/callgrind_l3.sh build 5

@@ -4,11 +4,11 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
 #include <rte_errno.h>
-#include <rte_hash_crc.h>
 #include <rte_malloc.h>
 
 #include "session.h"
@@ -16,6 +16,240 @@
 /* The worker reads line 0 of a session and writes line 1: keep them apart. */
 static_assert(offsetof(struct dp_session, pkts_up) == RTE_CACHE_LINE_SIZE, "session line 0");
 static_assert(sizeof(struct dp_session) == 2 * RTE_CACHE_LINE_SIZE, "session size");
+/* Upstream key word 0 is one 8-byte load from either struct. */
+static_assert(offsetof(struct dp_session, stag) == 2 && offsetof(struct dp_session, ctag) == 4 &&
+		      offsetof(struct dp_session, sid) == 6 &&
+		      offsetof(struct dp_session, mac) == 8,
+	      "dp_session key words");
+static_assert(offsetof(struct cls_result, stag) == offsetof(struct cls_result, line) + 2 &&
+		      offsetof(struct cls_result, ctag) == offsetof(struct cls_result, line) + 4 &&
+		      offsetof(struct cls_result, sid) == offsetof(struct cls_result, line) + 6,
+	      "cls_result key word");
+static_assert(offsetof(struct dp_session, next_up) % 4 == 0, "next_up atomic");
+/* The worker's fields and the control thread's do not share a line. */
+static_assert(offsetof(struct session_tables, down_spare) >= RTE_CACHE_LINE_SIZE,
+	      "session_tables lines");
+
+/* Smallest index sizes, so that the 1/8 and 1/4 thresholds are whole entries. */
+#define SESSION_MIN_INDEX 16u
+
+/* --- upstream chains ---------------------------------------------------------- */
+
+static void
+up_key_of(const struct dp_session *s, uint64_t *k0, uint64_t *k1)
+{
+	memcpy(k0, s, sizeof(*k0));
+	*k1 = session_key1_of(s->mac);
+}
+
+/* The live id of key (k0, k1), or SESSION_ID_NONE. */
+static uint32_t
+up_find(const struct session_tables *t, uint64_t k0, uint64_t k1)
+{
+	uint32_t id = t->up_heads[session_up_bucket(t, k0, k1)];
+
+	while (id != SESSION_ID_NONE && !session_key_eq(&t->sessions[id], k0, k1))
+		id = t->sessions[id].next_up;
+	return id;
+}
+
+/* Push id, whose slot is written, at the head of its chain: the release store
+ * publishes the slot. */
+static void
+up_link(struct session_tables *t, uint32_t id)
+{
+	struct dp_session *s = &t->sessions[id];
+	uint64_t k0, k1;
+	uint32_t *head;
+
+	up_key_of(s, &k0, &k1);
+	head = &t->up_heads[session_up_bucket(t, k0, k1)];
+	__atomic_store_n(&s->next_up, *head, __ATOMIC_RELAXED);
+	__atomic_store_n(head, id, __ATOMIC_RELEASE);
+}
+
+/* Unlink live id; its own next_up stays for readers standing on it. */
+static void
+up_unlink(struct session_tables *t, uint32_t id)
+{
+	const struct dp_session *s = &t->sessions[id];
+	uint64_t k0, k1;
+	uint32_t *link;
+
+	up_key_of(s, &k0, &k1);
+	link = &t->up_heads[session_up_bucket(t, k0, k1)];
+	while (*link != id)
+		link = &t->sessions[*link].next_up;
+	__atomic_store_n(link, s->next_up, __ATOMIC_RELEASE);
+}
+
+/* --- downstream open addressing ----------------------------------------------- */
+
+static inline uint64_t
+down_entry(uint32_t ipv4, uint32_t id)
+{
+	return (uint64_t)id << 32 | ipv4;
+}
+
+static inline bool
+down_is_live(uint64_t e)
+{
+	return (uint32_t)(e >> 32) != SESSION_ID_NONE;
+}
+
+static void
+down_fill_empty(uint64_t *tab, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		tab[i] = SESSION_DOWN_EMPTY;
+}
+
+/* Position of live address a, or -1. */
+static int64_t
+down_find(const struct session_tables *t, uint32_t a)
+{
+	const uint64_t *tab = t->down;
+	uint32_t p = session_down_home(t->down_shift, a);
+	uint64_t e;
+
+	for (e = tab[p]; (uint32_t)e != 0; e = tab[p]) {
+		if ((uint32_t)e == a && down_is_live(e))
+			return p;
+		p = (p + 1) & t->down_mask;
+	}
+	return -1;
+}
+
+/*
+ * Copy the live entries into the spare array and publish it. The spare must
+ * have passed the grace period of its own swap: checked without waiting
+ * unless wait. Returns 0 or -EAGAIN.
+ */
+static int
+down_rebuild(struct session_tables *t, bool wait)
+{
+	uint64_t *old = t->down, *tab = t->down_spare, e;
+	uint32_t i, p, live = 0;
+
+	if (t->spare_busy) {
+		if (rte_rcu_qsbr_check(t->qsbr, t->spare_token, wait) != 1) {
+			t->down_rebuilds_deferred++;
+			return -EAGAIN;
+		}
+		t->spare_busy = 0;
+	}
+	down_fill_empty(tab, t->down_mask + 1);
+	for (i = 0; i <= t->down_mask; i++) {
+		e = old[i];
+		if ((uint32_t)e == 0 || !down_is_live(e))
+			continue;
+		p = session_down_home(t->down_shift, (uint32_t)e);
+		while (tab[p] != SESSION_DOWN_EMPTY)
+			p = (p + 1) & t->down_mask;
+		tab[p] = e;
+		live++;
+	}
+	/* Readers that load the new pointer see the copied entries. */
+	__atomic_store_n(&t->down, tab, __ATOMIC_RELEASE);
+	t->down_spare = old;
+	t->spare_token = rte_rcu_qsbr_start(t->qsbr);
+	t->spare_busy = 1;
+	t->down_tombs = 0;
+	t->down_empty = t->down_mask + 1 - live;
+	t->down_rebuilds++;
+	return 0;
+}
+
+/* Rebuild when tombstones reach 1/8 of the entries, if the spare is ready. */
+static void
+down_maybe_rebuild(struct session_tables *t)
+{
+	if (t->down_tombs >= (t->down_mask + 1) / 8)
+		down_rebuild(t, false);
+}
+
+/* Add live {a, id}; a is not live. */
+static void
+down_insert(struct session_tables *t, uint32_t a, uint32_t id)
+{
+	uint64_t *tab;
+	uint32_t p;
+
+	for (;;) {
+		tab = t->down;
+		p = session_down_home(t->down_shift, a);
+		/* The first free position: a tombstone (of any address) or the
+		 * empty entry that ends the probe. */
+		while (tab[p] != SESSION_DOWN_EMPTY && down_is_live(tab[p]))
+			p = (p + 1) & t->down_mask;
+		if (tab[p] != SESSION_DOWN_EMPTY) {
+			t->down_tombs--;
+			break;
+		}
+		/* Keep a quarter of the entries empty (see session.h): past that,
+		 * rebuild first, waiting for the spare if it must. */
+		if (t->down_empty - 1 >= (t->down_mask + 1) / 4) {
+			t->down_empty--;
+			break;
+		}
+		down_rebuild(t, true);
+	}
+	__atomic_store_n(&tab[p], down_entry(a, id), __ATOMIC_RELEASE);
+}
+
+/*
+ * Empty the tombstones of the cluster around position q that no live entry's
+ * probe path (home .. position) crosses. The cluster runs from the entry after
+ * an empty one to the entry before the next empty one; every live entry of it
+ * has its home inside it, so walking it backwards with the smallest home
+ * offset seen so far tells whether a position is crossed.
+ */
+static void
+down_purge(struct session_tables *t, uint32_t q)
+{
+	uint64_t *tab = t->down;
+	const uint32_t mask = t->down_mask;
+	uint32_t start = q, end = q, p, off, min_home, h;
+	uint64_t e;
+
+	while (tab[(start - 1) & mask] != SESSION_DOWN_EMPTY)
+		start = (start - 1) & mask;
+	while (tab[(end + 1) & mask] != SESSION_DOWN_EMPTY)
+		end = (end + 1) & mask;
+	min_home = UINT32_MAX;
+	for (p = end;; p = (p - 1) & mask) {
+		e = tab[p];
+		off = (p - start) & mask;
+		if (down_is_live(e)) {
+			h = (session_down_home(t->down_shift, (uint32_t)e) - start) & mask;
+			min_home = RTE_MIN(min_home, h);
+		} else if (min_home > off) {
+			__atomic_store_n(&tab[p], SESSION_DOWN_EMPTY, __ATOMIC_RELEASE);
+			t->down_tombs--;
+			t->down_empty++;
+		}
+		if (p == start)
+			break;
+	}
+}
+
+/* Turn live address a into its tombstone. */
+static void
+down_remove(struct session_tables *t, uint32_t a)
+{
+	int64_t q = down_find(t, a);
+
+	if (q < 0)
+		return;
+	__atomic_store_n(&t->down[q], down_entry(a, SESSION_ID_NONE), __ATOMIC_RELEASE);
+	t->down_tombs++;
+	down_purge(t, (uint32_t)q);
+	down_maybe_rebuild(t);
+}
+
+/* --- tables -------------------------------------------------------------------- */
 
 /* Called by the defer queue once no worker can hold the ids in e[0..n). */
 static void
@@ -31,52 +265,19 @@ session_ids_free(void *p, void *e, unsigned int n)
 	}
 }
 
-static struct rte_hash *
-session_hash_create(struct session_tables *t, const char *suffix, uint32_t key_len, int socket)
-{
-	struct rte_hash_rcu_config rcu = {
-		.v = t->qsbr,
-		.mode = RTE_HASH_QSBR_MODE_DQ,
-	};
-	struct rte_hash_parameters hp = {
-		/* rte_hash wants at least one bucket of 8 entries. */
-		.entries = RTE_MAX(t->capacity, 8u),
-		.key_len = key_len,
-		.hash_func = rte_hash_crc,
-		.socket_id = socket,
-		/* The extendable table lets the hash hold all capacity keys:
-		 * plain cuckoo buckets would refuse some near full load. */
-		.extra_flag =
-			RTE_HASH_EXTRA_FLAGS_RW_CONCURRENCY_LF | RTE_HASH_EXTRA_FLAGS_EXT_TABLE,
-	};
-	char name[RTE_HASH_NAMESIZE];
-	struct rte_hash *h;
-
-	snprintf(name, sizeof(name), "%s_%s", t->name, suffix);
-	hp.name = name;
-	h = rte_hash_create(&hp);
-	if (h == NULL)
-		return NULL;
-	if (rte_hash_rcu_qsbr_add(h, &rcu) != 0) {
-		rte_hash_free(h);
-		return NULL;
-	}
-	return h;
-}
-
 struct session_tables *
 session_tables_create(const char *name, uint32_t capacity, uint32_t max_workers, int socket)
 {
 	struct rte_rcu_qsbr_dq_parameters dqp = {0};
 	struct session_tables *t;
 	char dqname[RTE_RING_NAMESIZE];
+	uint32_t i, n_up, n_down;
 	size_t qsz;
-	uint32_t i;
 
 	if (capacity == 0)
 		capacity = SESSION_DEFAULT_CAPACITY;
 	if (name == NULL || max_workers == 0 || max_workers > SESSION_MAX_WORKERS ||
-	    capacity >= SESSION_ID_NONE) {
+	    capacity > SESSION_MAX_CAPACITY) {
 		rte_errno = EINVAL;
 		return NULL;
 	}
@@ -86,14 +287,31 @@ session_tables_create(const char *name, uint32_t capacity, uint32_t max_workers,
 	snprintf(t->name, sizeof(t->name), "%s", name);
 	t->capacity = capacity;
 	t->max_workers = max_workers;
+	/* Both indexes have twice as many entries as sessions: chains of 1.25
+	 * sessions on average for a hit, and a downstream load of at most 1/2. */
+	n_up = RTE_MAX(rte_align32pow2(2 * capacity), SESSION_MIN_INDEX);
+	n_down = n_up;
+	t->up_shift = 64 - (uint32_t)rte_bsf32(n_up);
+	t->down_shift = 64 - (uint32_t)rte_bsf32(n_down);
+	t->down_mask = n_down - 1;
+	t->down_empty = n_down;
 	t->sessions = rte_zmalloc_socket("sessions", (size_t)capacity * sizeof(struct dp_session),
 					 RTE_CACHE_LINE_SIZE, socket);
+	t->up_heads = rte_malloc_socket("session_up", (size_t)n_up * sizeof(uint32_t),
+					RTE_CACHE_LINE_SIZE, socket);
+	t->down = rte_malloc_socket("session_down", (size_t)n_down * sizeof(uint64_t),
+				    RTE_CACHE_LINE_SIZE, socket);
+	t->down_spare = rte_malloc_socket("session_down", (size_t)n_down * sizeof(uint64_t),
+					  RTE_CACHE_LINE_SIZE, socket);
 	t->free_ids =
 		rte_malloc_socket("session_free", (size_t)capacity * sizeof(uint32_t), 0, socket);
 	qsz = rte_rcu_qsbr_get_memsize(max_workers);
 	t->qsbr = rte_zmalloc_socket("session_qsbr", qsz, RTE_CACHE_LINE_SIZE, socket);
-	if (t->sessions == NULL || t->free_ids == NULL || t->qsbr == NULL)
+	if (t->sessions == NULL || t->up_heads == NULL || t->down == NULL ||
+	    t->down_spare == NULL || t->free_ids == NULL || t->qsbr == NULL)
 		goto nomem;
+	memset(t->up_heads, 0xff, (size_t)n_up * sizeof(uint32_t)); /* SESSION_ID_NONE */
+	down_fill_empty(t->down, n_down);
 	if (rte_rcu_qsbr_init(t->qsbr, max_workers) != 0)
 		goto fail;
 	/* Lowest ids on top, so ids are handed out 0, 1, 2, ... */
@@ -115,12 +333,6 @@ session_tables_create(const char *name, uint32_t capacity, uint32_t max_workers,
 	t->dq = rte_rcu_qsbr_dq_create(&dqp);
 	if (t->dq == NULL)
 		goto fail;
-	t->up = session_hash_create(t, "up", sizeof(struct session_up_key), socket);
-	if (t->up == NULL)
-		goto fail;
-	t->down = session_hash_create(t, "down", sizeof(uint32_t), socket);
-	if (t->down == NULL)
-		goto fail;
 	return t;
 nomem:
 	rte_errno = ENOMEM;
@@ -136,12 +348,13 @@ session_tables_free(struct session_tables *t)
 {
 	if (t == NULL)
 		return;
-	rte_hash_free(t->up);
-	rte_hash_free(t->down);
 	if (t->dq != NULL)
 		rte_rcu_qsbr_dq_delete(t->dq);
 	rte_free(t->qsbr);
 	rte_free(t->free_ids);
+	rte_free(t->down_spare);
+	rte_free(t->down);
+	rte_free(t->up_heads);
 	rte_free(t->sessions);
 	rte_free(t);
 }
@@ -152,6 +365,7 @@ session_reclaim(struct session_tables *t)
 	unsigned int freed = 0, pending = 0, avail = 0;
 
 	rte_rcu_qsbr_dq_reclaim(t->dq, t->capacity, &freed, &pending, &avail);
+	down_maybe_rebuild(t);
 	return freed;
 }
 
@@ -172,16 +386,16 @@ session_next_id(struct session_tables *t)
 int
 session_add(struct session_tables *t, const struct dp_session_params *p, uint32_t *id)
 {
-	struct session_up_key k;
 	struct dp_session *s;
+	uint64_t k0;
 	uint32_t i;
 	int rc;
 
 	if (p->ipv4 == 0 || (p->mtu != 0 && (p->mtu < SESSION_MIN_MTU || p->mtu > SESSION_MAX_MTU)))
 		return -EINVAL;
-	session_up_key_make(&k, p->line, p->stag, p->ctag, p->sid, p->mac);
-	/* rte_hash_add_key_data() would overwrite an existing key: check first. */
-	if (rte_hash_lookup(t->up, &k) >= 0 || rte_hash_lookup(t->down, &p->ipv4) >= 0)
+	memcpy(&k0, (const uint16_t[4]){p->line, p->stag, p->ctag, p->sid}, sizeof(k0));
+	if (up_find(t, k0, session_key1_of(p->mac)) != SESSION_ID_NONE ||
+	    down_find(t, p->ipv4) >= 0)
 		return -EEXIST;
 	if (t->n_free == 0)
 		session_reclaim(t);
@@ -189,8 +403,8 @@ session_add(struct session_tables *t, const struct dp_session_params *p, uint32_
 		return -ENOSPC;
 	i = t->free_ids[t->n_free - 1];
 	s = &t->sessions[i];
-	/* The slot is invisible to readers until a hash publishes i (the LF
-	 * hash stores the key index with release semantics). */
+	/* The slot is invisible to readers until up_link() and down_insert()
+	 * publish i with release stores. */
 	rc = rw_encap_tmpl_init(&s->encap, p->mac, p->ac_mac, p->tpid, p->stag, p->ctag, p->sid);
 	if (rc != 0) {
 		memset(s, 0, sizeof(*s));
@@ -206,23 +420,10 @@ session_add(struct session_tables *t, const struct dp_session_params *p, uint32_
 	s->qos = p->qos;
 	s->mtu = p->mtu != 0 ? p->mtu : SESSION_DEFAULT_MTU;
 	s->sched = p->sched;
-	rc = rte_hash_add_key_data(t->up, &k, (void *)(uintptr_t)i);
-	if (rc != 0) {
-		memset(s, 0, sizeof(*s));
-		return rc == -ENOSPC ? -ENOSPC : rc;
-	}
-	rc = rte_hash_add_key_data(t->down, &p->ipv4, (void *)(uintptr_t)i);
-	if (rc != 0) {
-		/* A reader may already have found i through the upstream key:
-		 * the slot then waits for a grace period like any deleted id. */
-		rte_hash_del_key(t->up, &k);
-		t->n_free--;
-		if (rte_rcu_qsbr_dq_enqueue(t->dq, &i) != 0) {
-			rte_rcu_qsbr_synchronize(t->qsbr, RTE_QSBR_THRID_INVALID);
-			session_ids_free(t, &i, 1);
-		}
-		return rc;
-	}
+	/* Neither index can refuse: chains are unbounded and the downstream
+	 * array always has room for capacity addresses. */
+	up_link(t, i);
+	down_insert(t, p->ipv4, i);
 	t->n_free--;
 	t->count++;
 	*id = i;
@@ -232,21 +433,21 @@ session_add(struct session_tables *t, const struct dp_session_params *p, uint32_
 int
 session_del(struct session_tables *t, uint32_t id)
 {
-	struct session_up_key k;
 	struct dp_session *s;
-	void *data;
+	uint64_t k0, k1;
 
 	if (id >= t->capacity)
 		return -ENOENT;
 	s = &t->sessions[id];
-	session_up_key_make(&k, s->line, s->stag, s->ctag, s->sid, s->mac);
 	/* A slot waiting for its grace period keeps its key, which may be live
 	 * again under another id: the key must map to this id. */
-	if (s->ipv4 == 0 || rte_hash_lookup_data(t->up, &k, &data) < 0 ||
-	    (uint32_t)(uintptr_t)data != id)
+	if (s->ipv4 == 0)
 		return -ENOENT;
-	rte_hash_del_key(t->up, &k);
-	rte_hash_del_key(t->down, &s->ipv4);
+	up_key_of(s, &k0, &k1);
+	if (up_find(t, k0, k1) != id)
+		return -ENOENT;
+	up_unlink(t, id);
+	down_remove(t, s->ipv4);
 	t->count--;
 	/* The slot keeps its contents until the grace period ends. The queue
 	 * holds capacity ids, so it can only be full if something is wrong;
@@ -276,6 +477,39 @@ uint32_t
 session_count(const struct session_tables *t)
 {
 	return t->count;
+}
+
+void
+session_table_stats(const struct session_tables *t, struct session_table_stats *st)
+{
+	uint32_t b, id, len, p, n_up = (uint32_t)(1ull << (64 - t->up_shift));
+	uint64_t e;
+
+	memset(st, 0, sizeof(*st));
+	st->up_buckets = n_up;
+	for (b = 0; b < n_up; b++) {
+		len = 0;
+		for (id = t->up_heads[b]; id != SESSION_ID_NONE; id = t->sessions[id].next_up)
+			st->up_links += ++len;
+		st->up_used += len > 0;
+		st->up_max_chain = RTE_MAX(st->up_max_chain, len);
+	}
+	st->down_entries = t->down_mask + 1;
+	for (p = 0; p <= t->down_mask; p++) {
+		e = t->down[p];
+		if (e == SESSION_DOWN_EMPTY) {
+			st->down_empty++;
+		} else if (!down_is_live(e)) {
+			st->down_tombs++;
+		} else {
+			len = ((p - session_down_home(t->down_shift, (uint32_t)e)) & t->down_mask) +
+			      1;
+			st->down_probes += len;
+			st->down_max_probe = RTE_MAX(st->down_max_probe, len);
+		}
+	}
+	st->down_rebuilds = t->down_rebuilds;
+	st->down_rebuilds_deferred = t->down_rebuilds_deferred;
 }
 
 int

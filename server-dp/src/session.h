@@ -4,54 +4,122 @@
  * Data layout (allocated once by session_tables_create() on the control thread):
  *   sessions[capacity]  struct dp_session, 128 bytes, cache-line aligned; the
  *                       session id is the index. First line: the keys, the
- *                       encap template and the QoS profile, read by the worker
- *                       and written by the control thread only while no
- *                       reader can hold the id. Second line: the counters,
- *                       written only by the worker, so that its stores never
- *                       bounce the line the control thread reads.
- *   up                  rte_hash, 16-byte struct session_up_key -> id;
- *   down                rte_hash, IPv4 address (uint32, network order) -> id;
+ *                       encap template, the QoS profile and next_up, read by
+ *                       the worker and written by the control thread only
+ *                       while no reader can hold the id (next_up excepted,
+ *                       see below). Second line: the counters, written only
+ *                       by the worker, so that its stores never bounce the
+ *                       line the control thread reads.
+ *   up_heads[2^u]       upstream index: 2^u >= 2 * capacity chain heads
+ *                       (uint32_t session ids, SESSION_ID_NONE when empty).
+ *                       Bucket = top u bits of a multiplicative hash of the
+ *                       first key word (line, S-tag, C-tag, PPPoE session id)
+ *                       and the client MAC. A chain runs through
+ *                       dp_session.next_up; a lookup compares the two key
+ *                       words of the slot (8 bytes, then the 6 MAC bytes of
+ *                       the next 8) with the packet's.
+ *   down[2^d]           downstream index: 2^d >= 2 * capacity 64-bit entries,
+ *                       open addressing with linear probing from the top d
+ *                       bits of (host-order address * 2^64 / golden ratio),
+ *                       which spreads consecutive pool addresses evenly.
+ *                       Entry = address
+ *                       (uint32, network order) in the low half, id in the
+ *                       high half:
+ *                         live       {address, id}
+ *                         tombstone  {address, SESSION_ID_NONE}: a deleted
+ *                                    address (the position is free for an
+ *                                    insert)
+ *                         empty      {0, SESSION_ID_NONE}: ends every probe
+ *                       A lookup of A stops at the first entry whose address
+ *                       half is A or 0 and returns its id half: the id of a
+ *                       live A, or SESSION_ID_NONE for a tombstone of A or an
+ *                       empty entry (A == 0 stops at an empty one, since no
+ *                       session has address 0).
+ *   down_spare[2^d]     a second downstream array, into which the control
+ *                       thread rebuilds the table without tombstones, then
+ *                       swaps the two under RCU (see below);
  *   free_ids[]          stack of ids ready for reuse (control thread only);
  *   dq                  RCU defer queue of ids deleted but maybe still held
  *                       by a reader.
+ * Memory per session of capacity: 128 (slot) + 8 (2 up heads) + 32 (2 * 2
+ * down entries) + 4 (free stack) + about 24 (id defer queue, allocator) bytes;
+ * 196 measured at 65536 (tests/test_session.c).
  *
  * Concurrency model: one control thread writes (add, delete, modify), any
- * number of workers read. Both hashes are created with
- * RTE_HASH_EXTRA_FLAGS_RW_CONCURRENCY_LF, so lookups take no lock, and are
- * attached to the tables' RCU QSBR variable (rte_hash_rcu_qsbr_add, defer
- * queue mode), so a deleted key slot is recycled only after every worker has
- * reported a quiescent state. A worker registers once
- * (session_worker_register) and calls session_worker_quiescent() once per
- * burst, after it has stopped using every id of that burst.
+ * number of workers read without lock or retry. Every word a reader may see
+ * change is naturally aligned and written with one atomic store: up_heads[],
+ * dp_session.next_up, dp_session.qos, the 64-bit down entries and the down
+ * table pointer. A worker registers once (session_worker_register) and calls
+ * session_worker_quiescent() once per burst, after it has stopped using every
+ * id of that burst; the QSBR variable of the tables then tells the control
+ * thread when no worker can still hold something it unlinked.
  *
- * Id reuse waits for the same grace period: session_del() removes both keys,
- * then enqueues the id on an rte_rcu_qsbr_dq of the same QSBR variable with
- * the current token. The id goes back to free_ids[] (and its slot is zeroed)
- * only when that token has been acknowledged by every registered worker, i.e.
+ * Publication: session_add() writes the whole slot, including next_up (the
+ * old head of its bucket), then stores the id into up_heads[] and the down
+ * entry with release semantics; a worker loads heads, next_up and entries
+ * with acquire semantics, so whatever id it obtains, it sees the slot as it
+ * was when published.
+ *
+ * Upstream chains: an insert pushes at the head (one release store). A delete
+ * unlinks with one release store of the predecessor's next_up (or the head)
+ * and leaves the deleted slot, next_up included, untouched until its id is
+ * reused after a grace period; so a reader standing on a deleted slot still
+ * follows valid ids to the end of the chain. A reader only reaches slots that
+ * were linked at some moment of its current burst (it starts at a head, and
+ * each next_up it follows was a link when it was stored), and such a slot is
+ * reused only after the reader's next quiescent report: under a reader, chains
+ * stay acyclic and never lead into another bucket. A lookup that races an
+ * insert or a delete of its own key may miss it; a key live throughout the
+ * lookup is always found.
+ *
+ * Downstream entries: a reader compares the address in the same 64-bit load
+ * that gives the id, so it can never return the id of another address, even
+ * when the entry it probes is deleted and refilled under it. Positions only
+ * change live -> tombstone (delete), empty or tombstone -> live (insert, at
+ * the first free position from the home, so a live address always precedes
+ * its own old tombstones) and tombstone -> empty (purge); a tombstone is made
+ * empty only when no live entry's probe path (home to position) crosses it,
+ * so a probe for an address that stays live never stops early. Each delete
+ * purges the tombstones of its cluster that no live entry needs; the rest
+ * (crossed by a live path) stay until a rebuild: when tombstones reach 1/8
+ * of the entries, the control thread copies the live entries into
+ * down_spare, publishes it with a release store of the table pointer and
+ * takes an RCU token; the old array becomes the spare once every worker has
+ * passed the token (checked without waiting; the control thread waits only
+ * if tombstones reach 1/4 of the entries before then). With at most
+ * capacity live entries in 2 * capacity positions, at least 1/4 of the
+ * entries are therefore always empty and every probe ends.
+ *
+ * Id reuse waits for a grace period: session_del() unlinks both keys, then
+ * enqueues the id on an rte_rcu_qsbr_dq of the tables' QSBR variable with the
+ * current token. The id goes back to free_ids[] (and its slot is zeroed) only
+ * when that token has been acknowledged by every registered worker, i.e.
  * when no worker can still hold it from a lookup made before the delete.
  * Until then the slot keeps its old contents, so a late reader sees a
  * consistent (if stale) session, never a half-written new one.
  *
- * Fields a reader may see change: only qos (session_modify_qos), a naturally
+ * Fields a reader may see change: qos (session_modify_qos), a naturally
  * aligned uint16_t written with one relaxed atomic store, so a reader sees the
- * old or the new value, never a mix. Anything wider that must change as a
- * whole (keys, address, template) is changed by adding a new session and
- * deleting the old one.
+ * old or the new value, never a mix; and next_up (above). Anything wider that
+ * must change as a whole (keys, address, template) is changed by adding a new
+ * session and deleting the old one.
  */
 
 #ifndef BNG_SESSION_H
 #define BNG_SESSION_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
+#include <rte_byteorder.h>
 #include <rte_common.h>
-/* rte_rcu_qsbr.h (also included by rte_hash.h) uses named variadic macros and
- * a zero-length array, which -Wpedantic -Werror would refuse. */
+#include <rte_prefetch.h>
+/* rte_rcu_qsbr.h uses named variadic macros and a zero-length array, which
+ * -Wpedantic -Werror would refuse. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpedantic"
 #pragma GCC diagnostic ignored "-Wvariadic-macros"
-#include <rte_hash.h>
 #include <rte_rcu_qsbr.h>
 #pragma GCC diagnostic pop
 
@@ -59,26 +127,36 @@
 #include "rewrite.h"
 
 #define SESSION_DEFAULT_CAPACITY 65536u
+#define SESSION_MAX_CAPACITY (1u << 24) /* the indexes' sizes fit 32 bits */
 #define SESSION_ID_NONE UINT32_MAX
 #define SESSION_MAX_WORKERS 64u
 #define SESSION_DEFAULT_MTU 1492u /* RFC 2516 */
 #define SESSION_MIN_MTU 576u
-#define SESSION_MAX_MTU 9000u /* RFC 4638 PPP-Max-Payload, jumbo access */
+#define SESSION_MAX_MTU 9000u	/* RFC 4638 PPP-Max-Payload, jumbo access */
+#define SESSION_LOOKUP_STEP 32u /* lookups prefetched together */
+
+/* Multiplicative hashing constants (odd; the first is 2^64 / golden ratio). */
+#define SESSION_HASH_MUL 0x9e3779b97f4a7c15ull
+#define SESSION_HASH_MIX 0xc2b2ae3d27d4eb4full
+
+/* A downstream entry with address half 0: empty. */
+#define SESSION_DOWN_EMPTY ((uint64_t)SESSION_ID_NONE << 32)
 
 /* One subscriber session; fields of the first cache line are read-mostly. */
 struct dp_session {
 	/* line 0: keys, template, QoS; written before the id is published */
-	uint16_t line;
+	uint16_t line; /* line..sid: upstream key word 0, in cls_result's order */
 	uint16_t stag;
 	uint16_t ctag;
-	uint16_t sid; /* PPPoE session id, host order */
-	uint8_t mac[6];
+	uint16_t sid;	/* PPPoE session id, host order */
+	uint8_t mac[6]; /* upstream key word 1: these 6 bytes of the next 8 */
 	uint16_t group; /* line group */
 	uint32_t ipv4;	/* network order */
 	uint16_t qos;	/* QoS profile index, atomically replaceable */
 	uint16_t mtu;	/* PPP MTU (BBF MTU IE; 1492 by default): downstream fragmentation */
 	struct rw_encap_tmpl encap; /* downstream access header */
 	uint32_t sched;		    /* HQoS pipe reference (hqos.h), set before publishing */
+	uint32_t next_up;	    /* next id of its upstream chain, atomic; NONE ends */
 	/* line 1: per-session counters, plain stores by the single worker */
 	uint64_t pkts_up __rte_cache_aligned;
 	uint64_t bytes_up;
@@ -87,16 +165,6 @@ struct dp_session {
 	uint64_t drops_up; /* refused upstream: spoofed, ACL, policed, no route, TTL */
 	uint64_t drops_down;
 } __rte_cache_aligned;
-
-/* The upstream key, packed to 16 bytes (no padding byte left undefined). */
-struct session_up_key {
-	uint16_t line;
-	uint16_t stag;
-	uint16_t ctag;
-	uint16_t sid;
-	uint8_t mac[6];
-	uint16_t zero;
-};
 
 /* What the control plane knows of a new session. */
 struct dp_session_params {
@@ -115,25 +183,54 @@ struct dp_session_params {
 };
 
 struct session_tables {
+	/* read by the workers on every lookup; written at create and (down) on
+	 * a rebuild */
 	struct dp_session *sessions;
-	struct rte_hash *up;
-	struct rte_hash *down;
+	uint32_t *up_heads;
+	uint64_t *down;	     /* current downstream array: atomic pointer */
+	uint32_t up_shift;   /* 64 - log2(up buckets) */
+	uint32_t down_shift; /* 64 - log2(down entries) */
+	uint32_t down_mask;  /* down entries - 1 */
+	uint32_t capacity;
+	/* control thread only, on its own cache line */
+	uint64_t *down_spare __rte_cache_aligned;
+	uint64_t spare_token; /* QSBR token the spare waits for */
+	uint64_t down_rebuilds;
+	uint64_t down_rebuilds_deferred; /* spare still in its grace period */
+	uint32_t down_tombs;
+	uint32_t down_empty;
+	int spare_busy;
 	struct rte_rcu_qsbr *qsbr;
 	struct rte_rcu_qsbr_dq *dq;
 	uint32_t *free_ids;
 	uint32_t n_free;
-	uint32_t capacity;
 	uint32_t count; /* live sessions (not counting ids waiting in dq) */
 	uint32_t max_workers;
-	char name[16]; /* prefix of the hash and queue names */
+	char name[16]; /* prefix of the queue name */
+};
+
+/* Shape of the indexes (control thread; tests, benchmarks, telemetry). */
+struct session_table_stats {
+	uint32_t up_buckets;
+	uint32_t up_used;      /* non-empty chains */
+	uint32_t up_max_chain; /* longest chain, in sessions */
+	uint32_t down_entries;
+	uint32_t down_tombs;
+	uint32_t down_empty;
+	uint32_t down_max_probe; /* most entries read to find a live address */
+	uint64_t up_links;	 /* sum over live sessions of the slots read to find it */
+	uint64_t down_probes;	 /* sum over live addresses of the entries read */
+	uint64_t down_rebuilds;
+	uint64_t down_rebuilds_deferred; /* the spare was still in its grace period */
 };
 
 /* --- control thread -------------------------------------------------------- */
 
 /*
  * Create the tables of name (unique per process) with room for capacity
- * sessions (0: SESSION_DEFAULT_CAPACITY) and max_workers QSBR reader ids
- * (1..SESSION_MAX_WORKERS), on socket. NULL with rte_errno set on failure.
+ * sessions (0: SESSION_DEFAULT_CAPACITY; at most SESSION_MAX_CAPACITY) and
+ * max_workers QSBR reader ids (1..SESSION_MAX_WORKERS), on socket. NULL with
+ * rte_errno set on failure.
  */
 struct session_tables *session_tables_create(const char *name, uint32_t capacity,
 					     uint32_t max_workers, int socket);
@@ -169,8 +266,12 @@ uint32_t session_count(const struct session_tables *t);
 /* Ids deleted but not yet reusable (waiting for a grace period). */
 uint32_t session_pending(const struct session_tables *t);
 
-/* Try to return ids whose grace period is over to the free list; returns how many. */
+/* Try to return ids whose grace period is over to the free list; returns how
+ * many. Also rebuilds the downstream index if it was deferred. */
 uint32_t session_reclaim(struct session_tables *t);
+
+/* Walk both indexes (O(capacity)) and fill *st. */
+void session_table_stats(const struct session_tables *t, struct session_table_stats *st);
 
 /* --- workers -------------------------------------------------------------- */
 
@@ -193,76 +294,143 @@ session_get(const struct session_tables *t, uint32_t id)
 	return &t->sessions[id];
 }
 
-static inline void
-session_up_key_make(struct session_up_key *k, uint16_t line, uint16_t stag, uint16_t ctag,
-		    uint16_t sid, const uint8_t *mac)
+/* Upstream key word 0: line, S-tag, C-tag, PPPoE id, as laid out in both
+ * struct cls_result and struct dp_session (checked in session.c). */
+static inline uint64_t
+session_key0_of(const struct cls_result *r)
 {
-	k->line = line;
-	k->stag = stag;
-	k->ctag = ctag;
-	k->sid = sid;
-	memcpy(k->mac, mac, sizeof(k->mac));
-	k->zero = 0;
+	uint64_t k;
+
+	memcpy(&k, (const uint8_t *)r + offsetof(struct cls_result, line), sizeof(k));
+	return k;
 }
 
-/* The ids of one bulk lookup: data[i] where bit i of the hit mask is set. */
-static inline void
-session_ids_from_bulk(uint64_t mask, void *const *data, uint16_t m, uint32_t *ids)
+/* Upstream key word 1: the 6 MAC bytes then 2 zero bytes, as an 8-byte load
+ * of them would see it (built from a 4-byte and a 2-byte load). */
+static inline uint64_t
+session_key1_of(const uint8_t *mac)
 {
-	for (uint16_t i = 0; i < m; i++)
-		ids[i] = (mask >> i) & 1 ? (uint32_t)(uintptr_t)data[i] : SESSION_ID_NONE;
+	uint32_t lo;
+	uint16_t hi;
+
+	memcpy(&lo, mac, sizeof(lo));
+	memcpy(&hi, mac + 4, sizeof(hi));
+#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
+	return (uint64_t)hi << 32 | lo;
+#else
+	return (uint64_t)lo << 32 | (uint64_t)hi << 16;
+#endif
+}
+
+/* The bits of key word 1 that are the MAC (the other two bytes of the slot's
+ * word hold the line group). */
+static inline uint64_t
+session_key1_mask(void)
+{
+	static const uint8_t b[8] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0};
+	uint64_t m;
+
+	memcpy(&m, b, sizeof(m));
+	return m;
+}
+
+/* Whether slot s holds the key (k0, k1): two 8-byte loads, one mask. */
+static inline int
+session_key_eq(const struct dp_session *s, uint64_t k0, uint64_t k1)
+{
+	uint64_t w0, w1;
+
+	memcpy(&w0, s, sizeof(w0));
+	memcpy(&w1, (const uint8_t *)s + offsetof(struct dp_session, mac), sizeof(w1));
+	return ((w0 ^ k0) | ((w1 ^ k1) & session_key1_mask())) == 0;
+}
+
+static inline uint32_t
+session_up_bucket(const struct session_tables *t, uint64_t k0, uint64_t k1)
+{
+	return (uint32_t)(((k0 ^ (k1 * SESSION_HASH_MIX)) * SESSION_HASH_MUL) >> t->up_shift);
+}
+
+/* Home of an address (network order): in host order, consecutive addresses
+ * of a pool are spread evenly by the golden-ratio multiplier. */
+static inline uint32_t
+session_down_home(uint32_t shift, uint32_t ipv4)
+{
+	return (uint32_t)(((uint64_t)rte_be_to_cpu_32(ipv4) * SESSION_HASH_MUL) >> shift);
 }
 
 /*
  * Upstream: ids[i] = session of (res[i].line, stag, ctag, sid, client_macs[i])
- * or SESSION_ID_NONE. Any n; looked up RTE_HASH_LOOKUP_BULK_MAX at a time.
- * Returns the number of hits.
+ * or SESSION_ID_NONE. Any n; SESSION_LOOKUP_STEP at a time: hash and
+ * prefetch the heads, load the heads and prefetch the slots, then compare
+ * and follow the chains. Returns the number of hits.
  */
 static inline uint32_t
 session_lookup_up_burst(const struct session_tables *t, const struct cls_result *res,
 			const uint8_t *const *client_macs, uint16_t n, uint32_t *ids)
 {
-	struct session_up_key keys[RTE_HASH_LOOKUP_BULK_MAX];
-	const void *kp[RTE_HASH_LOOKUP_BULK_MAX];
-	void *data[RTE_HASH_LOOKUP_BULK_MAX];
-	uint32_t hits = 0;
+	uint64_t k0[SESSION_LOOKUP_STEP], k1[SESSION_LOOKUP_STEP];
+	uint32_t cur[SESSION_LOOKUP_STEP];
+	const struct dp_session *ss = t->sessions;
+	const uint32_t *heads = t->up_heads;
+	uint32_t hits = 0, id;
 	uint16_t done, i, m;
-	uint64_t mask;
 
 	for (done = 0; done < n; done += m) {
-		m = (uint16_t)RTE_MIN(n - done, RTE_HASH_LOOKUP_BULK_MAX);
+		m = (uint16_t)RTE_MIN(n - done, (int)SESSION_LOOKUP_STEP);
 		for (i = 0; i < m; i++) {
-			const struct cls_result *r = &res[done + i];
-
-			session_up_key_make(&keys[i], r->line, r->stag, r->ctag, r->sid,
-					    client_macs[done + i]);
-			kp[i] = &keys[i];
+			k0[i] = session_key0_of(&res[done + i]);
+			k1[i] = session_key1_of(client_macs[done + i]);
+			cur[i] = session_up_bucket(t, k0[i], k1[i]);
+			rte_prefetch0(&heads[cur[i]]);
 		}
-		mask = 0;
-		hits += (uint32_t)rte_hash_lookup_bulk_data(t->up, kp, m, &mask, data);
-		session_ids_from_bulk(mask, data, m, &ids[done]);
+		for (i = 0; i < m; i++) {
+			cur[i] = __atomic_load_n(&heads[cur[i]], __ATOMIC_ACQUIRE);
+			if (cur[i] != SESSION_ID_NONE)
+				rte_prefetch0(&ss[cur[i]]);
+		}
+		for (i = 0; i < m; i++) {
+			id = cur[i];
+			while (id != SESSION_ID_NONE && !session_key_eq(&ss[id], k0[i], k1[i]))
+				id = __atomic_load_n(&ss[id].next_up, __ATOMIC_ACQUIRE);
+			ids[done + i] = id;
+			hits += id != SESSION_ID_NONE;
+		}
 	}
 	return hits;
 }
 
-/* Downstream: ids[i] = session of address ipv4[i] (network order) or SESSION_ID_NONE. */
+/* Downstream: ids[i] = session of address ipv4[i] (network order) or
+ * SESSION_ID_NONE. Any n; hash and prefetch, then probe. */
 static inline uint32_t
 session_lookup_down_burst(const struct session_tables *t, const uint32_t *ipv4, uint16_t n,
 			  uint32_t *ids)
 {
-	const void *kp[RTE_HASH_LOOKUP_BULK_MAX];
-	void *data[RTE_HASH_LOOKUP_BULK_MAX];
-	uint32_t hits = 0;
+	const uint64_t *tab = __atomic_load_n(&t->down, __ATOMIC_ACQUIRE);
+	const uint32_t shift = t->down_shift, mask = t->down_mask;
+	uint32_t pos[SESSION_LOOKUP_STEP];
+	uint32_t hits = 0, a, p, id;
 	uint16_t done, i, m;
-	uint64_t mask;
+	uint64_t e;
 
 	for (done = 0; done < n; done += m) {
-		m = (uint16_t)RTE_MIN(n - done, RTE_HASH_LOOKUP_BULK_MAX);
-		for (i = 0; i < m; i++)
-			kp[i] = &ipv4[done + i];
-		mask = 0;
-		hits += (uint32_t)rte_hash_lookup_bulk_data(t->down, kp, m, &mask, data);
-		session_ids_from_bulk(mask, data, m, &ids[done]);
+		m = (uint16_t)RTE_MIN(n - done, (int)SESSION_LOOKUP_STEP);
+		for (i = 0; i < m; i++) {
+			pos[i] = session_down_home(shift, ipv4[done + i]);
+			rte_prefetch0(&tab[pos[i]]);
+		}
+		for (i = 0; i < m; i++) {
+			a = ipv4[done + i];
+			p = pos[i];
+			e = __atomic_load_n(&tab[p], __ATOMIC_ACQUIRE);
+			while ((uint32_t)e != a && (uint32_t)e != 0) {
+				p = (p + 1) & mask;
+				e = __atomic_load_n(&tab[p], __ATOMIC_ACQUIRE);
+			}
+			id = (uint32_t)(e >> 32);
+			ids[done + i] = id;
+			hits += id != SESSION_ID_NONE;
+		}
 	}
 	return hits;
 }

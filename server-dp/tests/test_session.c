@@ -8,11 +8,17 @@
  * duplicates of either key refused with the tables unchanged, hijack attempts
  * (another line, S-tag, C-tag, session id or MAC), a full table of 65536
  * sessions (-ENOSPC, every session found both ways), delete then re-add,
- * ids held back until a registered reader reports quiescence, QoS updates,
- * and a reader pthread looking up for ~1 s while this thread adds and deletes,
- * checking every hit against the key it looked up. Prints the heap used by
- * 65536 sessions. The last line of output is "N passed, M failed"; the exit
- * status is 1 when M > 0.
+ * ids held back until a registered reader reports quiescence, QoS updates;
+ * upstream chains (one PPPoE id on 16 lines, 8 sessions forced into one
+ * bucket and deleted in the middle, at the head, at the tail); downstream
+ * probe sequences with tombstones (kept while a live probe crosses them,
+ * purged otherwise, reused by inserts); a model check of random adds and
+ * deletes over keys crowded into few buckets and homes, forcing rebuilds; a
+ * reader pthread looking up for ~1 s while this thread adds and deletes,
+ * checking every hit against the key it looked up; and the same on crowded
+ * indexes, where sessions live throughout must always be found. Prints the
+ * heap used by 65536 sessions and the shape of the crowded runs. The last
+ * line of output is "N passed, M failed"; the exit status is 1 when M > 0.
  */
 
 #include <errno.h>
@@ -403,6 +409,410 @@ test_concurrent(void)
 	session_tables_free(c.t);
 }
 
+/* --- chains, probe sequences, tombstones ------------------------------------ */
+
+/* Session number k of a forced collision set: key and address given. */
+static void
+params_key(struct dp_session_params *p, uint16_t line, uint16_t sid, uint32_t mac_low,
+	   uint32_t ipv4_host)
+{
+	memset(p, 0, sizeof(*p));
+	p->line = line;
+	p->stag = 100;
+	p->ctag = 200;
+	p->sid = sid;
+	p->mac[0] = 0x02;
+	p->mac[3] = (uint8_t)(mac_low >> 16);
+	p->mac[4] = (uint8_t)(mac_low >> 8);
+	p->mac[5] = (uint8_t)mac_low;
+	memcpy(p->ac_mac, AC_MAC, 6);
+	p->tpid = 0x8100;
+	p->ipv4 = rte_cpu_to_be_32(ipv4_host);
+}
+
+static uint32_t
+up_bucket_of(const struct session_tables *t, const struct dp_session_params *p)
+{
+	struct cls_result r;
+
+	result_of(p, &r);
+	return session_up_bucket(t, session_key0_of(&r), session_key1_of(p->mac));
+}
+
+/*
+ * n MAC numbers, from *next on, whose key (line, sid, MAC) falls in bucket b:
+ * a chain of n sessions.
+ */
+static void
+macs_in_bucket(const struct session_tables *t, uint16_t line, uint16_t sid, uint32_t b,
+	       uint32_t *next, uint32_t *out, unsigned int n)
+{
+	struct dp_session_params p;
+	unsigned int found = 0;
+
+	while (found < n) {
+		params_key(&p, line, sid, *next, 1);
+		if (up_bucket_of(t, &p) == b)
+			out[found++] = *next;
+		(*next)++;
+	}
+}
+
+/* n host-order addresses, from *next on, whose home is h. */
+static void
+addrs_at_home(const struct session_tables *t, uint32_t h, uint32_t *next, uint32_t *out,
+	      unsigned int n)
+{
+	unsigned int found = 0;
+
+	while (found < n) {
+		if (session_down_home(t->down_shift, rte_cpu_to_be_32(*next)) == h)
+			out[found++] = *next;
+		(*next)++;
+	}
+}
+
+static void
+test_chains(void)
+{
+	struct session_tables *t = session_tables_create("chain", 64, 1, SOCKET_ID_ANY);
+	struct dp_session_params p[16], q;
+	struct session_table_stats st;
+	uint32_t ids[16], macs[8], next = 1, b, k, bad = 0;
+	static const unsigned int del_order[8] = {3, 7, 0, 5, 1, 6, 2, 4};
+	bool gone[8] = {false};
+
+	check(t != NULL, "chain", "create");
+	if (t == NULL)
+		return;
+	/* The same PPPoE id, tags and MAC on 16 lines: 16 sessions. */
+	for (k = 0; k < 16; k++) {
+		params_key(&p[k], (uint16_t)k, 7, 0x42, 0x0a000001 + k);
+		bad += session_add(t, &p[k], &ids[k]) != 0;
+	}
+	check(bad == 0, "chain", "PPPoE id 7 on 16 lines added");
+	for (k = 0; k < 16; k++) {
+		bad += lookup_up(t, &p[k]) != ids[k];
+		bad += lookup_down(t, p[k].ipv4) != ids[k];
+	}
+	check(bad == 0, "chain", "each line finds its own session both ways");
+	params_key(&q, 16, 7, 0x42, 0x0a0000ff);
+	check(lookup_up(t, &q) == SESSION_ID_NONE, "chain", "PPPoE id 7 on a 17th line not found");
+	for (k = 0; k < 16; k += 2)
+		bad += session_del(t, ids[k]) != 0;
+	for (k = 0; k < 16; k++)
+		bad += lookup_up(t, &p[k]) != (k % 2 ? ids[k] : SESSION_ID_NONE);
+	check(bad == 0, "chain", "every other line deleted, the others still found");
+	for (k = 1; k < 16; k += 2)
+		bad += session_del(t, ids[k]) != 0;
+	check(bad == 0 && session_count(t) == 0, "chain", "all deleted");
+
+	/* Eight sessions forced into one bucket: a chain of 8; delete in the
+	 * middle, at the head (the last added), at the tail (the first). */
+	b = up_bucket_of(t, &p[0]);
+	macs_in_bucket(t, 3, 0x1234, b, &next, macs, 8);
+	for (k = 0; k < 8; k++) {
+		params_key(&p[k], 3, 0x1234, macs[k], 0x0b000001 + k);
+		bad += session_add(t, &p[k], &ids[k]) != 0;
+	}
+	session_table_stats(t, &st);
+	check(bad == 0 && st.up_max_chain == 8 && st.up_used == 1, "chain",
+	      "8 sessions in one bucket: one chain of 8");
+	for (k = 0; k < 8; k++)
+		bad += lookup_up(t, &p[k]) != ids[k];
+	check(bad == 0, "chain", "every link of the chain found");
+	params_key(&q, 3, 0x1234, macs[7] + 1, 0x0c000001);
+	check(lookup_up(t, &q) == SESSION_ID_NONE, "chain", "a MAC not in the chain: miss");
+	for (unsigned int d = 0; d < 8; d++) {
+		bad += session_del(t, ids[del_order[d]]) != 0;
+		gone[del_order[d]] = true;
+		for (k = 0; k < 8; k++)
+			bad += lookup_up(t, &p[k]) != (gone[k] ? SESSION_ID_NONE : ids[k]);
+	}
+	session_table_stats(t, &st);
+	check(bad == 0 && st.up_used == 0, "chain",
+	      "deleted middle, head, tail in turn: the rest always found, chain empty");
+	for (k = 0; k < 8; k++)
+		bad += session_add(t, &p[k], &ids[k]) != 0 || lookup_up(t, &p[k]) != ids[k];
+	check(bad == 0, "chain", "re-added into the same chain");
+	session_tables_free(t);
+}
+
+static void
+test_probe(void)
+{
+	struct session_tables *t = session_tables_create("probe", 64, 1, SOCKET_ID_ANY);
+	struct dp_session_params p[8], q;
+	struct session_table_stats st;
+	uint32_t ids[8], addr[9], next = 0x0a000001, h, k, id, bad = 0;
+
+	check(t != NULL, "probe", "create");
+	if (t == NULL)
+		return;
+	/* Nine addresses with the same home h: one cluster h .. h+5 of six. */
+	h = 17;
+	addrs_at_home(t, h, &next, addr, 9);
+	for (k = 0; k < 6; k++) {
+		params_of(k, &p[k]);
+		p[k].ipv4 = rte_cpu_to_be_32(addr[k]);
+		bad += session_add(t, &p[k], &ids[k]) != 0;
+	}
+	session_table_stats(t, &st);
+	check(bad == 0 && st.down_max_probe == 6 && st.down_tombs == 0, "probe",
+	      "6 addresses of one home: probe of 6");
+	for (k = 0; k < 6; k++)
+		bad += lookup_down(t, p[k].ipv4) != ids[k];
+	check(bad == 0 && lookup_down(t, rte_cpu_to_be_32(addr[8])) == SESSION_ID_NONE, "probe",
+	      "each found; an absent one of the same home misses");
+	/* Delete the 2nd and 4th: tombstones crossed by the 3rd, 5th, 6th stay. */
+	bad += session_del(t, ids[1]) != 0;
+	bad += session_del(t, ids[3]) != 0;
+	session_table_stats(t, &st);
+	check(bad == 0 && st.down_tombs == 2, "probe", "two tombstones inside the cluster");
+	for (k = 0; k < 6; k++)
+		bad += lookup_down(t, p[k].ipv4) != (k == 1 || k == 3 ? SESSION_ID_NONE : ids[k]);
+	check(bad == 0, "probe", "the addresses behind the tombstones found, deleted ones miss");
+	/* Delete the 6th (cluster end): nothing crosses it; the 4th's tombstone
+	 * is still crossed by the 5th. Then the 5th: both purged. */
+	bad += session_del(t, ids[5]) != 0;
+	session_table_stats(t, &st);
+	check(bad == 0 && st.down_tombs == 2, "probe", "end of cluster deleted: purged at once");
+	bad += session_del(t, ids[4]) != 0;
+	session_table_stats(t, &st);
+	check(bad == 0 && st.down_tombs == 1 && st.down_max_probe == 3, "probe",
+	      "tail freed: only the 2nd's tombstone (crossed by the 3rd) stays");
+	/* A new address of the same home reuses that tombstone. */
+	params_of(6, &q);
+	q.ipv4 = rte_cpu_to_be_32(addr[6]);
+	bad += session_add(t, &q, &id) != 0;
+	session_table_stats(t, &st);
+	check(bad == 0 && st.down_tombs == 0 && lookup_down(t, q.ipv4) == id &&
+		      lookup_down(t, p[2].ipv4) == ids[2] &&
+		      lookup_down(t, p[1].ipv4) == SESSION_ID_NONE,
+	      "probe", "insert reuses the tombstone; the 3rd still found");
+	/* Address 0 (never a session's) stops at an empty entry. */
+	check(lookup_down(t, 0) == SESSION_ID_NONE, "probe", "address 0 misses");
+	session_tables_free(t);
+}
+
+/*
+ * Random adds and deletes over keys crowded into few buckets and homes,
+ * checked after every operation against a plain array: every key found
+ * both ways exactly when the model says it is live, with its id.
+ */
+#define MODEL_KEYS 96
+#define MODEL_OPS 20000
+
+static void
+test_model(void)
+{
+	struct session_tables *t = session_tables_create("model", 48, 1, SOCKET_ID_ANY);
+	static struct dp_session_params p[MODEL_KEYS];
+	uint32_t id_of[MODEL_KEYS], macs[MODEL_KEYS / 3], addrs[MODEL_KEYS],
+		next_mac = 1, next_addr = 0x0a000001, k, i, op, id, bad_op = 0, bad_look = 0,
+		bad_shape = 0, max_tombs = 0;
+	struct session_table_stats st;
+	uint64_t r = 0x9e3779b97f4a7c15ULL;
+	int rc;
+
+	check(t != NULL, "model", "create");
+	if (t == NULL)
+		return;
+	/* Keys: 3 lines x 32 MACs, all 96 in 3 buckets; addresses: 96 with 4
+	 * homes, so probes cross long clusters and tombstones pile up. */
+	for (i = 0; i < 3; i++) {
+		macs_in_bucket(t, (uint16_t)i, 9, 5 + 40 * i, &next_mac, macs, MODEL_KEYS / 3);
+		for (k = 0; k < MODEL_KEYS / 3; k++)
+			params_key(&p[i * (MODEL_KEYS / 3) + k], (uint16_t)i, 9, macs[k], 1);
+	}
+	for (i = 0; i < 4; i++)
+		addrs_at_home(t, 3 + 25 * i, &next_addr, &addrs[i * (MODEL_KEYS / 4)],
+			      MODEL_KEYS / 4);
+	for (k = 0; k < MODEL_KEYS; k++) {
+		p[k].ipv4 = rte_cpu_to_be_32(addrs[(k * 37) % MODEL_KEYS]);
+		id_of[k] = SESSION_ID_NONE;
+	}
+	for (op = 0; op < MODEL_OPS; op++) {
+		r ^= r << 13;
+		r ^= r >> 7;
+		r ^= r << 17;
+		k = (uint32_t)(r % MODEL_KEYS);
+		if (id_of[k] == SESSION_ID_NONE) {
+			rc = session_add(t, &p[k], &id);
+			if (rc == 0)
+				id_of[k] = id;
+			else if (rc != -ENOSPC || session_count(t) != 48)
+				bad_op++;
+		} else {
+			bad_op += session_del(t, id_of[k]) != 0;
+			id_of[k] = SESSION_ID_NONE;
+		}
+		for (i = 0; i < MODEL_KEYS; i++) {
+			bad_look += lookup_up(t, &p[i]) != id_of[i];
+			bad_look += lookup_down(t, p[i].ipv4) != id_of[i];
+		}
+		session_table_stats(t, &st);
+		max_tombs = RTE_MAX(max_tombs, st.down_tombs);
+		bad_shape += st.down_tombs != t->down_tombs || st.down_empty != t->down_empty ||
+			     st.down_empty < st.down_entries / 4 ||
+			     st.down_entries - st.down_empty - st.down_tombs != session_count(t);
+	}
+	session_table_stats(t, &st);
+	printf("model: %u operations, %u live at the end, %" PRIu64
+	       " rebuilds, at most %u tombstones of %u entries, longest chain %u, longest "
+	       "probe %u\n",
+	       MODEL_OPS, session_count(t), st.down_rebuilds, max_tombs, st.down_entries,
+	       st.up_max_chain, st.down_max_probe);
+	check(bad_op == 0, "model", "adds and deletes as the model says");
+	check(bad_look == 0, "model", "every lookup both ways as the model says");
+	check(bad_shape == 0, "model", "tombstones and empties counted; a quarter always empty");
+	check(st.down_rebuilds > 0, "model", "tombstones forced rebuilds");
+	session_tables_free(t);
+}
+
+/*
+ * A reader racing churn on crowded indexes: 128 keys in 4 upstream buckets
+ * (chains of up to 64), 128 addresses of 4 homes (long clusters, tombstone
+ * reuse, rebuilds while the reader probes). 8 anchor keys stay live all the
+ * time and must always be found both ways; every hit must be the session of
+ * the key looked up.
+ */
+#define CROWD_KEYS 128
+#define CROWD_ANCHORS 8
+
+struct crowd {
+	struct session_tables *t;
+	struct dp_session_params p[CROWD_KEYS];
+	volatile int stop;
+	uint64_t lookups, hits, bad, anchor_miss;
+};
+
+static void *
+crowd_reader(void *arg)
+{
+	struct crowd *c = arg;
+	const struct dp_session_params *ps[32];
+	struct cls_result res[32];
+	const uint8_t *macs[32];
+	uint32_t ipv4[32], up[32], down[32], i, k;
+	uint64_t r = 0x853c49e6748fea9bULL;
+	long cpu, n_cpu = sysconf(_SC_NPROCESSORS_ONLN);
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	for (cpu = 0; cpu < n_cpu && cpu < CPU_SETSIZE; cpu++)
+		CPU_SET(cpu, &set);
+	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	session_worker_register(c->t, 0);
+	while (!c->stop) {
+		for (i = 0; i < 32; i++) {
+			r ^= r << 13;
+			r ^= r >> 7;
+			r ^= r << 17;
+			k = (uint32_t)(r % CROWD_KEYS);
+			ps[i] = &c->p[k];
+			result_of(ps[i], &res[i]);
+			macs[i] = ps[i]->mac;
+			ipv4[i] = ps[i]->ipv4;
+		}
+		c->hits += session_lookup_up_burst(c->t, res, macs, 32, up);
+		c->hits += session_lookup_down_burst(c->t, ipv4, 32, down);
+		for (i = 0; i < 32; i++) {
+			k = (uint32_t)(ps[i] - c->p);
+			if (up[i] != SESSION_ID_NONE &&
+			    !session_matches(session_get(c->t, up[i]), ps[i]))
+				c->bad++;
+			if (down[i] != SESSION_ID_NONE &&
+			    !session_matches(session_get(c->t, down[i]), ps[i]))
+				c->bad++;
+			if (k < CROWD_ANCHORS &&
+			    (up[i] == SESSION_ID_NONE || down[i] == SESSION_ID_NONE))
+				c->anchor_miss++;
+		}
+		__atomic_store_n(&c->lookups, c->lookups + 64, __ATOMIC_RELAXED);
+		session_worker_quiescent(c->t, 0);
+	}
+	session_worker_unregister(c->t, 0);
+	return NULL;
+}
+
+static void
+test_concurrent_crowded(void)
+{
+	static struct crowd c;
+	struct session_table_stats st;
+	uint32_t id_of[CROWD_KEYS], macs[CROWD_KEYS / 4], addrs[CROWD_KEYS],
+		next_mac = 1, next_addr = 0x0a000001, k, i, bad = 0;
+	uint64_t adds = 0, dels = 0, end, max_end, now, r = 0x2545f4914f6cdd1dULL;
+	pthread_t th;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	c.t = session_tables_create("crowd", 64, 1, SOCKET_ID_ANY);
+	check(c.t != NULL, "crowded", "create");
+	if (c.t == NULL)
+		return;
+	for (i = 0; i < 4; i++) {
+		macs_in_bucket(c.t, (uint16_t)(i + 1), 77, 11 + 30 * i, &next_mac, macs,
+			       CROWD_KEYS / 4);
+		for (k = 0; k < CROWD_KEYS / 4; k++)
+			params_key(&c.p[i * (CROWD_KEYS / 4) + k], (uint16_t)(i + 1), 77, macs[k],
+				   1);
+		addrs_at_home(c.t, 7 + 32 * i, &next_addr, &addrs[i * (CROWD_KEYS / 4)],
+			      CROWD_KEYS / 4);
+	}
+	for (k = 0; k < CROWD_KEYS; k++) {
+		c.p[k].ipv4 = rte_cpu_to_be_32(addrs[(k * 37) % CROWD_KEYS]);
+		id_of[k] = SESSION_ID_NONE;
+	}
+	for (k = 0; k < CROWD_ANCHORS; k++)
+		bad += session_add(c.t, &c.p[k], &id_of[k]) != 0;
+	if (pthread_create(&th, NULL, crowd_reader, &c) != 0) {
+		check(false, "crowded", "pthread_create");
+		session_tables_free(c.t);
+		return;
+	}
+	end = rte_get_tsc_cycles() + rte_get_tsc_hz();
+	max_end = rte_get_tsc_cycles() + 30 * rte_get_tsc_hz();
+	for (;;) {
+		now = rte_get_tsc_cycles();
+		if (now >= max_end ||
+		    (now >= end &&
+		     __atomic_load_n(&c.lookups, __ATOMIC_RELAXED) > CONC_MIN_LOOKUPS &&
+		     adds > 1000 && c.t->down_rebuilds > 10))
+			break;
+		r ^= r << 13;
+		r ^= r >> 7;
+		r ^= r << 17;
+		k = CROWD_ANCHORS + (uint32_t)(r % (CROWD_KEYS - CROWD_ANCHORS));
+		if (id_of[k] == SESSION_ID_NONE) {
+			rc = session_add(c.t, &c.p[k], &id_of[k]);
+			if (rc == 0)
+				adds++;
+			else if (rc != -ENOSPC)
+				bad++;
+		} else {
+			bad += session_del(c.t, id_of[k]) != 0;
+			id_of[k] = SESSION_ID_NONE;
+			dels++;
+		}
+	}
+	c.stop = 1;
+	pthread_join(th, NULL);
+	session_table_stats(c.t, &st);
+	printf("crowded: %" PRIu64 " adds, %" PRIu64 " deletes, %" PRIu64 " lookups, %" PRIu64
+	       " hits, %" PRIu64 " mismatches, %" PRIu64 " anchor misses, %" PRIu64
+	       " rebuilds (%" PRIu64 " deferred), longest chain %u, longest probe %u\n",
+	       adds, dels, c.lookups, c.hits, c.bad, c.anchor_miss, st.down_rebuilds,
+	       st.down_rebuilds_deferred, st.up_max_chain, st.down_max_probe);
+	check(bad == 0, "crowded", "control operations succeed");
+	check(adds > 1000 && st.down_rebuilds > 0, "crowded", "churn and rebuilds happened");
+	check(c.lookups > CONC_MIN_LOOKUPS, "crowded", "reader ran");
+	check(c.bad == 0, "crowded", "every hit matches the key looked up");
+	check(c.anchor_miss == 0, "crowded", "sessions live throughout always found");
+	session_tables_free(c.t);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -411,7 +821,11 @@ main(int argc, char **argv)
 	test_round_trip();
 	test_grace_period();
 	test_full();
+	test_chains();
+	test_probe();
+	test_model();
 	test_concurrent();
+	test_concurrent_crowded();
 	rte_eal_cleanup();
 	return harness_report();
 }
