@@ -54,10 +54,16 @@
 #define MAX_FRAME 2048
 #define MAX_RUNS 32
 
+/*
+ * The frames of the pcap, stored as ip_pipeline's source port stores its
+ * "bpp 64" snapshot: the first `stride` bytes of each, back to back (64 bytes
+ * a frame by default, 16 MiB for 2^18 frames), and their real lengths.
+ */
 struct frames {
-	uint8_t *data; /* n * MAX_FRAME */
+	uint8_t *data; /* n * stride */
 	uint16_t *len;
 	uint32_t n;
+	uint32_t stride;
 };
 
 static struct app the_app;
@@ -65,16 +71,18 @@ static struct frames fr;
 static uint16_t copy_bytes = 64;
 
 static int
-load_pcap(const char *path, struct frames *f)
+load_pcap(const char *path, struct frames *f, uint32_t stride)
 {
 	uint32_t hdr[6], rec[4], cap = 1u << 16;
+	uint8_t buf[MAX_FRAME];
 	FILE *fp = fopen(path, "rb");
 
 	if (fp == NULL || fread(hdr, 4, 6, fp) != 6 || hdr[0] != 0xa1b2c3d4u) {
 		fprintf(stderr, "bench_dp: %s: not a little-endian pcap\n", path);
 		return -1;
 	}
-	f->data = malloc((size_t)cap * MAX_FRAME);
+	f->stride = stride;
+	f->data = malloc((size_t)cap * stride);
 	f->len = malloc((size_t)cap * sizeof(*f->len));
 	f->n = 0;
 	while (f->data != NULL && f->len != NULL && fread(rec, 4, 4, fp) == 4) {
@@ -84,13 +92,14 @@ load_pcap(const char *path, struct frames *f)
 		}
 		if (f->n == cap) {
 			cap *= 2;
-			f->data = realloc(f->data, (size_t)cap * MAX_FRAME);
+			f->data = realloc(f->data, (size_t)cap * stride);
 			f->len = realloc(f->len, (size_t)cap * sizeof(*f->len));
 			if (f->data == NULL || f->len == NULL)
 				break;
 		}
-		if (fread(f->data + (size_t)f->n * MAX_FRAME, 1, rec[2], fp) != rec[2])
+		if (fread(buf, 1, rec[2], fp) != rec[2])
 			break;
+		memcpy(f->data + (size_t)f->n * stride, buf, RTE_MIN(rec[2], stride));
 		f->len[f->n++] = (uint16_t)rec[2];
 	}
 	fclose(fp);
@@ -216,8 +225,8 @@ run_bursts(struct app *a, uint64_t bursts, uint32_t *next)
 		for (int i = 0; i < APP_BURST; i++) {
 			uint16_t len = fr.len[k];
 
-			memcpy(rte_pktmbuf_mtod(m[i], uint8_t *), fr.data + (size_t)k * MAX_FRAME,
-			       len);
+			memcpy(rte_pktmbuf_mtod(m[i], uint8_t *), fr.data + (size_t)k * fr.stride,
+			       RTE_MIN((uint32_t)len, fr.stride));
 			m[i]->data_len = len;
 			m[i]->pkt_len = len;
 			if (++k == fr.n)
@@ -385,7 +394,9 @@ main(int argc, char **argv)
 		fprintf(stderr, "bench_dp: --config, --sessions and --pcap are required\n");
 		return 1;
 	}
-	if (load_pcap(pcap, &fr) != 0)
+	/* --copy B: the first B bytes of each frame, rounded up to 64; 0: whole frames. */
+	if (load_pcap(pcap, &fr, copy_bytes != 0 ? RTE_ALIGN_CEIL(copy_bytes, 64u) : MAX_FRAME) !=
+	    0)
 		return 1;
 	/* Capacity = the sessions of the CSV (counted first). */
 	{

@@ -52,6 +52,7 @@
 #include <rte_branch_prediction.h>
 #include <rte_common.h>
 #include <rte_meter.h>
+#include <rte_prefetch.h>
 #include <rte_seqcount.h>
 
 #define POLICE_FCS_LEN 4u
@@ -113,6 +114,16 @@ int police_profile(uint64_t hz, uint64_t cir, uint64_t pir, struct rte_meter_trt
 
 /* Adopt newly published rates (police_color's slow path). */
 void police_adopt(const struct police *p, struct police_slot *s, uint32_t gen, uint64_t now);
+
+/* Both lines of session id's slot into the cache (before police_color()). */
+static inline void
+police_prefetch(const struct police *p, uint32_t id)
+{
+	if (likely(id < p->capacity)) {
+		rte_prefetch0(&p->slots[id]);
+		rte_prefetch0(&p->slots[id].m);
+	}
+}
 
 /*
  * Colour of one frame of session id at TSC time now (non-decreasing per

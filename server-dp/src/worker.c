@@ -175,11 +175,20 @@ upstream(struct app *a, struct rte_mbuf **pkts, struct cls_result *res, uint16_t
 	struct route_result rt[APP_BURST];
 	uint8_t deny[APP_BURST];
 	struct app_worker_stats *w = &a->wstats;
+	uint64_t last_mac = 0;
+	uint32_t last_nh = 0;
 	uint16_t i, k = 0;
 
 	for (i = 0; i < n; i++)
 		macs[i] = rte_pktmbuf_mtod(pkts[i], const uint8_t *) + 6;
 	session_lookup_up_burst(a->sessions, res, macs, n, ids);
+	/* The lines every hit will write: its counters and its policer. */
+	for (i = 0; i < n; i++) {
+		if (ids[i] != SESSION_ID_NONE) {
+			rte_prefetch0(&session_get(a->sessions, ids[i])->pkts_up);
+			police_prefetch(a->police, ids[i]);
+		}
+	}
 
 	/* Unknown sessions to the CP (it answers PADT), spoofed sources out. */
 	for (i = 0; i < n; i++) {
@@ -254,8 +263,14 @@ upstream(struct app *a, struct rte_mbuf **pkts, struct cls_result *res, uint16_t
 		qp = &a->cfg->qos_profiles[q];
 		if (qp->up_dscp != DP_DSCP_KEEP && (ip[1] >> 2) != qp->up_dscp)
 			rw_ipv4_dscp_set(ip, qp->up_dscp);
-		rw_tcp_mss_clamp(ip, r->l3_len, mss_of(s->mtu));
-		nh_mac = neigh_resolve(a->neigh, rt[i].nh);
+		if (ip[9] == RW_IPPROTO_TCP)
+			rw_tcp_mss_clamp(ip, r->l3_len, mss_of(s->mtu));
+		/* A burst mostly goes to one next hop: ask the ARP table once for it. */
+		if (rt[i].nh != last_nh) {
+			last_nh = rt[i].nh;
+			last_mac = neigh_resolve(a->neigh, last_nh);
+		}
+		nh_mac = last_mac;
 		if (unlikely(nh_mac == 0)) {
 			why = APP_DROP_NO_NEIGH;
 			goto refused;
@@ -316,6 +331,10 @@ downstream(struct app *a, struct rte_mbuf **pkts, struct cls_result *res, uint16
 		dst[i] = rw_load32(ips[i] + 16);
 	}
 	session_lookup_down_burst(a->sessions, dst, n, ids);
+	/* The index gave ids without reading the slots: bring their templates in. */
+	for (i = 0; i < n; i++)
+		if (ids[i] != SESSION_ID_NONE)
+			rte_prefetch0(session_get(a->sessions, ids[i]));
 	for (i = 0; i < n; i++) {
 		if (ids[i] == SESSION_ID_NONE) {
 			drop(a, pkts[i], APP_DROP_NO_SESSION_DOWN);
@@ -352,7 +371,8 @@ downstream(struct app *a, struct rte_mbuf **pkts, struct cls_result *res, uint16
 		}
 		tc = tc_of(a, s, ip);
 		queue = hqos_be_queue_ipv4(ip);
-		rw_tcp_mss_clamp(ip, r->l3_len, mss_of(s->mtu));
+		if (ip[9] == RW_IPPROTO_TCP)
+			rw_tcp_mss_clamp(ip, r->l3_len, mss_of(s->mtu));
 		if (likely(r->l3_len <= s->mtu)) {
 			if (unlikely(rw_core_strip(m, r) != 0)) {
 				s->drops_down++;
