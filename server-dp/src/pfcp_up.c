@@ -167,6 +167,7 @@ struct names {
 
 struct rc_hdr {
 	uint64_t t_ms;
+	uint64_t digest; /* of the request: a restarted CP reuses sequence numbers */
 	uint32_t ip;
 	uint32_t seq;
 	uint32_t len;
@@ -243,7 +244,8 @@ struct pfcp_up {
 	/* response cache */
 	uint8_t *rc_arena;
 	uint64_t rc_head;
-	uint64_t *rc_slot; /* arena position + 1, 0 = empty */
+	uint64_t req_digest; /* of the request being answered */
+	uint64_t *rc_slot;   /* arena position + 1, 0 = empty */
 
 	/* work buffers */
 	struct pfcp_msg rx;
@@ -449,12 +451,24 @@ rc_ttl(const struct pfcp_up *u)
 				     : 2u * u->conf.t1_ms * (uint32_t)u->conf.n1;
 }
 
+/* FNV-1a, 64-bit, of a request's bytes. */
+static uint64_t
+digest(const uint8_t *b, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ b[i]) * 0x100000001b3ULL;
+	return h;
+}
+
 static void
 rc_put(struct pfcp_up *u, uint32_t ip, uint16_t port, uint32_t seq, uint8_t req_type,
        const uint8_t *b, size_t len, uint64_t now_ms)
 {
 	size_t need = (sizeof(struct rc_hdr) + len + 7) & ~(size_t)7;
 	struct rc_hdr hdr = {.t_ms = now_ms,
+			     .digest = u->req_digest,
 			     .ip = ip,
 			     .seq = seq,
 			     .len = (uint32_t)len,
@@ -488,7 +502,8 @@ rc_get(struct pfcp_up *u, uint32_t ip, uint16_t port, uint32_t seq, uint8_t req_
 	if (u->rc_head > pos + UP_RCACHE_BYTES) /* overwritten since */
 		return NULL;
 	memcpy(&hdr, u->rc_arena + pos % UP_RCACHE_BYTES, sizeof(hdr));
-	if (hdr.ip != ip || hdr.port != port || hdr.seq != seq || hdr.type != req_type)
+	if (hdr.ip != ip || hdr.port != port || hdr.seq != seq || hdr.type != req_type ||
+	    hdr.digest != u->req_digest)
 		return NULL;
 	if (now_ms - hdr.t_ms > rc_ttl(u))
 		return NULL;
@@ -2459,6 +2474,12 @@ input_one(struct pfcp_up *u, const uint8_t *buf, size_t len, uint32_t ip, uint16
 	}
 	u->st.rx[m->h.type < PFCP_MSG_TYPE_MAX ? m->h.type : 0]++;
 	if (pfcp_msg_is_request(m->h.type)) {
+		/*
+		 * A retransmission is the same message byte for byte; the same
+		 * sequence number with other contents is a new request (a CP that
+		 * restarted numbers its requests from the start again).
+		 */
+		u->req_digest = digest(buf, len < m->h.msg_len ? len : m->h.msg_len);
 		cached = rc_get(u, ip, port, m->h.seq, m->h.type, now_ms, &clen);
 		if (cached != NULL) {
 			u->st.retrans_rx++;

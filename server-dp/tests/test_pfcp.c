@@ -823,6 +823,22 @@ test_up_basics(void)
 	pfcp_up_stats_get(u, &st);
 	CHECK(st.retrans_rx == 1 && st.rx[PFCP_SESS_EST_REQ] == 3 && st.sub_sessions == 1,
 	      "retransmission counted");
+	/* the same sequence number with other contents is a new request, not a
+	 * retransmission (a restarted CP numbers its requests from 1 again) */
+	memcpy(b, v_hb_req, sizeof(v_hb_req));
+	b[4] = 0x77; /* a sequence number of its own */
+	feed(u, b, sizeof(v_hb_req), 1600);
+	feed(u, b, sizeof(v_hb_req), 1600);
+	b[sizeof(v_hb_req) - 1] ^= 0x5a; /* another recovery time stamp */
+	feed(u, b, sizeof(v_hb_req), 1600);
+	{
+		struct pfcp_up_stats st2;
+
+		pfcp_up_stats_get(u, &st2);
+		CHECK(st2.retrans_rx == st.retrans_rx + 1 &&
+			      st2.rx[PFCP_HEARTBEAT_REQ] == st.rx[PFCP_HEARTBEAT_REQ] + 3,
+		      "same seq, other contents: answered anew");
+	}
 	/* unknown SEID: cause 65, SEID 0 in the header */
 	pb_modify_coa(&M, 0x77, 11, "x", 0, 0, 0);
 	feed_msg(u, &M, 2000);

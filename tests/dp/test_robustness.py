@@ -115,6 +115,49 @@ def test_the_dp_sends_heartbeats_to_its_cp(dp):
         cp.close()
 
 
+def test_sessions_outlive_a_silent_cp_and_its_restart(dp):
+    """The CP goes away (no heartbeat answered): the DP declares it unreachable after N1
+    heartbeats, keeps every session, keeps forwarding and answering LCP echoes; a
+    restarted CP (new Recovery Time Stamp) associates again and finds its session."""
+    from .frames import lcp, lcp_code
+    from .test_datapath import frames_where
+
+    cp = Cp.for_rig(dp)
+    base = dp.telemetry("/bng/sessions")["count"]  # what earlier tests left installed
+    sub = Sub(stag=130, ctag=31, mac="02:44:00:00:01:31", sid=0x0131, ipv4="100.80.2.31",
+              lcp_magic=0x0C0C0C0C, echo_interval=30, echo_misses=3)  # fmt: skip
+    try:
+        assert cp.associate() == 1
+        resolve_router(dp)
+        _c, up_seid, cause = cp.establish(sub)
+        assert cause == 1
+    finally:
+        cp.close()  # nobody answers the DP's heartbeats from now on
+    deadline = time.monotonic() + 30
+    while dp.telemetry("/bng/pfcp")["cp_state"] != "unreachable" and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert dp.telemetry("/bng/pfcp")["cp_state"] == "unreachable"
+    assert dp.telemetry("/bng/sessions")["count"] == base + 1
+    before = dp.stats()
+    dp.wire.drain()
+    dp.wire.send(bytes(up_ipv4(sub)))
+    dp.wire.send(bytes(lcp(sub, 9, 0x42, 0x0D0D0D0D)))
+    got = stat_delta(dp, before, "up_pkts", 1)
+    after = dp.stats()
+    assert got == 1, {k: after[k] - before[k] for k in after if k != "instance" and after[k] != before[k]}
+    assert frames_where(dp, lambda p: lcp_code(p) == 10 and p.dst == sub.mac), "still answering echoes"
+    # The CP comes back with a new Recovery Time Stamp and its persisted state.
+    cp = Cp.for_rig(dp, recovery=int(time.time()) + 2208988800 + 1)
+    try:
+        assert cp.associate() == 1
+        assert dp.telemetry("/bng/pfcp")["cp_state"] == "associated"
+        assert dp.telemetry("/bng/sessions")["count"] == base + 1
+        assert cp.delete(up_seid)[0] == 1, "the session and its SEID were kept"
+        assert dp.telemetry("/bng/sessions")["count"] == base
+    finally:
+        cp.close()
+
+
 def test_a_restarted_instance_comes_up_empty_with_a_new_recovery_time_stamp(dp_prereqs):
     rig = DpRig(LAB_DP1).start()
     try:
