@@ -194,6 +194,7 @@ upstream(struct app *a, struct rte_mbuf **pkts, struct cls_result *res, uint16_t
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		const uint8_t *ip = rte_pktmbuf_mtod_offset(m, const uint8_t *, res[i].l3_off);
+		struct dp_session *s;
 
 		if (ids[i] == SESSION_ID_NONE) {
 			if (punt_enqueue(a->punt, m, &res[i], now) == 0)
@@ -202,9 +203,9 @@ upstream(struct app *a, struct rte_mbuf **pkts, struct cls_result *res, uint16_t
 				drop(a, m, APP_DROP_PUNT);
 			continue;
 		}
-		if (unlikely(!session_src_ok(session_get(a->sessions, ids[i]),
-					     rw_load32(ip + 12)))) {
-			session_get(a->sessions, ids[i])->drops_up++;
+		s = session_get(a->sessions, ids[i]);
+		if (unlikely(!session_src_ok(s, rw_load32(ip + 12)))) {
+			s->drops_up++;
 			drop(a, m, APP_DROP_SPOOF);
 			continue;
 		}
@@ -227,7 +228,6 @@ upstream(struct app *a, struct rte_mbuf **pkts, struct cls_result *res, uint16_t
 		struct dp_session *s = session_get(a->sessions, ids[i]);
 		uint8_t *ip = (uint8_t *)(uintptr_t)ips[i];
 		const struct dp_qos_profile *qp;
-		uint64_t nh_mac;
 		enum app_drop why;
 		uint16_t q;
 
@@ -270,12 +270,11 @@ upstream(struct app *a, struct rte_mbuf **pkts, struct cls_result *res, uint16_t
 			last_nh = rt[i].nh;
 			last_mac = neigh_resolve(a->neigh, last_nh);
 		}
-		nh_mac = last_mac;
-		if (unlikely(nh_mac == 0)) {
+		if (unlikely(last_mac == 0)) {
 			why = APP_DROP_NO_NEIGH;
 			goto refused;
 		}
-		if (unlikely(rw_decap_pppoe(m, r, core_hdr(a, s->group, nh_mac)) != 0)) {
+		if (unlikely(rw_decap_pppoe(m, r, core_hdr(a, s->group, last_mac)) != 0)) {
 			why = APP_DROP_REWRITE;
 			goto refused;
 		}
@@ -370,7 +369,8 @@ downstream(struct app *a, struct rte_mbuf **pkts, struct cls_result *res, uint16
 			continue;
 		}
 		tc = tc_of(a, s, ip);
-		queue = hqos_be_queue_ipv4(ip);
+		/* Only best effort has several queues (WRR) to spread flows over. */
+		queue = tc == DP_TC_BEST_EFFORT ? hqos_be_queue_ipv4(ip) : 0;
 		if (ip[9] == RW_IPPROTO_TCP)
 			rw_tcp_mss_clamp(ip, r->l3_len, mss_of(s->mtu));
 		if (likely(r->l3_len <= s->mtu)) {
