@@ -1,0 +1,441 @@
+package core
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/aaa"
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/config"
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/pfcpcp"
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/pool"
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/ppp"
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/pppoe"
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/store"
+)
+
+// Options are the daemon's settings beyond cp.yaml.
+type Options struct {
+	Config       *config.Config
+	StateDir     string        // the session store lives here (sessions.db)
+	UsersFile    string        // local users instead of RADIUS authentication (labs)
+	MetricsAddr  string        // Prometheus listener, "" = none
+	CtlSocket    string        // management API (unix socket), "" = none
+	EchoInterval time.Duration // LCP echo interval (DP offload, or the CP's own)
+	EchoFailures int           // unanswered echoes before the session is dead
+	Interim      time.Duration // Acct-Interim-Interval when RADIUS gives none
+	Auth         []ppp.AuthMethod
+	ACName       string
+	ServiceNames []string // accepted Service-Names; empty = any
+	MaxPayload   uint16   // largest PPP-Max-Payload granted (RFC 4638)
+	Shards       int      // session shards (goroutines); 0 = 4
+	Logger       *slog.Logger
+
+	// PADI admission per client MAC and line: a token bucket.
+	PADIRate  float64 // tokens per second
+	PADIBurst float64
+}
+
+func (o *Options) defaults() {
+	if o.EchoInterval == 0 {
+		o.EchoInterval = 10 * time.Second
+	}
+	if o.EchoFailures == 0 {
+		o.EchoFailures = 3
+	}
+	if o.Interim == 0 {
+		o.Interim = 300 * time.Second
+	}
+	if len(o.Auth) == 0 {
+		o.Auth = []ppp.AuthMethod{ppp.AuthCHAP, ppp.AuthPAP}
+	}
+	if o.ACName == "" {
+		o.ACName = "bngpod-" + o.Config.Pod
+	}
+	if o.MaxPayload == 0 {
+		o.MaxPayload = 1500
+	}
+	if o.Shards <= 0 {
+		o.Shards = 4
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.PADIRate == 0 {
+		o.PADIRate = 2
+	}
+	if o.PADIBurst == 0 {
+		o.PADIBurst = 8
+	}
+}
+
+// Daemon is the session control plane: it owns the VXLAN endpoint the DP
+// instances redirect control frames to, the sessions (in shards), the
+// address pools, the session store, the RADIUS client and the PFCP
+// control-plane function.
+type Daemon struct {
+	opt  Options
+	cfg  *config.Config
+	log  *slog.Logger
+	blog *burstLog
+	m    *metrics
+
+	db      *store.DB
+	pools   map[string]*pool.Group // by line group name
+	radius  *aaa.Client
+	users   *aaa.Users
+	pf      *pfcpcp.Function
+	cookies *pppoe.CookieJar
+	sids    *sidAllocator
+
+	vx         *net.UDPConn
+	instByAddr map[netip.Addr]*config.Instance
+	shards     []*shard
+	acct       []chan acctJob
+
+	boot uint64
+	seq  atomic.Uint64
+
+	idxMu  sync.RWMutex
+	bySEID map[uint64]*session
+	byID   map[string]*session
+	byIP   map[netip.Addr]*session
+
+	peerMu sync.Mutex
+	peers  map[uint32]*peerInfo
+
+	ctx context.Context
+	wg  sync.WaitGroup
+}
+
+// peerInfo is what the CP knows of a DP instance's PFCP association.
+type peerInfo struct {
+	up       bool
+	features pfcpcp.Features
+	rts      time.Time
+	since    time.Time
+}
+
+const (
+	bucketSessions = "sessions"
+	bucketPeers    = "peers"
+)
+
+// New opens the store, restores the persisted sessions and prepares every
+// component; Run starts them.
+func New(opt Options) (*Daemon, error) {
+	if opt.Config == nil {
+		return nil, errors.New("no configuration")
+	}
+	opt.defaults()
+	cfg := opt.Config
+	d := &Daemon{
+		opt: opt, cfg: cfg, log: opt.Logger, m: newMetrics(),
+		pools: make(map[string]*pool.Group), instByAddr: make(map[netip.Addr]*config.Instance),
+		bySEID: make(map[uint64]*session), byID: make(map[string]*session),
+		byIP: make(map[netip.Addr]*session), peers: make(map[uint32]*peerInfo),
+		sids: newSIDAllocator(),
+	}
+	d.blog = newBurstLog(d.log, 10*time.Second)
+	for _, in := range cfg.Instances {
+		d.instByAddr[in.ControlAddress] = in
+		d.peers[in.ID] = &peerInfo{}
+		d.m.instanceUp.WithLabelValues(in.Name).Set(0)
+	}
+	for _, g := range cfg.LineGroups {
+		var prefixes []netip.Prefix
+		for _, p := range g.Pools {
+			prefixes = append(prefixes, p.Prefix)
+		}
+		pg, err := pool.NewGroup(g.Name, prefixes, []netip.Addr{g.CoreAddress})
+		if err != nil {
+			return nil, fmt.Errorf("line group %s: %w", g.Name, err)
+		}
+		d.pools[g.Name] = pg
+	}
+	if opt.UsersFile != "" {
+		u, err := aaa.LoadUsers(opt.UsersFile)
+		if err != nil {
+			return nil, fmt.Errorf("users file: %w", err)
+		}
+		d.users = u
+	}
+	var servers []aaa.Server
+	for _, s := range cfg.Radius.Servers {
+		servers = append(servers, aaa.Server{
+			Name:   s.Name,
+			Auth:   netip.AddrPortFrom(s.Address, s.AuthPort),
+			Acct:   netip.AddrPortFrom(s.Address, s.AcctPort),
+			Secret: []byte(string(s.Secret)),
+		})
+	}
+	rc, err := aaa.NewClient(aaa.ClientConfig{
+		Servers: servers, Timeout: cfg.Radius.Timeout, Retries: cfg.Radius.Retries,
+		NASIdentifier: cfg.Radius.NASIdentifier, NASIPAddress: cfg.ControlPlane.Address,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("RADIUS client: %w", err)
+	}
+	d.radius = rc
+	secret := make([]byte, 32)
+	if _, err := randRead(secret); err != nil {
+		return nil, err
+	}
+	d.cookies = pppoe.NewCookieJar(secret, 30*time.Second)
+
+	if err := os.MkdirAll(opt.StateDir, 0o750); err != nil {
+		return nil, fmt.Errorf("state directory: %w", err)
+	}
+	db, err := store.Open(filepath.Join(opt.StateDir, "sessions.db"))
+	if err != nil {
+		return nil, err
+	}
+	d.db = db
+	boot, err := db.NextCounter("boot")
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("session store: %w", err)
+	}
+	d.boot = boot & 0xffffffff
+	return d, nil
+}
+
+// newSEID returns a CP SEID and the Acct-Session-Id made of the same
+// numbers: the boot number (persisted, incremented at every start) and a
+// sequence number, so both are unique across restarts.
+func (d *Daemon) newSEID() (uint64, string) {
+	seq := d.seq.Add(1) & 0xffffffff
+	return d.boot<<32 | seq, fmt.Sprintf("%08X%08X", d.boot, seq)
+}
+
+// Run serves until ctx ends. Sessions stay in the store and in the DPs.
+func (d *Daemon) Run(ctx context.Context) error {
+	d.ctx = ctx
+	cp := d.cfg.ControlPlane
+	vx, err := net.ListenUDP("udp4", net.UDPAddrFromAddrPort(netip.AddrPortFrom(cp.Address, cp.VXLANPort)))
+	if err != nil {
+		return fmt.Errorf("VXLAN endpoint: %w", err)
+	}
+	d.vx = vx
+	_ = vx.SetReadBuffer(8 << 20)
+	_ = vx.SetWriteBuffer(8 << 20)
+
+	var peers []pfcpcp.Peer
+	for _, in := range d.cfg.Instances {
+		peers = append(peers, pfcpcp.Peer{Instance: in.ID, Addr: netip.AddrPortFrom(in.ControlAddress, cp.PFCPPort)})
+	}
+	pf, err := pfcpcp.New(pfcpcp.Config{
+		Local:        netip.AddrPortFrom(cp.Address, cp.PFCPPort),
+		NodeID:       cp.Address,
+		Redirect:     netip.AddrPortFrom(cp.Address, cp.VXLANPort),
+		RecoveryTime: time.Now(),
+		URRPeriod:    d.opt.Interim,
+	}, peers, d)
+	if err != nil {
+		vx.Close()
+		return fmt.Errorf("PFCP: %w", err)
+	}
+	d.pf = pf
+
+	d.shards = make([]*shard, d.opt.Shards)
+	for i := range d.shards {
+		d.shards[i] = newShard(d, i)
+	}
+	if err := d.restore(); err != nil {
+		vx.Close()
+		return err
+	}
+	for _, sh := range d.shards {
+		d.wg.Add(1)
+		go func(sh *shard) { defer d.wg.Done(); sh.run(ctx) }(sh)
+	}
+	d.acct = make([]chan acctJob, 16)
+	var acctWG sync.WaitGroup
+	for i := range d.acct {
+		d.acct[i] = make(chan acctJob, 4096)
+		acctWG.Add(1)
+		go func(ch chan acctJob) { defer acctWG.Done(); d.acctWorker(ch) }(d.acct[i])
+	}
+
+	errc := make(chan error, 4)
+	d.wg.Add(1)
+	go func() {
+		defer d.wg.Done()
+		if err := pf.Run(ctx); err != nil && ctx.Err() == nil {
+			errc <- fmt.Errorf("PFCP: %w", err)
+		}
+	}()
+	if err := d.startDynAuth(ctx, errc); err != nil {
+		vx.Close()
+		return err
+	}
+	stopHTTP, err := d.startHTTP(errc)
+	if err != nil {
+		vx.Close()
+		return err
+	}
+	d.wg.Add(1)
+	go func() { defer d.wg.Done(); d.readVXLAN() }()
+	d.updatePoolMetrics()
+	d.log.Info("control plane running", "pod", d.cfg.Pod, "vxlan", vx.LocalAddr().String(),
+		"instances", len(d.cfg.Instances), "boot", d.boot, "restored", d.sessionCount())
+
+	var runErr error
+	select {
+	case <-ctx.Done():
+	case runErr = <-errc:
+	}
+	vx.Close()
+	stopHTTP()
+	d.wg.Wait()
+	for _, ch := range d.acct {
+		close(ch)
+	}
+	done := make(chan struct{})
+	go func() { acctWG.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		d.log.Warn("accounting queue not drained at shutdown")
+	}
+	if err := d.db.Close(); err != nil && runErr == nil {
+		runErr = err
+	}
+	d.log.Info("control plane stopped", "sessions_kept", d.sessionCount())
+	return runErr
+}
+
+func (d *Daemon) sessionCount() int {
+	d.idxMu.RLock()
+	defer d.idxMu.RUnlock()
+	return len(d.bySEID)
+}
+
+// readVXLAN receives redirected control frames: only from the instances'
+// control addresses, only with the instance's own VNI.
+func (d *Daemon) readVXLAN() {
+	buf := make([]byte, 9216+8)
+	for {
+		n, from, err := d.vx.ReadFromUDPAddrPort(buf)
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			d.blog.Warn("vxlan_read", "VXLAN read failed", "err", err)
+			continue
+		}
+		inst, ok := d.instByAddr[from.Addr().Unmap()]
+		if !ok {
+			d.m.drops.WithLabelValues("vxlan_not_allowed").Inc()
+			d.blog.Warn("vxlan_not_allowed", "VXLAN datagram from an address that is no DP instance", "from", from.String())
+			continue
+		}
+		if n < 8+14 || buf[0]&0x08 == 0 {
+			d.m.drops.WithLabelValues("vxlan_malformed").Inc()
+			d.blog.Warn("vxlan_malformed", "malformed VXLAN datagram", "from", from.String(), "len", n)
+			continue
+		}
+		vni := uint32(buf[4])<<16 | uint32(buf[5])<<8 | uint32(buf[6])
+		if vni != inst.ID {
+			d.m.drops.WithLabelValues("vxlan_wrong_vni").Inc()
+			d.blog.Warn("vxlan_wrong_vni", "VXLAN VNI is not the sending instance's id", "instance", inst.Name, "vni", vni)
+			continue
+		}
+		frame := make([]byte, n-8)
+		copy(frame, buf[8:n])
+		sh := d.shardFor(frame)
+		select {
+		case sh.in <- inFrame{inst: inst, data: frame}:
+		default:
+			d.m.drops.WithLabelValues("cp_overload").Inc()
+			d.blog.Warn("cp_overload", "control frame queue full, frame dropped", "shard", sh.id)
+		}
+	}
+}
+
+// shardFor picks a frame's shard from the client MAC (source address):
+// every frame of one subscriber device is handled by the same goroutine.
+func (d *Daemon) shardFor(frame []byte) *shard {
+	if len(frame) < 12 {
+		return d.shards[0]
+	}
+	h := binary.BigEndian.Uint32(frame[8:12]) * 2654435761
+	return d.shards[h%uint32(len(d.shards))]
+}
+
+func (d *Daemon) shardForMAC(mac [6]byte) *shard {
+	var f [12]byte
+	copy(f[6:], mac[:])
+	return d.shardFor(f[:])
+}
+
+// sendFrame sends an access frame to a DP instance inside VXLAN.
+func (d *Daemon) sendFrame(inst *config.Instance, dgram []byte) {
+	dgram[0] = 0x08
+	dgram[1], dgram[2], dgram[3] = 0, 0, 0
+	dgram[4], dgram[5], dgram[6] = byte(inst.ID>>16), byte(inst.ID>>8), byte(inst.ID)
+	dgram[7] = 0
+	to := netip.AddrPortFrom(inst.ControlAddress, d.cfg.ControlPlane.VXLANPort)
+	if _, err := d.vx.WriteToUDPAddrPort(dgram, to); err != nil && !errors.Is(err, net.ErrClosed) {
+		d.m.drops.WithLabelValues("vxlan_send_error").Inc()
+		d.blog.Warn("vxlan_send", "VXLAN send failed", "instance", inst.Name, "err", err)
+	}
+}
+
+// index adds or removes a session from the daemon-wide indexes used by PFCP
+// reports, RADIUS dynamic authorization and the management API.
+func (d *Daemon) index(s *session, add bool) {
+	d.idxMu.Lock()
+	defer d.idxMu.Unlock()
+	if add {
+		d.bySEID[s.rec.CPSEID] = s
+		d.byID[s.rec.ID] = s
+		if s.rec.IPv4.IsValid() {
+			d.byIP[s.rec.IPv4] = s
+		}
+		return
+	}
+	if d.bySEID[s.rec.CPSEID] == s {
+		delete(d.bySEID, s.rec.CPSEID)
+	}
+	if d.byID[s.rec.ID] == s {
+		delete(d.byID, s.rec.ID)
+	}
+	if s.rec.IPv4.IsValid() && d.byIP[s.rec.IPv4] == s {
+		delete(d.byIP, s.rec.IPv4)
+	}
+}
+
+func (d *Daemon) lookupSEID(seid uint64) *session {
+	d.idxMu.RLock()
+	defer d.idxMu.RUnlock()
+	return d.bySEID[seid]
+}
+
+func (d *Daemon) updatePoolMetrics() {
+	for name, g := range d.pools {
+		size, used := g.Usage()
+		d.m.poolSize.WithLabelValues(name).Set(float64(size))
+		d.m.poolUsed.WithLabelValues(name).Set(float64(used))
+	}
+}
+
+// persist writes a session record durably (group commit).
+func (d *Daemon) persist(r *record) error {
+	return d.db.Put(bucketSessions, r.ID, r.marshal())
+}
+
+func (d *Daemon) unpersist(id string) {
+	if err := d.db.Delete(bucketSessions, id); err != nil {
+		d.log.Error("session store delete failed", "session", id, "err", err)
+	}
+}

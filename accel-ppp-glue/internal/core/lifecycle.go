@@ -1,0 +1,370 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"net/netip"
+	"time"
+
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/aaa"
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/pfcpcp"
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/pool"
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/ppp"
+)
+
+func (d *Daemon) setState(s *session, to state) {
+	if s.state == to {
+		return
+	}
+	d.m.sessions.WithLabelValues(s.state.String()).Dec()
+	d.m.sessions.WithLabelValues(to.String()).Inc()
+	s.state = to
+}
+
+// authorize sends the subscriber's credentials to RADIUS (or checks them
+// against the users file) off the shard goroutine.
+func (sh *shard) authorize(now time.Time, s *session, e ppp.EvAuth) {
+	d := sh.d
+	d.setState(s, stAuthorizing)
+	s.rec.User = e.User
+	req := &aaa.AccessRequest{
+		UserName: e.User, PAPPassword: e.Password, CHAPID: e.CHAPID,
+		CHAPChallenge: e.Challenge, CHAPResponse: e.Response,
+		NASPortID:        nasPortID(s.rec.AccessPort, s.rec.STag, s.rec.CTag),
+		CallingStationID: callingStationID(s.rec.MAC), AcctSessionID: s.rec.ID,
+		CircuitID: s.rec.CircuitID, RemoteID: s.rec.RemoteID,
+	}
+	go func() {
+		var res *aaa.AccessResult
+		var err error
+		start := time.Now()
+		if d.users != nil {
+			res = d.users.Authenticate(req)
+		} else {
+			ctx, cancel := context.WithTimeout(d.ctx, 60*time.Second)
+			res, err = d.radius.Authenticate(ctx, req)
+			cancel()
+			if err == nil {
+				d.m.radiusLatency.WithLabelValues(res.Server).Observe(time.Since(start).Seconds())
+			}
+		}
+		sh.post(func() { sh.authDone(s, res, err) })
+	}()
+}
+
+func (sh *shard) authDone(s *session, res *aaa.AccessResult, err error) {
+	d := sh.d
+	if s.dead {
+		return
+	}
+	now := time.Now()
+	fail := func(result, msg string, args ...any) {
+		d.m.authResults.WithLabelValues(result).Inc()
+		d.log.Info("authentication failed", append([]any{"session", s.rec.ID, "user", s.rec.User,
+			"reason", msg}, args...)...)
+		d.setState(s, stNegotiating)
+		s.link.AuthResult(now, false, msg)
+		sh.flush(now, s)
+	}
+	switch {
+	case err != nil:
+		d.m.radiusErrors.WithLabelValues("no_server").Inc()
+		d.blog.Warn("radius_down", "no RADIUS server answered", "err", err)
+		fail("error", "authentication service unavailable")
+		return
+	case res == nil || !res.Accept:
+		msg := "authentication failed"
+		if res != nil && res.ReplyMessage != "" {
+			msg = res.ReplyMessage
+		}
+		fail("reject", msg)
+		return
+	}
+	g := s.group
+	prof := g.QosProfile
+	if res.FilterID != "" {
+		p, ok := d.cfg.QosProfile(res.FilterID)
+		if !ok {
+			fail("reject", "unknown QoS profile", "filter_id", res.FilterID)
+			return
+		}
+		prof = p
+	}
+	pg := d.pools[g.Name]
+	var addr netip.Addr
+	if res.FramedIP.IsValid() {
+		a := res.FramedIP.Unmap()
+		if !pg.Contains(a) {
+			d.log.Warn("RADIUS Framed-IP-Address is outside every pool of the line group: rejected",
+				"session", s.rec.ID, "user", s.rec.User, "address", a.String(), "line_group", g.Name)
+			fail("reject", "address not permitted on this line")
+			return
+		}
+		if err := pg.Reserve(a); err != nil {
+			fail("reject", "address in use", "address", a.String(), "err", err)
+			return
+		}
+		addr = a
+	} else {
+		a, err := pg.Allocate()
+		if err != nil {
+			if errors.Is(err, pool.ErrExhausted) {
+				d.m.drops.WithLabelValues("pool_exhausted").Inc()
+				d.blog.Warn("pool_exhausted", "address pool exhausted: session refused", "line_group", g.Name)
+			}
+			fail("reject", "no address available")
+			return
+		}
+		addr = a
+	}
+	d.updatePoolMetrics()
+	d.m.authResults.WithLabelValues("accept").Inc()
+	s.rec.IPv4 = addr
+	s.rec.QosProfile = prof.Name
+	s.rec.RateDown, s.rec.RateUp = res.RateDown, res.RateUp
+	s.rec.Class = res.Class
+	if res.InterimInterval > 0 {
+		iv := res.InterimInterval
+		if iv < 60*time.Second && d.opt.Interim >= 60*time.Second {
+			iv = 60 * time.Second // RFC 2869 5.16: not less than 60 s
+		}
+		s.rec.Interim = int64(iv / time.Second)
+	}
+	s.rec.SessionTimeout = int64(res.SessionTimeout / time.Second)
+	var dns1, dns2 netip.Addr
+	for _, p := range g.Pools {
+		if p.Prefix.Contains(addr) {
+			if len(p.DNS) > 0 {
+				dns1 = p.DNS[0]
+			}
+			if len(p.DNS) > 1 {
+				dns2 = p.DNS[1]
+			}
+		}
+	}
+	d.setState(s, stNegotiating)
+	s.link.SetIPv4(g.CoreAddress, addr, dns1, dns2)
+	s.link.AuthResult(now, true, "")
+	sh.flush(now, s)
+}
+
+// pfcpSession is what the DP gets for a session record.
+func (d *Daemon) pfcpSession(r *record) *pfcpcp.Session {
+	ps := &pfcpcp.Session{
+		CPSEID: r.CPSEID, LogicalPort: r.AccessPort, STag: r.STag, CTag: r.CTag, MAC: r.MAC,
+		PPPoESessionID: r.PPPoESID, IPv4: r.IPv4, QosProfile: r.QosProfile, MTU: r.MTU,
+	}
+	if r.RateDown != 0 {
+		ps.DownMBR = r.RateDown
+	}
+	if r.RateUp != 0 {
+		ps.UpMBR = r.RateUp
+		ps.UpGBR = r.RateUp
+		if p, ok := d.cfg.QosProfile(r.QosProfile); ok && p.UpCIR < r.RateUp {
+			ps.UpGBR = p.UpCIR
+		}
+	}
+	if d.lcpOffload(r.Instance) && r.MagicTx != 0 {
+		ps.LCP = &pfcpcp.LCPConnectivity{
+			Interval: uint16(d.opt.EchoInterval / time.Second), Count: uint8(d.opt.EchoFailures),
+			TxMagic: r.MagicTx, RxMagic: r.MagicRx,
+		}
+	}
+	return ps
+}
+
+func (d *Daemon) lcpOffload(inst uint32) bool {
+	d.peerMu.Lock()
+	defer d.peerMu.Unlock()
+	p := d.peers[inst]
+	// Before the first association the DP's features are unknown: bng-dp
+	// offloads, and a session cannot be installed without an association.
+	return p == nil || !p.up || p.features.LCPOffload
+}
+
+// establish installs the session into its DP instance once IPCP is open.
+func (sh *shard) establish(now time.Time, s *session, e ppp.EvUp) {
+	d := sh.d
+	if e.Peer != s.rec.IPv4 {
+		sh.teardown(s, causeNASError, true, "IPCP opened with an unexpected address")
+		return
+	}
+	d.setState(s, stEstablishing)
+	s.rec.MTU = s.link.MRU()
+	s.rec.MagicTx, s.rec.MagicRx = s.link.Magic()
+	s.rec.Started = time.Now().UTC().Truncate(time.Second)
+	rec := s.rec // the goroutine works on a copy
+	d.index(s, true)
+	go func() {
+		// The intent first: a CP that dies while the DP installs the session
+		// finds it in the store and settles it after the restart.
+		err := d.persist(&rec)
+		var up uint64
+		if err == nil {
+			up, err = d.establishPFCP(&rec)
+		}
+		if err == nil {
+			rec.UPSEID, rec.Established, rec.AcctStarted = up, true, true
+			err = d.persist(&rec)
+		}
+		sh.post(func() { sh.established(s, up, err) })
+	}()
+}
+
+func (d *Daemon) establishPFCP(r *record) (uint64, error) {
+	ctx, cancel := context.WithTimeout(d.ctx, 30*time.Second)
+	defer cancel()
+	up, err := d.pf.Establish(ctx, r.Instance, d.pfcpSession(r))
+	if err != nil {
+		d.pfcpError("establishment", err)
+		return 0, err
+	}
+	d.m.pfcpRequests.WithLabelValues("establishment", "ok").Inc()
+	return up, nil
+}
+
+func (d *Daemon) pfcpError(kind string, err error) {
+	var ce *pfcpcp.CauseError
+	cause := "timeout"
+	if errors.As(err, &ce) {
+		cause = causeLabel(ce.Cause)
+	} else if errors.Is(err, context.Canceled) {
+		cause = "canceled"
+	}
+	d.m.pfcpRequests.WithLabelValues(kind, "error").Inc()
+	d.m.pfcpErrors.WithLabelValues(kind, cause).Inc()
+	d.blog.Warn("pfcp_"+kind, "PFCP "+kind+" failed", "err", err)
+}
+
+func causeLabel(c uint8) string {
+	switch c {
+	case 64:
+		return "64_request_rejected"
+	case 65:
+		return "65_session_not_found"
+	case 66, 67, 68, 69:
+		return "66-69_bad_ie"
+	case 70:
+		return "70_invalid_forwarding_policy"
+	case 72:
+		return "72_no_association"
+	case 73:
+		return "73_rule_failure"
+	case 75:
+		return "75_no_resources"
+	case 76:
+		return "76_not_supported"
+	}
+	return "other"
+}
+
+func (sh *shard) established(s *session, up uint64, err error) {
+	d := sh.d
+	if s.dead {
+		// Torn down while the DP installed it: finish the teardown now.
+		if err == nil {
+			sh.finishTeardown(s, up, causeNameFromRec(s))
+		} else {
+			d.unpersist(s.rec.ID)
+			sh.release(s)
+		}
+		return
+	}
+	if err != nil {
+		sh.teardown(s, causeNASError, true, "the DP did not install the session: "+err.Error())
+		return
+	}
+	s.rec.UPSEID, s.rec.Established, s.rec.AcctStarted = up, true, true
+	d.setState(s, stEstablished)
+	d.m.setups.Inc()
+	d.m.setupSeconds.Observe(time.Since(s.padrAt).Seconds())
+	s.lastInterim = time.Now()
+	d.log.Info("session established", "session", s.rec.ID, "user", s.rec.User, "instance", s.inst.Name,
+		"line", nasPortID(s.rec.AccessPort, s.rec.STag, s.rec.CTag), "mac", macString(s.rec.MAC),
+		"pppoe_sid", s.rec.PPPoESID, "ipv4", s.rec.IPv4.String(), "profile", s.rec.QosProfile)
+	d.account(s, aaa.AcctStart, 0)
+}
+
+// causeNameFromRec is the cause a session torn down during establishment
+// ends with (kept on the session by teardown).
+func causeNameFromRec(s *session) int { return s.cause }
+
+// teardown ends a session: it leaves the shard's tables at once (so the CPE
+// can dial again), the DP's and RADIUS's bookkeeping follows off the shard.
+func (sh *shard) teardown(s *session, cause int, padt bool, why string) {
+	d := sh.d
+	if s.dead {
+		return
+	}
+	prev := s.state
+	s.dead, s.cause = true, cause
+	d.setState(s, stTerminating)
+	delete(sh.sessions, s.key)
+	if sh.byLine[s.key.line] == s {
+		delete(sh.byLine, s.key.line)
+	}
+	delete(sh.timed, s)
+	if padt {
+		sh.sendPADT(s.inst, s.line, s.key.line, s.key.sid, "")
+	}
+	d.m.teardowns.WithLabelValues(causeName(cause)).Inc()
+	d.log.Info("session terminated", "session", s.rec.ID, "user", s.rec.User, "state", prev.String(),
+		"cause", causeName(cause), "why", why)
+	switch prev {
+	case stEstablished:
+		sh.finishTeardown(s, s.rec.UPSEID, cause)
+	case stEstablishing:
+		// established() finishes once the DP has answered.
+	default:
+		sh.release(s)
+	}
+}
+
+// finishTeardown removes an installed session from its DP, sends the
+// Accounting-Stop with the final usage and forgets the session.
+func (sh *shard) finishTeardown(s *session, up uint64, cause int) {
+	d := sh.d
+	rec := s.rec
+	go func() {
+		ctx, cancel := context.WithTimeout(d.ctx, 30*time.Second)
+		usage, err := d.pf.Delete(ctx, rec.Instance, up)
+		cancel()
+		if err != nil {
+			d.pfcpError("deletion", err)
+		} else {
+			d.m.pfcpRequests.WithLabelValues("deletion", "ok").Inc()
+		}
+		sh.post(func() {
+			for _, u := range usage {
+				addUsage(&s.rec, u)
+			}
+			if s.rec.AcctStarted {
+				d.account(s, aaa.AcctStop, cause)
+			}
+			d.unpersist(s.rec.ID)
+			sh.release(s)
+		})
+	}()
+}
+
+// release returns a dead session's address and session id and drops it from
+// the indexes.
+func (sh *shard) release(s *session) {
+	d := sh.d
+	if s.rec.IPv4.IsValid() {
+		if !d.pools[s.group.Name].Release(s.rec.IPv4) {
+			d.log.Error("address released twice", "session", s.rec.ID, "ipv4", s.rec.IPv4.String())
+		}
+		d.updatePoolMetrics()
+	}
+	d.sids.free(s.key.line.port, s.key.line.stag, s.key.sid)
+	d.index(s, false)
+	d.m.sessions.WithLabelValues(stTerminating.String()).Dec()
+}
+
+func addUsage(r *record, u pfcpcp.Usage) {
+	r.UpOctets += u.ULOctets
+	r.DownOctets += u.DLOctets
+	r.UpPackets += u.ULPackets
+	r.DownPackets += u.DLPackets
+}

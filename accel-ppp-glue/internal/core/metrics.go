@@ -1,0 +1,104 @@
+package core
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+)
+
+// metrics are the control plane's Prometheus collectors. Names follow the
+// Prometheus conventions (bngcp_ prefix, _total for counters, base units).
+type metrics struct {
+	reg *prometheus.Registry
+
+	sessions        *prometheus.GaugeVec   // by state
+	setups          prometheus.Counter     // sessions that reached established
+	setupSeconds    prometheus.Histogram   // PADR to PFCP-acknowledged establishment
+	teardowns       *prometheus.CounterVec // by Acct-Terminate-Cause name
+	frames          *prometheus.CounterVec // control frames received, by kind
+	drops           *prometheus.CounterVec // frames dropped, by reason
+	sent            *prometheus.CounterVec // frames sent, by kind
+	authResults     *prometheus.CounterVec // accept, reject, error (no server)
+	radiusLatency   *prometheus.HistogramVec
+	radiusErrors    *prometheus.CounterVec // by server and kind
+	acctRequests    *prometheus.CounterVec // by status and result
+	pfcpRequests    *prometheus.CounterVec // by type and result
+	pfcpErrors      *prometheus.CounterVec // by type and cause
+	coaRequests     *prometheus.CounterVec // by kind and result
+	poolSize        *prometheus.GaugeVec
+	poolUsed        *prometheus.GaugeVec
+	instanceUp      *prometheus.GaugeVec
+	instanceRestart *prometheus.CounterVec
+	repushed        prometheus.Counter
+}
+
+func newMetrics() *metrics {
+	m := &metrics{reg: prometheus.NewRegistry()}
+	f := func(c prometheus.Collector) { m.reg.MustRegister(c) }
+	m.sessions = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "bngcp_sessions", Help: "Subscriber sessions by state.",
+	}, []string{"state"})
+	m.setups = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "bngcp_session_setups_total", Help: "Sessions that reached the established state (PFCP acknowledged).",
+	})
+	m.setupSeconds = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name: "bngcp_session_setup_seconds", Help: "Time from PADR to the DP's acknowledged Session Establishment.",
+		Buckets: prometheus.ExponentialBuckets(0.001, 2, 14),
+	})
+	m.teardowns = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "bngcp_session_teardowns_total", Help: "Sessions ended, by Acct-Terminate-Cause.",
+	}, []string{"cause"})
+	m.frames = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "bngcp_frames_received_total", Help: "Control frames received from DP instances, by kind.",
+	}, []string{"kind"})
+	m.drops = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "bngcp_frames_dropped_total", Help: "Control frames and datagrams dropped, by reason.",
+	}, []string{"reason"})
+	m.sent = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "bngcp_frames_sent_total", Help: "Control frames sent to DP instances, by kind.",
+	}, []string{"kind"})
+	m.authResults = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "bngcp_auth_results_total", Help: "Authentication outcomes.",
+	}, []string{"result"})
+	m.radiusLatency = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name: "bngcp_radius_latency_seconds", Help: "RADIUS request latency by server.",
+		Buckets: prometheus.ExponentialBuckets(0.0002, 2, 15),
+	}, []string{"server"})
+	m.radiusErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "bngcp_radius_errors_total", Help: "RADIUS errors (timeouts, bad authenticators, all servers down).",
+	}, []string{"kind"})
+	m.acctRequests = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "bngcp_accounting_requests_total", Help: "Accounting-Requests by status type and result.",
+	}, []string{"status", "result"})
+	m.pfcpRequests = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "bngcp_pfcp_requests_total", Help: "PFCP session requests to DP instances by type and result.",
+	}, []string{"type", "result"})
+	m.pfcpErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "bngcp_pfcp_errors_total", Help: "PFCP refusals and timeouts by request type and cause.",
+	}, []string{"type", "cause"})
+	m.coaRequests = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "bngcp_dynauth_requests_total", Help: "RFC 5176 requests by kind and result.",
+	}, []string{"kind", "result"})
+	m.poolSize = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "bngcp_pool_addresses", Help: "Assignable addresses per line group.",
+	}, []string{"line_group"})
+	m.poolUsed = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "bngcp_pool_addresses_used", Help: "Addresses in use per line group.",
+	}, []string{"line_group"})
+	m.instanceUp = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "bngcp_instance_up", Help: "1 when the DP instance's PFCP association is up.",
+	}, []string{"instance"})
+	m.instanceRestart = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "bngcp_instance_restarts_total", Help: "DP instance restarts seen (new Recovery Time Stamp).",
+	}, []string{"instance"})
+	m.repushed = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "bngcp_sessions_repushed_total", Help: "Sessions installed again into a restarted DP instance.",
+	})
+	for _, c := range []prometheus.Collector{m.sessions, m.setups, m.setupSeconds, m.teardowns, m.frames,
+		m.drops, m.sent, m.authResults, m.radiusLatency, m.radiusErrors, m.acctRequests, m.pfcpRequests,
+		m.pfcpErrors, m.coaRequests, m.poolSize, m.poolUsed, m.instanceUp, m.instanceRestart, m.repushed} {
+		f(c)
+	}
+	f(collectors.NewGoCollector())
+	f(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}

@@ -1,0 +1,189 @@
+package core
+
+import (
+	"encoding/binary"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/aaa"
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/pfcpcp"
+)
+
+// The pfcpcp.Handler side of the daemon: events from the PFCP function.
+
+// PeerUp is called when a DP instance is associated (again). A Recovery Time
+// Stamp other than the one persisted means the instance restarted and came
+// up empty: every session it served is installed again, at once, without
+// the subscribers noticing. Sessions whose establishment was in flight when
+// the CP stopped are settled too.
+func (d *Daemon) PeerUp(inst uint32, rts time.Time, f pfcpcp.Features) {
+	d.peerMu.Lock()
+	p := d.peers[inst]
+	if p == nil {
+		d.peerMu.Unlock()
+		return
+	}
+	p.up, p.features, p.since = true, f, time.Now()
+	prevSeen := p.rts
+	p.rts = rts
+	d.peerMu.Unlock()
+	name := d.instanceName(inst)
+	d.m.instanceUp.WithLabelValues(name).Set(1)
+
+	key := strconv.FormatUint(uint64(inst), 10)
+	stored, found, err := d.db.Get(bucketPeers, key)
+	if err != nil {
+		d.log.Error("session store read failed", "err", err)
+	}
+	var prev uint32
+	if found && len(stored) == 4 {
+		prev = binary.BigEndian.Uint32(stored)
+	}
+	now := uint32(rts.Unix())
+	restarted := !found || prev != now
+	if !prevSeen.IsZero() && !prevSeen.Equal(rts) {
+		restarted = true
+	}
+	if restarted {
+		if err := d.db.Put(bucketPeers, key, binary.BigEndian.AppendUint32(nil, now)); err != nil {
+			d.log.Error("session store write failed", "err", err)
+		}
+	}
+	d.log.Info("DP instance associated", "instance", name, "recovery_time", rts.UTC().Format(time.RFC3339),
+		"restarted", restarted && found, "lcp_offload", f.LCPOffload)
+	if restarted && found {
+		d.m.instanceRestart.WithLabelValues(name).Inc()
+	}
+	go d.resync(inst, restarted)
+}
+
+// PeerDown is called when a DP instance stops answering. Its sessions are
+// kept: the instance may still forward, and if it restarted they are
+// installed again when it is back.
+func (d *Daemon) PeerDown(inst uint32) {
+	d.peerMu.Lock()
+	if p := d.peers[inst]; p != nil {
+		p.up, p.since = false, time.Now()
+	}
+	d.peerMu.Unlock()
+	d.m.instanceUp.WithLabelValues(d.instanceName(inst)).Set(0)
+	d.log.Warn("DP instance unreachable", "instance", d.instanceName(inst))
+}
+
+// Usage is a usage report from a DP.
+func (d *Daemon) Usage(inst uint32, cpSEID uint64, u pfcpcp.Usage) {
+	s := d.lookupSEID(cpSEID)
+	if s == nil {
+		d.m.drops.WithLabelValues("usage_unknown_session").Inc()
+		return
+	}
+	s.sh.post(func() { s.sh.usage(s, u) })
+}
+
+// LCPDead is the DP's report that the subscriber stopped answering LCP echoes.
+func (d *Daemon) LCPDead(inst uint32, cpSEID uint64) {
+	s := d.lookupSEID(cpSEID)
+	if s == nil {
+		d.m.drops.WithLabelValues("lcp_dead_unknown_session").Inc()
+		return
+	}
+	s.sh.post(func() { s.sh.teardown(s, causeLostCarrier, true, "LCP echoes unanswered (DP report)") })
+}
+
+func (d *Daemon) instanceName(id uint32) string {
+	if in, ok := d.cfg.Instance(id); ok {
+		return in.Name
+	}
+	return strconv.FormatUint(uint64(id), 10)
+}
+
+// resync installs the instance's sessions again after it restarted (all of
+// them), or only those whose establishment was in flight at a CP restart.
+// Establishment of the same CP SEID with the same content is idempotent at
+// the DP, so a session it still has is answered with its existing UP SEID.
+func (d *Daemon) resync(inst uint32, all bool) {
+	var todo []*session
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for _, sh := range d.shards {
+		wg.Add(1)
+		sh := sh
+		sh.post(func() {
+			defer wg.Done()
+			for _, s := range sh.sessions {
+				if s.rec.Instance != inst || s.dead {
+					continue
+				}
+				if s.state == stEstablished && (all || !s.rec.Established) {
+					mu.Lock()
+					todo = append(todo, s)
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if len(todo) == 0 {
+		return
+	}
+	start := time.Now()
+	sem := make(chan struct{}, 512)
+	var ok, failed int64
+	var cmu sync.Mutex
+	var rg sync.WaitGroup
+	for _, s := range todo {
+		s := s
+		sem <- struct{}{}
+		rg.Add(1)
+		s.sh.post(func() {
+			if s.dead {
+				<-sem
+				rg.Done()
+				return
+			}
+			rec := s.rec
+			go func() {
+				defer func() { <-sem; rg.Done() }()
+				up, err := d.establishPFCP(&rec)
+				cmu.Lock()
+				if err != nil {
+					failed++
+				} else {
+					ok++
+				}
+				cmu.Unlock()
+				s.sh.post(func() { s.sh.resynced(s, up, err) })
+			}()
+		})
+	}
+	rg.Wait()
+	d.m.repushed.Add(float64(ok))
+	d.log.Info("sessions installed again", "instance", d.instanceName(inst), "sessions", ok, "failed", failed,
+		"seconds", time.Since(start).Seconds())
+}
+
+func (sh *shard) resynced(s *session, up uint64, err error) {
+	d := sh.d
+	if s.dead {
+		if err == nil {
+			go func() { _, _ = d.pf.Delete(d.ctx, s.rec.Instance, up) }()
+		}
+		return
+	}
+	if err != nil {
+		sh.teardown(s, causeNASError, true, "could not install the session again: "+err.Error())
+		return
+	}
+	firstStart := !s.rec.AcctStarted
+	s.rec.UPSEID, s.rec.Established, s.rec.AcctStarted = up, true, true
+	rec := s.rec
+	go func() {
+		if err := d.persist(&rec); err != nil {
+			d.log.Error("session store write failed", "session", rec.ID, "err", err)
+		}
+	}()
+	if firstStart {
+		d.account(s, aaa.AcctStart, 0)
+	}
+}

@@ -1,0 +1,159 @@
+package core
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/netip"
+	"time"
+
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/config"
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/ppp"
+)
+
+// state is where a subscriber session is in its life.
+type state uint8
+
+const (
+	stNegotiating  state = iota // PADS sent: LCP, authentication, IPCP
+	stAuthorizing               // waiting for RADIUS (or the users file)
+	stEstablishing              // IPCP opened; PFCP Session Establishment in flight
+	stEstablished               // installed in the DP
+	stTerminating               // being torn down
+)
+
+var stateNames = [...]string{"negotiating", "authorizing", "establishing", "established", "terminating"}
+
+func (s state) String() string {
+	if int(s) < len(stateNames) {
+		return stateNames[s]
+	}
+	return "unknown"
+}
+
+// lineKey names a subscriber's line and device: the scope in which the CP
+// keeps at most one PPPoE session (a second PADR from the same CPE replaces
+// the first).
+type lineKey struct {
+	port       string // access port name
+	stag, ctag uint16
+	mac        [6]byte
+}
+
+// sessKey is the PPPoE session identity on the wire (RFC 2516: the pair of
+// the peers' MACs and the session id; the AC MAC follows from the line).
+type sessKey struct {
+	line lineKey
+	sid  uint16
+}
+
+// Acct-Terminate-Cause values (RFC 2866 5.10) the CP uses.
+const (
+	causeUserRequest   = 1
+	causeLostCarrier   = 2
+	causeIdleTimeout   = 4
+	causeSessionTimout = 5
+	causeAdminReset    = 6
+	causeAdminReboot   = 7
+	causeNASError      = 9
+	causeNASRequest    = 10
+	causePortError     = 8
+	causeUserError     = 17
+)
+
+var causeNames = map[int]string{
+	causeUserRequest: "user-request", causeLostCarrier: "lost-carrier", causeIdleTimeout: "idle-timeout",
+	causeSessionTimout: "session-timeout", causeAdminReset: "admin-reset", causeAdminReboot: "admin-reboot",
+	causePortError: "port-error", causeNASError: "nas-error", causeNASRequest: "nas-request",
+	causeUserError: "user-error",
+}
+
+func causeName(c int) string {
+	if n, ok := causeNames[c]; ok {
+		return n
+	}
+	return fmt.Sprintf("cause-%d", c)
+}
+
+// session is one subscriber's PPPoE session. It is owned by one shard: only
+// that shard's goroutine reads or writes it (results of RADIUS and PFCP
+// calls come back to the shard as closures).
+type session struct {
+	sh    *shard
+	key   sessKey
+	state state
+	dead  bool // torn down; late results must clean up after themselves
+
+	inst       *config.Instance
+	line       *config.Line
+	group      *config.LineGroup
+	link       *ppp.Link // nil for sessions restored from the store
+	hostUniq   []byte    // PADR's Host-Uniq and Relay-Session-Id, for a repeated PADS
+	relayID    []byte
+	hasRelay   bool
+	maxPayload uint16
+	lcpSeen    bool // an LCP frame arrived after PADS: a repeated PADR is a new dial
+
+	rec         record    // what is persisted once established
+	padrAt      time.Time // setup rate starts here
+	timerOn     bool
+	lastInterim time.Time
+	cause       int // Acct-Terminate-Cause once dead
+}
+
+// record is a session as it is persisted in the store and shown to
+// operators: everything needed to install it again into a DP, and to resume
+// accounting with the same Acct-Session-Id after a CP restart.
+type record struct {
+	ID             string     `json:"id"` // Acct-Session-Id
+	CPSEID         uint64     `json:"cp_seid"`
+	UPSEID         uint64     `json:"up_seid"`
+	Established    bool       `json:"established"` // false: establishment was in flight
+	AcctStarted    bool       `json:"acct_started"`
+	User           string     `json:"user"`
+	Instance       uint32     `json:"instance"`
+	AccessPort     string     `json:"access_port"`
+	STag           uint16     `json:"stag"`
+	CTag           uint16     `json:"ctag"`
+	MAC            [6]byte    `json:"mac"`
+	PPPoESID       uint16     `json:"pppoe_sid"`
+	IPv4           netip.Addr `json:"ipv4"`
+	LineGroup      string     `json:"line_group"`
+	QosProfile     string     `json:"qos_profile"`
+	RateDown       uint64     `json:"rate_down"` // RADIUS/CoA explicit rates, bit/s; 0 = the profile's
+	RateUp         uint64     `json:"rate_up"`
+	MTU            uint16     `json:"mtu"`
+	MagicTx        uint32     `json:"magic_tx"`
+	MagicRx        uint32     `json:"magic_rx"`
+	Class          [][]byte   `json:"class,omitempty"`
+	Interim        int64      `json:"interim_s"`
+	SessionTimeout int64      `json:"session_timeout_s,omitempty"`
+	CircuitID      string     `json:"circuit_id,omitempty"`
+	RemoteID       string     `json:"remote_id,omitempty"`
+	Started        time.Time  `json:"started"`
+	UpOctets       uint64     `json:"up_octets"`
+	DownOctets     uint64     `json:"down_octets"`
+	UpPackets      uint64     `json:"up_packets"`
+	DownPackets    uint64     `json:"down_packets"`
+}
+
+func (r *record) marshal() []byte {
+	b, err := json.Marshal(r)
+	if err != nil { // cannot happen for this type
+		panic(err)
+	}
+	return b
+}
+
+func macString(m [6]byte) string {
+	return fmt.Sprintf("%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5])
+}
+
+// callingStationID formats the client MAC as RFC 3580 3.21 recommends.
+func callingStationID(m [6]byte) string {
+	return fmt.Sprintf("%02X-%02X-%02X-%02X-%02X-%02X", m[0], m[1], m[2], m[3], m[4], m[5])
+}
+
+// nasPortID names the subscriber's line: "<access port>:<S-tag>.<C-tag>".
+func nasPortID(port string, stag, ctag uint16) string {
+	return fmt.Sprintf("%s:%d.%d", port, stag, ctag)
+}
