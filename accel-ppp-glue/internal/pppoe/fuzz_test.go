@@ -2,11 +2,14 @@ package pppoe
 
 import (
 	"bytes"
+	"encoding/binary"
+	"reflect"
 	"testing"
 )
 
 // FuzzDecodeFrame: DecodeFrame never panics; an accepted frame re-encodes to
-// the input minus the Ethernet padding.
+// the input minus the Ethernet padding and the tags' DEI bits (not kept), and
+// decodes again to the same Frame.
 func FuzzDecodeFrame(f *testing.F) {
 	for _, s := range []string{
 		"ffffffffffff020000000001" + "88a80064810000c88863" + "11090000000401010000",
@@ -21,12 +24,26 @@ func FuzzDecodeFrame(f *testing.F) {
 			return
 		}
 		out := AppendFrame(nil, &fr)
-		if !bytes.Equal(out, b[:len(out)]) {
-			// Only a C-tag with VID 0 re-encodes differently (CTag 0 means
-			// "no inner tag").
-			if fr.CTag != 0 {
-				t.Fatalf("re-encoded\n% x\ninput\n% x", out, b)
-			}
+		want := append([]byte(nil), b[:len(out)]...)
+		want[14] &^= 0x10 // DEI of the outer tag
+		if fr.CTag != 0 {
+			want[18] &^= 0x10
+		}
+		// A C-tag with VID 0 re-encodes without it (CTag 0 means "no inner tag").
+		innerZero := fr.CTag == 0 && binary.BigEndian.Uint16(b[16:]) == TPID8021Q
+		if !innerZero && !bytes.Equal(out, want) {
+			t.Fatalf("re-encoded\n% x\ninput\n% x", out, b)
+		}
+		again, err := DecodeFrame(out)
+		if err != nil {
+			t.Fatalf("re-encoded frame rejected: %v", err)
+		}
+		if !bytes.Equal(again.Payload, fr.Payload) {
+			t.Fatal("payload differs")
+		}
+		again.Payload, fr.Payload = nil, nil
+		if !innerZero && !reflect.DeepEqual(again, fr) {
+			t.Fatalf("round trip\n%+v\n%+v", again, fr)
 		}
 	})
 }
