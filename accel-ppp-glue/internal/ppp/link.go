@@ -313,6 +313,9 @@ func (l *Link) Magic() (ours, peers uint32) {
 	return ours, l.peerMagic
 }
 
+// Done reports whether the link is over (EvDown was emitted).
+func (l *Link) Done() bool { return l.dead }
+
 // Phase returns the link phase.
 func (l *Link) Phase() Phase { return l.phase }
 
@@ -417,13 +420,13 @@ func (l *Link) begin(code, id uint8) int {
 // replies) and dropped otherwise.
 func (l *Link) finish(proto uint16, start int, cut bool) {
 	n := len(l.out) - start
-	if max := l.maxOut(); n > max {
+	if limit := l.maxOut(); n > limit {
 		if !cut {
 			l.out = l.out[:start]
 			l.counters.Oversize++
 			return
 		}
-		n = max
+		n = limit
 		l.out = l.out[:start+n]
 	}
 	binary.BigEndian.PutUint16(l.out[start+2:], uint16(n))

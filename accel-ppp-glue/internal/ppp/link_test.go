@@ -784,3 +784,68 @@ var (
 	ipcpReqBytes = []byte{1, 1, 0, 10, 3, 6, 100, 64, 0, 5}
 	ipcpAckBytes = []byte{2, 1, 0, 10, 3, 6, 10, 0, 0, 1}
 )
+
+func TestIPCPRetransmission(t *testing.T) {
+	h := newHarness(t, baseConfig(AuthPAP))
+	h.openLCP(ourLCPReqPAP)
+	h.drain()
+	h.authPAP()
+	if h.l.NextDeadline() != h.now.Add(3*time.Second) {
+		t.Fatalf("deadline %v", h.l.NextDeadline())
+	}
+	h.advance(3 * time.Second)
+	h.expect("8021 01 02 000a 0306 0a000001")
+	h.advance(3 * time.Second)
+	h.expect("8021 01 03 000a 0306 0a000001")
+	// The peer acks the old request: stale, ignored; the current one counts.
+	h.in(ProtoIPCP, "02 02 000a 0306 0a000001")
+	h.in(ProtoIPCP, "02 03 000a 0306 0a000001")
+	h.in(ProtoIPCP, "01 01 000a 0306 64400005")
+	h.expectEv([]Event{EvUp{Peer: peer}}, "8021 02 01 000a 0306 64400005")
+	if h.l.Counters().Discarded != 1 || !h.l.NextDeadline().IsZero() {
+		t.Fatalf("%+v %v", h.l.Counters(), h.l.NextDeadline())
+	}
+}
+
+// Every truncation of every packet of a session is dropped as malformed,
+// in every phase, and changes nothing.
+func TestTruncatedInputs(t *testing.T) {
+	pkts := []struct {
+		proto uint16
+		data  []byte
+	}{
+		{ProtoLCP, lcpReqBytes}, {ProtoLCP, lcpAckBytes}, {ProtoLCP, []byte{9, 1, 0, 8, 0xaa, 0xbb, 0xcc, 0xdd}},
+		{ProtoLCP, []byte{5, 1, 0, 4}}, {ProtoLCP, []byte{8, 1, 0, 6, 0x80, 0x21}},
+		{ProtoPAP, papBytes}, {ProtoIPCP, ipcpReqBytes}, {ProtoIPCP, ipcpAckBytes},
+		{ProtoCHAP, unhex(t, "02 01 001a 10 ffeeddccbbaa99887766554433221100 616c696365")},
+	}
+	for phase := 0; phase < 3; phase++ {
+		h := newHarness(t, baseConfig(AuthPAP))
+		switch phase {
+		case 0:
+			h.l.Start(h.now)
+		case 1:
+			h.openLCP(ourLCPReqPAP)
+		case 2:
+			h.up()
+		}
+		h.drain()
+		before := h.l.Phase()
+		malformed := h.l.Counters().Malformed
+		n := 0
+		for _, p := range pkts {
+			for i := 0; i < len(p.data); i++ {
+				h.l.Input(h.now, p.proto, p.data[:i])
+				n++
+			}
+		}
+		h.expect()
+		if h.l.Phase() != before {
+			t.Fatalf("phase %v -> %v", before, h.l.Phase())
+		}
+		// Outside the network phase IPCP is discarded before it is parsed.
+		if got := h.l.Counters().Malformed - malformed; got == 0 || got > uint64(n) {
+			t.Fatalf("phase %v: %d malformed of %d", before, got, n)
+		}
+	}
+}
