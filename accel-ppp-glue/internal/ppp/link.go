@@ -148,9 +148,7 @@ const (
 // IPCP; answers echoes; rejects IPv6CP (and every other unknown protocol)
 // with LCP Protocol-Reject without harming the IPv4 session.
 //
-// A Link is not safe for concurrent use. The slices returned by Drain and
-// the Data of their Packets belong to the Link and stay valid until the next
-// call of one of its methods (events' contents are the caller's).
+// A Link is not safe for concurrent use.
 type Link struct {
 	cfg   LinkConfig
 	phase Phase
@@ -251,7 +249,7 @@ func NewLink(cfg LinkConfig) *Link {
 		}
 	}
 	cfg.Auth = auth
-	l := &Link{cfg: cfg, out: make([]byte, 0, 256), scratch: make([]byte, 0, 64)}
+	l := &Link{cfg: cfg, scratch: make([]byte, 0, 64)}
 	l.ourMagic = cfg.Magic
 	for l.ourMagic == 0 {
 		var b [4]byte
@@ -287,11 +285,22 @@ func (l *Link) Start(now time.Time) {
 }
 
 // Drain returns the packets to send and the events, in order, produced since
-// the last Drain. The slices are reused by the Link (see Link).
+// the last Drain. The caller owns what it gets: the Link never writes to
+// those slices or to the packets' bytes again, so it is safe to call Link
+// methods (AuthResult, say) while going through them.
 func (l *Link) Drain() ([]Packet, []Event) {
 	p, e := l.pkts, l.evs
-	l.pkts, l.evs = l.pkts[:0], l.evs[:0]
-	l.out = l.out[:0]
+	if len(p) == 0 {
+		p = nil
+		l.out = l.out[:0]
+	} else {
+		l.pkts, l.out = nil, nil
+	}
+	if len(e) == 0 {
+		e = nil
+	} else {
+		l.evs = nil
+	}
 	return p, e
 }
 
@@ -410,6 +419,9 @@ func (l *Link) maxOut() int { return int(l.MRU()) }
 
 // begin starts a control packet (code, id, length to be set) in l.out.
 func (l *Link) begin(code, id uint8) int {
+	if l.out == nil {
+		l.out = make([]byte, 0, 256)
+	}
 	start := len(l.out)
 	l.out = append(l.out, code, id, 0, 0)
 	return start
@@ -430,6 +442,9 @@ func (l *Link) finish(proto uint16, start int, cut bool) {
 		l.out = l.out[:start+n]
 	}
 	binary.BigEndian.PutUint16(l.out[start+2:], uint16(n))
+	if l.pkts == nil {
+		l.pkts = make([]Packet, 0, 4)
+	}
 	l.pkts = append(l.pkts, Packet{Proto: proto, Data: l.out[start : start+n : start+n]})
 }
 
