@@ -250,7 +250,6 @@ func (c *cp) rcr(id uint8, opts []byte) {
 		c.naksSent++
 		l.counters.NaksSent++
 	default:
-		c.naksSent++
 		l.counters.RejectsSent++
 	}
 	switch c.state {

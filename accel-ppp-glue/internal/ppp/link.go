@@ -166,7 +166,6 @@ type Link struct {
 	sendMRU    bool
 	ourMRU     uint16
 	authIdx    int // index in cfg.Auth of the method we request; -1 none
-	authRefuse bool
 	// LCP, agreed
 	magicAcked bool   // the peer acked our Magic-Number
 	peerMagic  uint32 // 0 = none
