@@ -161,11 +161,11 @@ type Link struct {
 	ipcpL     ipcpLayer
 
 	// LCP, what we request
-	ourMagic   uint32
-	sendMagic  bool
-	sendMRU    bool
-	ourMRU     uint16
-	authIdx    int // index in cfg.Auth of the method we request; -1 none
+	ourMagic  uint32
+	sendMagic bool
+	sendMRU   bool
+	ourMRU    uint16
+	authIdx   int // index in cfg.Auth of the method we request; -1 none
 	// LCP, agreed
 	magicAcked bool   // the peer acked our Magic-Number
 	peerMagic  uint32 // 0 = none
