@@ -48,7 +48,8 @@ var (
 // Frame is an access frame as a DP redirects it: Ethernet, an outer tag
 // (0x8100 or 0x88a8), an optional inner C-tag (0x8100) and the PPPoE header.
 // Payload is trimmed to the PPPoE length (Ethernet padding is cut) and
-// aliases the decoded buffer.
+// aliases the decoded buffer. The tags' DEI bits are not kept (AppendFrame
+// writes 0).
 type Frame struct {
 	Dst, Src   [6]byte
 	OuterTPID  uint16
