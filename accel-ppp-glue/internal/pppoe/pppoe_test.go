@@ -254,3 +254,25 @@ func TestAllocs(t *testing.T) {
 		t.Fatalf("%v allocations per decode+parse+check+encode", n)
 	}
 }
+
+func TestCookieJarConcurrent(t *testing.T) {
+	j := NewCookieJar([]byte("secret"), time.Minute)
+	now := time.Unix(7777, 0)
+	done := make(chan bool)
+	for g := 0; g < 4; g++ {
+		go func(g int) {
+			ok := true
+			for i := 0; i < 200; i++ {
+				mac := [6]byte{2, 0, 0, 0, byte(g), byte(i)}
+				c := j.Make(mac, uint16(i), uint16(g), now)
+				ok = ok && j.Check(c, mac, uint16(i), uint16(g), now) && !j.Check(c, mac, uint16(i+1), uint16(g), now)
+			}
+			done <- ok
+		}(g)
+	}
+	for g := 0; g < 4; g++ {
+		if !<-done {
+			t.Fatal("concurrent Make/Check disagree")
+		}
+	}
+}
