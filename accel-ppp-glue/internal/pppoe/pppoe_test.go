@@ -232,6 +232,9 @@ func TestCookieJar(t *testing.T) {
 }
 
 func TestAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are meaningless under the race detector")
+	}
 	b := unhex(t, `ffffffffffff 020000000001 88a8 0064 8100 00c8 8863 11 09 0000 000c 0101 0000 0103 0004 deadbeef`)
 	j := NewCookieJar([]byte("k"), time.Minute)
 	now := time.Unix(5000, 0)
