@@ -356,11 +356,11 @@ const (
 
 // AcctRequest is one accounting record.
 type AcctRequest struct {
-	Status                                       AcctStatus
+	Status                                           AcctStatus
 	SessionID, UserName, NASPortID, CallingStationID string
-	FramedIP                                     netip.Addr
-	Class                                        [][]byte // from the Access-Accept, echoed (RFC 2865 5.25)
-	SessionTime                                  time.Duration
+	FramedIP                                         netip.Addr
+	Class                                            [][]byte // from the Access-Accept, echoed (RFC 2865 5.25)
+	SessionTime                                      time.Duration
 	// In = from the subscriber (upstream), Out = to it. Octets above 2^32
 	// go to Acct-Input/Output-Gigawords (RFC 2869 5.1/5.2); packets
 	// saturate at 2^32-1 (no Gigawords exist for them).
