@@ -61,6 +61,7 @@ type DynStats struct {
 	Disconnects      uint64 // valid Disconnect-Requests
 	CoAs             uint64 // valid CoA-Requests
 	ACKs, NAKs       uint64
+	Busy             uint64 // dropped: too many requests being handled
 }
 
 // DynServer is the RFC 5176 Dynamic Authorization Server side of the NAS.
@@ -76,7 +77,7 @@ type DynServer struct {
 	// request (default 5 s). HandlerTimeout bounds one handler call (default 10 s).
 	DupWindow, HandlerTimeout time.Duration
 
-	received, unknownSource, badAuth, badMA, malformed, dups, disc, coa, acks, naks atomic.Uint64
+	received, unknownSource, badAuth, badMA, malformed, dups, disc, coa, acks, naks, busy atomic.Uint64
 
 	mu    sync.Mutex
 	cache map[dupKey]*dupEntry
@@ -111,7 +112,7 @@ func (s *DynServer) Stats() DynStats {
 		Received: s.received.Load(), UnknownSource: s.unknownSource.Load(),
 		BadAuthenticator: s.badAuth.Load(), BadMessageAuth: s.badMA.Load(),
 		Malformed: s.malformed.Load(), Duplicates: s.dups.Load(),
-		Disconnects: s.disc.Load(), CoAs: s.coa.Load(), ACKs: s.acks.Load(), NAKs: s.naks.Load(),
+		Disconnects: s.disc.Load(), CoAs: s.coa.Load(), ACKs: s.acks.Load(), NAKs: s.naks.Load(), Busy: s.busy.Load(),
 	}
 }
 
@@ -135,6 +136,12 @@ func (s *DynServer) Serve(ctx context.Context, conn net.PacketConn) error {
 	if s.HandlerTimeout <= 0 {
 		s.HandlerTimeout = 10 * time.Second
 	}
+	if s.h == nil {
+		return errors.New("aaa: DynServer without handler")
+	}
+	// Bound concurrent handlers; beyond that requests are dropped (the
+	// server retransmits) rather than piling up goroutines.
+	sem := make(chan struct{}, 1024)
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	stop := context.AfterFunc(ctx, func() { _ = conn.SetReadDeadline(time.Now()) })
@@ -191,11 +198,19 @@ func (s *DynServer) Serve(ctx context.Context, conn net.PacketConn) error {
 			}
 			continue
 		}
+		select {
+		case sem <- struct{}{}:
+		default:
+			s.mu.Unlock()
+			s.busy.Add(1)
+			continue
+		}
 		s.cache[key] = &dupEntry{at: now}
 		s.mu.Unlock()
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer func() { <-sem }()
 			resp := s.handle(ctx, pkt, secret, src)
 			s.mu.Lock()
 			if e := s.cache[key]; e != nil {
