@@ -381,3 +381,34 @@ func TestPoolExhaustionWaits(t *testing.T) {
 		t.Fatalf("%d failed, %+v", fails.Load(), st)
 	}
 }
+
+// A reply arriving after the request was given up is dropped and counted,
+// never handed to a later request that reuses the identifier.
+func TestLateReply(t *testing.T) {
+	var n atomic.Int64
+	s := newFake(t, func(req []byte) []byte {
+		if n.Add(1) == 1 {
+			time.Sleep(150 * time.Millisecond)
+			return acceptFor(req, fakeSecret, "late")
+		}
+		return acceptFor(req, fakeSecret, "fresh")
+	})
+	s.async.Store(true)
+	c, _ := NewClient(ClientConfig{Servers: []Server{{Name: "s", Auth: s.addr, Secret: fakeSecret}}, Timeout: 50 * time.Millisecond, Retries: -1, Sockets: 1, MaxSockets: 1})
+	defer c.Close()
+	if _, err := c.Authenticate(context.Background(), papReq()); !errors.Is(err, ErrNoServer) {
+		t.Fatalf("want no answer, got %v", err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if st := serverStats(c, "s", "auth"); st.Unmatched != 1 {
+		t.Fatalf("late reply not counted: %+v", st)
+	}
+	res, err := c.Authenticate(context.Background(), papReq())
+	if err != nil || res.FilterID != "fresh" {
+		t.Fatalf("%+v %v", res, err)
+	}
+	c.Close()
+	if _, err := c.Authenticate(context.Background(), papReq()); err == nil {
+		t.Fatal("closed client still works")
+	}
+}

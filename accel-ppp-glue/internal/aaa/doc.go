@@ -21,7 +21,10 @@
 // replies by itself; a site must do `update reply { Message-Authenticator
 // := 0x00 }` in post-auth and in Post-Auth-Type REJECT (the tests' config
 // does). On the server side `require_message_authenticator = yes` in the
-// client makes it drop our requests if we ever forgot it.
+// client makes it drop our requests if we ever forgot it. Under bursts a
+// FreeRADIUS listen section needs `recv_buff` raised (the tests use 4 MiB):
+// with the kernel default the server's socket overflows at a few hundred
+// requests in flight and the client has to retransmit.
 //
 // # Transport
 //

@@ -3,9 +3,12 @@ package aaa
 import (
 	"context"
 	"crypto/md5"
+	"fmt"
 	"net/netip"
 	"regexp"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -201,4 +204,65 @@ func TestFreeRADIUSAccounting(t *testing.T) {
 	}
 	// Event-Timestamp of the Start is its event time.
 	has(recs[0], `Event-Timestamp = "`+start.EventTime.UTC().Format("Jan _2 2006 15:04:05 UTC")+`"`)
+}
+
+// Many requests at once through a few sockets, and failover from a silent
+// first server to FreeRADIUS.
+func TestFreeRADIUSLoadAndFailover(t *testing.T) {
+	f := startFreeRADIUS(t, frUsers)
+	silent := newFake(t, func([]byte) []byte { return nil })
+	c, err := NewClient(ClientConfig{
+		Servers:  []Server{{Name: "silent", Auth: silent.addr, Acct: silent.addr, Secret: f.secret}, f.server()},
+		Timeout:  200 * time.Millisecond,
+		Retries:  1,
+		Sockets:  2,
+		DeadTime: time.Minute,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	res, err := c.Authenticate(ctx, &AccessRequest{UserName: "bob", PAPPassword: []byte("pw-bob")})
+	if err != nil || !res.Accept || res.Server != "fr" {
+		t.Fatalf("failover: %+v %v", res, err)
+	}
+	if err := c.Account(ctx, &AcctRequest{Status: AcctStart, SessionID: "fo-1", UserName: "bob"}); err != nil {
+		t.Fatal(err)
+	}
+	if silent.got.Load() != 4 {
+		t.Fatalf("silent server got %d datagrams, want 2 auth + 2 acct", silent.got.Load())
+	}
+
+	// Load: a fresh client (the silent server is dead in c now anyway).
+	c, err = NewClient(ClientConfig{Servers: []Server{f.server()}, Timeout: 2 * time.Second, Retries: 2, Sockets: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	const N = 1500
+	var wg sync.WaitGroup
+	var fails atomic.Int64
+	t0 := time.Now()
+	for i := 0; i < N; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			u, pw := "alice", "pw-alice"
+			if i%2 == 1 {
+				u, pw = "bob", "pw-bob"
+			}
+			res, err := c.Authenticate(ctx, &AccessRequest{UserName: u, PAPPassword: []byte(pw), AcctSessionID: fmt.Sprint("load-", i)})
+			if err != nil || !res.Accept {
+				fails.Add(1)
+			}
+		}(i)
+	}
+	wg.Wait()
+	d := time.Since(t0)
+	st := serverStats(c, "fr", "auth")
+	t.Logf("%d Access-Requests in %v (%.0f/s) through %d sockets; retransmits %d", N, d, N/d.Seconds(), st.Sockets, st.Retransmits)
+	if fails.Load() != 0 || st.Sockets <= 2 || silent.got.Load() != 4 {
+		t.Fatalf("%d failed; %+v; silent got %d", fails.Load(), st, silent.got.Load())
+	}
 }

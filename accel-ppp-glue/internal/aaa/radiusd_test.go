@@ -37,6 +37,7 @@ listen {
 	type = auth
 	ipaddr = 127.0.0.1
 	port = %d
+	recv_buff = 4194304
 }
 listen {
 	type = acct
