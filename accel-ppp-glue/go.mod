@@ -2,9 +2,9 @@ module github.com/bngpod/bngpod/accel-ppp-glue
 
 go 1.23
 
-require gopkg.in/yaml.v3 v3.0.1
-
 require (
-	go.etcd.io/bbolt v1.4.3 // indirect
-	golang.org/x/sys v0.29.0 // indirect
+	go.etcd.io/bbolt v1.4.3
+	gopkg.in/yaml.v3 v3.0.1
 )
+
+require golang.org/x/sys v0.29.0 // indirect
