@@ -290,6 +290,38 @@ func (g *Group) Usage() (size, used int) {
 	return g.size, g.used
 }
 
+// PrefixUsage is Usage for one of the group's prefixes (a config pool), for
+// per-pool views; ok is false when p is not one of them.
+func (g *Group) PrefixUsage(p netip.Prefix) (size, used int, ok bool) {
+	for _, s := range g.spans {
+		if s.prefix != p {
+			continue
+		}
+		bad := countRange(g.unusable, s.off, s.off+s.n)
+		g.mu.Lock()
+		taken := countRange(g.taken, s.off, s.off+s.n)
+		g.mu.Unlock()
+		return int(s.n) - bad, taken - bad, true
+	}
+	return 0, 0, false
+}
+
+// countRange counts the set bits of bm in [lo, hi).
+func countRange(bm []uint64, lo, hi uint32) int {
+	n := 0
+	for lo < hi {
+		w, b := lo/64, lo%64
+		word := bm[w] >> b
+		span := min(64-b, hi-lo)
+		if span < 64 {
+			word &= 1<<span - 1
+		}
+		n += bits.OnesCount64(word)
+		lo += span
+	}
+	return n
+}
+
 // Stats returns the group's counters.
 func (g *Group) Stats() Stats {
 	g.mu.Lock()

@@ -141,6 +141,12 @@ func TestReserve(t *testing.T) {
 	if size, used := g.Usage(); size != 2+253 || used != 2 {
 		t.Fatalf("usage %d/%d", used, size)
 	}
+	if size, used, ok := g.PrefixUsage(netip.MustParsePrefix("10.2.0.0/24")); !ok || size != 253 || used != 1 {
+		t.Fatalf("prefix usage %d/%d %v", used, size, ok)
+	}
+	if _, _, ok := g.PrefixUsage(netip.MustParsePrefix("10.2.0.0/25")); ok {
+		t.Fatal("usage of a prefix that is not the group's")
+	}
 }
 
 // TestRestoreAfterRestart: the addresses of restored sessions are reserved in

@@ -69,6 +69,21 @@ func run(t *testing.T, g *Group, m *model, ops []byte) {
 		if size, used := g.Usage(); size != len(m.usable) || used != len(m.used) {
 			t.Fatalf("op %d: usage %d/%d, model %d/%d", i, used, size, len(m.used), len(m.usable))
 		}
+		for _, p := range prefixes {
+			size, used, ok := g.PrefixUsage(p)
+			ms, mu := 0, 0
+			for a := range m.usable {
+				if p.Contains(a) {
+					ms++
+					if m.used[a] {
+						mu++
+					}
+				}
+			}
+			if !ok || size != ms || used != mu {
+				t.Fatalf("op %d: %v usage %d/%d %v, model %d/%d", i, p, used, size, ok, mu, ms)
+			}
+		}
 	}
 }
 
