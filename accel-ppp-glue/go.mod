@@ -2,6 +2,10 @@ module github.com/bngpod/bngpod/accel-ppp-glue
 
 go 1.23
 
-require gopkg.in/yaml.v3 v3.0.1
+require (
+	go.etcd.io/bbolt v1.4.3
+	gopkg.in/yaml.v3 v3.0.1
+	layeh.com/radius v0.0.0-20231213012653-1006025d24f8
+)
 
-require layeh.com/radius v0.0.0-20231213012653-1006025d24f8
+require golang.org/x/sys v0.29.0 // indirect
