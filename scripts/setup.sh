@@ -24,7 +24,6 @@ APT_PACKAGES=(
     python3 python3-venv git ca-certificates
 )
 # Toolchains the machine may already have outside Debian's packages.
-command -v go >/dev/null 2>&1 || APT_PACKAGES+=(golang-go)
 command -v javac >/dev/null 2>&1 || APT_PACKAGES+=(openjdk-17-jdk-headless)
 command -v mvn >/dev/null 2>&1 || APT_PACKAGES+=(maven)
 
@@ -66,6 +65,137 @@ if [ ! -x "$venv/bin/python" ] || [ "$want" != "$have" ]; then
         [ -x "$venv/bin/python" ] || /usr/bin/python3 -m venv "$venv"
         "$venv/bin/pip" install -q --disable-pip-version-check -r "$root/requirements.txt"
         echo "$want" > "$venv/.requirements.sha256"
+    fi
+fi
+
+# --- Go toolchain ----------------------------------------------------------------------
+# The control plane needs Go 1.23 or newer (bbolt 1.4; go-pfcp needs 1.21) and Debian 12's
+# golang-go is 1.19. The Go project publishes every release as a module,
+# golang.org/toolchain (what `go` itself fetches when a go.mod asks for a newer toolchain),
+# so the Go module proxy ($GOPROXY, else proxy.golang.org) serves it as a zip. The zip is
+# checked like any module against its go.sum line: the h1: hash below is the one the
+# checksum database sum.golang.org holds for this version (looked up when the version was
+# chosen, through the proxy's /sumdb/sum.golang.org/lookup/ mirror, and recomputed from the
+# zip then). The .ziphash the proxy serves next to the zip would prove nothing: it comes
+# from the same server as the zip.
+GO_MIN_MINOR=23  # Go 1.x with x at least this
+GO_TOOLCHAIN_VERSION=1.23.12
+declare -A GO_TOOLCHAIN_H1=(
+    [amd64]=h1:CQZ55qhuGAYcgv4npnr3DsfZP3i8URMjkpv7TYHRIH4=
+)
+GO_ROOT=/usr/local/go
+
+# go_ok BINARY: BINARY runs and is Go 1.$GO_MIN_MINOR or newer. From / and with
+# GOTOOLCHAIN=local, so that no go.mod around makes it fetch another toolchain.
+go_ok() {
+    local v
+    [ -n "$1" ] && [ -x "$1" ] || return 1
+    v=$(cd / && GOTOOLCHAIN=local "$1" env GOVERSION 2>/dev/null) || return 1
+    [[ $v =~ ^(devel\ )?go([0-9]+)\.([0-9]+) ]] || return 1
+    (( BASH_REMATCH[2] > 1 || BASH_REMATCH[3] >= GO_MIN_MINOR ))
+}
+
+# install_go: download golang.org/toolchain, check its go.sum hash, unpack it next to
+# $GO_ROOT and swap it in (the old tree, if any, is removed only once the new one runs).
+install_go() {
+    local arch h1
+    arch=$(dpkg --print-architecture)
+    h1=${GO_TOOLCHAIN_H1[$arch]:-}
+    if [ -z "$h1" ]; then
+        echo "setup: no go.sum hash for the Go toolchain on $arch here; install Go >= 1.$GO_MIN_MINOR into $GO_ROOT by hand" >&2
+        exit 1
+    fi
+    /usr/bin/python3 - "$GO_TOOLCHAIN_VERSION" "linux-$arch" "$h1" "${GOPROXY:-https://proxy.golang.org}" "$GO_ROOT" <<'PY'
+import base64, hashlib, os, re, shutil, stat, subprocess, sys, tempfile, urllib.request, zipfile
+
+version, platform, want, proxies, dest = sys.argv[1:]
+mod, ver = "golang.org/toolchain", f"v0.0.1-go{version}.{platform}"
+prefix = f"{mod}@{ver}/"  # every file of a module zip sits under module@version/
+os.makedirs(os.path.dirname(dest), exist_ok=True)
+tmp = tempfile.mkdtemp(prefix=".go-setup-", dir=os.path.dirname(dest))
+try:
+    # Download: each proxy of GOPROXY in turn ("direct" and "off" are no proxies).
+    zpath, errors = os.path.join(tmp, "toolchain.zip"), []
+    for proxy in re.split(r"[,|]", proxies):
+        proxy = proxy.strip().rstrip("/")
+        if proxy in ("", "direct", "off"):
+            continue
+        url = f"{proxy}/{mod}/@v/{ver}.zip"
+        try:
+            with urllib.request.urlopen(url, timeout=120) as r, open(zpath, "wb") as f:
+                shutil.copyfileobj(r, f, 1 << 20)
+            break
+        except Exception as e:  # next proxy
+            errors.append(f"{url}: {e}")
+    else:
+        sys.exit("setup: cannot download the Go toolchain: " + ("; ".join(errors) or f"no proxy in GOPROXY={proxies}"))
+
+    with zipfile.ZipFile(zpath) as z:
+        # The go.sum hash ("h1:", golang.org/x/mod/sumdb/dirhash Hash1): SHA-256 over the
+        # lines "<sha256 of the file>  <name>\n" of every file, sorted by name.
+        summary = hashlib.sha256()
+        for info in sorted(z.infolist(), key=lambda i: i.filename):
+            h = hashlib.sha256()
+            with z.open(info) as f:
+                for chunk in iter(lambda: f.read(1 << 20), b""):
+                    h.update(chunk)
+            summary.update(f"{h.hexdigest()}  {info.filename}\n".encode())
+        got = "h1:" + base64.b64encode(summary.digest()).decode()
+        if got != want:
+            sys.exit(f"setup: {mod}@{ver} from the proxy hashes to {got}, its go.sum line says {want}: not installing it")
+        # Unpack to tmp/go: plain files only, under the module prefix; executable bits
+        # from the zip (python's zipfile does not restore them itself).
+        root = os.path.join(tmp, "go")
+        for info in z.infolist():
+            rel = info.filename[len(prefix):] if info.filename.startswith(prefix) else ""
+            parts = rel.split("/")
+            mode = info.external_attr >> 16
+            if not rel or any(p in ("", ".", "..") for p in parts) or stat.S_ISLNK(mode):
+                sys.exit(f"setup: unexpected entry {info.filename!r} in the Go toolchain zip")
+            out = os.path.join(root, *parts)
+            os.makedirs(os.path.dirname(out), exist_ok=True)
+            with z.open(info) as src, open(out, "wb") as dst:
+                shutil.copyfileobj(src, dst, 1 << 20)
+            os.chmod(out, 0o755 if mode & 0o111 else 0o644)
+
+    have = subprocess.run([os.path.join(root, "bin", "go"), "env", "GOVERSION"], cwd="/",
+                          env={**{k: v for k, v in os.environ.items() if k != "GOROOT"}, "GOTOOLCHAIN": "local"},
+                          capture_output=True, text=True).stdout.strip()
+    if have != f"go{version}":
+        sys.exit(f"setup: the unpacked Go toolchain says {have!r}, not go{version}")
+    if os.path.lexists(dest):
+        os.rename(dest, os.path.join(tmp, "old"))
+    os.rename(root, dest)
+finally:
+    shutil.rmtree(tmp, ignore_errors=True)
+PY
+}
+
+# A Go that will do: the first `go` in PATH (which ends with $GO_ROOT/bin), else $GO_ROOT's.
+good_go=""
+for g in "$(command -v go || true)" "$GO_ROOT/bin/go"; do
+    if go_ok "$g"; then good_go=$(readlink -f "$g"); break; fi
+done
+if [ -z "$good_go" ]; then
+    found=$(command -v go || true)
+    [ -z "$found" ] || found="$found $(cd / && GOTOOLCHAIN=local "$found" env GOVERSION 2>/dev/null || echo '(does not run)')"
+    todo "install Go $GO_TOOLCHAIN_VERSION into $GO_ROOT from the Go module proxy (found: ${found:-no go})"
+    if [ "$check_only" = 0 ]; then
+        install_go
+        good_go=$GO_ROOT/bin/go
+    fi
+fi
+# `go` for everyone: the scripts add $GO_ROOT/bin to PATH, but make (`make build`) and
+# people use the system PATH, where Debian's old golang-go in /usr/bin would win, or no go
+# is found at all. /usr/local/bin comes before /usr/bin in Debian's PATH.
+sys_go=$(PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin command -v go || true)
+if ! go_ok "$sys_go"; then
+    go_bin=$(dirname "${good_go:-$GO_ROOT/bin/go}")
+    todo "link /usr/local/bin/go and gofmt -> $go_bin (the system PATH has ${sys_go:-no go})"
+    if [ "$check_only" = 0 ]; then
+        ln -sfn "$go_bin/go" /usr/local/bin/go
+        [ ! -x "$go_bin/gofmt" ] || ln -sfn "$go_bin/gofmt" /usr/local/bin/gofmt
+        hash -r
     fi
 fi
 

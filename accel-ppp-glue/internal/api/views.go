@@ -1,0 +1,156 @@
+package api
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"time"
+)
+
+// Paths of the API.
+const (
+	PathSessions  = "/v1/sessions"
+	PathPools     = "/v1/pools"
+	PathInstances = "/v1/instances"
+	PathStats     = "/v1/stats"
+)
+
+// DefaultSocket is where bng-cp listens unless told otherwise.
+const DefaultSocket = "/run/bngpod/cp.sock"
+
+// SessionView is one subscriber session.
+type SessionView struct {
+	ID             string     `json:"id"`
+	State          string     `json:"state"` // e.g. discovery, lcp, auth, ipcp, installing, up, terminating
+	User           string     `json:"user"`
+	Instance       uint32     `json:"instance"`
+	AccessPort     string     `json:"access_port"`
+	STag           uint16     `json:"stag"`
+	CTag           uint16     `json:"ctag"` // 0: single-tagged line
+	MAC            string     `json:"mac"`  // subscriber MAC, aa:bb:cc:dd:ee:ff
+	PPPoESessionID uint16     `json:"pppoe_session_id"`
+	IPv4           netip.Addr `json:"ipv4"` // "" before IPCP
+	QosProfile     string     `json:"qos_profile"`
+	RateDown       uint64     `json:"rate_down"` // bit/s, 0: the profile's
+	RateUp         uint64     `json:"rate_up"`
+	AcctSessionID  string     `json:"acct_session_id"`
+	Started        time.Time  `json:"started"`
+	UpOctets       uint64     `json:"up_octets"` // from the subscriber
+	DownOctets     uint64     `json:"down_octets"`
+	UpPackets      uint64     `json:"up_packets"`
+	DownPackets    uint64     `json:"down_packets"`
+	CPSEID         uint64     `json:"cp_seid"`
+	UPSEID         uint64     `json:"up_seid"` // 0 until the DP installed it
+	CircuitID      string     `json:"circuit_id"`
+	RemoteID       string     `json:"remote_id"`
+}
+
+// PoolView is one address pool and its use.
+type PoolView struct {
+	Name      string         `json:"name"`
+	LineGroup string         `json:"line_group"`
+	Prefixes  []netip.Prefix `json:"prefixes"`
+	Size      int            `json:"size"` // usable addresses
+	Used      int            `json:"used"`
+}
+
+// InstanceView is one DP instance as the control plane sees it.
+type InstanceView struct {
+	ID           uint32    `json:"id"`
+	Name         string    `json:"name"`
+	Address      string    `json:"address"`       // PFCP peer, address or address:port
+	State        string    `json:"state"`         // e.g. associated, down
+	RecoveryTime time.Time `json:"recovery_time"` // the DP's PFCP Recovery Time Stamp; zero: never associated
+	Since        time.Time `json:"since"`         // when State was entered
+	Sessions     int       `json:"sessions"`
+	LCPOffload   bool      `json:"lcp_offload"`
+}
+
+// Stats is the body of GET /v1/stats: counters grouped by subsystem, e.g.
+// {"pppoe": {"padi": 10, ...}, "radius": {...}}. Values are numbers, strings,
+// booleans or nested objects; bngcpctl prints them flattened with dots.
+type Stats map[string]any
+
+// ErrorBody is the body of every 4xx/5xx answer.
+type ErrorBody struct {
+	Error string `json:"error"`
+}
+
+// SessionFilter selects sessions in GET /v1/sessions. Zero fields match all.
+type SessionFilter struct {
+	Instance    uint32
+	HasInstance bool
+	User        string
+	State       string
+}
+
+// Query returns the filter as URL query parameters.
+func (f SessionFilter) Query() url.Values {
+	q := url.Values{}
+	if f.HasInstance {
+		q.Set("instance", strconv.FormatUint(uint64(f.Instance), 10))
+	}
+	if f.User != "" {
+		q.Set("user", f.User)
+	}
+	if f.State != "" {
+		q.Set("state", f.State)
+	}
+	return q
+}
+
+// ParseSessionFilter is the server side of Query. Unknown parameters are an
+// error, so that a typo does not silently list every session.
+func ParseSessionFilter(q url.Values) (SessionFilter, error) {
+	var f SessionFilter
+	for k, v := range q {
+		if len(v) != 1 {
+			return f, fmt.Errorf("parameter %q given %d times", k, len(v))
+		}
+		switch k {
+		case "instance":
+			n, err := strconv.ParseUint(v[0], 10, 32)
+			if err != nil {
+				return f, fmt.Errorf("instance %q is not a number", v[0])
+			}
+			f.Instance, f.HasInstance = uint32(n), true
+		case "user":
+			f.User = v[0]
+		case "state":
+			f.State = v[0]
+		default:
+			return f, fmt.Errorf("unknown parameter %q", k)
+		}
+	}
+	return f, nil
+}
+
+// Match reports whether s passes the filter.
+func (f SessionFilter) Match(s *SessionView) bool {
+	return (!f.HasInstance || s.Instance == f.Instance) &&
+		(f.User == "" || s.User == f.User) &&
+		(f.State == "" || s.State == f.State)
+}
+
+// WriteJSON answers with status and v as JSON.
+func WriteJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		WriteError(w, http.StatusInternalServerError, "encoding the answer: "+err.Error())
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(append(b, '\n'))
+}
+
+// WriteError answers with status and {"error": msg}.
+func WriteError(w http.ResponseWriter, status int, msg string) {
+	b, _ := json.Marshal(ErrorBody{Error: msg})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(append(b, '\n'))
+}

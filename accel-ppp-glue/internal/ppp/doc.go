@@ -1,0 +1,58 @@
+// Package ppp is the PPP engine of one PPPoE session, written sans-IO: the
+// caller feeds it the PPP frames of the subscriber (Input), the passage of
+// time (Tick, NextDeadline) and the answers of the AAA back end (AuthResult),
+// and collects the frames to send and the events of the session (Drain).
+// Nothing here reads a socket, starts a goroutine or looks at the clock.
+//
+// A Link runs the phases of RFC 1661 section 3: Establish (LCP), Authenticate
+// (PAP or CHAP-MD5), Network (IPCP), Terminate, Dead. LCP and IPCP share one
+// implementation of the option-negotiation automaton of RFC 1661 section 4
+// (states Initial to Opened, restart timer, Max-Configure, Max-Terminate,
+// Max-Failure); each protocol contributes only its options.
+//
+// What the link negotiates, as the access concentrator of a PPPoE session:
+//
+//   - LCP (RFC 1661 section 6, RFC 2516 section 7): we request our MRU
+//     (MaxMRU: 1492, or more when the client offered RFC 4638
+//     PPP-Max-Payload), the authentication protocol and our Magic-Number.
+//     Of the peer's options we accept MRU (a value above MaxMRU or below 128 is
+//     Nak'd) and Magic-Number (zero or our own number is Nak'd; our own number
+//     repeatedly means a looped-back line). Everything else is
+//     Configure-Rejected: Async-Control-Character-Map, Protocol- and
+//     Address-and-Control-Field-Compression and FCS-Alternatives make no sense
+//     on Ethernet and RFC 2516 forbids them; Authentication-Protocol (we do not
+//     authenticate ourselves to subscribers), Quality-Protocol, numbered mode,
+//     callback, multilink and all unknown options are refused too.
+//   - PAP (RFC 1334) and CHAP with MD5 (RFC 1994): the Link does not know
+//     passwords. It emits EvAuth with what the peer sent and waits for
+//     AuthResult; CHAP challenges are 16 random bytes, retransmitted on the
+//     restart timer, and only a Response with the identifier of the current
+//     challenge counts. The peer must get through LCP and authentication
+//     within AuthTimeout (the timer stops once EvAuth is out: the back end's
+//     answer is the caller's business).
+//   - IPCP (RFC 1332, RFC 1877): we request our own IP-Address and Nak the
+//     peer's IP-Address and DNS server options to the values given by SetIPv4
+//     (a peer that asks for no address is Nak'd with one appended);
+//     IP-Compression-Protocol, the old IP-Addresses option, NBNS and everything
+//     else are rejected. EvUp carries the subscriber's address.
+//   - LCP Echo-Requests are answered with our Magic-Number, Discard-Requests
+//     ignored, unknown codes Code-Rejected, and every protocol other than LCP,
+//     PAP, CHAP, IPCP and IPv4 (IPv6CP among them: this BNG runs IPv4 only)
+//     answered with an LCP Protocol-Reject, which the RFC says must not
+//     disturb the rest of the link. Optionally (EchoInterval) the Link sends
+//     its own Echo-Requests and declares the link dead after EchoFailures
+//     unanswered ones; normally the DP does that (LCP offload).
+//
+// Deliberate differences from a general-purpose PPP implementation, because
+// a PPPoE session ends with a PADT anyway: LCP is never renegotiated. A peer
+// Configure-Request after LCP reached Opened ends the link (EvDown
+// DownLCPFailed); a stray Configure-Ack/Nak/Reject in Opened is discarded. A
+// peer Terminate-Request is acknowledged and ends the link at once
+// (DownPeerTerminate) instead of waiting a restart period in Stopping; an
+// IPCP Terminate-Request from the peer terminates LCP too.
+//
+// Every input is hostile: malformed packets are counted and dropped, and no
+// packet longer than the peer's MRU is ever emitted (Echo-Reply, Code-Reject
+// and Protocol-Reject are cut to fit, other packets that would not fit are
+// dropped and counted).
+package ppp

@@ -1,0 +1,307 @@
+package ppp
+
+import "encoding/binary"
+
+// lcpLayer is LCP's part of the automaton.
+type lcpLayer struct{ l *Link }
+
+func (y *lcpLayer) appendOptions(dst []byte) []byte {
+	l := y.l
+	if l.sendMRU {
+		dst = append(dst, lcpMRU, 4)
+		dst = binary.BigEndian.AppendUint16(dst, l.ourMRU)
+	}
+	if l.authIdx >= 0 {
+		if l.cfg.Auth[l.authIdx] == AuthCHAP {
+			dst = append(dst, lcpAuth, 5, 0xc2, 0x23, chapMD5)
+		} else {
+			dst = append(dst, lcpAuth, 4, 0xc0, 0x23)
+		}
+	}
+	if l.sendMagic {
+		dst = append(dst, lcpMagic, 6)
+		dst = binary.BigEndian.AppendUint32(dst, l.ourMagic)
+	}
+	return dst
+}
+
+func (y *lcpLayer) classify(typ uint8, val []byte) verdict {
+	l := y.l
+	switch typ {
+	case lcpMRU:
+		if len(val) != 2 {
+			return vRej
+		}
+		if v := binary.BigEndian.Uint16(val); v > l.cfg.MaxMRU || v < minMRU {
+			return vNak
+		}
+		return vAck
+	case lcpMagic:
+		if len(val) != 4 {
+			return vRej
+		}
+		if v := binary.BigEndian.Uint32(val); v == 0 || (l.sendMagic && v == l.ourMagic) {
+			return vNak
+		}
+		return vAck
+	}
+	// ACCM, Authentication-Protocol (we do not authenticate to the peer),
+	// Quality-Protocol, PFC, ACFC, FCS-Alternatives, numbered mode,
+	// callback, multilink, unknown: rejected.
+	return vRej
+}
+
+func (y *lcpLayer) appendNak(dst []byte, typ uint8, val []byte) []byte {
+	l := y.l
+	switch typ {
+	case lcpMRU:
+		v := binary.BigEndian.Uint16(val)
+		if v > l.cfg.MaxMRU {
+			v = l.cfg.MaxMRU
+		} else {
+			v = minMRU
+		}
+		dst = append(dst, lcpMRU, 4)
+		return binary.BigEndian.AppendUint16(dst, v)
+	case lcpMagic:
+		v := binary.BigEndian.Uint32(val)
+		if v != 0 {
+			// Our own number: the line may be looped back (RFC 1661 6.4).
+			l.loops++
+			l.counters.LoopsDetected++
+			if l.loops > l.cfg.MaxFailure {
+				l.fail(DownLCPFailed, "looped-back line (our Magic-Number came back)")
+			}
+		}
+		dst = append(dst, lcpMagic, 6)
+		return binary.BigEndian.AppendUint32(dst, xorshift32(v^l.ourMagic))
+	}
+	return dst
+}
+
+func (y *lcpLayer) checkRequest(opts, dst []byte, rejectOnly bool) (uint8, []byte, bool) {
+	if !validOptions(opts) {
+		return 0, dst, false
+	}
+	code, reply := judge(opts, dst, rejectOnly, y.classify, y.appendNak)
+	return code, reply, true
+}
+
+func (y *lcpLayer) acked(opts []byte) {
+	l := y.l
+	l.peerMRU, l.peerMagic = 0, 0
+	for o := opts; len(o) > 0; {
+		typ, val, _, rest := nextOption(o)
+		o = rest
+		switch typ {
+		case lcpMRU:
+			l.peerMRU = binary.BigEndian.Uint16(val)
+		case lcpMagic:
+			l.peerMagic = binary.BigEndian.Uint32(val)
+		}
+	}
+}
+
+func (y *lcpLayer) gotNak(opts []byte) bool {
+	if !validOptions(opts) {
+		return false
+	}
+	l := y.l
+	for o := opts; len(o) > 0; {
+		typ, val, _, rest := nextOption(o)
+		o = rest
+		switch typ {
+		case lcpMRU:
+			if len(val) == 2 {
+				if v := binary.BigEndian.Uint16(val); v >= minMRU && v <= l.cfg.MaxMRU {
+					l.ourMRU = v
+				}
+			}
+		case lcpAuth:
+			if l.authIdx >= 0 {
+				l.nakAuth(val)
+			}
+		case lcpMagic:
+			if len(val) == 4 && l.sendMagic {
+				l.loops++
+				l.counters.LoopsDetected++
+				if l.loops > l.cfg.MaxFailure {
+					l.fail(DownLCPFailed, "looped-back line (Magic-Number Nak'd repeatedly)")
+				}
+				l.ourMagic = xorshift32(l.ourMagic ^ binary.BigEndian.Uint32(val))
+			}
+		}
+	}
+	return true
+}
+
+// nakAuth moves to the authentication protocol the peer suggested when we
+// offer it, else to the next one of our list; none left fails the link.
+func (l *Link) nakAuth(val []byte) {
+	want := AuthMethod(0)
+	if len(val) >= 2 {
+		switch binary.BigEndian.Uint16(val) {
+		case ProtoPAP:
+			want = AuthPAP
+		case ProtoCHAP:
+			if len(val) == 3 && val[2] == chapMD5 {
+				want = AuthCHAP
+			}
+		}
+	}
+	for i, m := range l.cfg.Auth {
+		if m == want && i != l.authIdx {
+			l.authIdx = i
+			return
+		}
+	}
+	if l.authIdx+1 < len(l.cfg.Auth) {
+		l.authIdx++
+		return
+	}
+	l.fail(DownAuthFailed, "peer refuses our authentication protocols")
+}
+
+func (y *lcpLayer) gotRej(opts []byte) bool {
+	if !validOptions(opts) {
+		return false
+	}
+	l := y.l
+	for o := opts; len(o) > 0; {
+		typ, _, _, rest := nextOption(o)
+		o = rest
+		switch typ {
+		case lcpMRU:
+			l.sendMRU = false
+		case lcpAuth:
+			if l.authIdx >= 0 {
+				l.fail(DownAuthFailed, "peer rejected authentication")
+			}
+		case lcpMagic:
+			l.sendMagic = false
+		}
+	}
+	return true
+}
+
+func (y *lcpLayer) up() {
+	l := y.l
+	l.magicAcked = l.sendMagic
+	l.lcpUp()
+}
+
+func (y *lcpLayer) down() {
+	l := y.l
+	l.ipcp.reset()
+	l.authState = authNone
+	l.chapDeadline, l.ipcpDeadline, l.echoDeadline = timeZero, timeZero, timeZero
+	if l.phase != PhaseDead {
+		l.phase = PhaseTerminate
+	}
+}
+
+func (y *lcpLayer) finished() {
+	l := y.l
+	if l.closing {
+		l.down(l.closeReason, l.closeDetail)
+		return
+	}
+	if l.failReason != 0 {
+		r, d := l.failReason, l.failDetail
+		l.failReason = 0
+		l.down(r, d)
+		return
+	}
+	l.down(DownLCPFailed, "LCP negotiation failed")
+}
+
+// inputLCP handles an LCP packet.
+func (l *Link) inputLCP(data []byte) {
+	pkt, ok := l.packet(data)
+	if !ok {
+		return
+	}
+	opened := l.lcp.state == stOpened
+	switch code := pkt[0]; code {
+	case codeConfReq:
+		if opened {
+			// No LCP renegotiation on a PPPoE session (see the package doc).
+			l.down(DownLCPFailed, "peer restarted LCP negotiation")
+			return
+		}
+		l.lcp.input(pkt)
+	case codeConfAck, codeConfNak, codeConfRej:
+		if opened {
+			l.counters.Discarded++
+			return
+		}
+		l.lcp.input(pkt)
+	case codeTermReq:
+		l.lcp.sta(pkt[1])
+		if l.closing {
+			l.down(l.closeReason, l.closeDetail)
+		} else {
+			l.down(DownPeerTerminate, "")
+		}
+	case codeTermAck:
+		if opened {
+			// RFC 1661 would renegotiate; we do not (see the package doc).
+			l.counters.Discarded++
+			return
+		}
+		l.lcp.input(pkt)
+	case codeCodeRej:
+		if len(pkt) > 4 && pkt[4] == codeEchoReq {
+			l.echoOff = true
+			l.echoDeadline = timeZero
+		}
+		l.lcp.input(pkt)
+	case codeProtoRej:
+		if !opened {
+			l.counters.Discarded++
+			return
+		}
+		if len(pkt) < 6 {
+			l.counters.Malformed++
+			return
+		}
+		switch binary.BigEndian.Uint16(pkt[4:]) {
+		case ProtoLCP:
+			l.lcp.rxj(false)
+		case ProtoIPCP:
+			l.fail(DownIPCPFailed, "peer rejected IPCP")
+		case ProtoPAP, ProtoCHAP:
+			if l.phase == PhaseAuthenticate {
+				l.fail(DownAuthFailed, "peer rejected the authentication protocol")
+			}
+		}
+	case codeEchoReq, codeEchoRep:
+		if !opened {
+			l.counters.Discarded++
+			return
+		}
+		if len(pkt) < 8 {
+			l.counters.Malformed++
+			return
+		}
+		if l.magicAcked && binary.BigEndian.Uint32(pkt[4:]) == l.ourMagic {
+			l.counters.LoopsDetected++
+			return
+		}
+		if code == codeEchoRep {
+			l.counters.EchoRepliesHeard++
+			l.echoPending, l.echoMisses = false, 0
+			return
+		}
+		l.counters.EchoesAnswered++
+		start := l.begin(codeEchoRep, pkt[1])
+		ours, _ := l.Magic()
+		l.out = binary.BigEndian.AppendUint32(l.out, ours)
+		l.out = append(l.out, pkt[8:]...)
+		l.finish(ProtoLCP, start, true)
+	case codeDiscard, codeIdent, codeTimeRemai:
+		l.counters.Discarded++
+	default:
+		l.lcp.scj(pkt)
+	}
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package pppoe
+
+const raceEnabled = false
