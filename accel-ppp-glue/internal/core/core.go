@@ -156,7 +156,13 @@ func New(opt Options) (*Daemon, error) {
 		for _, p := range g.Pools {
 			prefixes = append(prefixes, p.Prefix)
 		}
-		pg, err := pool.NewGroup(g.Name, prefixes, []netip.Addr{g.CoreAddress})
+		var exclude []netip.Addr // the group's core address, should a pool hold it
+		for _, p := range prefixes {
+			if p.Contains(g.CoreAddress) {
+				exclude = append(exclude, g.CoreAddress)
+			}
+		}
+		pg, err := pool.NewGroup(g.Name, prefixes, exclude)
 		if err != nil {
 			return nil, fmt.Errorf("line group %s: %w", g.Name, err)
 		}
@@ -181,11 +187,15 @@ func New(opt Options) (*Daemon, error) {
 	rc, err := aaa.NewClient(aaa.ClientConfig{
 		Servers: servers, Timeout: cfg.Radius.Timeout, Retries: cfg.Radius.Retries,
 		NASIdentifier: cfg.Radius.NASIdentifier, NASIPAddress: cfg.ControlPlane.Address,
+		OnLatency: func(server string, took time.Duration) {
+			d.m.radiusLatency.WithLabelValues(server).Observe(took.Seconds())
+		},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("RADIUS client: %w", err)
 	}
 	d.radius = rc
+	d.m.reg.MustRegister(newRadiusCollector(rc.Stats))
 	secret := make([]byte, 32)
 	if _, err := randRead(secret); err != nil {
 		return nil, err

@@ -37,16 +37,12 @@ func (sh *shard) authorize(now time.Time, s *session, e ppp.EvAuth) {
 	go func() {
 		var res *aaa.AccessResult
 		var err error
-		start := time.Now()
 		if d.users != nil {
 			res = d.users.Authenticate(req)
 		} else {
 			ctx, cancel := context.WithTimeout(d.ctx, 60*time.Second)
 			res, err = d.radius.Authenticate(ctx, req)
 			cancel()
-			if err == nil {
-				d.m.radiusLatency.WithLabelValues(res.Server).Observe(time.Since(start).Seconds())
-			}
 		}
 		sh.post(func() { sh.authDone(s, res, err) })
 	}()
@@ -185,6 +181,9 @@ func (d *Daemon) lcpOffload(inst uint32) bool {
 // establish installs the session into its DP instance once IPCP is open.
 func (sh *shard) establish(now time.Time, s *session, e ppp.EvUp) {
 	d := sh.d
+	if s.state != stNegotiating {
+		return // IPCP renegotiated the same address: the session is installed already
+	}
 	if e.Peer != s.rec.IPv4 {
 		sh.teardown(s, causeNASError, true, "IPCP opened with an unexpected address")
 		return

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/aaa"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 )
@@ -101,4 +102,56 @@ func newMetrics() *metrics {
 	f(collectors.NewGoCollector())
 	f(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
+}
+
+// radiusCollector exports the RADIUS client's own counters per server.
+type radiusCollector struct {
+	stats                              func() aaa.Stats
+	requests, responses, retransmits   *prometheus.Desc
+	timeouts, dropped, alive, failover *prometheus.Desc
+}
+
+func newRadiusCollector(stats func() aaa.Stats) *radiusCollector {
+	l := []string{"server", "kind", "address"}
+	return &radiusCollector{
+		stats:       stats,
+		requests:    prometheus.NewDesc("bngcp_radius_requests_total", "RADIUS requests sent (without retransmissions).", l, nil),
+		responses:   prometheus.NewDesc("bngcp_radius_responses_total", "Valid RADIUS replies.", l, nil),
+		retransmits: prometheus.NewDesc("bngcp_radius_retransmissions_total", "RADIUS retransmissions.", l, nil),
+		timeouts:    prometheus.NewDesc("bngcp_radius_timeouts_total", "RADIUS transmissions without a valid reply in time.", l, nil),
+		dropped: prometheus.NewDesc("bngcp_radius_replies_dropped_total",
+			"RADIUS replies dropped, by reason (bad or missing authenticators, malformed, unmatched).", append(l, "reason"), nil),
+		alive:    prometheus.NewDesc("bngcp_radius_server_up", "0 while the server is marked dead.", l, nil),
+		failover: prometheus.NewDesc("bngcp_radius_failovers_total", "Moves to the next RADIUS server within one request.", nil, nil),
+	}
+}
+
+func (c *radiusCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{c.requests, c.responses, c.retransmits, c.timeouts, c.dropped, c.alive, c.failover} {
+		ch <- d
+	}
+}
+
+func (c *radiusCollector) Collect(ch chan<- prometheus.Metric) {
+	st := c.stats()
+	ch <- prometheus.MustNewConstMetric(c.failover, prometheus.CounterValue, float64(st.Failovers))
+	for _, s := range st.Servers {
+		l := []string{s.Name, s.Kind, s.Addr}
+		ch <- prometheus.MustNewConstMetric(c.requests, prometheus.CounterValue, float64(s.Requests), l...)
+		ch <- prometheus.MustNewConstMetric(c.responses, prometheus.CounterValue, float64(s.Responses), l...)
+		ch <- prometheus.MustNewConstMetric(c.retransmits, prometheus.CounterValue, float64(s.Retransmits), l...)
+		ch <- prometheus.MustNewConstMetric(c.timeouts, prometheus.CounterValue, float64(s.Timeouts), l...)
+		for reason, v := range map[string]uint64{
+			"bad_authenticator": s.BadAuthenticator, "missing_message_authenticator": s.MissingMessageAuthenticator,
+			"bad_message_authenticator": s.BadMessageAuthenticator, "malformed": s.Malformed,
+			"unmatched": s.Unmatched, "unexpected_code": s.UnexpectedCode,
+		} {
+			ch <- prometheus.MustNewConstMetric(c.dropped, prometheus.CounterValue, float64(v), append(l, reason)...)
+		}
+		up := 1.0
+		if !s.DeadUntil.IsZero() {
+			up = 0
+		}
+		ch <- prometheus.MustNewConstMetric(c.alive, prometheus.GaugeValue, up, l...)
+	}
 }

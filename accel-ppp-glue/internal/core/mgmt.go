@@ -1,16 +1,17 @@
 package core
 
 import (
+	"net/netip"
+
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/api"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -19,83 +20,32 @@ import (
 // The management API (HTTP and JSON on a unix socket, for bngcpctl) and the
 // Prometheus endpoint.
 
-type sessionView struct {
-	ID             string `json:"id"`
-	State          string `json:"state"`
-	User           string `json:"user"`
-	Instance       uint32 `json:"instance"`
-	AccessPort     string `json:"access_port"`
-	STag           uint16 `json:"stag"`
-	CTag           uint16 `json:"ctag"`
-	MAC            string `json:"mac"`
-	PPPoESessionID uint16 `json:"pppoe_session_id"`
-	IPv4           string `json:"ipv4"`
-	QosProfile     string `json:"qos_profile"`
-	RateDown       uint64 `json:"rate_down"`
-	RateUp         uint64 `json:"rate_up"`
-	AcctSessionID  string `json:"acct_session_id"`
-	Started        string `json:"started"`
-	UpOctets       uint64 `json:"up_octets"`
-	DownOctets     uint64 `json:"down_octets"`
-	UpPackets      uint64 `json:"up_packets"`
-	DownPackets    uint64 `json:"down_packets"`
-	CPSEID         uint64 `json:"cp_seid"`
-	UPSEID         uint64 `json:"up_seid"`
-	CircuitID      string `json:"circuit_id"`
-	RemoteID       string `json:"remote_id"`
-}
-
-type poolView struct {
-	Name      string   `json:"name"`
-	LineGroup string   `json:"line_group"`
-	Prefixes  []string `json:"prefixes"`
-	Size      int      `json:"size"`
-	Used      int      `json:"used"`
-}
-
-type instanceView struct {
-	ID           uint32 `json:"id"`
-	Name         string `json:"name"`
-	Address      string `json:"address"`
-	State        string `json:"state"`
-	RecoveryTime string `json:"recovery_time"`
-	Since        string `json:"since"`
-	Sessions     int    `json:"sessions"`
-	LCPOffload   bool   `json:"lcp_offload"`
-}
-
-func (s *session) view() sessionView {
+func (s *session) view() api.SessionView {
 	r := &s.rec
-	v := sessionView{
+	return api.SessionView{
 		ID: r.ID, State: s.state.String(), User: r.User, Instance: r.Instance, AccessPort: r.AccessPort,
-		STag: r.STag, CTag: r.CTag, MAC: macString(r.MAC), PPPoESessionID: r.PPPoESID,
+		STag: r.STag, CTag: r.CTag, MAC: macString(r.MAC), PPPoESessionID: r.PPPoESID, IPv4: r.IPv4,
 		QosProfile: r.QosProfile, RateDown: r.RateDown, RateUp: r.RateUp, AcctSessionID: r.ID,
-		UpOctets: r.UpOctets, DownOctets: r.DownOctets, UpPackets: r.UpPackets, DownPackets: r.DownPackets,
-		CPSEID: r.CPSEID, UPSEID: r.UPSEID, CircuitID: r.CircuitID, RemoteID: r.RemoteID,
+		Started: r.Started, UpOctets: r.UpOctets, DownOctets: r.DownOctets, UpPackets: r.UpPackets,
+		DownPackets: r.DownPackets, CPSEID: r.CPSEID, UPSEID: r.UPSEID, CircuitID: r.CircuitID,
+		RemoteID: r.RemoteID,
 	}
-	if r.IPv4.IsValid() {
-		v.IPv4 = r.IPv4.String()
-	}
-	if !r.Started.IsZero() {
-		v.Started = r.Started.Format(time.RFC3339)
-	}
-	return v
 }
 
 // snapshot collects every shard's sessions.
-func (d *Daemon) snapshot(ctx context.Context) ([]sessionView, error) {
-	out := make(chan []sessionView, len(d.shards))
+func (d *Daemon) snapshot(ctx context.Context) ([]api.SessionView, error) {
+	out := make(chan []api.SessionView, len(d.shards))
 	for _, sh := range d.shards {
 		sh := sh
 		sh.post(func() {
-			vs := make([]sessionView, 0, len(sh.sessions))
+			vs := make([]api.SessionView, 0, len(sh.sessions))
 			for _, s := range sh.sessions {
 				vs = append(vs, s.view())
 			}
 			out <- vs
 		})
 	}
-	var all []sessionView
+	var all []api.SessionView
 	for range d.shards {
 		select {
 		case vs := <-out:
@@ -108,47 +58,32 @@ func (d *Daemon) snapshot(ctx context.Context) ([]sessionView, error) {
 	return all, nil
 }
 
-func writeJSON(w http.ResponseWriter, code int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	_ = enc.Encode(v)
-}
-
 func writeErr(w http.ResponseWriter, code int, format string, args ...any) {
-	writeJSON(w, code, map[string]string{"error": fmt.Sprintf(format, args...)})
+	api.WriteError(w, code, fmt.Sprintf(format, args...))
 }
 
 func (d *Daemon) mgmtHandler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /v1/sessions", func(w http.ResponseWriter, r *http.Request) {
-		q := r.URL.Query()
-		var inst uint64
-		if v := q.Get("instance"); v != "" {
-			n, err := strconv.ParseUint(v, 10, 32)
-			if err != nil {
-				writeErr(w, http.StatusBadRequest, "instance: not a number: %q", v)
-				return
-			}
-			inst = n
+	mux.HandleFunc("GET "+api.PathSessions, func(w http.ResponseWriter, r *http.Request) {
+		f, err := api.ParseSessionFilter(r.URL.Query())
+		if err != nil {
+			writeErr(w, http.StatusBadRequest, "%v", err)
+			return
 		}
 		all, err := d.snapshot(r.Context())
 		if err != nil {
 			writeErr(w, http.StatusServiceUnavailable, "%v", err)
 			return
 		}
-		out := all[:0]
-		for _, v := range all {
-			if (inst != 0 && uint64(v.Instance) != inst) || (q.Get("user") != "" && v.User != q.Get("user")) ||
-				(q.Get("state") != "" && v.State != q.Get("state")) {
-				continue
+		out := make([]api.SessionView, 0, len(all))
+		for i := range all {
+			if f.Match(&all[i]) {
+				out = append(out, all[i])
 			}
-			out = append(out, v)
 		}
-		writeJSON(w, http.StatusOK, out)
+		api.WriteJSON(w, http.StatusOK, out)
 	})
-	mux.HandleFunc("GET /v1/sessions/{id}", func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("GET "+api.PathSessions+"/{id}", func(w http.ResponseWriter, r *http.Request) {
 		s := d.findByID(r.PathValue("id"))
 		if s == nil {
 			writeErr(w, http.StatusNotFound, "no session %q", r.PathValue("id"))
@@ -159,72 +94,65 @@ func (d *Daemon) mgmtHandler() http.Handler {
 			writeErr(w, http.StatusServiceUnavailable, "%v", err)
 			return
 		}
-		writeJSON(w, http.StatusOK, v)
+		api.WriteJSON(w, http.StatusOK, v)
 	})
-	mux.HandleFunc("DELETE /v1/sessions/{id}", func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("DELETE "+api.PathSessions+"/{id}", func(w http.ResponseWriter, r *http.Request) {
 		s := d.findByID(r.PathValue("id"))
 		if s == nil {
 			writeErr(w, http.StatusNotFound, "no session %q", r.PathValue("id"))
 			return
 		}
-		ok, err := onShard(r.Context(), s, func() bool {
+		type res struct {
+			v  api.SessionView
+			ok bool
+		}
+		out, err := onShard(r.Context(), s, func() res {
 			if s.dead {
-				return false
+				return res{}
 			}
 			s.sh.teardown(s, causeAdminReset, true, "terminated by the operator")
-			return true
+			return res{s.view(), true}
 		})
-		if err != nil || !ok {
+		if err != nil || !out.ok {
 			writeErr(w, http.StatusNotFound, "session %q is already ending", r.PathValue("id"))
 			return
 		}
-		writeJSON(w, http.StatusOK, map[string]string{"terminated": r.PathValue("id")})
+		api.WriteJSON(w, http.StatusOK, out.v)
 	})
-	mux.HandleFunc("GET /v1/pools", func(w http.ResponseWriter, r *http.Request) {
-		var out []poolView
+	mux.HandleFunc("GET "+api.PathPools, func(w http.ResponseWriter, r *http.Request) {
+		var out []api.PoolView
 		for _, g := range d.cfg.LineGroups {
-			size, used := d.pools[g.Name].Usage()
-			v := poolView{Name: g.Name, LineGroup: g.Name, Size: size, Used: used}
 			for _, p := range g.Pools {
-				v.Prefixes = append(v.Prefixes, p.Prefix.String())
-				if v.Name == g.Name {
-					v.Name = p.Name
-				} else {
-					v.Name += "," + p.Name
-				}
+				psize, pused, _ := d.pools[g.Name].PrefixUsage(p.Prefix)
+				out = append(out, api.PoolView{Name: p.Name, LineGroup: g.Name,
+					Prefixes: []netip.Prefix{p.Prefix}, Size: psize, Used: pused})
 			}
-			out = append(out, v)
 		}
-		writeJSON(w, http.StatusOK, out)
+		api.WriteJSON(w, http.StatusOK, out)
 	})
-	mux.HandleFunc("GET /v1/instances", func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("GET "+api.PathInstances, func(w http.ResponseWriter, r *http.Request) {
 		counts := map[uint32]int{}
 		d.idxMu.RLock()
 		for _, s := range d.bySEID {
 			counts[s.rec.Instance]++
 		}
 		d.idxMu.RUnlock()
-		var out []instanceView
+		var out []api.InstanceView
 		d.peerMu.Lock()
 		for _, in := range d.cfg.Instances {
 			p := d.peers[in.ID]
-			v := instanceView{ID: in.ID, Name: in.Name, Address: in.ControlAddress.String(), State: "down",
-				Sessions: counts[in.ID], LCPOffload: p.features.LCPOffload}
+			v := api.InstanceView{ID: in.ID, Name: in.Name, Address: in.ControlAddress.String(), State: "down",
+				Sessions: counts[in.ID], LCPOffload: p.features.LCPOffload, RecoveryTime: p.rts.UTC(),
+				Since: p.since.UTC()}
 			if p.up {
-				v.State = "up"
-			}
-			if !p.rts.IsZero() {
-				v.RecoveryTime = p.rts.UTC().Format(time.RFC3339)
-			}
-			if !p.since.IsZero() {
-				v.Since = p.since.UTC().Format(time.RFC3339)
+				v.State = "associated"
 			}
 			out = append(out, v)
 		}
 		d.peerMu.Unlock()
-		writeJSON(w, http.StatusOK, out)
+		api.WriteJSON(w, http.StatusOK, out)
 	})
-	mux.HandleFunc("GET /v1/stats", func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("GET "+api.PathStats, func(w http.ResponseWriter, r *http.Request) {
 		all, err := d.snapshot(r.Context())
 		if err != nil {
 			writeErr(w, http.StatusServiceUnavailable, "%v", err)
@@ -234,7 +162,8 @@ func (d *Daemon) mgmtHandler() http.Handler {
 		for _, v := range all {
 			byState[v.State]++
 		}
-		writeJSON(w, http.StatusOK, map[string]any{"sessions": len(all), "by_state": byState, "boot": d.boot})
+		api.WriteJSON(w, http.StatusOK, api.Stats{"sessions": len(all), "by_state": byState, "boot": d.boot,
+			"pfcp": d.pf.Stats(), "radius": d.radius.Stats()})
 	})
 	return mux
 }
