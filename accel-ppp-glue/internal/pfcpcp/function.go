@@ -93,6 +93,9 @@ type cacheKey struct {
 	digest uint64
 }
 
+// maxCache caps the answers kept for the DPs' retransmitted reports.
+const maxCache = 1 << 16
+
 type cached struct {
 	answer  []byte
 	expires time.Time
@@ -190,6 +193,9 @@ func New(cfg Config, peers []Peer, h Handler) (*Function, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pfcpcp: %w", err)
 	}
+	// bursts of thousands of requests and answers: best effort, capped by the kernel's rmem_max
+	_ = c.SetReadBuffer(4 << 20)
+	_ = c.SetWriteBuffer(4 << 20)
 	f.conn = c
 	return f, nil
 }
@@ -680,7 +686,9 @@ func (f *Function) onReport(p *peer, m *msg, now time.Time) {
 	}
 	rsp := encReportRsp(m.h.seq, up, cause)
 	f.mu.Lock()
-	f.cache[key] = cached{answer: rsp, expires: now.Add(2 * time.Duration(f.cfg.N1) * f.cfg.T1)}
+	if len(f.cache) < maxCache {
+		f.cache[key] = cached{answer: rsp, expires: now.Add(2 * time.Duration(f.cfg.N1) * f.cfg.T1)}
+	}
 	f.mu.Unlock()
 	f.send(p, rsp)
 	if cause != CauseAccepted {
