@@ -42,6 +42,23 @@
 // the events happened; they may call Establish/Modify/Delete (the queue
 // between the reader and the handler is unbounded, so nothing deadlocks).
 //
+// For the caller (the session manager):
+//
+//   - PeerUp comes after every (re-)association, with the DP's Recovery Time
+//     Stamp: the same time as before means the DP kept its sessions (it was
+//     only unreachable); a new time means it lost them: establish them again
+//     (same CP SEIDs are fine). A restart gives PeerDown first.
+//   - Handler.Usage gets every usage report: the DP's Session Reports and the
+//     reports in Modify and Delete answers (which Modify/Delete also return,
+//     for convenience); count usage in the handler only.
+//   - Sessions established by a previous run of the CP: call Restore so that
+//     the DP's reports for them are answered cause 1 (else cause 65).
+//   - Mod.QueryUsage sends PFCPSMReq-Flags QAURR (all URRs) rather than a
+//     Query URR per id: it works whether or not the session has a URR.
+//   - Mod rates on a session established without rates (no QER): the DP
+//     refuses the Update QER (cause 73, QER 1) and Modify sends Create QER
+//     plus Update PDRs instead.
+//
 // Reserved CP SEIDs: those with bit 63 set belong to this package (the
 // default sessions); the caller's subscriber sessions use the others.
 package pfcpcp

@@ -152,10 +152,13 @@ func New(cfg Config, peers []Peer, h Handler) (*Function, error) {
 	if cfg.RecoveryTime.IsZero() {
 		cfg.RecoveryTime = time.Now()
 	}
-	if !cfg.NodeID.IsValid() {
-		return nil, errors.New("pfcpcp: NodeID is required")
-	}
 	cfg.NodeID = cfg.NodeID.Unmap()
+	if !cfg.NodeID.Is4() {
+		return nil, errors.New("pfcpcp: NodeID must be an IPv4 address (docs/dp/pfcp.md: F-SEID V4)")
+	}
+	if !cfg.Local.IsValid() {
+		cfg.Local = netip.AddrPortFrom(netip.IPv4Unspecified(), 8805)
+	}
 	if !cfg.Redirect.Addr().Unmap().Is4() || cfg.Redirect.Port() == 0 {
 		return nil, errors.New("pfcpcp: Redirect must be an IPv4 address and port")
 	}

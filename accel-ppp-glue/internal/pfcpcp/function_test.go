@@ -411,3 +411,36 @@ func TestConcurrentEstablish(t *testing.T) {
 		t.Fatalf("stats %+v", st)
 	}
 }
+
+func TestNewRejectsBadConfig(t *testing.T) {
+	good := fastConfig()
+	peers := []Peer{{Instance: 1, Addr: netip.MustParseAddrPort("127.0.0.1:8805")}}
+	for name, c := range map[string]func(*Config, *[]Peer){
+		"no node id":      func(c *Config, _ *[]Peer) { c.NodeID = netip.Addr{} },
+		"ipv6 node id":    func(c *Config, _ *[]Peer) { c.NodeID = netip.MustParseAddr("2001:db8::1") },
+		"no redirect":     func(c *Config, _ *[]Peer) { c.Redirect = netip.AddrPort{} },
+		"redirect port 0": func(c *Config, _ *[]Peer) { c.Redirect = netip.MustParseAddrPort("10.0.0.1:0") },
+		"duplicate inst": func(_ *Config, p *[]Peer) {
+			*p = append(*p, Peer{Instance: 1, Addr: netip.MustParseAddrPort("127.0.0.2:8805")})
+		},
+		"duplicate addr": func(_ *Config, p *[]Peer) {
+			*p = append(*p, Peer{Instance: 2, Addr: netip.MustParseAddrPort("127.0.0.1:8805")})
+		},
+		"peer without port": func(_ *Config, p *[]Peer) {
+			*p = []Peer{{Instance: 1, Addr: netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), 0)}}
+		},
+	} {
+		cfg := good
+		ps := append([]Peer(nil), peers...)
+		c(&cfg, &ps)
+		if f, err := New(cfg, ps, nopHandler{}); err == nil {
+			_ = f.conn.Close()
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	f, err := New(good, peers, nopHandler{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = f.conn.Close()
+}
