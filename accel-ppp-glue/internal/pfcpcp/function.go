@@ -440,6 +440,15 @@ func (f *Function) downLocked(p *peer, now, retry time.Time) {
 	f.poke()
 }
 
+// retryAt: at once after a timeout (the next round of N1 transmissions),
+// one heartbeat interval after an error answer (no busy loop).
+func (f *Function) retryAt(err error, now time.Time) time.Time {
+	if errors.Is(err, ErrTimeout) {
+		return now
+	}
+	return now.Add(f.cfg.Heartbeat)
+}
+
 func (f *Function) poke() {
 	select {
 	case f.wake <- struct{}{}:
@@ -479,7 +488,7 @@ func (f *Function) assocAnswerLocked(p *peer, gen uint64, m *msg, err error, now
 	}
 	p.busy = false
 	if err != nil {
-		f.downLocked(p, now, now)
+		f.downLocked(p, now, f.retryAt(err, now))
 		return nil
 	}
 	c, err := m.cause()
@@ -513,7 +522,7 @@ func (f *Function) onDefaultAnswer(p *peer, gen uint64, m *msg, err error) {
 	}
 	p.busy = false
 	if err != nil {
-		f.downLocked(p, now, now)
+		f.downLocked(p, now, f.retryAt(err, now))
 		return
 	}
 	c, err := m.cause()
@@ -545,7 +554,7 @@ func (f *Function) onHeartbeatAnswer(p *peer, gen uint64, m *msg, err error) {
 	}
 	p.busy = false
 	if err != nil {
-		f.downLocked(p, now, now)
+		f.downLocked(p, now, f.retryAt(err, now))
 		return
 	}
 	if rts, ok := m.rts(); ok && p.hasRTS && rts != p.rts {
@@ -634,7 +643,7 @@ func (f *Function) dispatch(p *peer, m *msg, now time.Time) {
 		}
 		f.mu.Unlock()
 		if m.h.typ == msgVersionNotSupp {
-			r.cb(nil, errors.New("pfcpcp: the DP does not support PFCP version 1"))
+			r.cb(nil, ErrVersionNotSupported)
 			return
 		}
 		if c, err := m.cause(); err == nil {

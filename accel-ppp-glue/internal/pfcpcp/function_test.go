@@ -444,3 +444,29 @@ func TestNewRejectsBadConfig(t *testing.T) {
 	}
 	_ = f.conn.Close()
 }
+
+// A DP that answers Version Not Supported is retried once per heartbeat
+// interval, not in a busy loop.
+func TestVersionNotSupportedNoBusyLoop(t *testing.T) {
+	dp := newFakeDP(t)
+	rec := newRecorder()
+	cfg := fastConfig()
+	cfg.Heartbeat = 300 * time.Millisecond
+	startFunction(t, cfg, []Peer{{Instance: 1, Addr: dp.addr()}}, rec)
+	n := 0
+	end := time.Now().Add(time.Second)
+	for time.Now().Before(end) {
+		_, m, ok := dp.tryRecv(time.Until(end))
+		if !ok {
+			break
+		}
+		n++
+		b := []byte{0x20, msgVersionNotSupp, 0, 4, 0, 0, 0, 0}
+		setSeq(b, m.h.seq)
+		dp.send(b)
+	}
+	if n < 2 || n > 6 {
+		t.Fatalf("%d association requests in 1 s with a 300 ms retry", n)
+	}
+	rec.wait(t, "down", time.Second)
+}

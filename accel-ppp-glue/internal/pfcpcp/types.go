@@ -106,11 +106,12 @@ func (e *CauseError) Error() string {
 
 // Errors of the API.
 var (
-	ErrTimeout        = errors.New("pfcpcp: no answer after N1 transmissions")
-	ErrNotAssociated  = errors.New("pfcpcp: DP not associated")
-	ErrUnknownPeer    = errors.New("pfcpcp: unknown DP instance")
-	ErrClosed         = errors.New("pfcpcp: function stopped")
-	ErrInvalidSession = errors.New("pfcpcp: invalid session")
+	ErrTimeout             = errors.New("pfcpcp: no answer after N1 transmissions")
+	ErrNotAssociated       = errors.New("pfcpcp: DP not associated")
+	ErrUnknownPeer         = errors.New("pfcpcp: unknown DP instance")
+	ErrClosed              = errors.New("pfcpcp: function stopped")
+	ErrInvalidSession      = errors.New("pfcpcp: invalid session")
+	ErrVersionNotSupported = errors.New("pfcpcp: the DP answered Version Not Supported")
 )
 
 // PeerStatus is one DP's state for the management API and metrics.
