@@ -241,7 +241,7 @@ func TestDPHeartbeatAndReports(t *testing.T) {
 
 	// the DP's heartbeat: answered with our recovery time stamp and its sequence number
 	dp.send(marshalMsg(msgHeartbeatReq, false, 0, 0x123456, []*ie.IE{ie.New(ieRecoveryTS, u32(dpRTS))}))
-	b, _ := dp.recv(time.Second)
+	b, _ := dp.recvType(msgHeartbeatRsp, time.Second)
 	if want := unhex(t, "2002000c"+"123456"+"00"+"00600004"+hexU32(toNTP(time.Unix(1600000000, 0)))); !bytes.Equal(b, want) {
 		t.Fatalf("heartbeat answer %x, want %x", b, want)
 	}
@@ -254,7 +254,7 @@ func TestDPHeartbeatAndReports(t *testing.T) {
 		ie.New(ieVolumeMeas, unhex(t, "3f"+"0000000000001770"+"00000000000003e8"+"0000000000001388"+"000000000000003c"+"000000000000000a"+"0000000000000032")))
 	rep := marshalMsg(msgSessReportReq, true, 0x1001, 77, []*ie.IE{ie.New(ieReportType, []byte{reportTypeUSAR}), usage})
 	dp.send(rep)
-	b, _ = dp.recv(time.Second)
+	b, _ = dp.recvType(msgSessReportRsp, time.Second)
 	want := unhex(t, "21390011"+"0000abcd00000001"+"00004d"+"00"+"0013000101")
 	if !bytes.Equal(b, want) {
 		t.Fatalf("report answer %x, want %x", b, want)
@@ -265,20 +265,20 @@ func TestDPHeartbeatAndReports(t *testing.T) {
 	}
 	// the DP did not get our answer and sends the same report again: same answer, no second event
 	dp.send(rep)
-	b2, _ := dp.recv(time.Second)
+	b2, _ := dp.recvType(msgSessReportRsp, time.Second)
 	if !bytes.Equal(b2, want) {
 		t.Fatalf("answer to the retransmission %x", b2)
 	}
 	// LCP dead
 	lcp := lcpConnIE(&LCPConnectivity{Interval: 30, Count: 3, TxMagic: 1, RxMagic: 2})
 	dp.send(marshalMsg(msgSessReportReq, true, 0x1001, 78, []*ie.IE{ie.New(ieReportType, []byte{reportTypeUPIR}), lcp}))
-	dp.recv(time.Second)
+	dp.recvType(msgSessReportRsp, time.Second)
 	if e := rec.wait(t, "dead", time.Second); e.seid != 0x1001 || e.inst != 1 {
 		t.Fatalf("dead %+v", e)
 	}
 	// an unknown CP SEID: cause 65, SEID 0
 	dp.send(marshalMsg(msgSessReportReq, true, 0x4444, 79, []*ie.IE{ie.New(ieReportType, []byte{reportTypeUPIR}), lcp}))
-	b, _ = dp.recv(time.Second)
+	b, _ = dp.recvType(msgSessReportRsp, time.Second)
 	if want := unhex(t, "21390011"+"0000000000000000"+"00004f"+"00"+"0013000141"); !bytes.Equal(b, want) {
 		t.Fatalf("unknown SEID answer %x, want %x", b, want)
 	}
