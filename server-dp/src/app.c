@@ -45,6 +45,10 @@ pfcp_setup(struct app *a, char *err, size_t errlen)
 	uc.node_ipv4 = a->cfg->instance.control_address;
 	uc.cp_ip = a->cfg->instance.cp_address;
 	uc.cp_port = 8805;
+	/* What docs/dp/pfcp.md section 4 announces: MNOP (packet counts in usage
+	 * reports), PPPoE and LCP keepalive offload. */
+	uc.up_features[2] = 0x10;
+	uc.bbf_features = PFCP_BBF_UPF_PPPOE | PFCP_BBF_UPF_LCP_KEEPALIVE_OFFLOAD;
 	uc.recovery_unix_s = (uint32_t)a->start_time;
 	uc.wall_offset_ms = (int64_t)((uint64_t)tv.tv_sec * 1000 + (uint64_t)tv.tv_usec / 1000) -
 			    (int64_t)control_now_ms();

@@ -651,6 +651,13 @@ def test_pfcp_on_the_wire_decodes_in_tshark(dp, cp, tmp_path):
     assert vals(dele, "pfcp.volume_measurement.tovol") == ["0"]
 
 
+def test_association_announces_the_profiles_features(dp, cp):
+    """The live Association Setup Response announces PPPoE and LCP keepalive offload in
+    BBF UP Function Features (docs/dp/pfcp.md section 4): the CP hands LCP echoes to the
+    DP only when it sees the offload bit."""
+    assert getattr(cp, "dp_features", None) == {"pppoe": True, "lcp_keepalive_offload": True}
+
+
 def test_pfcp_datagrams_from_strangers_are_dropped(dp, cp):
     from scapy.contrib import pfcp as P
 

@@ -35,6 +35,10 @@ type ClientConfig struct {
 	NASIdentifier string
 	NASIPAddress  netip.Addr // not sent when invalid
 
+	// LocalAddr is the source address of requests (the NAS's address, which
+	// the server's client list knows); invalid = the kernel's choice.
+	LocalAddr netip.Addr
+
 	// Source sockets per server address: Sockets are opened at first use,
 	// more (up to MaxSockets) when all 256 identifiers of each are in flight.
 	Sockets    int // default 4
@@ -99,10 +103,10 @@ func NewClient(cfg ClientConfig) (*Client, error) {
 			name = fmt.Sprintf("server%d", i)
 		}
 		if s.Auth.IsValid() {
-			c.auth = append(c.auth, newEndpoint(name, "auth", s.Auth, s.Secret, cfg.Sockets, cfg.MaxSockets))
+			c.auth = append(c.auth, newEndpoint(name, "auth", s.Auth, s.Secret, cfg.Sockets, cfg.MaxSockets, cfg.LocalAddr))
 		}
 		if s.Acct.IsValid() {
-			c.acct = append(c.acct, newEndpoint(name, "acct", s.Acct, s.Secret, cfg.Sockets, cfg.MaxSockets))
+			c.acct = append(c.acct, newEndpoint(name, "acct", s.Acct, s.Secret, cfg.Sockets, cfg.MaxSockets, cfg.LocalAddr))
 		}
 	}
 	return c, nil

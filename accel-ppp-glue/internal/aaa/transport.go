@@ -27,6 +27,7 @@ type endpoint struct {
 	kind   string // "auth" or "acct"
 	addr   netip.AddrPort
 	secret []byte
+	local  netip.Addr // source address, invalid = any
 
 	sem        chan struct{} // one token per identifier that may be in flight
 	maxSockets int
@@ -68,9 +69,9 @@ type pending struct {
 	done      bool
 }
 
-func newEndpoint(name, kind string, addr netip.AddrPort, secret []byte, initial, maxSockets int) *endpoint {
+func newEndpoint(name, kind string, addr netip.AddrPort, secret []byte, initial, maxSockets int, local netip.Addr) *endpoint {
 	return &endpoint{
-		name: name, kind: kind, addr: addr, secret: secret,
+		name: name, kind: kind, addr: addr, secret: secret, local: local,
 		sem:        make(chan struct{}, maxSockets*256),
 		maxSockets: maxSockets,
 		initial:    initial,
@@ -79,7 +80,11 @@ func newEndpoint(name, kind string, addr netip.AddrPort, secret []byte, initial,
 }
 
 func (e *endpoint) openSock() (*sock, error) {
-	c, err := net.DialUDP("udp", nil, net.UDPAddrFromAddrPort(e.addr))
+	var laddr *net.UDPAddr
+	if e.local.IsValid() {
+		laddr = net.UDPAddrFromAddrPort(netip.AddrPortFrom(e.local, 0))
+	}
+	c, err := net.DialUDP("udp", laddr, net.UDPAddrFromAddrPort(e.addr))
 	if err != nil {
 		return nil, err
 	}

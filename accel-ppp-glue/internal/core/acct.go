@@ -77,13 +77,13 @@ func (d *Daemon) acctWorker(ch chan acctJob) {
 // Acct-Interim-Interval is honoured at that granularity.
 func (sh *shard) usage(s *session, u pfcpcp.Usage) {
 	d := sh.d
-	if s.dead || s.state != stEstablished {
-		if !s.dead {
-			addUsage(&s.rec, u)
-		}
-		return
+	if s.stopped {
+		return // the Accounting-Stop has gone out with the totals
 	}
 	addUsage(&s.rec, u)
+	if s.dead || s.state != stEstablished {
+		return
+	}
 	rec := s.rec
 	go func() {
 		if err := d.persist(&rec); err != nil {

@@ -187,6 +187,7 @@ func New(opt Options) (*Daemon, error) {
 	rc, err := aaa.NewClient(aaa.ClientConfig{
 		Servers: servers, Timeout: cfg.Radius.Timeout, Retries: cfg.Radius.Retries,
 		NASIdentifier: cfg.Radius.NASIdentifier, NASIPAddress: cfg.ControlPlane.Address,
+		LocalAddr: cfg.ControlPlane.Address,
 		OnLatency: func(server string, took time.Duration) {
 			d.m.radiusLatency.WithLabelValues(server).Observe(took.Seconds())
 		},

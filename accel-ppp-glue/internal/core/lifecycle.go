@@ -335,8 +335,11 @@ func (sh *shard) finishTeardown(s *session, up uint64, cause int) {
 		}
 		sh.post(func() {
 			for _, u := range usage {
-				addUsage(&s.rec, u)
+				if u.Trigger&pfcpcp.TriggerTERMR != 0 {
+					addUsage(&s.rec, u)
+				}
 			}
+			s.stopped = true
 			if s.rec.AcctStarted {
 				d.account(s, aaa.AcctStop, cause)
 			}

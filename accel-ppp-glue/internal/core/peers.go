@@ -73,6 +73,9 @@ func (d *Daemon) PeerDown(inst uint32) {
 
 // Usage is a usage report from a DP.
 func (d *Daemon) Usage(inst uint32, cpSEID uint64, u pfcpcp.Usage) {
+	if u.Trigger&pfcpcp.TriggerTERMR != 0 {
+		return // a deletion's final report: finishTeardown counts it from the answer
+	}
 	s := d.lookupSEID(cpSEID)
 	if s == nil {
 		d.m.drops.WithLabelValues("usage_unknown_session").Inc()

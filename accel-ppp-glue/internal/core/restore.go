@@ -160,6 +160,9 @@ func (d *Daemon) restore() error {
 		sh.sessions[s.key] = s
 		sh.byLine[lk] = s
 		d.index(s, true)
+		if r.Established && r.UPSEID != 0 {
+			d.pf.Restore(r.Instance, r.CPSEID, r.UPSEID) // so the DP's reports find it
+		}
 		d.m.sessions.WithLabelValues(stEstablished.String()).Inc()
 	}
 	return nil

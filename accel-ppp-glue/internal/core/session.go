@@ -78,10 +78,11 @@ func causeName(c int) string {
 // that shard's goroutine reads or writes it (results of RADIUS and PFCP
 // calls come back to the shard as closures).
 type session struct {
-	sh    *shard
-	key   sessKey
-	state state
-	dead  bool // torn down; late results must clean up after themselves
+	sh      *shard
+	key     sessKey
+	state   state
+	dead    bool // torn down; late results must clean up after themselves
+	stopped bool // Accounting-Stop sent: later usage reports are too late
 
 	inst       *config.Instance
 	line       *config.Line

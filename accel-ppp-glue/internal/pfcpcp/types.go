@@ -1,0 +1,146 @@
+package pfcpcp
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"time"
+)
+
+// Config configures the control-plane function.
+type Config struct {
+	Local        netip.AddrPort // bind (CP address:8805)
+	NodeID       netip.Addr     // our Node ID, also the address in our F-SEIDs
+	Redirect     netip.AddrPort // CP VXLAN endpoint for the default session's Outer Header Creation (IPv4)
+	T1           time.Duration  // retransmission interval (default 3 s)
+	N1           int            // transmissions of a request (default 3)
+	Heartbeat    time.Duration  // heartbeat interval (default 5 s)
+	RecoveryTime time.Time      // this CP's start (zero: now)
+	URRPeriod    time.Duration  // periodic usage reports (interim source), 0 = none
+}
+
+// Peer is one DP instance.
+type Peer struct {
+	Instance uint32
+	Addr     netip.AddrPort
+}
+
+// Features are what a DP announced in its Association Setup Response.
+type Features struct {
+	LCPOffload bool // BBF UP Function Features: LCP keepalive offload
+	PPPoE      bool // BBF UP Function Features: PPPoE
+	MNOP       bool // UP Function Features: packet counts in usage reports
+}
+
+// Handler receives the DPs' events. Its methods run on one goroutine, in order.
+type Handler interface {
+	PeerUp(inst uint32, rts time.Time, f Features) // associated (again); default session installed
+	PeerDown(inst uint32)                          // N1 heartbeats lost, the association failed, or the DP restarted
+	Usage(inst uint32, cpSEID uint64, u Usage)     // Session Report USAR, and usage in modification/deletion answers
+	LCPDead(inst uint32, cpSEID uint64)            // Session Report UPIR + BBF PPP LCP Connectivity
+}
+
+// Session is one subscriber session as the DP gets it.
+type Session struct {
+	CPSEID         uint64 // the caller's; bit 63 must be clear
+	LogicalPort    string // "" = any port of the line
+	STag, CTag     uint16
+	MAC            [6]byte
+	PPPoESessionID uint16
+	IPv4           netip.Addr
+	QosProfile     string // "" = the line group's
+	UpMBR, UpGBR   uint64 // bit/s, 0 = the profile's
+	DownMBR        uint64 // bit/s, 0 = the profile's
+	MTU            uint16 // 0 = not sent (the DP's default 1492)
+	LCP            *LCPConnectivity
+}
+
+// LCPConnectivity are the LCP keepalive offload parameters (TR-459).
+type LCPConnectivity struct {
+	Interval uint16 // seconds between echo requests
+	Count    uint8  // unanswered echoes before the link is dead
+	TxMagic  uint32 // the BNG's magic number
+	RxMagic  uint32 // the CPE's
+}
+
+// Usage is one usage report. Octets and packets count since the previous
+// report of the same URR. Trigger holds the Usage Report Trigger octets
+// (TriggerPERIO, TriggerVOLTH, TriggerIMMER, TriggerTERMR).
+type Usage struct {
+	URRID, Seq           uint32
+	Trigger              uint32
+	Start, End           time.Time
+	ULOctets, DLOctets   uint64
+	ULPackets, DLPackets uint64
+}
+
+// Mod is a Session Modification. Rates: when any of UpMBR, UpGBR, DownMBR is
+// set, the session's QER gets all three (nil = 0 = the profile's).
+type Mod struct {
+	QosProfile            *string
+	UpMBR, UpGBR, DownMBR *uint64
+	LCP                   *LCPConnectivity // new LCP keepalive offload parameters
+	LCPOff                bool             // turn LCP keepalive offload off (wins over LCP)
+	QueryUsage            bool             // ask for the usage now (PFCPSMReq-Flags QAURR)
+}
+
+// CauseError is a PFCP refusal.
+type CauseError struct {
+	Cause          uint8
+	OffendingIE    uint16 // 0 = none
+	FailedRule     uint32 // with HasFailedRule
+	FailedRuleType uint8  // 0 PDR, 1 FAR, 2 QER, 3 URR
+	HasFailedRule  bool
+}
+
+func (e *CauseError) Error() string {
+	s := fmt.Sprintf("pfcpcp: refused with cause %d", e.Cause)
+	if e.OffendingIE != 0 {
+		s += fmt.Sprintf(", offending IE %d", e.OffendingIE)
+	}
+	if e.HasFailedRule {
+		s += fmt.Sprintf(", failed rule %d/%d", e.FailedRuleType, e.FailedRule)
+	}
+	return s
+}
+
+// Errors of the API.
+var (
+	ErrTimeout             = errors.New("pfcpcp: no answer after N1 transmissions")
+	ErrNotAssociated       = errors.New("pfcpcp: DP not associated")
+	ErrUnknownPeer         = errors.New("pfcpcp: unknown DP instance")
+	ErrClosed              = errors.New("pfcpcp: function stopped")
+	ErrInvalidSession      = errors.New("pfcpcp: invalid session")
+	ErrVersionNotSupported = errors.New("pfcpcp: the DP answered Version Not Supported")
+)
+
+// PeerStatus is one DP's state for the management API and metrics.
+type PeerStatus struct {
+	Instance     uint32
+	Addr         netip.AddrPort
+	State        string    // "associating", "installing", "up"
+	RecoveryTime time.Time // the DP's (zero before the first association)
+	Since        time.Time // when State was entered
+	Features     Features
+	Restarts     uint64 // restarts seen (new recovery time stamp)
+	HeartbeatsTx uint64
+	HeartbeatsRx uint64 // heartbeat requests from the DP, answered
+	Reports      uint64 // session report requests from the DP
+	Timeouts     uint64 // requests to this DP that got no answer
+}
+
+// Stats are the function's counters (monotonic, except Pending).
+type Stats struct {
+	Requests        map[string]uint64 // sent, by message name (first transmissions)
+	Answers         map[uint8]uint64  // answers to our requests, by cause
+	Retransmissions uint64            // our requests sent again
+	Timeouts        uint64            // our requests never answered
+	Unexpected      uint64            // answers to no pending request (duplicates, late, wrong peer)
+	Received        map[string]uint64 // requests from DPs, by message name
+	Duplicates      uint64            // DP requests answered from the cache
+	UnknownSEID     uint64            // reports for a session we do not know (answered cause 65)
+	NotAllowed      uint64            // datagrams from unconfigured addresses
+	Malformed       uint64            // datagrams that did not decode
+	Unhandled       uint64            // messages of a type we do not serve
+	Pending         uint64            // requests waiting for an answer now
+}

@@ -1,0 +1,453 @@
+package pfcpcp
+
+import (
+	"encoding/binary"
+	"net/netip"
+	"time"
+
+	"github.com/wmnsk/go-pfcp/ie"
+	"github.com/wmnsk/go-pfcp/message"
+)
+
+// Message types (29.244 7.3).
+const (
+	msgHeartbeatReq          = 1
+	msgHeartbeatRsp          = 2
+	msgAssocSetupReq         = 5
+	msgAssocSetupRsp         = 6
+	msgVersionNotSupp        = 11
+	msgSessEstReq            = 50
+	msgSessEstRsp            = 51
+	msgSessModReq            = 52
+	msgSessModRsp            = 53
+	msgSessDelReq            = 54
+	msgSessDelRsp            = 55
+	msgSessReportReq         = 56
+	msgSessReportRsp         = 57
+	enterpriseBBF     uint16 = 3561
+)
+
+// IE types used by the profile (29.244 8.1.2 and TR-459).
+const (
+	ieCreatePDR        = 1
+	iePDI              = 2
+	ieCreateFAR        = 3
+	ieForwardingParams = 4
+	ieCreateURR        = 6
+	ieCreateQER        = 7
+	ieUpdatePDR        = 9
+	ieUpdateFAR        = 10
+	ieUpdateFwdParams  = 11
+	ieUpdateQER        = 14
+	ieCause            = 19
+	ieSourceInterface  = 20
+	ieGateStatus       = 25
+	ieMBR              = 26
+	ieGBR              = 27
+	iePrecedence       = 29
+	ieReportingTrig    = 37
+	ieReportType       = 39
+	ieOffendingIE      = 40
+	ieForwardingPolicy = 41
+	ieDestInterface    = 42
+	ieUPFeatures       = 43
+	ieApplyAction      = 44
+	ieSMReqFlags       = 49
+	iePDRID            = 56
+	ieFSEID            = 57
+	ieNodeID           = 60
+	ieMeasMethod       = 62
+	ieUsageRepTrigger  = 63
+	ieMeasPeriod       = 64
+	ieVolumeMeas       = 66
+	ieDurationMeas     = 67
+	ieStartTime        = 75
+	ieEndTime          = 76
+	ieUsageRepMod      = 78
+	ieUsageRepDel      = 79
+	ieUsageRepReport   = 80
+	ieURRID            = 81
+	ieOHC              = 84
+	ieCPFeatures       = 89
+	ieUEIPAddress      = 93
+	ieRecoveryTS       = 96
+	ieURSEQN           = 104
+	ieFARID            = 108
+	ieQERID            = 109
+	ieFailedRuleID     = 114
+	ieEthPacketFilter  = 132
+	ieMACAddress       = 133
+	ieCTAG             = 134
+	ieSTAG             = 135
+	ieEthertype        = 136
+
+	ieBBFUPFeatures  = 32768
+	ieBBFLogicalPort = 32769
+	ieBBFOHC         = 32770
+	ieBBFOHR         = 32771
+	ieBBFPPPoESID    = 32772
+	ieBBFPPPProtocol = 32773
+	ieBBFVerifTimers = 32774
+	ieBBFLCPMagic    = 32775
+	ieBBFMTU         = 32776
+	ieBBFLCPConn     = 32780
+)
+
+// Causes (29.244 8.2.1) the package names.
+const (
+	CauseAccepted              = 1
+	CauseRequestRejected       = 64
+	CauseSessionNotFound       = 65
+	CauseNoAssociation         = 72
+	CauseRuleFailure           = 73
+	reportTypeUSAR       uint8 = 0x02
+	reportTypeUPIR       uint8 = 0x08
+	smReqFlagQAURR       uint8 = 0x04
+)
+
+// Usage Report Trigger bits as Usage.Trigger holds them: octet 5 of the IE
+// in bits 0-7, octet 6 in bits 8-15, octet 7 in bits 16-23.
+const (
+	TriggerPERIO uint32 = 0x01
+	TriggerVOLTH uint32 = 0x02
+	TriggerIMMER uint32 = 0x80
+	TriggerTERMR uint32 = 0x0800
+)
+
+// ntpOffset: seconds from 1900-01-01 to 1970-01-01 (RFC 5905).
+const ntpOffset = 2208988800
+
+func toNTP(t time.Time) uint32 { return uint32(t.Unix() + ntpOffset) }
+
+func fromNTP(s uint32) time.Time {
+	// Era 0 only (until 2036); times before 1970 are not produced by a DP.
+	return time.Unix(int64(s)-ntpOffset, 0).UTC()
+}
+
+func u16(v uint16) []byte { return binary.BigEndian.AppendUint16(nil, v) }
+func u32(v uint32) []byte { return binary.BigEndian.AppendUint32(nil, v) }
+
+func bbf(typ uint16, val []byte) *ie.IE { return ie.NewVendorSpecificIE(typ, enterpriseBBF, val) }
+
+// raw returns the bytes of a marshalled IE (for vendor grouped IEs).
+func raw(i *ie.IE) []byte {
+	b, err := i.Marshal()
+	if err != nil {
+		panic("pfcpcp: marshal of a locally built IE: " + err.Error()) // our own IEs: a bug, not input
+	}
+	return b
+}
+
+func group(typ uint16, children ...*ie.IE) *ie.IE { return ie.NewGroupedIE(typ, children...) }
+
+func nodeIDIE(a netip.Addr) *ie.IE {
+	if a.Is4() {
+		b := a.As4()
+		return ie.New(ieNodeID, append([]byte{0}, b[:]...))
+	}
+	b := a.As16()
+	return ie.New(ieNodeID, append([]byte{1}, b[:]...))
+}
+
+func fseidIE(seid uint64, a netip.Addr) *ie.IE {
+	v := make([]byte, 0, 25)
+	if a.Is4() {
+		v = append(v, 0x02)
+		v = binary.BigEndian.AppendUint64(v, seid)
+		b := a.As4()
+		return ie.New(ieFSEID, append(v, b[:]...))
+	}
+	v = append(v, 0x01)
+	v = binary.BigEndian.AppendUint64(v, seid)
+	b := a.As16()
+	return ie.New(ieFSEID, append(v, b[:]...))
+}
+
+func rtsIE(t time.Time) *ie.IE { return ie.New(ieRecoveryTS, u32(toNTP(t))) }
+
+func vlanIE(typ uint16, vid uint16) *ie.IE {
+	// flags: VID only; VID bits 11-8 in bits 8-5 of the second octet.
+	return ie.New(typ, []byte{0x04, byte(vid>>8) << 4, byte(vid)})
+}
+
+// rate5 encodes a UL/DL pair of 5-octet kbit/s values (MBR, GBR).
+func rate5(typ uint16, ul, dl uint64) *ie.IE {
+	v := make([]byte, 10)
+	put40(v[0:5], ul)
+	put40(v[5:10], dl)
+	return ie.New(typ, v)
+}
+
+func put40(b []byte, v uint64) {
+	if v > 0xffffffffff {
+		v = 0xffffffffff
+	}
+	b[0] = byte(v >> 32)
+	binary.BigEndian.PutUint32(b[1:], uint32(v))
+}
+
+// kbps converts bit/s to kbit/s, rounding up so that a small rate never
+// turns into 0 (which means "the QoS profile's").
+func kbps(bps uint64) uint64 {
+	if bps == 0 {
+		return 0
+	}
+	return (bps-1)/1000 + 1
+}
+
+func forwardingPolicyIE(name string) *ie.IE {
+	return ie.New(ieForwardingPolicy, append([]byte{byte(len(name))}, name...))
+}
+
+func lcpConnIE(l *LCPConnectivity) *ie.IE {
+	if l == nil {
+		return bbf(ieBBFLCPConn, nil) // length 2: offload off
+	}
+	t := raw(bbf(ieBBFVerifTimers, []byte{byte(l.Interval >> 8), byte(l.Interval), l.Count}))
+	m := raw(bbf(ieBBFLCPMagic, append(u32(l.TxMagic), u32(l.RxMagic)...)))
+	return bbf(ieBBFLCPConn, append(t, m...))
+}
+
+func marshalMsg(typ uint8, withSEID bool, seid uint64, seq uint32, ies []*ie.IE) []byte {
+	var m *message.Generic
+	if withSEID {
+		m = message.NewGeneric(typ, seid, seq, ies...)
+	} else {
+		m = message.NewGenericWithoutSEID(typ, seq, ies...)
+	}
+	b, err := m.Marshal()
+	if err != nil {
+		panic("pfcpcp: marshal of a locally built message: " + err.Error())
+	}
+	return b
+}
+
+// setSeq writes a 24-bit sequence number into an encoded message.
+func setSeq(b []byte, seq uint32) {
+	off := 4
+	if b[0]&1 != 0 {
+		off = 12
+	}
+	b[off] = byte(seq >> 16)
+	b[off+1] = byte(seq >> 8)
+	b[off+2] = byte(seq)
+}
+
+func (f *Function) encAssocSetup(seq uint32) []byte {
+	return marshalMsg(msgAssocSetupReq, false, 0, seq, []*ie.IE{
+		nodeIDIE(f.cfg.NodeID),
+		rtsIE(f.cfg.RecoveryTime),
+		ie.New(ieCPFeatures, []byte{0}),
+	})
+}
+
+func (f *Function) encHeartbeat(typ uint8, seq uint32) []byte {
+	return marshalMsg(typ, false, 0, seq, []*ie.IE{rtsIE(f.cfg.RecoveryTime)})
+}
+
+// encEstablish builds the subscriber's Session Establishment Request of
+// docs/dp/pfcp.md section 6.
+func (f *Function) encEstablish(seq uint32, s *Session) []byte {
+	rates := s.UpMBR != 0 || s.UpGBR != 0 || s.DownMBR != 0
+	urr := f.cfg.URRPeriod > 0
+
+	mac := append([]byte{0x01}, s.MAC[:]...)
+	eth := group(ieEthPacketFilter,
+		ie.New(ieMACAddress, mac),
+		ie.New(ieEthertype, u16(0x8864)),
+		vlanIE(ieCTAG, s.CTag),
+		vlanIE(ieSTAG, s.STag),
+	)
+	pdiUp := []*ie.IE{ie.New(ieSourceInterface, []byte{0}), eth}
+	if s.LogicalPort != "" {
+		pdiUp = append(pdiUp, bbf(ieBBFLogicalPort, []byte(s.LogicalPort)))
+	}
+	pdiUp = append(pdiUp,
+		bbf(ieBBFPPPoESID, u16(s.PPPoESessionID)),
+		bbf(ieBBFPPPProtocol, []byte{0x01, 0x00, 0x21}),
+	)
+	up := []*ie.IE{
+		ie.New(iePDRID, u16(1)),
+		ie.New(iePrecedence, u32(100)),
+		group(iePDI, pdiUp...),
+		bbf(ieBBFOHR, []byte{3}),
+		ie.New(ieFARID, u32(1)),
+	}
+	ip := s.IPv4.As4()
+	down := []*ie.IE{
+		ie.New(iePDRID, u16(2)),
+		ie.New(iePrecedence, u32(100)),
+		group(iePDI,
+			ie.New(ieSourceInterface, []byte{1}),
+			ie.New(ieUEIPAddress, append([]byte{0x06}, ip[:]...)),
+		),
+		ie.New(ieFARID, u32(2)),
+	}
+	if urr {
+		up = append(up, ie.New(ieURRID, u32(1)))
+		down = append(down, ie.New(ieURRID, u32(1)))
+	}
+	if rates {
+		up = append(up, ie.New(ieQERID, u32(1)))
+		down = append(down, ie.New(ieQERID, u32(1)))
+	}
+	fwdDown := []*ie.IE{
+		ie.New(ieDestInterface, []byte{0}),
+		bbf(ieBBFOHC, []byte{0x02, 0x00, 0, 0, byte(s.PPPoESessionID >> 8), byte(s.PPPoESessionID)}),
+	}
+	if s.QosProfile != "" {
+		fwdDown = append(fwdDown, forwardingPolicyIE(s.QosProfile))
+	}
+	ies := []*ie.IE{
+		nodeIDIE(f.cfg.NodeID),
+		fseidIE(s.CPSEID, f.cfg.NodeID),
+		group(ieCreatePDR, up...),
+		group(ieCreatePDR, down...),
+		group(ieCreateFAR,
+			ie.New(ieFARID, u32(1)),
+			ie.New(ieApplyAction, []byte{0x02}),
+			group(ieForwardingParams, ie.New(ieDestInterface, []byte{1})),
+		),
+		group(ieCreateFAR,
+			ie.New(ieFARID, u32(2)),
+			ie.New(ieApplyAction, []byte{0x02}),
+			group(ieForwardingParams, fwdDown...),
+		),
+	}
+	if urr {
+		ies = append(ies, group(ieCreateURR,
+			ie.New(ieURRID, u32(1)),
+			ie.New(ieMeasMethod, []byte{0x03}), // DURAT | VOLUM
+			ie.New(ieReportingTrig, []byte{0x01, 0x00}),
+			ie.New(ieMeasPeriod, u32(periodSeconds(f.cfg.URRPeriod))),
+		))
+	}
+	if rates {
+		ies = append(ies, group(ieCreateQER,
+			ie.New(ieQERID, u32(1)),
+			ie.New(ieGateStatus, []byte{0}),
+			rate5(ieMBR, kbps(s.UpMBR), kbps(s.DownMBR)),
+			rate5(ieGBR, kbps(s.UpGBR), 0),
+		))
+	}
+	if s.MTU != 0 {
+		ies = append(ies, bbf(ieBBFMTU, u16(s.MTU)))
+	}
+	if s.LCP != nil {
+		ies = append(ies, lcpConnIE(s.LCP))
+	}
+	return marshalMsg(msgSessEstReq, true, 0, seq, ies)
+}
+
+func periodSeconds(d time.Duration) uint32 {
+	s := (d + time.Second - 1) / time.Second
+	if s < 1 {
+		s = 1
+	}
+	if s > 0xffffffff {
+		s = 0xffffffff
+	}
+	return uint32(s)
+}
+
+// Precedences of the default session's PDRs: the PPP control class before
+// the catch-all unknown-session class.
+var defaultClasses = []struct {
+	ethertype uint16
+	ppp       []byte // BBF PPP Protocol value; nil = none
+	prec      uint32
+}{
+	{0x8863, nil, 10},
+	{0x8864, []byte{0x04}, 20},
+	{0x8864, nil, 65000},
+}
+
+// encDefault builds the default session of docs/dp/pfcp.md section 7.
+func (f *Function) encDefault(seq uint32, cpSEID uint64) []byte {
+	ies := []*ie.IE{nodeIDIE(f.cfg.NodeID), fseidIE(cpSEID, f.cfg.NodeID)}
+	for i, c := range defaultClasses {
+		pdi := []*ie.IE{
+			ie.New(ieSourceInterface, []byte{0}),
+			group(ieEthPacketFilter, ie.New(ieEthertype, u16(c.ethertype))),
+		}
+		if c.ppp != nil {
+			pdi = append(pdi, bbf(ieBBFPPPProtocol, c.ppp))
+		}
+		ies = append(ies, group(ieCreatePDR,
+			ie.New(iePDRID, u16(uint16(i+1))),
+			ie.New(iePrecedence, u32(c.prec)),
+			group(iePDI, pdi...),
+			ie.New(ieFARID, u32(1)),
+		))
+	}
+	r := f.cfg.Redirect.Addr().As4()
+	ohc := append([]byte{0x04, 0x00}, r[:]...)
+	ohc = binary.BigEndian.AppendUint16(ohc, f.cfg.Redirect.Port())
+	ies = append(ies, group(ieCreateFAR,
+		ie.New(ieFARID, u32(1)),
+		ie.New(ieApplyAction, []byte{0x02}),
+		group(ieForwardingParams,
+			ie.New(ieDestInterface, []byte{3}),
+			ie.New(ieOHC, ohc),
+		),
+	))
+	return marshalMsg(msgSessEstReq, true, 0, seq, ies)
+}
+
+// encModify builds a Session Modification Request. createQER: the session
+// has no QER yet, so the rates come as Create QER plus Update PDRs.
+func (f *Function) encModify(seq uint32, upSEID uint64, m *Mod, createQER bool) []byte {
+	var ies []*ie.IE
+	rates := m.UpMBR != nil || m.UpGBR != nil || m.DownMBR != nil
+	if rates && createQER {
+		ies = append(ies,
+			group(ieUpdatePDR, ie.New(iePDRID, u16(1)), ie.New(ieQERID, u32(1))),
+			group(ieUpdatePDR, ie.New(iePDRID, u16(2)), ie.New(ieQERID, u32(1))),
+		)
+	}
+	if m.QosProfile != nil {
+		ies = append(ies, group(ieUpdateFAR,
+			ie.New(ieFARID, u32(2)),
+			group(ieUpdateFwdParams, forwardingPolicyIE(*m.QosProfile)),
+		))
+	}
+	if rates {
+		v := func(p *uint64) uint64 {
+			if p == nil {
+				return 0
+			}
+			return kbps(*p)
+		}
+		if createQER {
+			ies = append(ies, group(ieCreateQER,
+				ie.New(ieQERID, u32(1)),
+				ie.New(ieGateStatus, []byte{0}),
+				rate5(ieMBR, v(m.UpMBR), v(m.DownMBR)),
+				rate5(ieGBR, v(m.UpGBR), 0),
+			))
+		} else {
+			ies = append(ies, group(ieUpdateQER,
+				ie.New(ieQERID, u32(1)),
+				rate5(ieMBR, v(m.UpMBR), v(m.DownMBR)),
+				rate5(ieGBR, v(m.UpGBR), 0),
+			))
+		}
+	}
+	if m.QueryUsage {
+		ies = append(ies, ie.New(ieSMReqFlags, []byte{smReqFlagQAURR}))
+	}
+	if m.LCPOff {
+		ies = append(ies, lcpConnIE(nil))
+	} else if m.LCP != nil {
+		ies = append(ies, lcpConnIE(m.LCP))
+	}
+	return marshalMsg(msgSessModReq, true, upSEID, seq, ies)
+}
+
+func encDelete(seq uint32, upSEID uint64) []byte {
+	return marshalMsg(msgSessDelReq, true, upSEID, seq, nil)
+}
+
+func encReportRsp(seq uint32, upSEID uint64, cause uint8) []byte {
+	return marshalMsg(msgSessReportRsp, true, upSEID, seq, []*ie.IE{ie.New(ieCause, []byte{cause})})
+}
