@@ -149,11 +149,10 @@ func New(cfg Config) (*Loader, error) {
 		per[k]++
 		s := &session{l: l, dp: l.dps[k], idx: i}
 		s.mac = sessionMAC(i)
+		// Lines are used in order; with fewer lines than sessions they are
+		// shared (N:1, told apart by the client MAC).
 		nc := spec.CTag.size()
-		if j >= nc*spec.STag.size() {
-			l.Close()
-			return nil, fmt.Errorf("instance %d: its S-tag x C-tag ranges hold fewer lines than its %d sessions", spec.ID, (cfg.Sessions+len(l.dps)-1-k)/len(l.dps))
-		}
+		j %= nc * spec.STag.size()
 		s.stag = spec.STag.Min + uint16(j/nc)
 		if spec.CTag.Min != 0 {
 			s.ctag = spec.CTag.Min + uint16(j%nc)

@@ -86,7 +86,7 @@ func splitPFCP(b []byte) ([]pfcpMsg, error) {
 			return out, errPFCPHeader
 		}
 		n := 4 + int(binary.BigEndian.Uint16(b[2:]))
-		if n > len(b) {
+		if n > len(b) || n < 8 {
 			return out, errPFCPHeader
 		}
 		m := pfcpMsg{typ: b[1], raw: b[:n]}
