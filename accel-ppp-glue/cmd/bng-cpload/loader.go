@@ -84,6 +84,7 @@ type Loader struct {
 	durations []time.Duration
 	failures  map[string]int
 	failed    int
+	phaseSum  [nMarks]time.Duration // completed sessions: time spent in each step
 	first     time.Time
 	last      time.Time
 }
@@ -271,6 +272,16 @@ func (l *Loader) finish(s *session, ok bool, reason string, d time.Duration) {
 	l.mu.Lock()
 	if ok {
 		l.durations = append(l.durations, d)
+		prev := s.start
+		for i, m := range s.marks {
+			if m.IsZero() {
+				continue
+			}
+			if m.After(prev) {
+				l.phaseSum[i] += m.Sub(prev)
+				prev = m
+			}
+		}
 	} else {
 		l.failed++
 		l.failures[reason]++
@@ -307,6 +318,20 @@ func (l *Loader) Failures() map[string]int {
 	m := make(map[string]int, len(l.failures))
 	for k, v := range l.failures {
 		m[k] = v
+	}
+	return m
+}
+
+// PhaseMeans returns the mean time completed sessions spent in each step
+// (discovery, lcp, auth, ipcp, pfcp), in milliseconds.
+func (l *Loader) PhaseMeans() map[string]float64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	m := make(map[string]float64, nMarks)
+	for i, d := range l.phaseSum {
+		if len(l.durations) > 0 {
+			m[markNames[i]] = round(float64(d)/float64(len(l.durations))/float64(time.Millisecond), 3)
+		}
 	}
 	return m
 }

@@ -188,6 +188,18 @@ A session is timed from its PADI to the moment its PFCP Session Establishment wa
 }
 
 func printDiag(l *Loader) {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
+		cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		fmt.Fprintf(os.Stderr, "bng-cpload: cpu_s=%.2f\n", cpu.Seconds())
+	}
+	if pm := l.PhaseMeans(); len(pm) > 0 {
+		var b strings.Builder
+		for _, k := range markNames {
+			fmt.Fprintf(&b, " %s=%.1f", k, pm[k])
+		}
+		fmt.Fprintf(os.Stderr, "bng-cpload: mean_ms%s\n", b.String())
+	}
 	f := l.Failures()
 	keys := make([]string, 0, len(f))
 	for k := range f {

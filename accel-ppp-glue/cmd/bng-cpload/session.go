@@ -28,6 +28,24 @@ func (p phase) String() string {
 	return [...]string{"idle", "padi", "padr", "ppp", "done", "failed"}[p]
 }
 
+// Steps whose completion time is kept for the phase breakdown.
+const (
+	markPADS = iota // discovery done
+	markLCP         // LCP opened both ways
+	markAuth        // PAP Ack / CHAP Success (RADIUS)
+	markIPCP        // our IPCP request acked
+	markEst         // PFCP establishment answered
+	nMarks
+)
+
+var markNames = [nMarks]string{"discovery", "lcp", "auth", "ipcp", "pfcp"}
+
+func (s *session) mark(i int, now time.Time) {
+	if s.marks[i].IsZero() {
+		s.marks[i] = now
+	}
+}
+
 type session struct {
 	mu sync.Mutex
 	l  *Loader
@@ -67,6 +85,7 @@ type session struct {
 	wantDNS1      bool
 	wantDNS2      bool
 
+	marks     [nMarks]time.Time // when each step completed (phase breakdown)
 	start     time.Time
 	lastSent  time.Time
 	pending   []byte // datagram resent when the peer stays silent
@@ -242,6 +261,7 @@ func (s *session) onDiscovery(f *frame, now time.Time) {
 			return
 		}
 		s.sid = f.sessionID
+		s.mark(markPADS, now)
 		s.ph = phPPP
 		s.mru = s.l.cfg.MRU
 		s.magic = uint32(s.idx)*2654435761 ^ 0x5eed0001
@@ -396,6 +416,7 @@ func (s *session) maybeLCPOpen(now time.Time) {
 		return
 	}
 	s.lcpOpen = true
+	s.mark(markLCP, now)
 	switch s.authProto {
 	case protoPAP:
 		s.sendPAP(now)
@@ -403,6 +424,7 @@ func (s *session) maybeLCPOpen(now time.Time) {
 		// wait for the challenge
 	default:
 		s.authOK = true
+		s.mark(markAuth, now)
 		s.startIPCP(now)
 	}
 }
@@ -425,6 +447,7 @@ func (s *session) onPAP(p cpPacket, now time.Time) {
 	switch p.code {
 	case papAuthAck:
 		s.authOK = true
+		s.mark(markAuth, now)
 		s.pending = nil
 		s.startIPCP(now)
 	case papAuthNak:
@@ -462,6 +485,7 @@ func (s *session) onCHAP(p cpPacket, now time.Time) {
 			return
 		}
 		s.authOK = true
+		s.mark(markAuth, now)
 		s.pending = nil
 		s.startIPCP(now)
 	case chapFailure:
@@ -517,6 +541,7 @@ func (s *session) onIPCP(p cpPacket, now time.Time) {
 			return
 		}
 		s.ourIPCPAcked = true
+		s.mark(markIPCP, now)
 		if s.ph == phPPP {
 			s.pending = nil
 		}
@@ -600,6 +625,7 @@ func (s *session) onEstablished(d *dp, e *establishment, now time.Time) {
 	}
 	s.ph = phDone
 	s.pending = nil
+	s.mark(markEst, now)
 	s.l.finish(s, true, "", now.Sub(s.start))
 }
 
