@@ -464,3 +464,130 @@ func TestDPFlag(t *testing.T) {
 		}
 	}
 }
+
+// FuzzSession feeds datagrams "from the CP" to a CPE that has sent its PADI:
+// whatever arrives, nothing panics, and the session ends at most once.
+func FuzzSession(f *testing.F) {
+	ac := [6]byte{0x02, 0xbb, 0, 0, 0, 1}
+	mac := sessionMAC(0)
+	fr := func(et uint16, code uint8, sid uint16, p []byte) []byte {
+		return vxlanEncap(nil, 1, appendFrame(nil, &frame{dst: mac, src: ac, outerTPID: tpid8021Q, stag: 100,
+			ctag: 1, etherType: et, code: code, sessionID: sid, payload: p}))
+	}
+	hu := []byte{0, 0, 0, 0}
+	pado := fr(etherTypeDiscovery, codePADO, 0, appendTag(appendTag(nil, tagHostUniq, hu), tagACCookie, []byte{1}))
+	pads := fr(etherTypeDiscovery, codePADS, 5, appendTag(nil, tagHostUniq, hu))
+	lcp := fr(etherTypeSession, codeSession, 5, appendPPP(nil, protoLCP, cpConfReq, 1,
+		appendOption(appendOption(nil, lcpOptAuth, []byte{0xc0, 0x23}), lcpOptMagic, []byte{1, 2, 3, 4})))
+	lcpAck := fr(etherTypeSession, codeSession, 5, appendPPP(nil, protoLCP, cpConfAck, 1,
+		appendOption(appendOption(nil, lcpOptMRU, []byte{5, 0xd4}), lcpOptMagic, []byte{0x5e, 0xed, 0, 1})))
+	papAck := fr(etherTypeSession, codeSession, 5, appendPPP(nil, protoPAP, papAuthAck, 1, []byte{0}))
+	nak := fr(etherTypeSession, codeSession, 5, appendPPP(nil, protoIPCP, cpConfNak, 1,
+		appendOption(nil, ipcpOptAddr, []byte{100, 64, 0, 1})))
+	join := func(ds ...[]byte) []byte {
+		var b []byte
+		for _, d := range ds {
+			b = binary.BigEndian.AppendUint16(b, uint16(len(d)))
+			b = append(b, d...)
+		}
+		return b
+	}
+	f.Add(join(pado, pads, lcp, lcpAck, papAck, nak))
+	f.Add(join(pado, pads, fr(etherTypeDiscovery, codePADT, 5, nil)))
+	f.Add(join(pado, pads, lcp, fr(etherTypeSession, codeSession, 5, appendPPP(nil, protoLCP, cpTermReq, 3, nil))))
+	l, err := New(Config{CP: netip.MustParseAddr("127.0.0.1"), CPVXLAN: 9, DPs: []DPSpec{{ID: 1,
+		Addr: netip.MustParseAddr("127.0.0.1"), STag: Range{100, 100}, CTag: Range{1, 1}}},
+		Sessions: 1, Window: 1, OuterTPID: tpid8021Q, Auth: "pap", UserFmt: "u%d", PassFmt: "p%d", MRU: 1492,
+		DNS: true, Timeout: time.Hour, Resend: time.Hour})
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer l.Close()
+	from := netip.MustParseAddrPort("127.0.0.1:4789")
+	f.Fuzz(func(t *testing.T, b []byte) {
+		old := l.sessions[0]
+		s := &session{l: l, dp: old.dp, idx: 0, mac: old.mac, stag: old.stag, ctag: old.ctag,
+			user: old.user, password: old.password}
+		l.sessions[0] = s
+		l.window = make(chan struct{}, 1)
+		l.window <- struct{}{}
+		l.wg.Add(1)
+		now := time.Now()
+		s.begin(now)
+		for len(b) >= 2 {
+			n := int(binary.BigEndian.Uint16(b))
+			b = b[2:]
+			if n > len(b) {
+				n = len(b)
+			}
+			l.dps[0].onVXLAN(b[:n], from, now)
+			b = b[n:]
+		}
+		s.mu.Lock()
+		ended := s.ph == phDone || s.ph == phFailed
+		s.mu.Unlock()
+		if got := len(l.window); (got == 0) != ended {
+			t.Fatalf("phase %v with %d window tokens", s.ph, got)
+		}
+		if !ended {
+			l.finish(s, false, "fuzz", 0) // release for the next input
+		}
+	})
+}
+
+// A CPE walked step by step: Acks must repeat our options (RFC 1661 5.2), the
+// Nak'd address is taken, and an establishment must name what was negotiated.
+func TestSessionSteps(t *testing.T) {
+	l, err := New(Config{CP: netip.MustParseAddr("127.0.0.1"), CPVXLAN: 9, DPs: []DPSpec{{ID: 1,
+		Addr: netip.MustParseAddr("127.0.0.1"), STag: Range{100, 100}, CTag: Range{1, 1}}},
+		Sessions: 1, Window: 1, OuterTPID: tpid8021Q, Auth: "pap", UserFmt: "u%d", PassFmt: "p%d", MRU: 1492,
+		Timeout: time.Hour, Resend: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	l.window = make(chan struct{}, 1)
+	l.window <- struct{}{}
+	l.wg.Add(1)
+	ac, mac := [6]byte{0x02, 0xbb, 0, 0, 0, 1}, sessionMAC(0)
+	from := netip.MustParseAddrPort("127.0.0.1:4789")
+	in := func(et uint16, code uint8, sid uint16, p []byte) {
+		l.dps[0].onVXLAN(vxlanEncap(nil, 1, appendFrame(nil, &frame{dst: mac, src: ac, outerTPID: tpid8021Q,
+			stag: 100, ctag: 1, etherType: et, code: code, sessionID: sid, payload: p})), from, time.Now())
+	}
+	s := l.sessions[0]
+	s.begin(time.Now())
+	hu := []byte{0, 0, 0, 0}
+	in(etherTypeDiscovery, codePADO, 0, appendTag(nil, tagHostUniq, []byte{0, 0, 0, 1})) // not ours
+	if s.ph != phPADI || l.st.badHostUniq.Load() != 1 {
+		t.Fatalf("foreign Host-Uniq taken: %v", s.ph)
+	}
+	in(etherTypeDiscovery, codePADO, 0, appendTag(nil, tagHostUniq, hu))
+	in(etherTypeDiscovery, codePADS, 5, appendTag(nil, tagHostUniq, hu))
+	if s.ph != phPPP || s.sid != 5 {
+		t.Fatalf("after PADS: %v %d", s.ph, s.sid)
+	}
+	in(etherTypeSession, codeSession, 5, appendPPP(nil, protoLCP, cpConfReq, 1,
+		appendOption(nil, lcpOptAuth, []byte{0xc0, 0x23})))
+	wrong := appendOption(appendOption(nil, lcpOptMRU, []byte{5, 0xdc}), lcpOptMagic, []byte{0x5e, 0xed, 0, 1})
+	in(etherTypeSession, codeSession, 5, appendPPP(nil, protoLCP, cpConfAck, 1, wrong))
+	if s.ourLCPAcked || l.st.badAck.Load() != 1 {
+		t.Fatal("an Ack with other options was taken")
+	}
+	in(etherTypeSession, codeSession, 5, appendPPP(nil, protoLCP, cpConfAck, 1, s.lcpReq))
+	if !s.lcpOpen || !s.authSent || s.authProto != protoPAP {
+		t.Fatalf("LCP not open / PAP not sent: %+v", s)
+	}
+	in(etherTypeSession, codeSession, 5, appendPPP(nil, protoPAP, papAuthAck, s.papID, []byte{0}))
+	in(etherTypeSession, codeSession, 5, appendPPP(nil, protoIPCP, cpConfNak, s.ipcpID,
+		appendOption(nil, ipcpOptAddr, []byte{100, 64, 0, 9})))
+	if s.addr != [4]byte{100, 64, 0, 9} || s.ipcpID != 2 {
+		t.Fatalf("Nak'd address not requested: %v %d", s.addr, s.ipcpID)
+	}
+	// An establishment for another PPPoE session id fails the session.
+	e := &establishment{hasUp: true, mac: mac, stag: 100, ctag: 1, pppoeSID: 6, ueIP: netip.MustParseAddr("100.64.0.9")}
+	s.onEstablished(l.dps[0], e, time.Now())
+	if s.ph != phFailed || l.Failures()["establishment PPPoE session id 0x6, negotiated 0x5 in ipcp"] != 1 {
+		t.Fatalf("%v %v", s.ph, l.Failures())
+	}
+}

@@ -67,6 +67,7 @@ type stats struct {
 	malformed, unexpected, wrongLine, badHostUniq, foreign, unknownMAC atomic.Int64
 	resent, echoes, rejects, padtAfterDone, termAfterDone              atomic.Int64
 	estAgain, estUnmatched, pfcpMalformed, pfcpIgnored, pfcpForeign    atomic.Int64
+	badAck                                                             atomic.Int64
 }
 
 // Loader runs the sessions against a CP.
@@ -347,7 +348,7 @@ func (l *Loader) Counters() map[string]int64 {
 		"padt_after_done": st.padtAfterDone.Load(), "terminate_after_done": st.termAfterDone.Load(),
 		"establishment_again": st.estAgain.Load(), "establishment_unmatched": st.estUnmatched.Load(),
 		"pfcp_malformed": st.pfcpMalformed.Load(), "pfcp_ignored": st.pfcpIgnored.Load(),
-		"pfcp_foreign": st.pfcpForeign.Load(),
+		"pfcp_foreign": st.pfcpForeign.Load(), "bad_acks": st.badAck.Load(),
 	}
 }
 

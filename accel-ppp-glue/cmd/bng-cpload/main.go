@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"sort"
 	"strconv"
 	"strings"
@@ -107,7 +108,8 @@ A session is timed from its PADI to the moment its PFCP Session Establishment wa
 	timeout := fs.Duration("timeout", 30*time.Second, "a session that is not complete after this fails")
 	resend := fs.Duration("resend", time.Second, "resend an unanswered request after this")
 	assoc := fs.Duration("assoc-timeout", 30*time.Second, "wait this long for the CP's PFCP association")
-	verbose := fs.Bool("v", false, "print counters and failure reasons to stderr")
+	verbose := fs.Bool("v", false, "print counters, failure reasons, per-step mean latencies and CPU time to stderr")
+	cpuProfile := fs.String("cpuprofile", "", "write the loader's CPU profile to this file (go tool pprof)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -169,6 +171,17 @@ A session is timed from its PADI to the moment its PFCP Session Establishment wa
 		return fail("%v", err)
 	}
 	defer l.Close()
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return fail("%v", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fail("%v", err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	l.Serve()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -66,6 +66,7 @@ type session struct {
 
 	// LCP
 	lcpID        uint8
+	lcpReq       []byte // options of our last LCP Configure-Request
 	ourLCPAcked  bool
 	peerLCPAcked bool
 	mru          uint16
@@ -78,6 +79,7 @@ type session struct {
 	// IPCP
 	ipcpStarted   bool
 	ipcpID        uint8
+	ipcpReq       []byte // options of our last IPCP Configure-Request
 	ourIPCPAcked  bool
 	peerIPCPAcked bool
 	addr          [4]byte
@@ -306,6 +308,7 @@ func (s *session) sendLCPConfReq(now time.Time) {
 		o = appendOption(o, lcpOptMRU, binary.BigEndian.AppendUint16(nil, s.mru))
 	}
 	o = appendOption(o, lcpOptMagic, binary.BigEndian.AppendUint32(nil, s.magic))
+	s.lcpReq = o
 	s.sendPPP(protoLCP, cpConfReq, s.lcpID, o, true, now)
 }
 
@@ -347,6 +350,10 @@ func (s *session) onLCP(p cpPacket, now time.Time) {
 	case cpConfAck:
 		if p.id != s.lcpID || s.ourLCPAcked {
 			s.l.count(&s.l.st.unexpected)
+			return
+		}
+		if !bytes.Equal(p.data, s.lcpReq) { // RFC 1661 5.2: the options exactly as sent
+			s.l.count(&s.l.st.badAck)
 			return
 		}
 		s.ourLCPAcked = true
@@ -515,6 +522,7 @@ func (s *session) sendIPCPConfReq(now time.Time) {
 	if s.wantDNS2 {
 		o = appendOption(o, ipcpOptDNS2, s.dns2[:])
 	}
+	s.ipcpReq = o
 	s.sendPPP(protoIPCP, cpConfReq, s.ipcpID, o, true, now)
 }
 
@@ -534,6 +542,10 @@ func (s *session) onIPCP(p cpPacket, now time.Time) {
 	case cpConfAck:
 		if p.id != s.ipcpID || s.ourIPCPAcked {
 			s.l.count(&s.l.st.unexpected)
+			return
+		}
+		if !bytes.Equal(p.data, s.ipcpReq) {
+			s.l.count(&s.l.st.badAck)
 			return
 		}
 		if s.addr == ([4]byte{}) {
