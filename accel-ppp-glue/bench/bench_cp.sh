@@ -10,7 +10,7 @@
 #
 # Environment:
 #   BENCH_CP_SIZES   session counts, one bng-cp (fresh state) per count (default "1000 10000")
-#   BENCH_CP_WINDOW  sessions in flight (default 1000)
+#   BENCH_CP_WINDOW  CPEs dialing at once (default 2000)
 #   BENCH_CP_AUTH    pap or chap (default pap)
 #   BNG_CP           use this bng-cp binary instead of building accel-ppp-glue/cmd/bng-cp
 #   BENCH_CP_KEEP=1  keep the work directory (logs, cp.yaml, FreeRADIUS detail files)
@@ -23,7 +23,7 @@ root=$(dirname "$glue")
 export PATH="$PATH:/usr/local/go/bin"
 
 sizes=${BENCH_CP_SIZES:-"1000 10000"}
-window=${BENCH_CP_WINDOW:-1000}
+window=${BENCH_CP_WINDOW:-2000}
 auth=${BENCH_CP_AUTH:-pap}
 secret=bench-cp-secret
 

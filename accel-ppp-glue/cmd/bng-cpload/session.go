@@ -91,6 +91,7 @@ type session struct {
 	start     time.Time
 	lastSent  time.Time
 	pending   []byte // datagram resent when the peer stays silent
+	retx      uint   // times pending was resent (the interval doubles, up to 8x)
 	resends   int
 	lastPhase string // where the session was when it failed
 }
@@ -128,6 +129,7 @@ func (s *session) send(code uint8, etherType uint16, payload []byte, request boo
 	if request {
 		s.pending = d
 		s.lastSent = now
+		s.retx = 0
 	}
 }
 
@@ -652,9 +654,10 @@ func (s *session) tick(now time.Time) {
 		s.fail("timeout")
 		return
 	}
-	if s.pending != nil && now.Sub(s.lastSent) >= s.l.cfg.Resend {
+	if s.pending != nil && now.Sub(s.lastSent) >= s.l.cfg.Resend<<min(s.retx, 3) {
 		s.dp.sendVXLAN(s.pending)
 		s.lastSent = now
+		s.retx++
 		s.l.count(&s.l.st.resent)
 	}
 }
