@@ -57,12 +57,15 @@ load_pid=""
 radius_up=""
 cleanup() {
 	local rc=$?
+	set +e # a failing wait or kill must not cut the cleanup short
 	trap - EXIT INT TERM
-	[ -n "$load_pid" ] && kill "$load_pid" 2>/dev/null && wait "$load_pid" 2>/dev/null
-	if [ -n "$cp_pid" ]; then
-		kill "$cp_pid" 2>/dev/null && wait "$cp_pid" 2>/dev/null
+	for pid in $load_pid $cp_pid; do
+		kill "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+	done
+	if [ -n "$radius_up" ]; then
+		(cd "$root" && "$py" -m tests.cp.radiusd down "$work/radius" >/dev/null 2>&1)
 	fi
-	[ -n "$radius_up" ] && (cd "$root" && "$py" -m tests.cp.radiusd down "$work/radius" >/dev/null 2>&1)
 	if [ "${BENCH_CP_KEEP:-0}" = 1 ]; then
 		log "kept $work"
 	else
