@@ -25,6 +25,7 @@ type fakeCP struct {
 	dropPADI int // drop this many PADIs per client before answering
 	nakUser  string
 	garbage  bool // send malformed frames and datagrams along
+	badTx    bool // name another BNG magic number in the establishment
 
 	mu       sync.Mutex
 	clients  map[[6]byte]*fakeClient
@@ -43,6 +44,7 @@ type fakeClient struct {
 	peerAcked  bool
 	addr       [4]byte
 	user       string
+	magic      []byte // the CPE's LCP magic number
 }
 
 func newFakeCP(t *testing.T) *fakeCP {
@@ -242,6 +244,13 @@ func (c *fakeCP) onFrame(vni uint32, from netip.AddrPort, f *frame) {
 			if !bytes.Contains(p.data, []byte{1, 4, 0x05, 0xd4}) || !bytes.Contains(p.data, []byte{5, 6}) {
 				c.t.Errorf("LCP request without MRU 1492 and magic: %x", p.data)
 			}
+			if opts, err := parseOptions(p.data); err == nil {
+				for _, o := range opts {
+					if o.typ == lcpOptMagic {
+						cl.magic = append([]byte(nil), o.data...)
+					}
+				}
+			}
 			reply.payload = appendPPP(nil, protoLCP, cpConfAck, p.id, p.data)
 			c.send(vni, from, &reply)
 		case cpConfAck:
@@ -314,8 +323,16 @@ func (c *fakeCP) establish(cl *fakeClient, mac [6]byte) {
 	down := append(tlv(ieSourceInterface, 1), tlv(ieUEIPAddress, 6, cl.addr[0], cl.addr[1], cl.addr[2], cl.addr[3])...)
 	pdr2 := append(tlv(56, 0, 2), tlv(iePDI, down...)...)
 	seid := 0x1000 + uint64(cl.sid)
+	lcp := []byte{0x0d, 0xe9}
+	lcp = append(lcp, tlv(ieBBFVerifTimers, 0x0d, 0xe9, 0, 10, 3)...)
+	tx := byte(0xbe)
+	if c.badTx {
+		tx = 0xbf
+	}
+	lcp = append(lcp, tlv(ieBBFLCPMagic, append([]byte{0x0d, 0xe9, 0xca, 0xfe, 0xba, tx}, cl.magic...)...)...)
 	req := newPFCP(pfcpSessEstReq, true, 0, c.nextSeq()).nodeID(netip.MustParseAddr("127.0.0.1")).
-		fseid(seid, netip.MustParseAddr("127.0.0.1")).ie(ieCreatePDR, pdr1...).ie(ieCreatePDR, pdr2...).bytes()
+		fseid(seid, netip.MustParseAddr("127.0.0.1")).ie(ieCreatePDR, pdr1...).ie(ieCreatePDR, pdr2...).
+		ie(ieBBFMTU, 0x0d, 0xe9, 0x05, 0xd4).ie(ieBBFLCPConnectivity, lcp...).bytes()
 	c.pf.WriteToUDPAddrPort(req, c.pfcp[cl.vni])
 }
 
@@ -403,6 +420,33 @@ func TestPAPNakFails(t *testing.T) {
 	}
 	if f := l.Failures(); f["PAP Authenticate-Nak in auth"] != 1 {
 		t.Fatalf("%v", f)
+	}
+}
+
+func TestEstablishmentChecked(t *testing.T) {
+	cp := newFakeCP(t)
+	cp.badTx = true
+	l := loaderFor(t, cp, 4, nil)
+	l.Serve()
+	cp.run()
+	res, err := l.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Completed != 0 || res.Failed != 4 {
+		t.Fatalf("%+v", res)
+	}
+	// The establishment may overtake the IPCP Ack (two sockets): step ipcp or pfcp.
+	n := 0
+	for k, v := range l.Failures() {
+		if (k != "establishment LCP magic numbers in pfcp" && k != "establishment LCP magic numbers in ipcp") ||
+			!strings.HasPrefix(l.FailureExample(k), "establishment LCP magic numbers: tx 0xcafebabf") {
+			t.Fatalf("%q x %d (%s)", k, v, l.FailureExample(k))
+		}
+		n += v
+	}
+	if n != 4 {
+		t.Fatalf("%d failures", n)
 	}
 }
 
@@ -587,7 +631,7 @@ func TestSessionSteps(t *testing.T) {
 	// An establishment for another PPPoE session id fails the session.
 	e := &establishment{hasUp: true, mac: mac, stag: 100, ctag: 1, pppoeSID: 6, ueIP: netip.MustParseAddr("100.64.0.9")}
 	s.onEstablished(l.dps[0], e, time.Now())
-	if s.ph != phFailed || l.Failures()["establishment PPPoE session id 0x6, negotiated 0x5 in ipcp"] != 1 {
+	if s.ph != phFailed || l.Failures()["establishment PPPoE session id in ipcp"] != 1 {
 		t.Fatalf("%v %v", s.ph, l.Failures())
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/netip"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -84,6 +85,7 @@ type Loader struct {
 	mu        sync.Mutex
 	durations []time.Duration
 	failures  map[string]int
+	examples  map[string]string // failure class -> the first full reason
 	failed    int
 	phaseSum  [nMarks]time.Duration // completed sessions: time spent in each step
 	first     time.Time
@@ -116,7 +118,8 @@ func New(cfg Config) (*Loader, error) {
 	if cfg.Sessions > 1<<24 {
 		return nil, errors.New("at most 2^24 sessions")
 	}
-	l := &Loader{cfg: cfg, byVNI: make(map[uint32]*dp), failures: make(map[string]int)}
+	l := &Loader{cfg: cfg, byVNI: make(map[uint32]*dp), failures: make(map[string]int),
+		examples: make(map[string]string)}
 	now := uint32(time.Now().Unix() + ntpOffset)
 	for _, spec := range cfg.DPs {
 		if _, dup := l.byVNI[spec.ID]; dup || spec.ID == 0 || spec.ID >= 1<<24 {
@@ -285,7 +288,12 @@ func (l *Loader) finish(s *session, ok bool, reason string, d time.Duration) {
 		}
 	} else {
 		l.failed++
-		l.failures[reason]++
+		class, _, _ := strings.Cut(reason, ": ")
+		key := class + " in " + s.lastPhase
+		if l.failures[key] == 0 && class != reason {
+			l.examples[key] = reason
+		}
+		l.failures[key]++
 	}
 	l.last = time.Now()
 	l.mu.Unlock()
@@ -312,7 +320,14 @@ func (l *Loader) result() Result {
 	return r
 }
 
-// Failures returns the failure reasons and their counts.
+// FailureExample returns the first full reason of a failure class.
+func (l *Loader) FailureExample(key string) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.examples[key]
+}
+
+// Failures returns the failure classes ("reason in step") and their counts.
 func (l *Loader) Failures() map[string]int {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -220,7 +220,11 @@ func printDiag(l *Loader) {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		fmt.Fprintf(os.Stderr, "bng-cpload: failed: %d x %s\n", f[k], k)
+		if ex := l.FailureExample(k); ex != "" {
+			fmt.Fprintf(os.Stderr, "bng-cpload: failed: %d x %s (first: %s)\n", f[k], k, ex)
+		} else {
+			fmt.Fprintf(os.Stderr, "bng-cpload: failed: %d x %s\n", f[k], k)
+		}
 	}
 	c := l.Counters()
 	keys = keys[:0]

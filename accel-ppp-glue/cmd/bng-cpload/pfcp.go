@@ -47,6 +47,8 @@ const (
 	ieSTag               = 135
 	ieBBFUPFeatures      = 32768
 	ieBBFPPPoESessionID  = 32772
+	ieBBFVerifTimers     = 32774
+	ieBBFLCPMagic        = 32775
 	ieBBFMTU             = 32776
 	ieBBFLCPConnectivity = 32780
 
@@ -151,7 +153,9 @@ type establishment struct {
 	pppoeSID   uint16
 	ueIP       netip.Addr // downstream PDR's UE IP Address
 	mtu        uint16
-	lcpOffload bool
+	lcpOffload bool   // BBF PPP LCP Connectivity present (with both children)
+	magicTx    uint32 // the BNG's magic number in it
+	magicRx    uint32 // the CPE's
 }
 
 func parseEstablishment(body []byte) (establishment, error) {
@@ -184,8 +188,24 @@ func parseEstablishment(body []byte) (establishment, error) {
 				e.mtu = binary.BigEndian.Uint16(p)
 			}
 		case ieBBFLCPConnectivity:
-			if _, ok := vendorValue(v); ok {
-				e.lcpOffload = true
+			if g, ok := vendorValue(v); ok && !e.lcpOffload {
+				var timers, magic bool
+				err := forEachIE(g, func(t uint16, v []byte) error {
+					p, ok := vendorValue(v)
+					switch {
+					case !ok:
+					case t == ieBBFVerifTimers && len(p) >= 3:
+						timers = true
+					case t == ieBBFLCPMagic && len(p) >= 8:
+						magic = true
+						e.magicTx, e.magicRx = binary.BigEndian.Uint32(p), binary.BigEndian.Uint32(p[4:])
+					}
+					return nil
+				})
+				if err != nil {
+					return err
+				}
+				e.lcpOffload = timers && magic
 			}
 		}
 		return nil

@@ -157,7 +157,8 @@ func TestParseEstablishmentSample(t *testing.T) {
 	}
 	want := establishment{cpSEID: 0x1001, hasFSEID: true, hasUp: true,
 		mac: [6]byte{0x02, 0x11, 0, 0, 0, 0x07}, stag: 100, ctag: 7, pppoeSID: 0x0107,
-		ueIP: netip.MustParseAddr("100.80.0.7"), mtu: 1492, lcpOffload: true}
+		ueIP: netip.MustParseAddr("100.80.0.7"), mtu: 1492, lcpOffload: true,
+		magicTx: 0x11223344, magicRx: 0x55667788}
 	if e != want {
 		t.Fatalf("\n got %+v\nwant %+v", e, want)
 	}

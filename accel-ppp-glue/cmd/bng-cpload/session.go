@@ -71,6 +71,7 @@ type session struct {
 	peerLCPAcked bool
 	mru          uint16
 	magic        uint32
+	peerMagic    uint32 // the CP's, from the Configure-Request we acked
 	authProto    uint16 // what the CP asked for and we acked (0: none)
 	lcpOpen      bool
 	authSent     bool
@@ -171,7 +172,8 @@ func (s *session) sendPADI(now time.Time) {
 	s.send(codePADI, etherTypeDiscovery, p, true, now)
 }
 
-// fail ends the session unsuccessfully (caller holds s.mu).
+// fail ends the session unsuccessfully (caller holds s.mu). A reason
+// "class: detail" is counted by its class; the first detail is kept.
 func (s *session) fail(reason string) {
 	if s.ph == phDone || s.ph == phFailed {
 		return
@@ -179,7 +181,7 @@ func (s *session) fail(reason string) {
 	s.lastPhase = s.step()
 	s.ph = phFailed
 	s.pending = nil
-	s.l.finish(s, false, reason+" in "+s.lastPhase, 0)
+	s.l.finish(s, false, reason, 0)
 }
 
 // onFrame handles a frame the CP sent to this CPE's MAC.
@@ -239,7 +241,7 @@ func (s *session) onDiscovery(f *frame, now time.Time) {
 			return
 		}
 		if t.errorTag != 0 {
-			s.fail(fmt.Sprintf("PADO error tag %#04x %q", t.errorTag, t.errorTagValue))
+			s.fail(fmt.Sprintf("PADO with an error tag: %#04x %q", t.errorTag, t.errorTagValue))
 			return
 		}
 		if f.src[0]&1 != 0 || f.src == ([6]byte{}) {
@@ -261,7 +263,7 @@ func (s *session) onDiscovery(f *frame, now time.Time) {
 			return
 		}
 		if t.errorTag != 0 || f.sessionID == 0 || f.sessionID == 0xffff {
-			s.fail(fmt.Sprintf("PADS refused (session id %#x, error tag %#04x %q)", f.sessionID, t.errorTag, t.errorTagValue))
+			s.fail(fmt.Sprintf("PADS refused: session id %#x, error tag %#04x %q", f.sessionID, t.errorTag, t.errorTagValue))
 			return
 		}
 		s.sid = f.sessionID
@@ -331,7 +333,11 @@ func (s *session) onLCP(p cpPacket, now time.Time) {
 		}
 		var nak []byte
 		auth := uint16(0)
+		peerMagic := uint32(0)
 		for _, o := range opts {
+			if o.typ == lcpOptMagic && len(o.data) == 4 {
+				peerMagic = binary.BigEndian.Uint32(o.data)
+			}
 			if o.typ == lcpOptAuth {
 				want := s.wantAuth()
 				if !bytes.Equal(o.data, want) {
@@ -346,6 +352,7 @@ func (s *session) onLCP(p cpPacket, now time.Time) {
 			return
 		}
 		s.authProto = auth
+		s.peerMagic = peerMagic
 		s.sendPPP(protoLCP, cpConfAck, p.id, p.data, false, now)
 		s.peerLCPAcked = true
 		s.maybeLCPOpen(now)
@@ -623,15 +630,20 @@ func (s *session) onEstablished(d *dp, e *establishment, now time.Time) {
 	var why string
 	switch {
 	case d != s.dp:
-		why = fmt.Sprintf("establishment on instance %d, expected %d", d.id, s.dp.id)
+		why = fmt.Sprintf("establishment on another instance: %d, expected %d", d.id, s.dp.id)
 	case e.pppoeSID != s.sid:
-		why = fmt.Sprintf("establishment PPPoE session id %#x, negotiated %#x", e.pppoeSID, s.sid)
+		why = fmt.Sprintf("establishment PPPoE session id: %#x, negotiated %#x", e.pppoeSID, s.sid)
 	case e.stag != s.stag || e.ctag != s.ctag:
-		why = fmt.Sprintf("establishment tags %d/%d, line %d/%d", e.stag, e.ctag, s.stag, s.ctag)
+		why = fmt.Sprintf("establishment tags: %d/%d, line %d/%d", e.stag, e.ctag, s.stag, s.ctag)
 	case s.addr == [4]byte{}:
 		why = "establishment before IPCP gave an address"
 	case e.ueIP != netip.AddrFrom4(s.addr):
-		why = fmt.Sprintf("establishment address %v, IPCP gave %v", e.ueIP, netip.AddrFrom4(s.addr))
+		why = fmt.Sprintf("establishment address: %v, IPCP gave %v", e.ueIP, netip.AddrFrom4(s.addr))
+	case e.mtu != 0 && s.mru != 0 && e.mtu != s.mru:
+		why = fmt.Sprintf("establishment MTU: %d, the CPE's MRU %d", e.mtu, s.mru)
+	case e.lcpOffload && (e.magicRx != s.magic || e.magicTx != s.peerMagic):
+		why = fmt.Sprintf("establishment LCP magic numbers: tx %#x rx %#x, negotiated %#x (CP) and %#x (CPE)",
+			e.magicTx, e.magicRx, s.peerMagic, s.magic)
 	}
 	if why != "" {
 		s.fail(why)
