@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 POD ?= topology/examples/lab.yaml
 
-.PHONY: help setup demo test lint build fuzz bench bench-dp up down status clean
+.PHONY: help setup demo test lint build fuzz bench bench-dp bench-cp up down status clean
 
 help:
 	@echo "make demo    set up when needed, bring the lab pod up and show it (Ctrl-C tears it down)"
@@ -12,6 +12,7 @@ help:
 	@echo "make fuzz    run the fuzzers for a short while"
 	@echo "make bench   data-plane stage benchmarks (callgrind instructions, TSC cycles)"
 	@echo "make bench-dp  the whole bng-dp pipeline against DPDK's ip_pipeline as a vBNG (JSON lines)"
+	@echo "make bench-cp  bng-cp's session setup rate, PADI to PFCP-acknowledged establishment (JSON lines)"
 
 setup:
 	@scripts/setup.sh
@@ -58,6 +59,9 @@ bench-dp: setup
 	[ -f server-dp/build/build.ninja ] || meson setup server-dp/build server-dp
 	ninja -C server-dp/build
 	server-dp/bench/bench_dp.sh
+
+bench-cp: setup
+	accel-ppp-glue/bench/bench_cp.sh
 
 clean:
 	./bngpod down >/dev/null 2>&1 || true

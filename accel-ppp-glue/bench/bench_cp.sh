@@ -1,0 +1,197 @@
+#!/usr/bin/env bash
+# make bench-cp: the session setup rate of bng-cp alone.
+#
+# On loopback: a private FreeRADIUS (tests/cp/radiusd.py), bng-cp with a fresh state
+# directory on disk (the store fsyncs as in production), and bng-cpload playing two DP
+# instances (VXLAN-redirected PPPoE CPEs + a PFCP user-plane peer that acknowledges).
+# A session is timed from its PADI to the acknowledged PFCP Session Establishment and
+# counts only when complete. Prints one JSON line per size:
+#   {"sessions":N,"sessions_per_second":X,"completed":C,"failed":F,"p50_ms":..,"p99_ms":..,"duration_s":..}
+#
+# Environment:
+#   BENCH_CP_SIZES   session counts, one bng-cp (fresh state) per count (default "1000 10000")
+#   BENCH_CP_WINDOW  CPEs dialing at once (default 2000)
+#   BENCH_CP_AUTH    pap or chap (default pap)
+#   BNG_CP           use this bng-cp binary instead of building accel-ppp-glue/cmd/bng-cp
+#   BENCH_CP_KEEP=1  keep the work directory (logs, cp.yaml, FreeRADIUS detail files)
+# Exit status: 0 when every session of every size completed.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+glue=$(dirname "$here")
+root=$(dirname "$glue")
+export PATH="$PATH:/usr/local/go/bin"
+
+sizes=${BENCH_CP_SIZES:-"1000 10000"}
+window=${BENCH_CP_WINDOW:-2000}
+auth=${BENCH_CP_AUTH:-pap}
+secret=bench-cp-secret
+
+# Loopback address plan (management subnet 127.201.0.0/24).
+cp_addr=127.201.0.1
+radius_addr=127.201.0.2
+dp1=127.201.0.11
+dp2=127.201.0.12
+auth_port=18120
+acct_port=18130
+
+log() { echo "bench-cp: $*" >&2; }
+die() { log "$*"; exit 1; }
+
+command -v go >/dev/null || die "go not found (make setup installs it)"
+command -v freeradius >/dev/null || die "freeradius not found (make setup installs it)"
+[ -f "$root/tests/cp/radiusd.py" ] || die "tests/cp/radiusd.py is missing"
+py=python3
+[ -x "$root/.venv/bin/python3" ] && py="$root/.venv/bin/python3"
+
+max=0
+for n in $sizes; do
+	[[ $n =~ ^[1-9][0-9]*$ ]] || die "BENCH_CP_SIZES: $n is not a session count"
+	((n > max)) && max=$n
+done
+((max <= 16000)) || die "BENCH_CP_SIZES: at most 16000 sessions (the pools of cp.yaml)"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/bench-cp.XXXXXX")
+cp_pid=""
+load_pid=""
+radius_up=""
+cleanup() {
+	local rc=$?
+	set +e # a failing wait or kill must not cut the cleanup short
+	trap - EXIT INT TERM
+	for pid in $load_pid $cp_pid; do
+		kill "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+	done
+	if [ -n "$radius_up" ]; then
+		(cd "$root" && "$py" -m tests.cp.radiusd down "$work/radius" >/dev/null 2>&1)
+	fi
+	if [ "${BENCH_CP_KEEP:-0}" = 1 ]; then
+		log "kept $work"
+	else
+		rm -rf "$work"
+	fi
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+log "building bng-cp and bng-cpload"
+if [ -n "${BNG_CP:-}" ]; then
+	cp "$BNG_CP" "$work/bng-cp"
+else
+	(cd "$glue" && go build -o "$work/bng-cp" ./cmd/bng-cp)
+fi
+(cd "$glue" && go build -o "$work/bng-cpload" ./cmd/bng-cpload)
+
+log "starting FreeRADIUS on $radius_addr:$auth_port/$acct_port with user1..user$max"
+radius_up=1
+# radius_up.py: tests/cp/radiusd.py's server with larger socket buffers (see there).
+# 127.0.0.1 is a NAS too: a socket that does not bind its source address sends from
+# 127.0.0.1 on loopback, whatever 127.x it talks to.
+(cd "$root" && PYTHONPATH="$root" "$py" "$here/radius_up.py" "$work/radius" "$radius_addr" \
+	"$auth_port" "$acct_port" "$secret" "$max" "$cp_addr" 127.0.0.1) >&2
+
+# Two instances, each with one line group: S-tags x C-tags and a /18 pool (16382
+# addresses) per group, more than the largest run needs.
+cat >"$work/cp.yaml" <<EOF
+pod: bench
+control_plane: {address: $cp_addr, pfcp_port: 8805, vxlan_port: 4789}
+management: {subnet: 127.201.0.0/24}
+radius:
+  nas_identifier: bngpod-bench
+  coa_port: 13799
+  timeout_ms: 3000
+  retries: 3
+  servers:
+    - {name: radius1, address: $radius_addr, auth_port: $auth_port, acct_port: $acct_port, secret: $secret}
+access_ports:
+  - {name: access1, tpid: 33024, rate: 10000000000}
+  - {name: access2, tpid: 33024, rate: 10000000000}
+pools:
+  - {name: pool1, prefix: 100.64.0.0/18, dns: [198.51.100.53, 198.51.100.54], line_group: lg1}
+  - {name: pool2, prefix: 100.64.64.0/18, dns: [198.51.100.53, 198.51.100.54], line_group: lg2}
+qos_profiles:
+  - name: silver
+    down_rate: 20000000
+    up_pir: 10000000
+line_groups:
+  - {name: lg1, ac_mac: "02:bb:00:00:00:01", core_address: 100.64.0.1,
+     core_mac: "02:cc:00:00:00:01", pools: [pool1], qos_profile: silver, instance: 1}
+  - {name: lg2, ac_mac: "02:bb:00:00:00:02", core_address: 100.64.64.1,
+     core_mac: "02:cc:00:00:00:02", pools: [pool2], qos_profile: silver, instance: 2}
+instances:
+  - id: 1
+    name: dp1
+    control_address: $dp1
+    data_mac: "02:00:00:00:01:01"
+    line_groups: [lg1]
+    lines:
+      - {group: lg1, access_port: access1, stag: {min: 100, max: 149}, ctag: {min: 1, max: 4000}}
+  - id: 2
+    name: dp2
+    control_address: $dp2
+    data_mac: "02:00:00:00:01:02"
+    line_groups: [lg2]
+    lines:
+      - {group: lg2, access_port: access2, stag: {min: 200, max: 249}, ctag: {min: 1, max: 4000}}
+EOF
+
+fstype=$(stat -f -c %T "$work")
+[ "$fstype" = tmpfs ] && log "warning: $work is on tmpfs: the store's fsync costs nothing there"
+
+# CPU seconds a process has used so far (utime + stime of /proc/PID/stat).
+hz=$(getconf CLK_TCK)
+cpu_s() { awk -v hz="$hz" '{printf "%.2f", ($14 + $15) / hz}' "/proc/$1/stat" 2>/dev/null || echo 0; }
+radius_pid=$(cat "$work/radius/freeradius.pid" 2>/dev/null || echo "")
+
+rc=0
+for n in $sizes; do
+	rad0=0
+	[ -n "$radius_pid" ] && rad0=$(cpu_s "$radius_pid")
+	state="$work/state-$n"
+	mkdir -p "$state"
+	# The loader first: its PFCP sockets must be up when bng-cp associates.
+	"$work/bng-cpload" -cp "$cp_addr" -dp "1=$dp1/100-149/1-4000" -dp "2=$dp2/200-249/1-4000" \
+		-sessions "$n" -window "$window" -auth "$auth" -user 'user%d' -password 'pw%d' \
+		-timeout 60s -assoc-timeout 30s -v >"$work/load-$n.json" 2>"$work/load-$n.err" &
+	load_pid=$!
+	sleep 0.2
+	"$work/bng-cp" -config "$work/cp.yaml" -state "$state" -ctl "" -metrics "" -auth "$auth" \
+		-log-level warn 2>"$work/cp-$n.log" &
+	cp_pid=$!
+	# bng-cp dying early (bad cp.yaml, ports taken) ends the run at once.
+	while kill -0 "$load_pid" 2>/dev/null; do
+		if ! kill -0 "$cp_pid" 2>/dev/null; then
+			log "bng-cp exited early"
+			kill "$load_pid" 2>/dev/null || true
+			break
+		fi
+		sleep 0.2
+	done
+	lrc=0
+	wait "$load_pid" || lrc=$?
+	load_pid=""
+	# Where the CPU went (the loader reports its own on stderr).
+	cp_cpu=$(cpu_s "$cp_pid")
+	rad_cpu=0
+	[ -n "$radius_pid" ] && rad_cpu=$(awk -v a="$(cpu_s "$radius_pid")" -v b="$rad0" 'BEGIN{printf "%.2f", a - b}')
+	log "$n sessions: cpu_s bng-cp=$cp_cpu freeradius=$rad_cpu (bng-cp includes its start and association)"
+	kill "$cp_pid" 2>/dev/null || true
+	wait "$cp_pid" 2>/dev/null || true
+	cp_pid=""
+	if [ -s "$work/load-$n.json" ]; then
+		cat "$work/load-$n.json"
+	else
+		echo "{\"sessions\": $n, \"sessions_per_second\": 0, \"error\": \"bng-cpload produced no result\"}"
+	fi
+	# The loader's counters (resends, odd frames) and failure reasons, for the record.
+	[ -s "$work/load-$n.err" ] && sed "s/^bng-cpload: /bench-cp: $n sessions: /" "$work/load-$n.err" >&2
+	if [ "$lrc" != 0 ]; then
+		rc=1
+		log "$n sessions: bng-cpload exited $lrc"
+		log "bng-cp log (tail):"
+		tail -n 20 "$work/cp-$n.log" | sed 's/^/  /' >&2
+	fi
+done
+exit "$rc"
