@@ -44,9 +44,11 @@
 //     unanswered ones; normally the DP does that (LCP offload).
 //
 // Deliberate differences from a general-purpose PPP implementation, because
-// a PPPoE session ends with a PADT anyway: LCP is never renegotiated. A peer
-// Configure-Request after LCP reached Opened ends the link (EvDown
-// DownLCPFailed); a stray Configure-Ack/Nak/Reject in Opened is discarded. A
+// a PPPoE session ends with a PADT anyway: LCP is renegotiated only before
+// the peer has authenticated (a peer that missed our Configure-Ack sends its
+// Configure-Request again: RFC 1661's Opened/RCR transition, after which
+// authentication starts afresh). A peer Configure-Request once the
+// credentials are with the CP ends the link (EvDown DownLCPFailed); a stray Configure-Ack/Nak/Reject in Opened is discarded. A
 // peer Terminate-Request is acknowledged and ends the link at once
 // (DownPeerTerminate) instead of waiting a restart period in Stopping; an
 // IPCP Terminate-Request from the peer terminates LCP too.

@@ -195,7 +195,10 @@ func (y *lcpLayer) down() {
 	l.ipcp.reset()
 	l.authState = authNone
 	l.chapDeadline, l.ipcpDeadline, l.echoDeadline = timeZero, timeZero, timeZero
-	if l.phase != PhaseDead {
+	switch {
+	case l.renegotiating:
+		l.phase = PhaseEstablish
+	case l.phase != PhaseDead:
 		l.phase = PhaseTerminate
 	}
 }
@@ -225,7 +228,20 @@ func (l *Link) inputLCP(data []byte) {
 	switch code := pkt[0]; code {
 	case codeConfReq:
 		if opened {
-			// No LCP renegotiation on a PPPoE session (see the package doc).
+			if l.phase == PhaseAuthenticate && l.authState == authWaitPeer {
+				// The peer has not seen our Configure-Ack (lost, or late
+				// under load) and asks again before it authenticated:
+				// renegotiate as RFC 1661 says (this-layer-down, our
+				// Configure-Request, the answer to theirs), then start the
+				// authentication phase afresh.
+				l.counters.Renegotiations++
+				l.renegotiating = true
+				l.lcp.input(pkt)
+				l.renegotiating = false
+				return
+			}
+			// Later, credentials are with the CP already: no LCP
+			// renegotiation on a PPPoE session (see the package doc).
 			l.down(DownLCPFailed, "peer restarted LCP negotiation")
 			return
 		}

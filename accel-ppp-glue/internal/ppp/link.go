@@ -129,6 +129,7 @@ type LinkCounters struct {
 	EchoRepliesHeard    uint64
 	LoopsDetected       uint64 // our own magic number came back
 	Oversize            uint64 // packets not sent because they exceed the peer's MRU
+	Renegotiations      uint64 // LCP renegotiated before authentication (a repeated Configure-Request)
 }
 
 // auth states.
@@ -196,11 +197,12 @@ type Link struct {
 	echoOff      bool
 
 	// termination
-	closing     bool
-	closeReason DownReason
-	closeDetail string
-	failReason  DownReason // set from inside the automaton, acted on after the input
-	failDetail  string
+	closing       bool
+	renegotiating bool // LCP's this-layer-down is a renegotiation, not the end
+	closeReason   DownReason
+	closeDetail   string
+	failReason    DownReason // set from inside the automaton, acted on after the input
+	failDetail    string
 
 	out      []byte
 	scratch  []byte

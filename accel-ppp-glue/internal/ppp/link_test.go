@@ -710,8 +710,43 @@ func TestRFC4638MRU(t *testing.T) {
 	if h.l.MRU() != 1500 {
 		t.Fatal(h.l.MRU())
 	}
+	// Before authentication a new Configure-Request renegotiates (RFC 1661
+	// Opened/RCR): our request again, and a Nak of the MRU above the limit.
 	h.in(ProtoLCP, "01 02 0008 010405dd")
-	h.expectEv([]Event{EvDown{Reason: DownLCPFailed, Detail: "peer restarted LCP negotiation"}})
+	h.expect("c021 01 02 0012 010405dc 0304c023 0506"+ourMagicHex, "c021 03 02 0008 010405dc")
+	if h.l.Phase() != PhaseEstablish {
+		t.Fatalf("phase %v after a renegotiation started", h.l.Phase())
+	}
+}
+
+func TestLCPRepeatedRequestBeforeAuthRenegotiates(t *testing.T) {
+	h := newHarness(t, baseConfig(AuthPAP))
+	h.l.Start(h.now)
+	h.expect("c021 01 01 0012 010405d4 0304c023 0506" + ourMagicHex)
+	h.in(ProtoLCP, "01 07 0008 010405d4")
+	h.expect("c021 02 07 0008 010405d4")
+	h.in(ProtoLCP, "02 01 0012 010405d4 0304c023 0506"+ourMagicHex)
+	if h.l.Phase() != PhaseAuthenticate {
+		t.Fatalf("phase %v", h.l.Phase())
+	}
+	// Our Configure-Ack was late: the peer sends the same request again.
+	h.in(ProtoLCP, "01 07 0008 010405d4")
+	h.expect("c021 01 02 0012 010405d4 0304c023 0506"+ourMagicHex, "c021 02 07 0008 010405d4")
+	h.in(ProtoLCP, "02 02 0012 010405d4 0304c023 0506"+ourMagicHex)
+	if h.l.Phase() != PhaseAuthenticate {
+		t.Fatalf("phase %v after the renegotiation", h.l.Phase())
+	}
+	h.in(ProtoPAP, "01 01 000e 04 75736572 04 70617373")
+	_, evs := h.l.Drain()
+	if len(evs) != 1 {
+		t.Fatalf("events %v", evs)
+	}
+	if a, ok := evs[0].(EvAuth); !ok || a.User != "user" || string(a.Password) != "pass" {
+		t.Fatalf("event %#v", evs[0])
+	}
+	if c := h.l.Counters(); c.Renegotiations != 1 {
+		t.Fatalf("%+v", c)
+	}
 }
 
 func TestPAPMalformedAndDuplicates(t *testing.T) {
