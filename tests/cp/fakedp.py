@@ -289,7 +289,7 @@ class FakeDp:
             self._cond.notify_all()
         if msg is None or src[0] != self.cp_address or self.mute:
             return
-        if msg.type % 2 == 0 and msg.type in W.MSG_NAMES:  # a response to our request
+        if msg.type in W.RESPONSES:  # a response to our request
             with self._cond:
                 if msg.seq in self._pending:
                     self._pending[msg.seq] = msg

@@ -28,7 +28,7 @@ SESS_EST_REQ, SESS_EST_RSP = 50, 51
 SESS_MOD_REQ, SESS_MOD_RSP = 52, 53
 SESS_DEL_REQ, SESS_DEL_RSP = 54, 55
 SESS_REPORT_REQ, SESS_REPORT_RSP = 56, 57
-NODE_MESSAGES = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}
+RESPONSES = {2, 4, 6, 8, 10, 11, 13, 15, 51, 53, 55, 57}
 MSG_NAMES = {
     1: "heartbeat_req",
     2: "heartbeat_rsp",
@@ -498,18 +498,21 @@ def write_pcap(path: Path, datagrams: list[tuple[bytes, tuple[str, int], tuple[s
     out = struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 101)
     for i, (m, (sa, sp), (da, dport)) in enumerate(datagrams):
         udp = struct.pack("!HHHH", sp, dport, 8 + len(m), 0) + m
-        ip = struct.pack(
-            "!BBHHHBBH4s4s",
-            0x45,
-            0,
-            20 + len(udp),
-            i & 0xFFFF,
-            0,
-            64,
-            17,
-            0,
-            ipaddress.IPv4Address(sa).packed,
-            ipaddress.IPv4Address(da).packed,
+        ip = (
+            struct.pack(
+                "!BBHHHBBH4s4s",
+                0x45,
+                0,
+                20 + len(udp),
+                i & 0xFFFF,
+                0,
+                64,
+                17,
+                0,
+                ipaddress.IPv4Address(sa).packed,
+                ipaddress.IPv4Address(da).packed,
+            )
+            + udp
         )
         out += struct.pack("<IIII", i, 0, len(ip), len(ip)) + ip
     path.write_bytes(out)

@@ -195,6 +195,7 @@ class FreeRadius:
             "run_dir": str(self.dir / "run"),
             "radacctdir": str(self.dir / "radacct"),
             "max_requests": "262144",
+            "reject_delay": "0",
         }
         for key, val in subst.items():
             text, n = re.subn(rf"(?m)^(\s*){key}\s*=.*$", rf"\g<1>{key} = {val}", text, count=1)
