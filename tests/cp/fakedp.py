@@ -100,6 +100,7 @@ class FakeDp:
         self.vxlan_tx = 0
         self._cache: dict[tuple[int, int, bytes], bytes] = {}
         self._pending: dict[int, W.Message | None] = {}
+        self._periodic: dict[int, tuple[W.Session, W.Usage, float]] = {}  # seq -> unanswered usage report
         self._seq = itertools.count(1)
         self._seid_slot = itertools.count(1)
         self._generation = 1
@@ -258,10 +259,19 @@ class FakeDp:
             self._send(W.build_message(W.HEARTBEAT_REQ, self._next_seq(), W.recovery(self.recovery)))
         if self.periodic_usage and not self.mute:
             ntp = W.ntp_now()
-            for s in list(self.sessions.values()):
-                if s.urr_period and s.urr_ids and ntp - s.last_report >= s.urr_period:
-                    s.usage = s.usage + self.usage_step
-                    self._send(self._usage_report_msg(s, W.URT_PERIO))
+            with self._cond:
+                # a report never answered is not lost: its usage goes into the next one (pfcp.md 8)
+                for seq, (s, u, sent) in list(self._periodic.items()):
+                    if now - sent > self.t1 * self.n1:
+                        del self._periodic[seq]
+                        s.usage = s.usage + u
+                for s in list(self.sessions.values()):
+                    if s.urr_period and s.urr_ids and ntp - s.last_report >= s.urr_period:
+                        s.usage = s.usage + self.usage_step
+                        u = s.usage
+                        data = self._usage_report_msg(s, W.URT_PERIO)
+                        self._periodic[int.from_bytes(data[12:15], "big")] = (s, u, now)
+                        self._send(data)
 
     def _next_seq(self) -> int:
         return next(self._seq) & 0xFFFFFF
@@ -291,6 +301,8 @@ class FakeDp:
             return
         if msg.type in W.RESPONSES:  # a response to our request
             with self._cond:
+                if msg.type == W.SESS_REPORT_RSP and msg.cause == 1:
+                    self._periodic.pop(msg.seq, None)
                 if msg.seq in self._pending:
                     self._pending[msg.seq] = msg
                     self._cond.notify_all()

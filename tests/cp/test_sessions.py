@@ -60,6 +60,18 @@ def pool_used(pod: Pod, group: str) -> int | None:
     return sum(used) if used else None
 
 
+def pool_settles(pod: Pod, group: str, want: int, timeout: float = 5.0) -> bool:
+    """The line group's pool usage reaches `want` (True also when the API cannot tell)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        got = pool_used(pod, group)
+        if got is None or got == want:
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+
+
 def session_id_of(pod: Pod, mac: str) -> str:
     for v in pod.cp.sessions():
         if str(v.get("mac", "")).lower() == mac:
@@ -116,7 +128,7 @@ def test_pap_session(pod):
     stop = stop_of(pod, start["Acct-Session-Id"])
     assert stop["Acct-Terminate-Cause"] == "User-Request"
     assert stop["Framed-IP-Address"] == res.ipv4
-    assert pool_used(pod, "lg1") in (0, None)
+    assert pool_settles(pod, "lg1", 0), pool_used(pod, "lg1")
     assert dp.inject_errors == []
 
 
@@ -152,7 +164,7 @@ def test_wrong_password(pod, auth):
     assert pod.accounting(User_Name="user3") == []
     replies = [x for r in pod.radius for x in r.records("reply-detail") if x.user == "user3"]
     assert replies and all(x["Packet-Type"] == "Access-Reject" for x in replies)
-    assert pool_used(pod, "lg1") in (0, None)
+    assert pool_settles(pod, "lg1", 0), pool_used(pod, "lg1")
     # the next subscriber is not hurt
     assert pod.client(1, user="user4").dial().ok
 
@@ -226,7 +238,7 @@ def test_padt_from_client(pod):
     pod.dps[1].wait_deleted(s)
     stop = stop_of(pod, start["Acct-Session-Id"])
     assert stop.get("Acct-Terminate-Cause")
-    assert pool_used(pod, "lg1") in (0, None)
+    assert pool_settles(pod, "lg1", 0), pool_used(pod, "lg1")
 
 
 def test_terminate_from_cp(pod):
@@ -324,7 +336,7 @@ def test_pool_exhaustion(pod):
     assert not res.ok
     assert got_teardown(extra)
     assert no_establishment_for(dp, extra.mac)
-    assert pool_used(pod, "lg2") in (size, None)
+    assert pool_settles(pod, "lg2", size), pool_used(pod, "lg2")
     # two leave, two others get their addresses
     for c in clients[:2]:
         assert c.terminate()
@@ -341,7 +353,7 @@ def test_pool_exhaustion(pod):
     for c in clients[2:]:
         assert c.terminate()
     dp.wait(lambda: not [s for s in dp.sessions.values() if not s.default], 10, "all deleted")
-    assert pool_used(pod, "lg2") in (0, None)
+    assert pool_settles(pod, "lg2", 0), pool_used(pod, "lg2")
 
 
 def test_padi_flood(pod):
@@ -493,3 +505,24 @@ def test_garbage_does_not_hurt(pod):
     assert dp.inject_errors == []
     assert not any(r.proto == LCP and r.ppp_code == TERM_REQ for r in c.rx)
     assert not any(r.discovery and r.code == PADT for r in c.rx)
+
+
+@pytest.mark.cp(echo_interval=1, echo_failures=2)
+def test_cp_restart_then_lcp_dead_and_new_sessions(pod):
+    """After a restart the CP still owns its restored sessions: the DP's dead report for one
+    ends it with the Acct-Session-Id it started with, and a new session gets a new one."""
+    dp = pod.dps[1]
+    c = pod.client(1, user="user26")
+    res, s, start = dial_up(pod, c)
+    assert pod.cp.stop() == 0
+    time.sleep(3)
+    pod.cp.start()
+    pod.wait_ready()
+    ans = dp.report_lcp_dead(s)
+    assert ans.cause == 1, f"the restarted CP answered the dead report with cause {ans.cause}"
+    dp.wait_deleted(s)
+    assert c.padt_received.wait(5)
+    stop = stop_of(pod, start["Acct-Session-Id"])
+    assert stop["Acct-Terminate-Cause"] == "Lost-Carrier" and stop["User-Name"] == "user26"
+    _, _, start2 = dial_up(pod, pod.client(1, user="user27"))
+    assert start2["Acct-Session-Id"] != start["Acct-Session-Id"]
