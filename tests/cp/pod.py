@@ -58,7 +58,7 @@ USERS.update(
         "rateuser": ("rate-pw", {"WISPr-Bandwidth-Max-Down": 30000000, "WISPr-Bandwidth-Max-Up": 5000000}),
         "fixedip": ("fixed-pw", {"Framed-IP-Address": "100.80.0.200"}),
         "outside": ("outside-pw", {"Framed-IP-Address": "10.9.9.9"}),
-        "interim": ("interim-pw", {"Acct-Interim-Interval": 2}),
+        "interim": ("interim-pw", {"Acct-Interim-Interval": 4}),
         "evil": ("evil-pw", {}),
     }
 )

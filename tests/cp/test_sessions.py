@@ -526,3 +526,47 @@ def test_cp_restart_then_lcp_dead_and_new_sessions(pod):
     assert stop["Acct-Terminate-Cause"] == "Lost-Carrier" and stop["User-Name"] == "user26"
     _, _, start2 = dial_up(pod, pod.client(1, user="user27"))
     assert start2["Acct-Session-Id"] != start["Acct-Session-Id"]
+
+
+def test_acct_session_id_unique_across_restarts(pod):
+    seen = set()
+    for i in range(3):
+        _, _, start = dial_up(pod, pod.client(1, user=f"user{33 + i}"))
+        assert start["Acct-Session-Id"] not in seen
+        seen.add(start["Acct-Session-Id"])
+        assert pod.cp.stop() == 0
+        pod.cp.start()
+        pod.wait_ready()
+
+
+@pytest.mark.cp(interim=30)
+def test_radius_profile_class_and_interim(pod):
+    c = pod.client(1, user="golduser")
+    res, s, start = dial_up(pod, c)
+    assert s.qos == "gold"  # Filter-Id names the QoS profile: the Forwarding Policy
+    assert start.all("Class") in (
+        ["cls-gold-1", "cls-gold-2"],
+        ["0x" + b"cls-gold-1".hex(), "0x" + b"cls-gold-2".hex()],
+    )
+    # Acct-Interim-Interval from RADIUS (2 s) wins over --interim (300 s)
+    c2 = pod.client(1, user="interim")
+    _, s2, start2 = dial_up(pod, c2)
+    pod.wait_accounting(
+        timeout=10, count=2, Acct_Status_Type="Interim-Update", Acct_Session_Id=start2["Acct-Session-Id"]
+    )
+    assert c.terminate()
+    stop = stop_of(pod, start["Acct-Session-Id"])
+    assert stop.all("Class") == start.all("Class")
+
+
+def test_pppoe_max_payload(pod):
+    """RFC 4638: a client that offers PPP-Max-Payload 1500 gets it echoed in the PADS and may
+    negotiate an MRU of 1500; the DP is told the MTU."""
+    c = pod.client(1, user="user36", max_payload=1500, mru=1500)
+    res, s, _ = dial_up(pod, c)
+    pads = next(r for r in c.rx if r.discovery and r.code == 0x65)
+    assert pads.tag(0x0120) == b"\x05\xdc"
+    assert s.mtu == 1500
+    plain = pod.client(1, user="user37")
+    res2, s2, _ = dial_up(pod, plain)
+    assert res2.mru in (None, 1492) and s2.mtu in (None, 1492)
