@@ -548,11 +548,11 @@ def test_radius_profile_class_and_interim(pod):
         ["cls-gold-1", "cls-gold-2"],
         ["0x" + b"cls-gold-1".hex(), "0x" + b"cls-gold-2".hex()],
     )
-    # Acct-Interim-Interval from RADIUS (2 s) wins over --interim (300 s)
+    # Acct-Interim-Interval from RADIUS (4 s) wins over --interim (30 s): two interims in 12 s
     c2 = pod.client(1, user="interim")
     _, s2, start2 = dial_up(pod, c2)
     pod.wait_accounting(
-        timeout=10, count=2, Acct_Status_Type="Interim-Update", Acct_Session_Id=start2["Acct-Session-Id"]
+        timeout=12, count=2, Acct_Status_Type="Interim-Update", Acct_Session_Id=start2["Acct-Session-Id"]
     )
     assert c.terminate()
     stop = stop_of(pod, start["Acct-Session-Id"])
