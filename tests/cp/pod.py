@@ -258,7 +258,15 @@ class Pod:
         ]
         off = lcp_offload or {}
         self.dps = {
-            i: FakeDp(i, DP_ADDR[i], CP_ADDR, ac_macs={AC_MAC[i]}, lcp_offload=off.get(i, True), periodic_usage=True)
+            i: FakeDp(
+                i,
+                DP_ADDR[i],
+                CP_ADDR,
+                ac_macs={AC_MAC[i]},
+                lcp_offload=off.get(i, True),
+                periodic_usage=True,  # URR Measurement Period reports, as bng-dp sends them
+                heartbeat_interval=5.0,  # as bng-dp
+            )
             for i in (1, 2)
         }
         self.cp = BngCp(self.dir, self.opts)

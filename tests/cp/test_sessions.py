@@ -122,6 +122,9 @@ def test_pap_session(pod):
     assert any(r.proto == LCP and r.ppp_code == PROTO_REJ for r in c.rx)
     time.sleep(1.0)
     assert dp.session_of(c.mac) is s and not c.padt_received.is_set()
+    # the CP answers the DP's heartbeats with its Recovery Time Stamp
+    hb = dp.heartbeat()
+    assert hb.type == W.HEARTBEAT_RSP and hb.find(W.IE_RECOVERY).u(4) == dp.cp_recovery
     # the client hangs up: LCP Terminate, PADT -> PFCP deletion, Stop, address back
     assert c.terminate()
     dp.wait_deleted(s)
