@@ -145,6 +145,7 @@ class PppoeClient:
         magic: int | None = None,
         ipv6cp: bool = False,
         auto_answer: bool = True,
+        restart: float = 3.0,
     ):
         self.dp = dp
         self.mac = mac.lower()
@@ -160,6 +161,7 @@ class PppoeClient:
         self.magic = magic if magic is not None else (int.from_bytes(os.urandom(4), "big") | 1)
         self.ipv6cp = ipv6cp
         self.auto_answer = auto_answer
+        self.restart = restart  # RFC 1661 restart timer (pppd's default, 3 s)
         self.q: queue.Queue[Rx] = queue.Queue()
         self.rx: list[Rx] = []
         self.sent: list[bytes] = []
@@ -337,7 +339,7 @@ class PppoeClient:
         last_tx = time.monotonic()
         while time.monotonic() < deadline:
             now = time.monotonic()
-            if now - last_tx > 1.0:  # restart timer
+            if now - last_tx > self.restart:  # restart timer
                 last_tx = now
                 if not lcp_acked:
                     self.send_ppp(LCP, CONF_REQ, our_lcp_id, our_lcp)
