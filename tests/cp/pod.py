@@ -45,7 +45,8 @@ DP_ADDR = {1: f"{NET}.11", 2: f"{NET}.12"}
 AC_MAC = {1: "02:bb:00:00:00:01", 2: "02:bb:00:00:00:02"}
 POOL = {1: "100.80.0.0/24", 2: "100.81.0.0/29"}
 DNS = ["198.51.100.53", "198.51.100.54"]
-LINE = {1: (100, None), 2: (200, None)}  # instance -> (an S-tag of its line, C-tag range)
+LINE = {1: (100, None), 2: (200, None)}
+TPID = {1: 0x8100, 2: 0x88A8}  # access1 is 802.1Q, access2 802.1ad  # instance -> (an S-tag of its line, C-tag range)
 
 # RADIUS users: name -> (password, reply items). Both servers know them all, except
 # "evil", whom radius2 rejects (its password there is another): the Message-Authenticator
@@ -310,6 +311,7 @@ class Pod:
         ctag = kw.pop("ctag", n % 4000 + 1)
         mac = kw.pop("mac", f"02:11:00:{instance:02x}:{n >> 8 & 0xFF:02x}:{n & 0xFF:02x}")
         pw = password if password is not None else USERS[user][0]
+        kw.setdefault("outer_tpid", TPID[instance])
         return PppoeClient(self.dps[instance], mac, stag, ctag, user=user, password=pw, **kw)
 
     # -- RADIUS ----------------------------------------------------------------------------------

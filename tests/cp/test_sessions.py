@@ -18,7 +18,7 @@ import pytest
 from . import pfcpwire as W
 from .badradius import BadRadius
 from .pod import AC_MAC, AUTH_PORT, BNGCPCTL, DNS, POOL, RADIUS, Pod
-from .pppoe_client import LCP, PADO, PADT, PROTO_REJ, TAG_COOKIE, TERM_REQ, PppoeClient
+from .pppoe_client import LCP, PADO, PADT, PROTO_REJ, TAG_COOKIE, TERM_REQ, PppoeClient, tags
 
 # ---- helpers ----------------------------------------------------------------------------------
 
@@ -573,3 +573,43 @@ def test_pppoe_max_payload(pod):
     plain = pod.client(1, user="user37")
     res2, s2, _ = dial_up(pod, plain)
     assert res2.mru in (None, 1492) and s2.mtu in (None, 1492)
+
+
+def test_discovery_tags_and_cookie(pod):
+    c = pod.client(1, user="user38")
+    relay = b"relay-agent-7"
+    c.send(c.discovery_frame(0x09, tags((0x0101, b""), (0x0103, c.host_uniq), (0x0110, relay))))
+    pado = c.expect(lambda r: r.discovery and r.code == PADO, 5, "PADO")
+    assert pado.tag(0x0103) == c.host_uniq and pado.tag(0x0110) == relay  # RFC 2516: echoed
+    assert pado.tag(0x0102) and pado.tag(0x0101) is not None and pado.tag(TAG_COOKIE)
+    assert pado.session_id == 0 and pado.frame.src == AC_MAC[1]
+    # a PADR with a forged cookie gets no session
+    bad = bytes(x ^ 0x5A for x in pado.tag(TAG_COOKIE))
+    c.ac_mac = pado.frame.src
+    c.send(c.discovery_frame(0x19, tags((0x0101, b""), (0x0103, c.host_uniq), (0x0104, bad)), dst=c.ac_mac))
+    time.sleep(1)
+    assert not any(r.discovery and r.code == 0x65 and r.session_id for r in c.rx)
+    # the genuine cookie does (and the Relay-Session-Id comes back in the PADS)
+    pads = c.request(pado)
+    assert pads.session_id not in (0, 0xFFFF) and pads.tag(0x0110) == relay
+
+
+def test_same_mac_on_two_lines(pod):
+    """The same MAC behind two C-tags is two subscribers (ids are per line and MAC)."""
+    a = pod.client(1, user="user39", ctag=501, mac="02:11:00:aa:00:01")
+    ra, sa, _ = dial_up(pod, a)
+    # the fake DP routes frames by MAC, so the second client takes over the MAC from here on
+    b = PppoeClient(pod.dps[1], a.mac, a.stag, 502, user="user40", password="pw40")  # noqa: S106
+    rb, sb, _ = dial_up(pod, b)
+    assert pod.dps[1].sessions.get(sa.up_seid) is sa, "the first subscriber's session was replaced"
+    assert (sa.ctag, sb.ctag) == (501, 502) and ra.ipv4 != rb.ipv4
+
+
+def test_8021ad_access_port(pod):
+    """dp2's access port is 802.1ad: the client tags with 0x88a8 and the CP answers in kind."""
+    c = pod.client(2, user="user1")
+    assert c.outer_tpid == 0x88A8
+    res, s, _ = dial_up(pod, c)
+    pado = next(r for r in c.rx if r.discovery and r.code == PADO)
+    assert bytes(pado.frame)[12:14] == b"\x88\xa8"
+    assert (s.stag, s.ctag) == (c.stag, c.ctag)
