@@ -506,11 +506,14 @@ class FakeDp:
     def default_session(self) -> W.Session | None:
         return next((s for s in self.sessions.values() if s.default), None)
 
-    def session_of(self, mac: str) -> W.Session | None:
-        return next((s for s in self.sessions.values() if s.mac == mac.lower()), None)
+    def session_of(self, mac: str, ctag: int | None = None) -> W.Session | None:
+        return next(
+            (s for s in self.sessions.values() if s.mac == mac.lower() and ctag in (None, s.ctag)),
+            None,
+        )
 
-    def wait_session(self, mac: str, timeout: float = 10.0) -> W.Session:
-        return self.wait(lambda: self.session_of(mac), timeout, f"session of {mac}")
+    def wait_session(self, mac: str, timeout: float = 10.0, ctag: int | None = None) -> W.Session:
+        return self.wait(lambda: self.session_of(mac, ctag), timeout, f"session of {mac}")
 
     def wait_deleted(self, s: W.Session, timeout: float = 10.0) -> None:
         self.wait(lambda: s.up_seid not in self.sessions, timeout, f"deletion of {s.up_seid:#x}")

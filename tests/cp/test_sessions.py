@@ -29,7 +29,7 @@ def dial_up(pod: Pod, c: PppoeClient, timeout: float = 15.0):
     res = c.dial(timeout=timeout)
     assert res.ok, res.reason
     dp = c.dp
-    s = dp.wait_session(c.mac)
+    s = dp.wait_session(c.mac, ctag=c.ctag)
     start = pod.wait_accounting(Acct_Status_Type="Start", Framed_IP_Address=res.ipv4, User_Name=c.user)[-1]
     return res, s, start
 
