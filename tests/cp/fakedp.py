@@ -98,6 +98,8 @@ class FakeDp:
         self.inject_errors: list[str] = []
         self.vxlan_rx = 0
         self.vxlan_tx = 0
+        self.vxlan_log: list[tuple[str, bytes]] = []  # ("rx" from the CP / "tx" to it, datagram)
+        self.log_vxlan = True
         self._cache: dict[tuple[int, int, bytes], bytes] = {}
         self._pending: dict[int, W.Message | None] = {}
         self._periodic: dict[int, tuple[W.Session, W.Usage, float]] = {}  # seq -> unanswered usage report
@@ -154,6 +156,8 @@ class FakeDp:
 
     def send_frame(self, frame: bytes) -> None:
         hdr = struct.pack("!BBBBI", VXLAN_FLAGS, 0, 0, 0, self.id << 8)
+        if self.log_vxlan:
+            self.vxlan_log.append(("tx", hdr + frame))
         self.vxlan_sock.sendto(hdr + frame, self.cp_vxlan)
         self.vxlan_tx += 1
 
@@ -178,6 +182,8 @@ class FakeDp:
         if src[0] != self.cp_address:
             self.inject_errors.append(f"VXLAN from {src}")
             return
+        if self.log_vxlan:
+            self.vxlan_log.append(("rx", data))
         if len(data) < 8 or not data[0] & VXLAN_FLAGS:
             self.inject_errors.append("VXLAN header")
             return
@@ -535,6 +541,12 @@ class FakeDp:
         """An index into `msgs` for `wait_received(since=...)`."""
         with self._cond:
             return len(self.msgs)
+
+    def vxlan_pcap(self, path: Path) -> Path:
+        """The VXLAN datagrams both ways (UDP 4789), for tshark."""
+        dp, cp = (self.address, self.vxlan_port), self.cp_vxlan
+        W.write_pcap(path, [(d, cp, dp) if way == "rx" else (d, dp, cp) for way, d in self.vxlan_log])
+        return path
 
     def pcap(self, path: Path, recs: list[Rec] | None = None) -> Path:
         recs = self.msgs if recs is None else recs

@@ -613,3 +613,59 @@ def test_8021ad_access_port(pod):
     pado = next(r for r in c.rx if r.discovery and r.code == PADO)
     assert bytes(pado.frame)[12:14] == b"\x88\xa8"
     assert (s.stag, s.ctag) == (c.stag, c.ctag)
+
+
+def test_control_frames_decoded_by_tshark(pod):
+    """Every frame of a PAP dial and hang-up, both ways in VXLAN, as tshark reads them."""
+    dp = pod.dps[1]
+    dp.vxlan_log.clear()
+    c = pod.client(1, user="user2")
+    res, s, _ = dial_up(pod, c)
+    assert c.terminate()
+    dp.wait_deleted(s)
+    time.sleep(0.3)
+    prefixes = ("vxlan", "pppoe", "ppp", "lcp", "pap", "ipcp", "vlan", "eth")
+    pkts = W.dissect_pcap(dp.vxlan_pcap(pod.dir / "vxlan.pcap"), prefixes)
+    from_cp = [f for (way, _), f in zip(dp.vxlan_log, pkts, strict=True) if way == "rx"]
+    assert from_cp
+    for f in pkts:
+        assert W.malformed(f) == [], f
+        assert W.one(f, "vxlan.vni") == "1"
+    for f in from_cp:
+        assert W.one(f, "eth.src") == AC_MAC[1] and W.one(f, "eth.dst") == c.mac
+        assert W.vals(f, "vlan.id") == [str(c.stag), str(c.ctag)]
+    codes = [v for f in from_cp for v in W.vals(f, "pppoe.code") if v != "0x00"]
+    assert codes[:2] == ["0x07", "0x65"]  # PADO, PADS
+    conf_req = [f for f in from_cp if W.vals(f, "ppp.protocol") == ["0xc021"] and W.vals(f, "ppp.code") == ["1"]]
+    assert conf_req
+    assert W.vals(conf_req[-1], "lcp.opt.mru") in ([], ["1492"])
+    assert int(W.one(conf_req[-1], "lcp.opt.magic_number"), 16) == c.peer_magic
+    assert any(v == "2" for f in from_cp for v in W.vals(f, "pap.code"))  # Authenticate-Ack
+    assert res.ipv4 in [v for f in from_cp for v in W.vals(f, "ipcp.opt.ip_address")]
+    assert DNS[0] in [v for f in from_cp for v in W.vals(f, "ipcp.opt.pri_dns_address")]
+
+
+def test_many_concurrent_dials(pod):
+    """60 subscribers dialling at once on both instances: all up, no address twice, one PFCP
+    session and one Accounting-Start each."""
+    clients = [pod.client(1, user=f"user{1 + i % 40}") for i in range(60)]
+    results: dict[str, object] = {}
+
+    def go(c):
+        results[c.mac] = c.dial(timeout=30)
+
+    threads = [threading.Thread(target=go, args=(c,)) for c in clients]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    bad = {m: r.reason for m, r in results.items() if not r.ok}
+    assert bad == {}
+    addrs = [r.ipv4 for r in results.values()]
+    assert len(set(addrs)) == len(addrs) and all(in_pool(a, 1) for a in addrs)
+    dp = pod.dps[1]
+    dp.wait(lambda: len([s for s in dp.sessions.values() if not s.default]) == len(clients), 15, "60 sessions")
+    assert {s.ipv4 for s in dp.sessions.values() if not s.default} == set(addrs)
+    assert {s.pppoe_sid for s in dp.sessions.values() if not s.default} == {r.session_id for r in results.values()}
+    pod.wait_accounting(timeout=15, count=len(clients), Acct_Status_Type="Start")
+    assert dp.inject_errors == []
