@@ -28,7 +28,10 @@ import time
 import pytest
 from scapy.layers.l2 import Ether
 
-from tests.dp.pfcp_cp import Cp, Sub
+try:  # pytest puts tests/ on sys.path (tests/dp and tests/cp are packages, tests/ is not)
+    from dp.pfcp_cp import Cp, Sub
+except ImportError:  # python -m from the repository root
+    from tests.dp.pfcp_cp import Cp, Sub
 
 from . import pfcpwire as W
 from .fakedp import FakeDp
