@@ -1,6 +1,7 @@
 """A control-plane pod on loopback for the integration tests: two private FreeRADIUS servers,
 two fake DP instances and one bng-cp, all on 127.200.0.0/24 (BNGCP_TEST_NET overrides the
-first three octets):
+first three octets; when something already listens on the pod's addresses of 127.200.0,
+the first free 127.200.N is taken):
 
     .1   bng-cp: PFCP 8805, VXLAN 4789, CoA/DM 3799, metrics 19464
     .2   FreeRADIUS radius1 (auth 18120, acct 18130, secret s3cr3t-one)
@@ -36,7 +37,30 @@ GLUE = REPO / "accel-ppp-glue"
 BNG_CP = Path(os.environ.get("BNG_CP", GLUE / "build" / "bng-cp"))
 BNGCPCTL = Path(os.environ.get("BNGCPCTL", GLUE / "build" / "bngcpctl"))
 
-NET = os.environ.get("BNGCP_TEST_NET", "127.200.0")
+
+def _udp_bound_addresses() -> set[str]:
+    out = set()
+    try:
+        for line in Path("/proc/net/udp").read_text().splitlines()[1:]:
+            a = line.split()[1].split(":")[0]
+            out.add(socket.inet_ntoa(bytes.fromhex(a)[::-1]))
+    except (OSError, ValueError, IndexError):
+        pass
+    return out
+
+
+def _free_net() -> str:
+    """127.200.0, or the first 127.200.N whose pod addresses nothing is bound to (another run,
+    or a benchmark using the same addresses, may hold 127.200.0.x)."""
+    bound = _udp_bound_addresses()
+    for n in range(0, 250):
+        net = f"127.200.{n}"
+        if not any(f"{net}.{h}" in bound for h in (1, 2, 3, 11, 12)):
+            return net
+    return "127.200.0"
+
+
+NET = os.environ.get("BNGCP_TEST_NET") or _free_net()
 CP_ADDR = f"{NET}.1"
 RADIUS = [(f"{NET}.2", "s3cr3t-one"), (f"{NET}.3", "s3cr3t-two")]
 AUTH_PORT, ACCT_PORT, COA_PORT = 18120, 18130, 3799
