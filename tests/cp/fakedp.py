@@ -557,5 +557,11 @@ class FakeDp:
 def _udp(addr: str, port: int) -> socket.socket:
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    # a PADI flood makes the CP answer thousands of PADOs: the Python thread must not lose
+    # the frames of the subscribers dialling meanwhile to a full socket buffer
+    try:
+        s.setsockopt(socket.SOL_SOCKET, getattr(socket, "SO_RCVBUFFORCE", 33), 16 << 20)  # root: past rmem_max
+    except OSError:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16 << 20)
     s.bind((addr, port))
     return s
