@@ -85,6 +85,7 @@ USERS.update(
         "outside": ("outside-pw", {"Framed-IP-Address": "10.9.9.9"}),
         "interim": ("interim-pw", {"Acct-Interim-Interval": 4}),
         "evil": ("evil-pw", {}),
+        "shortlived": ("short-pw", {"Session-Timeout": 3}),
     }
 )
 USERS_R2 = dict(USERS, evil=("not-the-evil-pw", {}))
@@ -143,6 +144,7 @@ class CpOptions:
     interim: int = 300  # seconds
     auth: str = "pap,chap"
     extra: tuple[str, ...] = ()
+    users_file: str | None = None  # text of a local users file: bng-cp --users (labs)
 
 
 class BngCp:
@@ -176,6 +178,10 @@ class BngCp:
             "--log-level", "debug",
             *o.extra,
         ]  # fmt: skip
+        if o.users_file is not None:
+            users = self.dir / "users"
+            users.write_text(o.users_file)
+            cmd += ["--users", str(users)]
         try:
             self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
         finally:

@@ -672,3 +672,31 @@ def test_many_concurrent_dials(pod):
     assert {s.pppoe_sid for s in dp.sessions.values() if not s.default} == {r.session_id for r in results.values()}
     pod.wait_accounting(timeout=15, count=len(clients), Acct_Status_Type="Start")
     assert dp.inject_errors == []
+
+
+def test_session_timeout_from_radius(pod):
+    c = pod.client(1, user="shortlived")
+    res, s, start = dial_up(pod, c)
+    pod.dps[1].wait_deleted(s, timeout=10)
+    assert got_teardown(c)
+    assert stop_of(pod, start["Acct-Session-Id"])["Acct-Terminate-Cause"] == "Session-Timeout"
+
+
+LOCAL_USERS = """# a lab users file
+localuser  Cleartext-Password := "local-pw"
+    Framed-IP-Address = 100.80.0.77,
+    Filter-Id = "gold"
+"""
+
+
+@pytest.mark.cp(users_file=LOCAL_USERS)
+def test_local_users_file(pod):
+    """With --users the CP authenticates from the file, without asking RADIUS."""
+    c = pod.client(1, user="localuser", password="local-pw")  # noqa: S106
+    res = c.dial()
+    assert res.ok, res.reason
+    s = pod.dps[1].wait_session(c.mac)
+    assert res.ipv4 == s.ipv4 == "100.80.0.77" and s.qos == "gold"
+    bad = pod.client(1, user="localuser", password="nope")  # noqa: S106
+    assert not bad.dial(timeout=10).ok
+    assert pod.access_requests("localuser") == []
