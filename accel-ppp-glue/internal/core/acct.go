@@ -73,8 +73,8 @@ func (d *Daemon) acctWorker(ch chan acctJob) {
 
 // usage adds a DP usage report to the session's totals, persists them, and
 // sends an Interim once the session's interim interval has passed. The DP
-// reports every URR period (the default interim interval), so a RADIUS
-// Acct-Interim-Interval is honoured at that granularity.
+// reports every interim interval (the session's URR Measurement Period), so
+// each periodic report is an Interim.
 func (sh *shard) usage(s *session, u pfcpcp.Usage) {
 	d := sh.d
 	if s.stopped {
@@ -91,7 +91,7 @@ func (sh *shard) usage(s *session, u pfcpcp.Usage) {
 		}
 	}()
 	iv := time.Duration(s.rec.Interim) * time.Second
-	if iv > 0 && time.Since(s.lastInterim) >= iv-d.opt.Interim/2 {
+	if iv > 0 && time.Since(s.lastInterim) >= iv-d.urrPeriod(&s.rec)/2 {
 		s.lastInterim = time.Now()
 		d.account(s, aaa.AcctInterim, 0)
 	}

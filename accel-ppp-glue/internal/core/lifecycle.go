@@ -149,6 +149,7 @@ func (d *Daemon) pfcpSession(r *record) *pfcpcp.Session {
 	ps := &pfcpcp.Session{
 		CPSEID: r.CPSEID, LogicalPort: r.AccessPort, STag: r.STag, CTag: r.CTag, MAC: r.MAC,
 		PPPoESessionID: r.PPPoESID, IPv4: r.IPv4, QosProfile: r.QosProfile, MTU: r.MTU,
+		URRPeriod: d.urrPeriod(r),
 	}
 	if r.RateDown != 0 {
 		ps.DownMBR = r.RateDown
@@ -167,6 +168,15 @@ func (d *Daemon) pfcpSession(r *record) *pfcpcp.Session {
 		}
 	}
 	return ps
+}
+
+// urrPeriod is how often the DP reports a session's usage: its interim
+// interval (RADIUS Acct-Interim-Interval, else --interim).
+func (d *Daemon) urrPeriod(r *record) time.Duration {
+	if r.Interim > 0 {
+		return time.Duration(r.Interim) * time.Second
+	}
+	return d.opt.Interim
 }
 
 func (d *Daemon) lcpOffload(inst uint32) bool {

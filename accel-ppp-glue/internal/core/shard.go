@@ -34,6 +34,7 @@ type shard struct {
 	byLine   map[lineKey]*session
 	timed    map[*session]struct{}
 	padi     map[lineKey]*bucket
+	padiLine map[lineKey]*bucket // per line (MAC zero): a flood of forged MACs on one line
 	padt     map[lineKey]*bucket // PADTs for unknown sessions, per line and MAC
 
 	out []byte // scratch for outgoing datagrams
@@ -48,6 +49,7 @@ func newShard(d *Daemon, id int) *shard {
 		byLine:   make(map[lineKey]*session),
 		timed:    make(map[*session]struct{}),
 		padi:     make(map[lineKey]*bucket),
+		padiLine: make(map[lineKey]*bucket),
 		padt:     make(map[lineKey]*bucket),
 		out:      make([]byte, 0, 2048),
 	}
@@ -225,9 +227,33 @@ func (sh *shard) grantedPayload(asked uint16) uint16 {
 	return asked
 }
 
+// PADI admission per line and shard: a line (S-tag, C-tag) normally carries
+// one CPE, a few with N:1 VLANs; a burst of PADIs from many source MACs on
+// one line is a broken or hostile device and must not starve other lines.
+const (
+	padiLineRate  = 25.0
+	padiLineBurst = 50.0
+)
+
 func (sh *shard) padiIn(now time.Time, inst *config.Instance, line *config.Line, lk lineKey, f *pppoe.Frame) {
 	if f.SessionID != 0 {
 		sh.drop("padi_sid", "PADI with a session id", "instance", inst.Name)
+		return
+	}
+	lineOnly := lk
+	lineOnly.mac = [6]byte{}
+	lb := sh.padiLine[lineOnly]
+	if lb == nil {
+		if len(sh.padiLine) > 1<<16 {
+			sh.padiLine = make(map[lineKey]*bucket)
+		}
+		lb = &bucket{}
+		sh.padiLine[lineOnly] = lb
+	}
+	if !lb.take(now, padiLineRate, padiLineBurst) {
+		sh.d.m.drops.WithLabelValues("padi_line_rate").Inc()
+		sh.d.blog.Warn("padi_line_rate", "PADI rate limit of a line: flood from many MACs", "instance", inst.Name,
+			"port", lk.port, "stag", lk.stag, "ctag", lk.ctag)
 		return
 	}
 	b := sh.padi[lk]

@@ -53,6 +53,7 @@ type Session struct {
 	DownMBR        uint64 // bit/s, 0 = the profile's
 	MTU            uint16 // 0 = not sent (the DP's default 1492)
 	LCP            *LCPConnectivity
+	URRPeriod      time.Duration // usage report period of this session; 0 = Config.URRPeriod
 }
 
 // LCPConnectivity are the LCP keepalive offload parameters (TR-459).

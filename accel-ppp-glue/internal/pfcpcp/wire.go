@@ -249,7 +249,11 @@ func (f *Function) encHeartbeat(typ uint8, seq uint32) []byte {
 // docs/dp/pfcp.md section 6.
 func (f *Function) encEstablish(seq uint32, s *Session) []byte {
 	rates := s.UpMBR != 0 || s.UpGBR != 0 || s.DownMBR != 0
-	urr := f.cfg.URRPeriod > 0
+	period := f.cfg.URRPeriod
+	if s.URRPeriod > 0 {
+		period = s.URRPeriod
+	}
+	urr := period > 0
 
 	mac := append([]byte{0x01}, s.MAC[:]...)
 	eth := group(ieEthPacketFilter,
@@ -319,7 +323,7 @@ func (f *Function) encEstablish(seq uint32, s *Session) []byte {
 			ie.New(ieURRID, u32(1)),
 			ie.New(ieMeasMethod, []byte{0x03}), // DURAT | VOLUM
 			ie.New(ieReportingTrig, []byte{0x01, 0x00}),
-			ie.New(ieMeasPeriod, u32(periodSeconds(f.cfg.URRPeriod))),
+			ie.New(ieMeasPeriod, u32(periodSeconds(period))),
 		))
 	}
 	if rates {
