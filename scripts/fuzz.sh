@@ -3,7 +3,9 @@
 #   C   server-dp: libFuzzer + ASan/UBSan on the DP configuration loader, the
 #       frame classifier, the control-frame code (LCP offload, VXLAN codec),
 #       the core-side ARP table and the PFCP codec / user-plane function
-#   Go  accel-ppp-glue: go test -fuzz on the control-plane configuration parser
+#   Go  accel-ppp-glue: go test -fuzz on the control-plane configuration parser, the
+#       PPPoE frame and tag decoders, the PPP engine (LCP/PAP/CHAP/IPCP), RADIUS
+#       replies and CoA/DM requests, the PFCP input path and the address pools
 # The pod-file validator is fuzzed by deterministic mutation tests inside pytest
 # (topology/tests/test_validate_fuzz.py), which run with every `make test`.
 set -euo pipefail
@@ -40,5 +42,9 @@ build-fuzz/fuzz/fuzz_pfcp -max_total_time="$seconds" -max_len=8192 -print_final_
     -artifact_prefix="$work/" "$work/pfcp"
 
 cd "$root/accel-ppp-glue"
-echo "== Go: FuzzParse for ${seconds}s"
-go test -run '^$' -fuzz '^FuzzParse$' -fuzztime "${seconds}s" -fuzzminimizetime 5s ./internal/config
+for target in config:FuzzParse pppoe:FuzzDecodeFrame pppoe:FuzzParseTags ppp:FuzzLink \
+    aaa:FuzzParseReply aaa:FuzzDecodeDyn pfcpcp:FuzzInput pool:FuzzGroup; do
+    pkg=${target%%:*} fn=${target#*:}
+    echo "== Go: $fn ($pkg) for ${seconds}s"
+    go test -run '^$' -fuzz "^${fn}\$" -fuzztime "${seconds}s" -fuzzminimizetime 5s "./internal/$pkg"
+done
