@@ -6,6 +6,7 @@ require (
 	github.com/prometheus/client_golang v1.23.2
 	github.com/wmnsk/go-pfcp v0.0.24
 	go.etcd.io/bbolt v1.4.3
+	golang.org/x/net v0.43.0
 	gopkg.in/yaml.v3 v3.0.1
 	layeh.com/radius v0.0.0-20231213012653-1006025d24f8
 )

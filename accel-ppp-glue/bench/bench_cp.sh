@@ -12,6 +12,7 @@
 #   BENCH_CP_SIZES   session counts, one bng-cp (fresh state) per count (default "1000 10000")
 #   BENCH_CP_WINDOW  CPEs dialing at once (default 2000)
 #   BENCH_CP_AUTH    pap or chap (default pap)
+#   BENCH_CP_CPUPROFILE  write bng-cp's Go CPU profile to this path + ".N" per size
 #   BNG_CP           use this bng-cp binary instead of building accel-ppp-glue/cmd/bng-cp
 #   BENCH_CP_KEEP=1  keep the work directory (logs, cp.yaml, FreeRADIUS detail files)
 # Exit status: 0 when every session of every size completed.
@@ -158,7 +159,7 @@ for n in $sizes; do
 	load_pid=$!
 	sleep 0.2
 	"$work/bng-cp" -config "$work/cp.yaml" -state "$state" -ctl "" -metrics "" -auth "$auth" \
-		-log-level warn 2>"$work/cp-$n.log" &
+		${BENCH_CP_CPUPROFILE:+-cpuprofile "$BENCH_CP_CPUPROFILE.$n"} -log-level warn 2>"$work/cp-$n.log" &
 	cp_pid=$!
 	# bng-cp dying early (bad cp.yaml, ports taken) ends the run at once.
 	while kill -0 "$load_pid" 2>/dev/null; do

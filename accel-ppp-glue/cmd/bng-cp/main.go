@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -44,6 +45,7 @@ func run(args []string, stderr io.Writer) int {
 		shards    = fs.Int("shards", 4, "session shards (goroutines)")
 		logFormat = fs.String("log-format", "json", "log format: json or text")
 		logLevel  = fs.String("log-level", "info", "log level: debug, info, warn, error")
+		cpuProf   = fs.String("cpuprofile", "", "write a Go CPU profile to this file until exit (benchmarks)")
 	)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -119,6 +121,19 @@ func run(args []string, stderr io.Writer) int {
 	if err != nil {
 		log.Error("cannot start", "err", err)
 		return 1
+	}
+	if *cpuProf != "" {
+		f, err := os.Create(*cpuProf)
+		if err != nil {
+			log.Error("cannot write the CPU profile", "err", err)
+			return 1
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			log.Error("cannot start the CPU profile", "err", err)
+			return 1
+		}
+		defer pprof.StopCPUProfile()
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()

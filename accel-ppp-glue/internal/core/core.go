@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"golang.org/x/net/ipv4"
 	"log/slog"
 	"net"
 	"net/netip"
@@ -98,6 +99,8 @@ type Daemon struct {
 	sids    *sidAllocator
 
 	vx         *net.UDPConn
+	vxb        *ipv4.PacketConn // batched I/O (recvmmsg, sendmmsg) on vx
+	vxAddr     map[uint32]*net.UDPAddr
 	instByAddr map[netip.Addr]*config.Instance
 	shards     []*shard
 	acct       []chan acctJob
@@ -237,6 +240,11 @@ func (d *Daemon) Run(ctx context.Context) error {
 		return fmt.Errorf("VXLAN endpoint: %w", err)
 	}
 	d.vx = vx
+	d.vxb = ipv4.NewPacketConn(vx)
+	d.vxAddr = make(map[uint32]*net.UDPAddr)
+	for _, in := range d.cfg.Instances {
+		d.vxAddr[in.ID] = net.UDPAddrFromAddrPort(netip.AddrPortFrom(in.ControlAddress, cp.VXLANPort))
+	}
 	_ = vx.SetReadBuffer(8 << 20)
 	_ = vx.SetWriteBuffer(8 << 20)
 
@@ -334,9 +342,12 @@ func (d *Daemon) sessionCount() int {
 // readVXLAN receives redirected control frames: only from the instances'
 // control addresses, only with the instance's own VNI.
 func (d *Daemon) readVXLAN() {
-	buf := make([]byte, 9216+8)
+	msgs := make([]ipv4.Message, batchSize)
+	for i := range msgs {
+		msgs[i].Buffers = [][]byte{make([]byte, 9216+8)}
+	}
 	for {
-		n, from, err := d.vx.ReadFromUDPAddrPort(buf)
+		n, err := d.vxb.ReadBatch(msgs, 0)
 		if err != nil {
 			if errors.Is(err, net.ErrClosed) {
 				return
@@ -344,32 +355,44 @@ func (d *Daemon) readVXLAN() {
 			d.blog.Warn("vxlan_read", "VXLAN read failed", "err", err)
 			continue
 		}
-		inst, ok := d.instByAddr[from.Addr().Unmap()]
-		if !ok {
-			d.m.drops.WithLabelValues("vxlan_not_allowed").Inc()
-			d.blog.Warn("vxlan_not_allowed", "VXLAN datagram from an address that is no DP instance", "from", from.String())
-			continue
+		for i := 0; i < n; i++ {
+			ua, _ := msgs[i].Addr.(*net.UDPAddr)
+			d.vxlanIn(ua, msgs[i].Buffers[0][:msgs[i].N])
 		}
-		if n < 8+14 || buf[0]&0x08 == 0 {
-			d.m.drops.WithLabelValues("vxlan_malformed").Inc()
-			d.blog.Warn("vxlan_malformed", "malformed VXLAN datagram", "from", from.String(), "len", n)
-			continue
-		}
-		vni := uint32(buf[4])<<16 | uint32(buf[5])<<8 | uint32(buf[6])
-		if vni != inst.ID {
-			d.m.drops.WithLabelValues("vxlan_wrong_vni").Inc()
-			d.blog.Warn("vxlan_wrong_vni", "VXLAN VNI is not the sending instance's id", "instance", inst.Name, "vni", vni)
-			continue
-		}
-		frame := make([]byte, n-8)
-		copy(frame, buf[8:n])
-		sh := d.shardFor(frame)
-		select {
-		case sh.in <- inFrame{inst: inst, data: frame}:
-		default:
-			d.m.drops.WithLabelValues("cp_overload").Inc()
-			d.blog.Warn("cp_overload", "control frame queue full, frame dropped", "shard", sh.id)
-		}
+	}
+}
+
+func (d *Daemon) vxlanIn(ua *net.UDPAddr, buf []byte) {
+	if ua == nil {
+		return
+	}
+	from := ua.AddrPort()
+	inst, ok := d.instByAddr[from.Addr().Unmap()]
+	if !ok {
+		d.m.drops.WithLabelValues("vxlan_not_allowed").Inc()
+		d.blog.Warn("vxlan_not_allowed", "VXLAN datagram from an address that is no DP instance", "from", from.String())
+		return
+	}
+	n := len(buf)
+	if n < 8+14 || buf[0]&0x08 == 0 {
+		d.m.drops.WithLabelValues("vxlan_malformed").Inc()
+		d.blog.Warn("vxlan_malformed", "malformed VXLAN datagram", "from", from.String(), "len", n)
+		return
+	}
+	vni := uint32(buf[4])<<16 | uint32(buf[5])<<8 | uint32(buf[6])
+	if vni != inst.ID {
+		d.m.drops.WithLabelValues("vxlan_wrong_vni").Inc()
+		d.blog.Warn("vxlan_wrong_vni", "VXLAN VNI is not the sending instance's id", "instance", inst.Name, "vni", vni)
+		return
+	}
+	frame := make([]byte, n-8)
+	copy(frame, buf[8:n])
+	sh := d.shardFor(frame)
+	select {
+	case sh.in <- inFrame{inst: inst, data: frame}:
+	default:
+		d.m.drops.WithLabelValues("cp_overload").Inc()
+		d.blog.Warn("cp_overload", "control frame queue full, frame dropped", "shard", sh.id)
 	}
 }
 
@@ -389,17 +412,54 @@ func (d *Daemon) shardForMAC(mac [6]byte) *shard {
 	return d.shardFor(f[:])
 }
 
-// sendFrame sends an access frame to a DP instance inside VXLAN.
-func (d *Daemon) sendFrame(inst *config.Instance, dgram []byte) {
-	dgram[0] = 0x08
-	dgram[1], dgram[2], dgram[3] = 0, 0, 0
-	dgram[4], dgram[5], dgram[6] = byte(inst.ID>>16), byte(inst.ID>>8), byte(inst.ID)
-	dgram[7] = 0
-	to := netip.AddrPortFrom(inst.ControlAddress, d.cfg.ControlPlane.VXLANPort)
-	if _, err := d.vx.WriteToUDPAddrPort(dgram, to); err != nil && !errors.Is(err, net.ErrClosed) {
-		d.m.drops.WithLabelValues("vxlan_send_error").Inc()
-		d.blog.Warn("vxlan_send", "VXLAN send failed", "instance", inst.Name, "err", err)
+// outBatch collects a shard's outgoing VXLAN datagrams; they leave in one
+// sendmmsg when the shard has worked off what it received (up to 64
+// frames): one system call per batch, not per frame.
+type outBatch struct {
+	msgs []ipv4.Message
+	bufs [][]byte
+	n    int
+}
+
+const batchSize = 64
+
+func newOutBatch() *outBatch {
+	b := &outBatch{msgs: make([]ipv4.Message, batchSize), bufs: make([][]byte, batchSize)}
+	for i := range b.bufs {
+		b.bufs[i] = make([]byte, 0, 2048)
+		b.msgs[i].Buffers = make([][]byte, 1)
 	}
+	return b
+}
+
+// emit queues an access frame to a DP instance inside VXLAN (VNI = its id).
+func (sh *shard) emit(inst *config.Instance, frame []byte) {
+	b := sh.batch
+	if b.n == batchSize {
+		sh.flushOut()
+	}
+	buf := append(b.bufs[b.n][:0], 0x08, 0, 0, 0, byte(inst.ID>>16), byte(inst.ID>>8), byte(inst.ID), 0)
+	buf = append(buf, frame...)
+	b.bufs[b.n] = buf
+	b.msgs[b.n].Buffers[0] = buf
+	b.msgs[b.n].Addr = sh.d.vxAddr[inst.ID]
+	b.n++
+}
+
+func (sh *shard) flushOut() {
+	b := sh.batch
+	for off := 0; off < b.n; {
+		k, err := sh.d.vxb.WriteBatch(b.msgs[off:b.n], 0)
+		if err != nil {
+			if !errors.Is(err, net.ErrClosed) {
+				sh.d.m.drops.WithLabelValues("vxlan_send_error").Add(float64(b.n - off))
+				sh.d.blog.Warn("vxlan_send", "VXLAN send failed", "err", err)
+			}
+			break
+		}
+		off += k
+	}
+	b.n = 0
 }
 
 // index adds or removes a session from the daemon-wide indexes used by PFCP

@@ -37,7 +37,8 @@ type shard struct {
 	padiLine map[lineKey]*bucket // per line (MAC zero): a flood of forged MACs on one line
 	padt     map[lineKey]*bucket // PADTs for unknown sessions, per line and MAC
 
-	out []byte // scratch for outgoing datagrams
+	out   []byte    // scratch for an outgoing frame
+	batch *outBatch // outgoing datagrams, sent together
 }
 
 func newShard(d *Daemon, id int) *shard {
@@ -52,6 +53,7 @@ func newShard(d *Daemon, id int) *shard {
 		padiLine: make(map[lineKey]*bucket),
 		padt:     make(map[lineKey]*bucket),
 		out:      make([]byte, 0, 2048),
+		batch:    newOutBatch(),
 	}
 }
 
@@ -73,6 +75,16 @@ func (sh *shard) run(ctx context.Context) {
 			return
 		case f := <-sh.in:
 			sh.frame(f)
+			// Work off what else has arrived before the replies leave together.
+		more:
+			for i := 1; i < batchSize; i++ {
+				select {
+				case f = <-sh.in:
+					sh.frame(f)
+				default:
+					break more
+				}
+			}
 		case fn := <-sh.work:
 			fn()
 		case now := <-tick.C:
@@ -81,6 +93,9 @@ func (sh *shard) run(ctx context.Context) {
 				slow = now
 				sh.slowTick(now)
 			}
+		}
+		if sh.batch.n > 0 {
+			sh.flushOut()
 		}
 	}
 }
@@ -207,8 +222,8 @@ func (sh *shard) discoveryReply(line *config.Line, lk lineKey, code uint8, sid u
 }
 
 func (sh *shard) sendDiscovery(inst *config.Instance, f *pppoe.Frame, kind string) {
-	sh.out = pppoe.AppendFrame(append(sh.out[:0], make([]byte, 8)...), f)
-	sh.d.sendFrame(inst, sh.out)
+	sh.out = pppoe.AppendFrame(sh.out[:0], f)
+	sh.emit(inst, sh.out)
 	sh.d.m.sent.WithLabelValues(kind).Inc()
 }
 
@@ -427,8 +442,8 @@ func (sh *shard) sendPPP(s *session, proto uint16, data []byte) {
 	payload := make([]byte, 2, 2+len(data))
 	binary.BigEndian.PutUint16(payload, proto)
 	f.Payload = append(payload, data...)
-	sh.out = pppoe.AppendFrame(append(sh.out[:0], make([]byte, 8)...), f)
-	sh.d.sendFrame(s.inst, sh.out)
+	sh.out = pppoe.AppendFrame(sh.out[:0], f)
+	sh.emit(s.inst, sh.out)
 	sh.d.m.sent.WithLabelValues("ppp").Inc()
 }
 
