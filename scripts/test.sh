@@ -59,7 +59,7 @@ step "lint: Go (gofmt, go vet)" lint_go
 step "C tests (server-dp)" c_tests
 step "Go tests (accel-ppp-glue)" go_tests
 step "Java tests (onos-app)" java_tests
-step "Python tests (topology, basebox-config, emulated pod, bng-dp)" python_tests
+step "Python tests (topology, basebox-config, emulated pod, bng-dp, bng-cp)" python_tests
 step "fuzz: every fuzzer for 10 s (longer: make fuzz)" scripts/fuzz.sh 10
 
 printf '\n'

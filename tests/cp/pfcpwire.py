@@ -16,6 +16,8 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from dp.test_pfcp_wire import one, vals  # noqa: F401 (re-exported: the same tshark field helpers)
+
 BBF = 3561
 NTP_UNIX = 2208988800
 
@@ -540,16 +542,6 @@ def dissect_pcap(pcap: Path, prefixes: tuple[str, ...] = ("pfcp",)) -> list[list
                 fields.append((n, f.get("show", "")))
         pkts.append(fields)
     return pkts
-
-
-def vals(fields: list[tuple[str, str]], name: str) -> list[str]:
-    return [v for n, v in fields if n == name]
-
-
-def one(fields: list[tuple[str, str]], name: str) -> str:
-    got = vals(fields, name)
-    assert len(got) == 1, (name, got)
-    return got[0]
 
 
 def malformed(fields: list[tuple[str, str]]) -> list[tuple[str, str]]:

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from .fakedp import FakeDp
 from .pppoe_client import PppoeClient
-from .radiusd import FreeRadius, Record
+from .radiusd import FreeRadius, Record, wait_records
 
 REPO = Path(__file__).resolve().parents[2]
 GLUE = REPO / "accel-ppp-glue"
@@ -353,14 +353,7 @@ class Pod:
         return out
 
     def wait_accounting(self, timeout: float = 10.0, count: int = 1, **match: str) -> list[Record]:
-        deadline = time.monotonic() + timeout
-        while True:
-            got = self.accounting(**match)
-            if len(got) >= count:
-                return got
-            if time.monotonic() > deadline:
-                raise AssertionError(f"{count} accounting records {match} not seen in {timeout} s; got {got}")
-            time.sleep(0.1)
+        return wait_records(self.accounting, timeout, count, **match)
 
     def access_requests(self, user: str) -> list[Record]:
         return [x for r in self.radius for x in r.records("auth-detail") if x.get("User-Name") == user]

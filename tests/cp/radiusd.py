@@ -359,14 +359,19 @@ post-auth {{
         return [r for r in self.records("detail") if all(r.get(k) == v for k, v in want.items())]
 
     def wait_accounting(self, timeout: float = 10.0, count: int = 1, **match: str) -> list[Record]:
-        deadline = time.monotonic() + timeout
-        while True:
-            got = self.accounting(**match)
-            if len(got) >= count:
-                return got
-            if time.monotonic() > deadline:
-                raise AssertionError(f"{count} accounting records {match} not seen in {timeout} s; got {got}")
-            time.sleep(0.1)
+        return wait_records(self.accounting, timeout, count, **match)
+
+
+def wait_records(fetch, timeout: float = 10.0, count: int = 1, **match: str) -> list[Record]:
+    """Poll fetch(**match) until it returns at least count accounting records."""
+    deadline = time.monotonic() + timeout
+    while True:
+        got = fetch(**match)
+        if len(got) >= count:
+            return got
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{count} accounting records {match} not seen in {timeout} s; got {got}")
+        time.sleep(0.1)
 
 
 def _terminate(pid: int, proc: subprocess.Popen | None = None, timeout: float = 5.0) -> None:

@@ -288,6 +288,11 @@ func (sh *shard) established(s *session, up uint64, err error) {
 	d.m.setups.Inc()
 	d.m.setupSeconds.Observe(time.Since(s.padrAt).Seconds())
 	s.lastInterim = time.Now()
+	if s.link != nil && !d.lcpOffload(s.rec.Instance) {
+		// The instance does not answer echoes itself: the CP keeps the link alive.
+		s.link.SetEcho(s.lastInterim, d.opt.EchoInterval, d.opt.EchoFailures)
+		sh.flush(s.lastInterim, s)
+	}
 	d.log.Info("session established", "session", s.rec.ID, "user", s.rec.User, "instance", s.inst.Name,
 		"line", nasPortID(s.rec.AccessPort, s.rec.STag, s.rec.CTag), "mac", macString(s.rec.MAC),
 		"pppoe_sid", s.rec.PPPoESID, "ipv4", s.rec.IPv4.String(), "profile", s.rec.QosProfile)
@@ -314,6 +319,15 @@ func (sh *shard) teardown(s *session, cause int, padt bool, why string) {
 	}
 	delete(sh.timed, s)
 	if padt {
+		switch cause {
+		case causeAdminReset, causeSessionTimout, causeNASError, causeNASRequest:
+			// The BNG ends a live link: LCP Terminate-Request first (RFC 1661
+			// 3.7), then the PADT that ends the PPPoE session whether or not
+			// the CPE acknowledges (RFC 2516 5.5).
+			if s.link == nil || s.link.Phase() != ppp.PhaseDead {
+				sh.sendPPP(s, ppp.ProtoLCP, []byte{5, 0xfe, 0, 4})
+			}
+		}
 		sh.sendPADT(s.inst, s.line, s.key.line, s.key.sid, "")
 	}
 	d.m.teardowns.WithLabelValues(causeName(cause)).Inc()

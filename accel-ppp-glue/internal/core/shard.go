@@ -123,6 +123,20 @@ func (b *bucket) take(now time.Time, rate, burst float64) bool {
 	return true
 }
 
+// admit takes a token from the bucket of key in m (rate per second, burst),
+// creating it; a map grown past 64K keys (forged MACs) starts over.
+func admit(m *map[lineKey]*bucket, key lineKey, now time.Time, rate, burst float64) bool {
+	b := (*m)[key]
+	if b == nil {
+		if len(*m) > 1<<16 {
+			*m = make(map[lineKey]*bucket)
+		}
+		b = &bucket{}
+		(*m)[key] = b
+	}
+	return b.take(now, rate, burst)
+}
+
 func (sh *shard) drop(reason, msg string, args ...any) {
 	sh.d.m.drops.WithLabelValues(reason).Inc()
 	sh.d.blog.Warn(reason, msg, args...)
@@ -257,29 +271,13 @@ func (sh *shard) padiIn(now time.Time, inst *config.Instance, line *config.Line,
 	}
 	lineOnly := lk
 	lineOnly.mac = [6]byte{}
-	lb := sh.padiLine[lineOnly]
-	if lb == nil {
-		if len(sh.padiLine) > 1<<16 {
-			sh.padiLine = make(map[lineKey]*bucket)
-		}
-		lb = &bucket{}
-		sh.padiLine[lineOnly] = lb
-	}
-	if !lb.take(now, padiLineRate, padiLineBurst) {
+	if !admit(&sh.padiLine, lineOnly, now, padiLineRate, padiLineBurst) {
 		sh.d.m.drops.WithLabelValues("padi_line_rate").Inc()
 		sh.d.blog.Warn("padi_line_rate", "PADI rate limit of a line: flood from many MACs", "instance", inst.Name,
 			"port", lk.port, "stag", lk.stag, "ctag", lk.ctag)
 		return
 	}
-	b := sh.padi[lk]
-	if b == nil {
-		if len(sh.padi) > 1<<16 {
-			sh.padi = make(map[lineKey]*bucket) // a flood of forged MACs: start over
-		}
-		b = &bucket{}
-		sh.padi[lk] = b
-	}
-	if !b.take(now, sh.d.opt.PADIRate, sh.d.opt.PADIBurst) {
+	if !admit(&sh.padi, lk, now, sh.d.opt.PADIRate, sh.d.opt.PADIBurst) {
 		sh.d.m.drops.WithLabelValues("padi_rate").Inc()
 		sh.d.blog.Warn("padi_rate", "PADI rate limit: client dialling too fast", "instance", inst.Name,
 			"mac", macString(lk.mac), "stag", lk.stag, "ctag", lk.ctag)
@@ -388,16 +386,12 @@ func (sh *shard) padrIn(now time.Time, inst *config.Instance, line *config.Line,
 	if s.maxPayload != 0 {
 		mru = s.maxPayload
 	}
-	echo := time.Duration(0)
-	if !d.lcpOffload(inst.ID) {
-		echo = d.opt.EchoInterval
-	}
 	magic := mrand.Uint32()
 	for magic == 0 {
 		magic = mrand.Uint32()
 	}
 	s.link = ppp.NewLink(ppp.LinkConfig{
-		MaxMRU: mru, Auth: d.opt.Auth, Magic: magic, EchoInterval: echo, EchoFailures: d.opt.EchoFailures,
+		MaxMRU: mru, Auth: d.opt.Auth, Magic: magic, // echoes: decided once installed (established)
 	})
 	sh.sessions[s.key] = s
 	sh.byLine[lk] = s
@@ -455,15 +449,7 @@ func (sh *shard) unknownSession(now time.Time, inst *config.Instance, line *conf
 	if f.SessionID == 0 || f.SessionID == 0xffff {
 		return
 	}
-	b := sh.padt[lk]
-	if b == nil {
-		if len(sh.padt) > 1<<16 {
-			sh.padt = make(map[lineKey]*bucket)
-		}
-		b = &bucket{}
-		sh.padt[lk] = b
-	}
-	if !b.take(now, 1, 3) {
+	if !admit(&sh.padt, lk, now, 1, 3) {
 		return
 	}
 	var ac [6]byte

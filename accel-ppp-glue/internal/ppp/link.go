@@ -366,6 +366,24 @@ func (l *Link) Close(now time.Time, reason string) {
 	l.settle()
 }
 
+// SetEcho changes the Link's own echo keepalive (LinkConfig.EchoInterval and
+// EchoFailures): interval 0 stops it. The CP decides once it knows whether
+// the DP that installs the session offloads the keepalive; a running LCP
+// starts echoing one interval from now.
+func (l *Link) SetEcho(now time.Time, interval time.Duration, failures int) {
+	l.now = now
+	if failures <= 0 {
+		failures = 3
+	}
+	l.cfg.EchoInterval, l.cfg.EchoFailures = interval, failures
+	l.echoPending, l.echoMisses = false, 0
+	if interval <= 0 || l.echoOff || l.dead || l.lcp.state != stOpened {
+		l.echoDeadline = time.Time{}
+		return
+	}
+	l.echoDeadline = now.Add(interval)
+}
+
 // down emits EvDown once and stops everything.
 func (l *Link) down(r DownReason, detail string) {
 	if l.dead {

@@ -681,6 +681,28 @@ func TestEchoKeepalive(t *testing.T) {
 	}
 }
 
+func TestSetEchoLater(t *testing.T) {
+	h := newHarness(t, baseConfig(AuthPAP)) // no echoes configured
+	h.up()
+	h.now = t0
+	if !h.l.NextDeadline().IsZero() {
+		t.Fatal("a timer runs without echoes")
+	}
+	h.l.SetEcho(h.now, 5*time.Second, 1)
+	h.advance(5 * time.Second)
+	h.expect("c021 09 01 0008 " + ourMagicHex)
+	h.advance(5 * time.Second)
+	h.expectEv([]Event{EvDown{Reason: DownEchoTimeout, Detail: "no LCP Echo-Reply"}})
+
+	h = newHarness(t, baseConfig(AuthPAP))
+	h.up()
+	h.l.SetEcho(h.now, 5*time.Second, 2)
+	h.l.SetEcho(h.now, 0, 0) // the DP took the keepalive over
+	if !h.l.NextDeadline().IsZero() {
+		t.Fatal("echoes still scheduled after SetEcho(0)")
+	}
+}
+
 func TestEchoCodeRejected(t *testing.T) {
 	cfg := baseConfig(AuthPAP)
 	cfg.EchoInterval = 10 * time.Second
