@@ -1,0 +1,337 @@
+package org.bngpod.app.placement;
+
+import com.google.common.collect.ImmutableMap;
+import com.google.common.collect.ImmutableSet;
+import org.bngpod.api.DpInstance;
+import org.bngpod.api.LineGroup;
+import org.bngpod.api.Pod;
+import org.junit.Test;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeSet;
+
+import static org.bngpod.app.placement.TestPods.G;
+import static org.bngpod.app.placement.TestPods.M;
+import static org.hamcrest.Matchers.containsString;
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.junit.Assert.assertThrows;
+import static org.junit.Assert.assertTrue;
+
+/**
+ * Placement decisions: the pod file's placement, failover, determinism,
+ * capacity, minimal moves and the reasons' texts.
+ */
+public class PlacementEngineTest {
+
+    private static final ImmutableSet<Integer> ALL = ImmutableSet.of(1, 2, 3, 4);
+
+    private final PlacementEngine engine = new PlacementEngine();
+
+    private static Map<String, Integer> map(Object... kv) {
+        ImmutableMap.Builder<String, Integer> b = ImmutableMap.builder();
+        for (int i = 0; i < kv.length; i += 2) {
+            b.put((String) kv[i], (Integer) kv[i + 1]);
+        }
+        return b.build();
+    }
+
+    @Test
+    public void demandAndCapacityOfTheLabPod() {
+        Pod pod = TestPods.lab();
+        LineGroup lg1 = pod.lineGroup("lg1").orElseThrow();
+        LineGroup lg2 = pod.lineGroup("lg2").orElseThrow();
+        // a /22 has 1,024 addresses, 1,022 usable
+        assertEquals(1022, engine.expectedSessions(pod, lg1));
+        assertEquals(1022 * 20 * M, engine.bandwidth(pod, lg1));
+        assertEquals(1022 * 100 * M, engine.bandwidth(pod, lg2));
+        assertEquals(250 * G, engine.bandwidthCapacity(pod, pod.instance(1).orElseThrow()));
+    }
+
+    @Test
+    public void usableAddressesPerPrefixLength() {
+        Pod pod = new TestPods.Builder()
+                .group("a", "silver", "10.0.0.0/24", "10.0.1.0/30", "10.0.2.0/31", "10.0.3.1/32")
+                .instance(1, "server1", 10 * G, "a").build();
+        assertEquals(254 + 2 + 2 + 1, engine.expectedSessions(pod, pod.lineGroup("a").orElseThrow()));
+    }
+
+    @Test
+    public void initialIsWhatThePodFileStates() {
+        Pod pod = TestPods.lab();
+        Placement p = engine.initial(pod);
+        assertEquals(map("lg1", 1, "lg2", 2, "lg3", 3, "lg4", 4), p.instances());
+        for (LineGroup g : pod.lineGroups()) {
+            assertEquals(Reason.Kind.STATED, p.reason(g.name()).orElseThrow().kind());
+            int id = pod.instanceOf(g.name()).orElseThrow().id();
+            assertEquals(ImmutableSet.of(g.name()), p.groupsOn(id));
+        }
+        assertTrue(p.unplaced().isEmpty());
+        assertTrue(p.overCapacity().isEmpty());
+        assertEquals("lg2: on dp2 (id 2) as the pod file states; needs 1,022 sessions and 102.2 Gbit/s, "
+                             + "leaving 64,514 of 65,536 sessions and 147.8 Gbit/s of 250.0 Gbit/s free",
+                     p.reason("lg2").orElseThrow().text());
+        assertEquals(4, p.describe().size());
+        assertThat(p.describe().get(0), containsString("lg1: on dp1 (id 1)"));
+    }
+
+    @Test
+    public void initialMarksWhatDoesNotFitAndTheUnassigned() {
+        // dp1 takes lg1 and lg2 (2,044 sessions) but holds 1,500; lg5 is on no instance
+        Pod pod = new TestPods.Builder()
+                .group("lg1", "silver", "100.80.0.0/22")
+                .group("lg2", "gold", "100.80.4.0/22")
+                .group("lg5", "silver", "100.80.16.0/24")
+                .instance(1, "server1", 12_500 * M, "lg1", "lg2")
+                .instance(2, "server1", 12_500 * M)
+                .build();
+        PlacementEngine small = new PlacementEngine(Capacity.of(1500, 20));
+        Placement p = small.initial(pod);
+        // lg2 comes first (same sessions, more bandwidth), so lg1 is the one over capacity
+        assertEquals(map("lg1", 1, "lg2", 1), p.instances());
+        assertEquals(ImmutableSet.of("lg1"), p.overCapacity());
+        assertEquals(ImmutableSet.of("lg5"), p.unplaced());
+        assertEquals("lg1: on dp1 (id 1) as the pod file states, but over capacity: needs 1,022 sessions and "
+                             + "20.4 Gbit/s, has 478 of 1,500 sessions and 147.8 Gbit/s of 250.0 Gbit/s free "
+                             + "after larger groups; a re-balance moves it",
+                     p.reason("lg1").orElseThrow().text());
+        assertThat(p.reason("lg5").orElseThrow().text(), containsString("places it on no instance"));
+        assertEquals(Reason.Kind.UNPLACED, p.reason("lg5").orElseThrow().kind());
+
+        // a re-balance with everything available moves lg1 and places lg5, and leaves lg2
+        Placement r = small.rebalance(pod, p, ImmutableSet.of(1, 2));
+        assertEquals(map("lg1", 2, "lg2", 1, "lg5", 1), r.instances());
+        assertEquals(p.reason("lg2"), r.reason("lg2"));
+        assertThat(r.reason("lg1").orElseThrow().text(),
+                   containsString("lg1: dp1 (id 1) over capacity (has 478 of 1,500 sessions"));
+        assertThat(r.reason("lg5").orElseThrow().text(), containsString("lg5: was unplaced; moved to dp1 (id 1)"));
+        assertTrue(r.unplaced().isEmpty());
+        assertTrue(r.overCapacity().isEmpty());
+    }
+
+    @Test
+    public void failoverMovesOnlyTheDeadInstancesGroups() {
+        Pod pod = TestPods.lab();
+        Placement before = engine.initial(pod);
+        Placement after = engine.rebalance(pod, before, ImmutableSet.of(1, 3, 4));
+        assertEquals(ImmutableSet.of("lg2"), after.changedFrom(before));
+        // dp1 and dp3 would both keep half of their 250G; dp4 (gold already) less: the lower id wins
+        assertEquals(map("lg1", 1, "lg2", 1, "lg3", 3, "lg4", 4), after.instances());
+        for (String kept : new String[] {"lg1", "lg3", "lg4"}) {
+            assertEquals(before.reason(kept), after.reason(kept));
+        }
+        Reason moved = after.reason("lg2").orElseThrow();
+        assertEquals(Reason.Kind.MOVED, moved.kind());
+        assertEquals("lg2: instance dp2 (id 2) unavailable; moved to dp1 (id 1) (most headroom: needs 1,022 "
+                             + "sessions and 102.2 Gbit/s, leaving 63,492 of 65,536 sessions and 127.4 Gbit/s of "
+                             + "250.0 Gbit/s free; next best dp3 (id 3) would have left 63,492 of 65,536 sessions "
+                             + "and 127.4 Gbit/s of 250.0 Gbit/s free (tie: lower id wins))",
+                     moved.text());
+    }
+
+    @Test
+    public void failoverOfAnInstanceWithSeveralGroupsSpreadsThem() {
+        Pod pod = new TestPods.Builder()
+                .group("a", "gold", "100.80.0.0/22")
+                .group("b", "gold", "100.80.4.0/23")
+                .group("c", "silver", "100.80.8.0/22")
+                .group("d", "silver", "100.80.12.0/22")
+                .instance(1, "server1", 12_500 * M, "a", "b")
+                .instance(2, "server1", 12_500 * M, "c")
+                .instance(3, "server2", 12_500 * M, "d")
+                .build();
+        PlacementEngine emu = new PlacementEngine(Capacity.of(4096, 20));
+        Placement before = emu.initial(pod);
+        Placement after = emu.rebalance(pod, before, ImmutableSet.of(2, 3));
+        assertEquals(ImmutableSet.of("a", "b"), after.changedFrom(before));
+        // a (largest) goes to dp2 by tie on id; then dp3 has more headroom for b
+        assertEquals(map("a", 2, "b", 3, "c", 2, "d", 3), after.instances());
+    }
+
+    @Test
+    public void bandwidthHeadroomDecides() {
+        // dp3's VF is twice as fast: it keeps the most headroom though its id is higher;
+        // dp4 (an empty 5G VF, 100G at 20:1) cannot take a 102.2G group at all
+        Pod pod = new TestPods.Builder()
+                .group("a", "gold", "100.80.0.0/22")
+                .group("b", "gold", "100.80.4.0/22")
+                .group("c", "gold", "100.80.8.0/22")
+                .instance(1, "server1", 12_500 * M, "a")
+                .instance(2, "server1", 12_500 * M, "b")
+                .instance(3, "server2", 25_000 * M, "c")
+                .instance(4, "server2", 5_000 * M)
+                .build();
+        Placement after = engine.rebalance(pod, engine.initial(pod), ImmutableSet.of(2, 3, 4));
+        assertEquals(Integer.valueOf(3), after.instanceOf("a").orElseThrow());
+        assertThat(after.reason("a").orElseThrow().text(),
+                   containsString("moved to dp3 (id 3) (most headroom: needs 1,022 sessions and 102.2 Gbit/s, "
+                                          + "leaving 63,492 of 65,536 sessions and 295.6 Gbit/s of 500.0 Gbit/s free; "
+                                          + "next best dp2 (id 2) would have left 63,492 of 65,536 sessions "
+                                          + "and 45.6 Gbit/s of 250.0 Gbit/s free)"));
+        assertTrue(after.groupsOn(4).isEmpty());
+    }
+
+    @Test
+    public void nothingFitsLeavesTheGroupUnplacedWithTheReason() {
+        Pod pod = TestPods.lab();
+        PlacementEngine small = new PlacementEngine(Capacity.of(1500, 20));
+        Placement before = small.initial(pod);
+        assertTrue(before.overCapacity().isEmpty());
+        Placement after = small.rebalance(pod, before, ImmutableSet.of(1, 3, 4));
+        assertEquals(ImmutableSet.of("lg2"), after.unplaced());
+        assertEquals(map("lg1", 1, "lg3", 3, "lg4", 4), after.instances());
+        Reason r = after.reason("lg2").orElseThrow();
+        assertEquals(Reason.Kind.UNPLACED, r.kind());
+        assertEquals("lg2: instance dp2 (id 2) unavailable; unplaced: no available instance can take 1,022 "
+                             + "sessions and 102.2 Gbit/s (dp1 (id 1) has 478 of 1,500 sessions and 229.6 Gbit/s "
+                             + "of 250.0 Gbit/s free; dp3 (id 3) has 478 of 1,500 sessions and 229.6 Gbit/s of "
+                             + "250.0 Gbit/s free; dp4 (id 4) has 478 of 1,500 sessions and 147.8 Gbit/s of "
+                             + "250.0 Gbit/s free)",
+                     r.text());
+
+        // dp2 comes back: lg2 is placed again (on the empty dp2), nothing else moves
+        Placement back = small.rebalance(pod, after, ALL);
+        assertEquals(ImmutableSet.of("lg2"), back.changedFrom(after));
+        assertEquals(Integer.valueOf(2), back.instanceOf("lg2").orElseThrow());
+        assertThat(back.reason("lg2").orElseThrow().text(), containsString("lg2: was unplaced; moved to dp2 (id 2)"));
+    }
+
+    @Test
+    public void noInstanceAvailable() {
+        Pod pod = TestPods.lab();
+        Placement after = engine.rebalance(pod, engine.initial(pod), ImmutableSet.of());
+        assertTrue(after.instances().isEmpty());
+        assertEquals(ImmutableSet.of("lg1", "lg2", "lg3", "lg4"), after.unplaced());
+        assertThat(after.reason("lg3").orElseThrow().text(),
+                   containsString("lg3: instance dp3 (id 3) unavailable; unplaced: no available instance can take "
+                                          + "1,022 sessions and 20.4 Gbit/s (no instance is available)"));
+    }
+
+    @Test
+    public void anInstanceComingBackDoesNotMoveGroups() {
+        Pod pod = TestPods.lab();
+        Placement failed = engine.rebalance(pod, engine.initial(pod), ImmutableSet.of(1, 3, 4));
+        Placement back = engine.rebalance(pod, failed, ALL);
+        assertEquals(failed, back);
+        assertTrue(back.changedFrom(failed).isEmpty());
+        assertTrue(back.groupsOn(2).isEmpty());
+        // and the reason still tells why lg2 is on dp1
+        assertThat(back.reason("lg2").orElseThrow().text(), containsString("instance dp2 (id 2) unavailable"));
+    }
+
+    @Test
+    public void sameInputSameOutputWhateverTheOrder() {
+        Pod pod = TestPods.lab();
+        Pod written = TestPods.labBuilder().reversed().build();
+        assertFalse(pod.equals(written));
+        Placement initial = engine.initial(pod);
+        assertEquals(initial, engine.initial(pod));
+        assertEquals(initial, engine.initial(written));
+
+        Set<Integer> hash = new HashMap<Integer, Boolean>(Map.of(4, true, 3, true, 1, true)).keySet();
+        Set<Integer> tree = new TreeSet<>(List.of(1, 3, 4));
+        Set<Integer> linked = new LinkedHashSet<>(List.of(4, 3, 1));
+        Placement expected = engine.rebalance(pod, initial, tree);
+        assertEquals(expected, engine.rebalance(pod, initial, hash));
+        assertEquals(expected, engine.rebalance(pod, initial, linked));
+        assertEquals(expected, engine.rebalance(written, engine.initial(written), linked));
+        assertEquals(expected.toString(), engine.rebalance(written, initial, hash).toString());
+    }
+
+    @Test
+    public void unknownIdsAndGroupsAreIgnored() {
+        Pod pod = TestPods.lab();
+        Placement initial = engine.initial(pod);
+        Map<String, Integer> instances = new HashMap<>(initial.instances());
+        Map<String, Reason> reasons = new HashMap<>(initial.reasons());
+        instances.put("gone", 1);
+        reasons.put("gone", Reason.of(Reason.Kind.STATED, "gone: old"));
+        instances.put("lg3", 9);
+        Placement current = Placement.of(instances, reasons);
+        Placement after = engine.rebalance(pod, current, ImmutableSet.of(1, 2, 3, 4, 7));
+        assertFalse(after.reasons().containsKey("gone"));
+        assertEquals(map("lg1", 1, "lg2", 2, "lg3", 3, "lg4", 4), after.instances());
+        assertThat(after.reason("lg3").orElseThrow().text(),
+                   containsString("lg3: instance id 9 is not in the pod; moved to dp3 (id 3)"));
+    }
+
+    @Test
+    public void capacityIsRespectedAndKeptGroupsStay() {
+        // 3 servers x 2 instances, 24 groups of random sizes and profiles; instances fail one by one
+        Random random = new Random(5);
+        TestPods.Builder b = new TestPods.Builder();
+        List<List<String>> onInstance = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            onInstance.add(new ArrayList<>());
+        }
+        for (int g = 0; g < 24; g++) {
+            String name = String.format("g%02d", g);
+            int len = 21 + random.nextInt(4);   // /21../24
+            b.group(name, random.nextBoolean() ? "gold" : "silver",
+                    String.format("10.%d.0.0/%d", g, len));
+            onInstance.get(g % 6).add(name);
+        }
+        for (int i = 0; i < 6; i++) {
+            b.instance(i + 1, "server" + (i / 2 + 1), (5 + 5 * (i % 3)) * G,
+                       onInstance.get(i).toArray(new String[0]));
+        }
+        Pod pod = b.build();
+        PlacementEngine e = new PlacementEngine(Capacity.of(8192, 30));
+        Placement current = e.initial(pod);
+        Set<Integer> available = new TreeSet<>(List.of(1, 2, 3, 4, 5, 6));
+        for (int dead : new int[] {3, 1, 6, 2}) {
+            available.remove(dead);
+            Placement next = e.rebalance(pod, current, available);
+            checkCapacity(e, pod, next);
+            for (Map.Entry<String, Integer> kept : current.instances().entrySet()) {
+                if (available.contains(kept.getValue()) && !current.overCapacity().contains(kept.getKey())) {
+                    assertEquals(kept.getKey(), kept.getValue(), next.instances().get(kept.getKey()));
+                }
+            }
+            for (String g : next.unplaced()) {
+                assertEquals(Reason.Kind.UNPLACED, next.reason(g).orElseThrow().kind());
+            }
+            assertEquals(pod.lineGroups().size(), next.reasons().size());
+            current = next;
+        }
+        // with two instances left, something did not fit
+        assertFalse(current.unplaced().isEmpty());
+        // bring everything back: placed groups stay, unplaced ones find room
+        Placement back = e.rebalance(pod, current, ImmutableSet.of(1, 2, 3, 4, 5, 6));
+        checkCapacity(e, pod, back);
+        assertTrue(back.unplaced().isEmpty());
+        for (Map.Entry<String, Integer> kept : current.instances().entrySet()) {
+            assertEquals(kept.getValue(), back.instances().get(kept.getKey()));
+        }
+    }
+
+    private static void checkCapacity(PlacementEngine e, Pod pod, Placement p) {
+        for (DpInstance instance : pod.instances()) {
+            long sessions = 0;
+            long bandwidth = 0;
+            for (String g : p.groupsOn(instance.id())) {
+                LineGroup group = pod.lineGroup(g).orElseThrow();
+                sessions += e.expectedSessions(pod, group);
+                bandwidth += e.bandwidth(pod, group);
+            }
+            assertTrue(instance.name() + " sessions " + sessions, sessions <= e.capacity().sessions());
+            assertTrue(instance.name() + " bandwidth " + bandwidth, bandwidth <= e.bandwidthCapacity(pod, instance));
+        }
+    }
+
+    @Test
+    public void badArguments() {
+        assertThrows(IllegalArgumentException.class, () -> Capacity.of(0, 20));
+        assertThrows(IllegalArgumentException.class, () -> Capacity.of(10, 0));
+        assertThrows(IllegalArgumentException.class,
+                     () -> Placement.of(map("lg1", 1), ImmutableMap.of()));
+        assertThrows(NullPointerException.class, () -> engine.initial(null));
+    }
+}
