@@ -11,12 +11,10 @@ from __future__ import annotations
 import ipaddress
 import shutil
 import struct
-import subprocess
-import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dp.test_pfcp_wire import one, vals  # noqa: F401 (re-exported: the same tshark field helpers)
+from dp.test_pfcp_wire import dissect_pcap, one, vals  # noqa: F401 (re-exported: the same tshark helpers)
 
 BBF = 3561
 NTP_UNIX = 2208988800
@@ -522,26 +520,6 @@ def write_pcap(path: Path, datagrams: list[tuple[bytes, tuple[str, int], tuple[s
 
 def tshark_available() -> bool:
     return shutil.which("tshark") is not None
-
-
-def dissect_pcap(pcap: Path, prefixes: tuple[str, ...] = ("pfcp",)) -> list[list[tuple[str, str]]]:
-    """tshark's fields of each packet: [(field name, shown value)], malformed/expert included."""
-    xml = subprocess.run(
-        ["tshark", "-r", str(pcap), "-T", "pdml", "-o", "pfcp.port_pfcp:8805"],
-        check=True,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    ).stdout
-    pkts = []
-    for pkt in ET.fromstring(xml).iter("packet"):  # noqa: S314 (tshark's own output)
-        fields = []
-        for f in pkt.iter("field"):
-            n = f.get("name", "")
-            if n.startswith(prefixes) or n.startswith("_ws.malformed") or n.startswith("_ws.expert"):
-                fields.append((n, f.get("show", "")))
-        pkts.append(fields)
-    return pkts
 
 
 def malformed(fields: list[tuple[str, str]]) -> list[tuple[str, str]]:

@@ -69,8 +69,9 @@ def write_pcap(path: Path, msgs: list[tuple[bytes, bool]]) -> None:
     path.write_bytes(out)
 
 
-def dissect_pcap(pcap: Path) -> list[list[tuple[str, str]]]:
-    """tshark's fields of each PFCP message of a capture: [(field name, shown value)]."""
+def dissect_pcap(pcap: Path, prefixes: tuple[str, ...] = ("pfcp",)) -> list[list[tuple[str, str]]]:
+    """tshark's fields of each packet of a capture whose names start with one of
+    `prefixes` (PFCP by default), malformed/expert notes included: [(name, shown value)]."""
     xml = subprocess.run(
         ["tshark", "-r", str(pcap), "-T", "pdml", "-o", "pfcp.port_pfcp:8805"],
         check=True,
@@ -83,7 +84,7 @@ def dissect_pcap(pcap: Path) -> list[list[tuple[str, str]]]:
         fields = []
         for f in pkt.iter("field"):
             n = f.get("name", "")
-            if n.startswith("pfcp") or n.startswith("_ws.malformed") or n.startswith("_ws.expert"):
+            if n.startswith(prefixes) or n.startswith("_ws.malformed") or n.startswith("_ws.expert"):
                 fields.append((n, f.get("show", "")))
         pkts.append(fields)
     return pkts

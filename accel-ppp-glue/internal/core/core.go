@@ -387,7 +387,9 @@ func (d *Daemon) vxlanIn(ua *net.UDPAddr, buf []byte) {
 	}
 	frame := make([]byte, n-8)
 	copy(frame, buf[8:n])
-	sh := d.shardFor(frame)
+	var src [6]byte
+	copy(src[:], frame[6:12]) // n >= 8+14: the Ethernet header is there
+	sh := d.shardFor(src)
 	select {
 	case sh.in <- inFrame{inst: inst, data: frame}:
 	default:
@@ -396,20 +398,11 @@ func (d *Daemon) vxlanIn(ua *net.UDPAddr, buf []byte) {
 	}
 }
 
-// shardFor picks a frame's shard from the client MAC (source address):
-// every frame of one subscriber device is handled by the same goroutine.
-func (d *Daemon) shardFor(frame []byte) *shard {
-	if len(frame) < 12 {
-		return d.shards[0]
-	}
-	h := binary.BigEndian.Uint32(frame[8:12]) * 2654435761
+// shardFor picks the shard of a client MAC: every frame of one subscriber
+// device is handled by the same goroutine.
+func (d *Daemon) shardFor(mac [6]byte) *shard {
+	h := binary.BigEndian.Uint32(mac[2:6]) * 2654435761
 	return d.shards[h%uint32(len(d.shards))]
-}
-
-func (d *Daemon) shardForMAC(mac [6]byte) *shard {
-	var f [12]byte
-	copy(f[6:], mac[:])
-	return d.shardFor(f[:])
 }
 
 // outBatch collects a shard's outgoing VXLAN datagrams; they leave in one

@@ -272,7 +272,7 @@ func (sh *shard) established(s *session, up uint64, err error) {
 	if s.dead {
 		// Torn down while the DP installed it: finish the teardown now.
 		if err == nil {
-			sh.finishTeardown(s, up, causeNameFromRec(s))
+			sh.finishTeardown(s, up, s.cause)
 		} else {
 			d.unpersist(s.rec.ID)
 			sh.release(s)
@@ -298,10 +298,6 @@ func (sh *shard) established(s *session, up uint64, err error) {
 		"pppoe_sid", s.rec.PPPoESID, "ipv4", s.rec.IPv4.String(), "profile", s.rec.QosProfile)
 	d.account(s, aaa.AcctStart, 0)
 }
-
-// causeNameFromRec is the cause a session torn down during establishment
-// ends with (kept on the session by teardown).
-func causeNameFromRec(s *session) int { return s.cause }
 
 // teardown ends a session: it leaves the shard's tables at once (so the CPE
 // can dial again), the DP's and RADIUS's bookkeeping follows off the shard.

@@ -171,10 +171,7 @@ func (d *Daemon) mgmtHandler() http.Handler {
 func (d *Daemon) findByID(id string) *session {
 	d.idxMu.RLock()
 	defer d.idxMu.RUnlock()
-	if s := d.byID[id]; s != nil {
-		return s
-	}
-	return nil
+	return d.byID[id]
 }
 
 // startHTTP starts the management socket and the metrics listener; the

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/aaa"
@@ -106,7 +107,11 @@ func (d *Daemon) instanceName(id uint32) string {
 // Establishment of the same CP SEID with the same content is idempotent at
 // the DP, so a session it still has is answered with its existing UP SEID.
 func (d *Daemon) resync(inst uint32, all bool) {
-	var todo []*session
+	type job struct {
+		s   *session
+		rec record // a copy taken on the session's shard
+	}
+	var todo []job
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for _, sh := range d.shards {
@@ -115,12 +120,9 @@ func (d *Daemon) resync(inst uint32, all bool) {
 		sh.post(func() {
 			defer wg.Done()
 			for _, s := range sh.sessions {
-				if s.rec.Instance != inst || s.dead {
-					continue
-				}
-				if s.state == stEstablished && (all || !s.rec.Established) {
+				if s.rec.Instance == inst && !s.dead && s.state == stEstablished && (all || !s.rec.Established) {
 					mu.Lock()
-					todo = append(todo, s)
+					todo = append(todo, job{s, s.rec})
 					mu.Unlock()
 				}
 			}
@@ -131,39 +133,28 @@ func (d *Daemon) resync(inst uint32, all bool) {
 		return
 	}
 	start := time.Now()
-	sem := make(chan struct{}, 512)
-	var ok, failed int64
-	var cmu sync.Mutex
+	sem := make(chan struct{}, 512) // establishments in flight
+	var ok, failed atomic.Int64
 	var rg sync.WaitGroup
-	for _, s := range todo {
-		s := s
+	for _, j := range todo {
+		j := j
 		sem <- struct{}{}
 		rg.Add(1)
-		s.sh.post(func() {
-			if s.dead {
-				<-sem
-				rg.Done()
-				return
+		go func() {
+			defer func() { <-sem; rg.Done() }()
+			up, err := d.establishPFCP(&j.rec)
+			if err != nil {
+				failed.Add(1)
+			} else {
+				ok.Add(1)
 			}
-			rec := s.rec
-			go func() {
-				defer func() { <-sem; rg.Done() }()
-				up, err := d.establishPFCP(&rec)
-				cmu.Lock()
-				if err != nil {
-					failed++
-				} else {
-					ok++
-				}
-				cmu.Unlock()
-				s.sh.post(func() { s.sh.resynced(s, up, err) })
-			}()
-		})
+			j.s.sh.post(func() { j.s.sh.resynced(j.s, up, err) })
+		}()
 	}
 	rg.Wait()
-	d.m.repushed.Add(float64(ok))
-	d.log.Info("sessions installed again", "instance", d.instanceName(inst), "sessions", ok, "failed", failed,
-		"seconds", time.Since(start).Seconds())
+	d.m.repushed.Add(float64(ok.Load()))
+	d.log.Info("sessions installed again", "instance", d.instanceName(inst), "sessions", ok.Load(),
+		"failed", failed.Load(), "seconds", time.Since(start).Seconds())
 }
 
 func (sh *shard) resynced(s *session, up uint64, err error) {

@@ -146,7 +146,7 @@ func (d *Daemon) restore() error {
 			continue
 		}
 		lk := lineKey{port: r.AccessPort, stag: r.STag, ctag: r.CTag, mac: r.MAC}
-		sh := d.shardForMAC(r.MAC)
+		sh := d.shardFor(r.MAC)
 		s := &session{
 			sh: sh, key: sessKey{lk, r.PPPoESID}, state: stEstablished, inst: inst, line: line,
 			group: line.Group, rec: r, lastInterim: now,
