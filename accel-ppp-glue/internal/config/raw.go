@@ -18,6 +18,16 @@ type rawConfig struct {
 	QosProfiles  []*rawQosProfile `yaml:"qos_profiles"`
 	LineGroups   []*rawLineGroup  `yaml:"line_groups"`
 	Instances    []*rawInstance   `yaml:"instances"`
+	ONOS         *rawONOS         `yaml:"onos"`
+}
+
+type rawONOS struct {
+	URL          yaml.Node `yaml:"url"`
+	Username     yaml.Node `yaml:"username"`
+	Password     yaml.Node `yaml:"password"`
+	CPName       yaml.Node `yaml:"cp_name"`
+	PollInterval yaml.Node `yaml:"poll_interval"`
+	Timeout      yaml.Node `yaml:"timeout"`
 }
 
 type rawControlPlane struct {

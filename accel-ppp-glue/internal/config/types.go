@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"net/url"
 	"time"
 )
 
@@ -48,6 +49,7 @@ type Config struct {
 	QosProfiles  []*QosProfile
 	LineGroups   []*LineGroup
 	Instances    []*Instance
+	ONOS         *ONOS // nil: no ONOS, the stated placement only
 
 	accessPorts map[string]*AccessPort
 	pools       map[string]*Pool
@@ -96,6 +98,17 @@ func (Secret) String() string { return "<redacted>" }
 
 // GoString implements fmt.GoStringer without revealing the secret.
 func (Secret) GoString() string { return `"<redacted>"` }
+
+// ONOS is the pod controller's REST endpoint (docs/cp/onos.md): where the
+// control plane reports sessions and instance health and reads placement.
+type ONOS struct {
+	URL          *url.URL // base, e.g. http://127.0.0.1:8181/onos/bngpod (no trailing slash)
+	Username     string
+	Password     Secret
+	CPName       string        // this control plane's name towards ONOS; default radius.nas_identifier
+	PollInterval time.Duration // GET /placement period
+	Timeout      time.Duration // per HTTP request
+}
 
 // AccessPort is a switch port facing subscribers.
 type AccessPort struct {

@@ -85,6 +85,7 @@ func (b *builder) build(raw *rawConfig) *Config {
 	b.pools(raw.Pools)
 	b.lineGroups(raw.LineGroups)
 	b.instances(raw.Instances)
+	b.onos(raw.ONOS)
 	b.resolve()
 	b.checkManagementAddresses()
 	b.checkPoolOverlaps()
