@@ -1,0 +1,466 @@
+package onos
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// MaxBatch is the most events one POST /sessions/events carries.
+const MaxBatch = 1000
+
+// Config configures a Client.
+type Config struct {
+	URL          *url.URL // base URL, e.g. http://127.0.0.1:8181/onos/bngpod
+	Username     string
+	Password     string
+	CPName       string
+	PollInterval time.Duration // GET /placement period (default 1 s)
+	Timeout      time.Duration // per request (default 2 s)
+	QueueSize    int           // events waiting to be sent (default 65536)
+	Logger       *slog.Logger
+	Registerer   prometheus.Registerer // metrics; nil: not registered
+
+	// Snapshot returns every established session: the body of the full
+	// resync. It is called from the client's goroutine.
+	Snapshot func(ctx context.Context) ([]Session, error)
+	// OnPlacement gets every placement whose version differs from the
+	// last one handed over (and the first one). It runs on the poller's
+	// goroutine: the next poll waits until it returns.
+	OnPlacement func(p *Placement)
+}
+
+// Client talks to the ONOS application. Report and Health never block.
+type Client struct {
+	cfg  Config
+	log  *slog.Logger
+	http *http.Client
+	m    *clientMetrics
+
+	mu          sync.Mutex
+	queue       []Event
+	needResync  bool
+	health      map[uint32]healthBody // pending, latest per instance
+	healthOrder []uint32
+	wake        chan struct{}
+	lastVersion int64
+	haveVersion bool
+	reachable   bool
+}
+
+type clientMetrics struct {
+	events    *prometheus.CounterVec // by result: sent, dropped
+	requests  *prometheus.CounterVec // by request and result
+	resyncs   prometheus.Counter
+	queued    prometheus.Gauge
+	up        prometheus.Gauge
+	version   prometheus.Gauge
+	placement *prometheus.CounterVec // placement bodies by result: new, same, bad
+}
+
+func newClientMetrics(reg prometheus.Registerer) *clientMetrics {
+	m := &clientMetrics{
+		events: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "bngcp_onos_events_total",
+			Help: "Session events for ONOS by result: sent (accepted by ONOS) or dropped (queue full or ONOS unreachable; a full resync follows).",
+		}, []string{"result"}),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "bngcp_onos_requests_total", Help: "REST requests to ONOS by request and result.",
+		}, []string{"request", "result"}),
+		resyncs: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "bngcp_onos_resyncs_total", Help: "Full session resyncs (PUT /sessions) accepted by ONOS.",
+		}),
+		queued: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "bngcp_onos_queued_events", Help: "Session events waiting to be sent to ONOS.",
+		}),
+		up: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "bngcp_onos_up", Help: "1 while ONOS answers.",
+		}),
+		version: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "bngcp_onos_placement_version", Help: "Version of the last placement read from ONOS.",
+		}),
+		placement: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "bngcp_onos_placements_total", Help: "Placement answers read from ONOS by result: new, same, bad.",
+		}, []string{"result"}),
+	}
+	if reg != nil {
+		for _, c := range []prometheus.Collector{m.events, m.requests, m.resyncs, m.queued, m.up, m.version, m.placement} {
+			reg.MustRegister(c)
+		}
+	}
+	return m
+}
+
+// New checks cfg and returns a Client; Run starts it.
+func New(cfg Config) (*Client, error) {
+	if cfg.URL == nil || (cfg.URL.Scheme != "http" && cfg.URL.Scheme != "https") || cfg.URL.Host == "" {
+		return nil, errors.New("onos: an http or https URL is required")
+	}
+	if cfg.CPName == "" {
+		return nil, errors.New("onos: a CP name is required")
+	}
+	if cfg.Snapshot == nil {
+		return nil, errors.New("onos: a Snapshot function is required")
+	}
+	if cfg.PollInterval <= 0 {
+		cfg.PollInterval = time.Second
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 2 * time.Second
+	}
+	if cfg.QueueSize <= 0 {
+		cfg.QueueSize = 65536
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	u := *cfg.URL
+	cfg.URL = &u
+	return &Client{
+		cfg: cfg, log: cfg.Logger, m: newClientMetrics(cfg.Registerer),
+		http:       &http.Client{Timeout: cfg.Timeout},
+		needResync: true, // ONOS may hold sessions of our previous run
+		health:     make(map[uint32]healthBody),
+		wake:       make(chan struct{}, 1),
+	}, nil
+}
+
+func (c *Client) poke() {
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Report queues a session event. When the queue is full the event is
+// dropped, counted, and a full resync follows: ONOS ends up with the
+// sessions as they are.
+func (c *Client) Report(ev Event) {
+	c.mu.Lock()
+	if len(c.queue) >= c.cfg.QueueSize {
+		c.needResync = true
+		c.mu.Unlock()
+		c.m.events.WithLabelValues("dropped").Inc()
+		return
+	}
+	c.queue = append(c.queue, ev)
+	n := len(c.queue)
+	c.mu.Unlock()
+	c.m.queued.Set(float64(n))
+	c.poke()
+}
+
+// Health queues an instance health report; a newer one for the same
+// instance replaces one not sent yet.
+func (c *Client) Health(inst uint32, alive bool, reason string) {
+	c.mu.Lock()
+	if _, ok := c.health[inst]; !ok {
+		c.healthOrder = append(c.healthOrder, inst)
+	}
+	c.health[inst] = healthBody{CP: c.cfg.CPName, Alive: alive, Reason: reason}
+	c.mu.Unlock()
+	c.poke()
+}
+
+// ReapplyPlacement makes the next poll hand the placement over even when
+// its version has not changed (a move failed and is to be tried again).
+func (c *Client) ReapplyPlacement() {
+	c.mu.Lock()
+	c.haveVersion = false
+	c.mu.Unlock()
+}
+
+// Reachable reports whether the last request to ONOS got an answer.
+func (c *Client) Reachable() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.reachable
+}
+
+// Run sends reports and polls the placement until ctx ends.
+func (c *Client) Run(ctx context.Context) {
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); c.pollLoop(ctx) }()
+	c.sendLoop(ctx)
+	wg.Wait()
+}
+
+// status is the outcome of one request.
+type status struct {
+	code int // HTTP status, 0: no answer
+	err  error
+}
+
+func (s status) ok() bool { return s.err == nil && s.code >= 200 && s.code < 300 }
+
+func (s status) label() string {
+	switch {
+	case s.code == 0:
+		return "unreachable"
+	case s.ok():
+		return "ok"
+	case s.code == http.StatusUnauthorized || s.code == http.StatusForbidden:
+		return "unauthorized"
+	case s.code >= 500:
+		return "server_error"
+	}
+	return "rejected"
+}
+
+func (c *Client) setReachable(s status) {
+	reach := s.code != 0
+	c.mu.Lock()
+	was := c.reachable
+	c.reachable = reach
+	c.mu.Unlock()
+	if reach {
+		c.m.up.Set(1)
+	} else {
+		c.m.up.Set(0)
+	}
+	if was && !reach {
+		c.log.Warn("ONOS unreachable", "url", c.cfg.URL.String(), "err", s.err)
+	} else if !was && reach {
+		c.log.Info("ONOS reachable", "url", c.cfg.URL.String())
+	}
+}
+
+// do sends one request; the body of the answer is read up to limit bytes.
+func (c *Client) do(ctx context.Context, method, path string, query url.Values, body any, limit int64) ([]byte, status) {
+	u := *c.cfg.URL
+	u.Path += path
+	if query != nil {
+		u.RawQuery = query.Encode()
+	}
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return nil, status{err: err}
+		}
+		rd = bytes.NewReader(b)
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, method, u.String(), rd)
+	if err != nil {
+		return nil, status{err: err}
+	}
+	req.SetBasicAuth(c.cfg.Username, c.cfg.Password)
+	req.Header.Set("Accept", "application/json")
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, status{err: err}
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	if err != nil {
+		return nil, status{code: resp.StatusCode, err: fmt.Errorf("reading the answer: %w", err)}
+	}
+	if int64(len(b)) > limit {
+		return nil, status{code: resp.StatusCode, err: fmt.Errorf("answer larger than %d bytes", limit)}
+	}
+	st := status{code: resp.StatusCode}
+	if !st.ok() {
+		st.err = fmt.Errorf("HTTP %d: %s", resp.StatusCode, errorText(b))
+	}
+	return b, st
+}
+
+// errorText is the text of a Contract B error body, or a short excerpt.
+func errorText(b []byte) string {
+	var e struct {
+		Error string `json:"error"`
+	}
+	if json.Unmarshal(b, &e) == nil && e.Error != "" {
+		b = []byte(e.Error)
+	}
+	if len(b) > 200 {
+		b = b[:200]
+	}
+	return strconv.QuoteToGraphic(string(b))
+}
+
+// sendLoop sends health reports, the resync and event batches, in that
+// order of priority.
+func (c *Client) sendLoop(ctx context.Context) {
+	backoff := time.Duration(0)
+	for {
+		if backoff > 0 {
+			t := time.NewTimer(backoff)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return
+			case <-t.C:
+			}
+		}
+		worked, failed := c.sendOnce(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		if failed {
+			backoff = c.cfg.PollInterval
+			continue
+		}
+		backoff = 0
+		if worked {
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-c.wake:
+		}
+	}
+}
+
+// sendOnce does the most urgent pending request; it reports whether there
+// was one and whether it failed.
+func (c *Client) sendOnce(ctx context.Context) (worked, failed bool) {
+	c.mu.Lock()
+	if len(c.healthOrder) > 0 {
+		inst := c.healthOrder[0]
+		h := c.health[inst]
+		c.mu.Unlock()
+		_, st := c.do(ctx, http.MethodPost, "/instances/"+strconv.FormatUint(uint64(inst), 10)+"/health", nil, h, 64<<10)
+		c.setReachable(st)
+		c.m.requests.WithLabelValues("health", st.label()).Inc()
+		c.mu.Lock()
+		if st.ok() || (st.code >= 400 && st.code < 500 && st.code != 401 && st.code != 403) {
+			// Sent, or refused for good (logged): do not retry.
+			if cur, ok := c.health[inst]; ok && cur == h {
+				delete(c.health, inst)
+				c.healthOrder = c.healthOrder[1:]
+			}
+		}
+		c.mu.Unlock()
+		if !st.ok() {
+			c.log.Warn("ONOS health report failed", "instance", inst, "alive", h.Alive, "err", st.err)
+		}
+		return true, !st.ok() && (st.code == 0 || st.code >= 500 || st.code == 401 || st.code == 403)
+	}
+	if c.needResync {
+		// Events queued so far are part of the snapshot taken next.
+		dropped := len(c.queue)
+		c.queue = nil
+		c.mu.Unlock()
+		c.m.queued.Set(0)
+		if dropped > 0 {
+			c.m.events.WithLabelValues("dropped").Add(float64(dropped))
+		}
+		sess, err := c.cfg.Snapshot(ctx)
+		if err != nil {
+			c.log.Warn("no session snapshot for the ONOS resync", "err", err)
+			return true, true
+		}
+		if sess == nil {
+			sess = []Session{}
+		}
+		_, st := c.do(ctx, http.MethodPut, "/sessions", url.Values{"cp": {c.cfg.CPName}}, sessionsBody{Sessions: sess}, 64<<10)
+		c.setReachable(st)
+		c.m.requests.WithLabelValues("resync", st.label()).Inc()
+		if !st.ok() {
+			c.log.Warn("ONOS session resync failed", "sessions", len(sess), "err", st.err)
+			return true, true
+		}
+		c.mu.Lock()
+		c.needResync = false
+		c.mu.Unlock()
+		c.m.resyncs.Inc()
+		c.log.Info("sessions resynchronised with ONOS", "sessions", len(sess))
+		return true, false
+	}
+	if len(c.queue) == 0 {
+		c.mu.Unlock()
+		return false, false
+	}
+	n := len(c.queue)
+	if n > MaxBatch {
+		n = MaxBatch
+	}
+	batch := make([]Event, n)
+	copy(batch, c.queue)
+	c.queue = c.queue[n:]
+	if len(c.queue) == 0 {
+		c.queue = nil // let the backing array go
+	}
+	left := len(c.queue)
+	c.mu.Unlock()
+	c.m.queued.Set(float64(left))
+	_, st := c.do(ctx, http.MethodPost, "/sessions/events", nil, eventsBody{CP: c.cfg.CPName, Events: batch}, 64<<10)
+	c.setReachable(st)
+	c.m.requests.WithLabelValues("events", st.label()).Inc()
+	if st.ok() {
+		c.m.events.WithLabelValues("sent").Add(float64(n))
+		return true, false
+	}
+	// Lost: ONOS learns the truth from the full resync.
+	c.m.events.WithLabelValues("dropped").Add(float64(n))
+	c.mu.Lock()
+	c.needResync = true
+	c.mu.Unlock()
+	c.log.Warn("ONOS session events not delivered; a full resync follows", "events", n, "err", st.err)
+	return true, true
+}
+
+// pollLoop reads the placement every PollInterval.
+func (c *Client) pollLoop(ctx context.Context) {
+	t := time.NewTicker(c.cfg.PollInterval)
+	defer t.Stop()
+	for {
+		c.PollOnce(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// PollOnce reads the placement once and hands it over when it is new.
+func (c *Client) PollOnce(ctx context.Context) {
+	b, st := c.do(ctx, http.MethodGet, "/placement", nil, nil, MaxPlacementBody)
+	c.setReachable(st)
+	c.m.requests.WithLabelValues("placement", st.label()).Inc()
+	if !st.ok() {
+		if ctx.Err() == nil {
+			c.log.Debug("ONOS placement not read", "err", st.err)
+		}
+		return
+	}
+	p, err := DecodePlacement(b)
+	if err != nil {
+		c.m.placement.WithLabelValues("bad").Inc()
+		c.log.Warn("ONOS placement ignored", "err", err)
+		return
+	}
+	c.mu.Lock()
+	same := c.haveVersion && c.lastVersion == p.Version
+	c.lastVersion, c.haveVersion = p.Version, true
+	c.mu.Unlock()
+	c.m.version.Set(float64(p.Version))
+	if same {
+		c.m.placement.WithLabelValues("same").Inc()
+		return
+	}
+	c.m.placement.WithLabelValues("new").Inc()
+	if c.cfg.OnPlacement != nil {
+		c.cfg.OnPlacement(p)
+	}
+}

@@ -1,0 +1,427 @@
+package onos
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+)
+
+// fakeONOS plays the ONOS application's side of Contract B.
+type fakeONOS struct {
+	t   *testing.T
+	srv *httptest.Server
+
+	mu        sync.Mutex
+	mode      string // "": normal, "down": 503, "slow": answer after slow
+	slow      time.Duration
+	gate      chan struct{} // non-nil: event POSTs wait for it
+	placement string
+	resyncs   [][]Session
+	batches   [][]Event
+	health    []struct {
+		Inst uint32
+		Body healthBody
+	}
+	unauthorized int
+	cpSeen       map[string]bool
+}
+
+func newFakeONOS(t *testing.T) *fakeONOS {
+	f := &fakeONOS{t: t, cpSeen: map[string]bool{},
+		placement: `{"version":1,"groups":[{"lineGroup":"lg1","instance":1,"state":"placed","reason":"stated"}],"instances":[{"id":1,"name":"dp1","available":true}]}`}
+	mux := http.NewServeMux()
+	mux.HandleFunc("PUT /onos/bngpod/sessions", func(w http.ResponseWriter, r *http.Request) {
+		var b sessionsBody
+		if !f.decode(w, r, &b) {
+			return
+		}
+		f.cpSeen[r.URL.Query().Get("cp")] = true
+		f.mu.Lock()
+		f.resyncs = append(f.resyncs, b.Sessions)
+		f.mu.Unlock()
+		w.WriteHeader(http.StatusNoContent)
+	})
+	mux.HandleFunc("POST /onos/bngpod/sessions/events", func(w http.ResponseWriter, r *http.Request) {
+		f.mu.Lock()
+		gate := f.gate
+		f.mu.Unlock()
+		if gate != nil {
+			<-gate
+		}
+		var b eventsBody
+		if !f.decode(w, r, &b) {
+			return
+		}
+		if b.CP != "cp1" || len(b.Events) == 0 || len(b.Events) > MaxBatch {
+			http.Error(w, `{"error":"events"}`, http.StatusBadRequest)
+			return
+		}
+		f.mu.Lock()
+		f.batches = append(f.batches, b.Events)
+		f.mu.Unlock()
+		w.WriteHeader(http.StatusNoContent)
+	})
+	mux.HandleFunc("POST /onos/bngpod/instances/{id}/health", func(w http.ResponseWriter, r *http.Request) {
+		var b healthBody
+		if !f.decode(w, r, &b) {
+			return
+		}
+		var id uint32
+		fmt.Sscan(r.PathValue("id"), &id)
+		f.mu.Lock()
+		f.health = append(f.health, struct {
+			Inst uint32
+			Body healthBody
+		}{id, b})
+		f.mu.Unlock()
+		w.WriteHeader(http.StatusNoContent)
+	})
+	mux.HandleFunc("GET /onos/bngpod/placement", func(w http.ResponseWriter, r *http.Request) {
+		f.mu.Lock()
+		p := f.placement
+		f.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, p)
+	})
+	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f.mu.Lock()
+		mode, slow := f.mode, f.slow
+		f.mu.Unlock()
+		switch mode {
+		case "down":
+			http.Error(w, "down", http.StatusServiceUnavailable)
+			return
+		case "slow":
+			select {
+			case <-time.After(slow):
+			case <-r.Context().Done():
+				return
+			}
+		}
+		if u, p, ok := r.BasicAuth(); !ok || u != "onos" || p != "rocks" {
+			f.mu.Lock()
+			f.unauthorized++
+			f.mu.Unlock()
+			w.Header().Set("WWW-Authenticate", `Basic realm="karaf"`)
+			http.Error(w, `{"error":"credentials"}`, http.StatusUnauthorized)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() {
+		f.mu.Lock()
+		if f.gate != nil {
+			close(f.gate)
+			f.gate = nil
+		}
+		f.mu.Unlock()
+		f.srv.Close()
+	})
+	return f
+}
+
+func (f *fakeONOS) decode(w http.ResponseWriter, r *http.Request, v any) bool {
+	if r.Header.Get("Content-Type") != "application/json" {
+		http.Error(w, `{"error":"content type"}`, http.StatusUnsupportedMediaType)
+		return false
+	}
+	if err := json.NewDecoder(r.Body).Decode(v); err != nil {
+		http.Error(w, `{"error":"body"}`, http.StatusBadRequest)
+		return false
+	}
+	return true
+}
+
+func (f *fakeONOS) set(fn func(f *fakeONOS)) {
+	f.mu.Lock()
+	fn(f)
+	f.mu.Unlock()
+}
+
+func (f *fakeONOS) get(fn func(f *fakeONOS) bool) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return fn(f)
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	end := time.Now().Add(10 * time.Second)
+	for time.Now().Before(end) {
+		if cond() {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("timed out waiting for %s", what)
+}
+
+type harness struct {
+	c          *Client
+	reg        *prometheus.Registry
+	cancel     context.CancelFunc
+	done       chan struct{}
+	mu         sync.Mutex
+	snap       []Session
+	placements []*Placement
+}
+
+func startClient(t *testing.T, f *fakeONOS, mod func(*Config)) *harness {
+	h := &harness{reg: prometheus.NewRegistry(), done: make(chan struct{})}
+	u, _ := url.Parse(f.srv.URL + "/onos/bngpod")
+	cfg := Config{
+		URL: u, Username: "onos", Password: "rocks", CPName: "cp1",
+		PollInterval: 50 * time.Millisecond, Timeout: 300 * time.Millisecond,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Registerer: h.reg,
+		Snapshot: func(context.Context) ([]Session, error) {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			return append([]Session(nil), h.snap...), nil
+		},
+		OnPlacement: func(p *Placement) {
+			h.mu.Lock()
+			h.placements = append(h.placements, p)
+			h.mu.Unlock()
+		},
+	}
+	if mod != nil {
+		mod(&cfg)
+	}
+	c, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.c = c
+	ctx, cancel := context.WithCancel(context.Background())
+	h.cancel = cancel
+	go func() { c.Run(ctx); close(h.done) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-h.done:
+		case <-time.After(5 * time.Second):
+			t.Error("client did not stop")
+		}
+	})
+	return h
+}
+
+func sess(i int) Session {
+	return Session{ID: fmt.Sprintf("%016X", i), LineGroup: "lg1", Instance: 1, AccessPort: "access1",
+		STag: 100, CTag: uint16(i%4000 + 1), PPPoEID: uint16(i%65000 + 1), MAC: "02:11:00:00:00:01",
+		IPv4: "100.80.0.9", Username: "u1", QosProfile: "silver", Since: time.Unix(1700000000, 0).UTC()}
+}
+
+func counter(t *testing.T, c prometheus.Collector) float64 { t.Helper(); return testutil.ToFloat64(c) }
+
+func TestResyncAtStartAndBatches(t *testing.T) {
+	f := newFakeONOS(t)
+	h := startClient(t, f, func(c *Config) { c.PollInterval = time.Hour })
+	h.snap = []Session{sess(1), sess(2)}
+	waitFor(t, "the start resync", func() bool { return f.get(func(f *fakeONOS) bool { return len(f.resyncs) == 1 }) })
+	if got := f.resyncs[0]; len(got) != 2 || got[0].ID != sess(1).ID || !f.cpSeen["cp1"] {
+		t.Fatalf("resync %+v, cp %v", got, f.cpSeen)
+	}
+	gate := make(chan struct{})
+	f.set(func(f *fakeONOS) { f.gate = gate })
+	h.c.Report(Event{Event: EventUp, Session: sess(0)}) // held at the gate
+	waitFor(t, "the first POST", func() bool { return testutil.ToFloat64(h.c.m.queued) == 0 })
+	start := time.Now()
+	for i := 1; i < 2500; i++ {
+		h.c.Report(Event{Event: EventUpdate, Session: sess(i)})
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("2499 Reports took %v: the session path must not wait for ONOS", took)
+	}
+	f.set(func(f *fakeONOS) { f.gate = nil })
+	close(gate)
+	waitFor(t, "2500 events", func() bool {
+		return f.get(func(f *fakeONOS) bool {
+			n := 0
+			for _, b := range f.batches {
+				n += len(b)
+			}
+			return n == 2500
+		})
+	})
+	next := 0
+	for _, b := range f.batches {
+		if len(b) > MaxBatch {
+			t.Errorf("batch of %d events", len(b))
+		}
+		for _, ev := range b {
+			if ev.Session.ID != sess(next).ID {
+				t.Fatalf("event %d is %s: out of order", next, ev.Session.ID)
+			}
+			next++
+		}
+	}
+	if len(f.batches) != 4 || len(f.batches[1]) != MaxBatch {
+		t.Errorf("batches of %d", func() []int {
+			var n []int
+			for _, b := range f.batches {
+				n = append(n, len(b))
+			}
+			return n
+		}())
+	}
+	if v := counter(t, h.c.m.events.WithLabelValues("sent")); v != 2500 {
+		t.Errorf("sent = %v", v)
+	}
+}
+
+func TestONOSDownThenUpResyncs(t *testing.T) {
+	f := newFakeONOS(t)
+	h := startClient(t, f, nil)
+	waitFor(t, "the start resync", func() bool { return f.get(func(f *fakeONOS) bool { return len(f.resyncs) == 1 }) })
+	f.set(func(f *fakeONOS) { f.mode = "down" })
+	waitFor(t, "ONOS seen down", func() bool { return counter(t, h.c.m.requests.WithLabelValues("placement", "server_error")) > 0 })
+	h.c.Report(Event{Event: EventUp, Session: sess(7)})
+	waitFor(t, "the event dropped", func() bool { return counter(t, h.c.m.events.WithLabelValues("dropped")) == 1 })
+	h.mu.Lock()
+	h.snap = []Session{sess(7)}
+	h.mu.Unlock()
+	f.set(func(f *fakeONOS) { f.mode = "" })
+	waitFor(t, "the resync after ONOS came back", func() bool {
+		return f.get(func(f *fakeONOS) bool { return len(f.resyncs) == 2 && len(f.resyncs[1]) == 1 })
+	})
+	if f.get(func(f *fakeONOS) bool { return len(f.batches) != 0 }) {
+		t.Error("the event lost while ONOS was down was sent later as well")
+	}
+	if !h.c.Reachable() || counter(t, h.c.m.up) != 1 {
+		t.Error("not reachable again")
+	}
+}
+
+func TestUnreachableONOS(t *testing.T) {
+	f := newFakeONOS(t)
+	f.srv.Close() // nothing listens
+	h := startClient(t, f, nil)
+	h.c.Report(Event{Event: EventUp, Session: sess(1)})
+	h.c.Health(2, false, "PFCP heartbeat lost")
+	waitFor(t, "requests failing", func() bool { return counter(t, h.c.m.requests.WithLabelValues("health", "unreachable")) >= 1 })
+	waitFor(t, "polls failing", func() bool { return counter(t, h.c.m.requests.WithLabelValues("placement", "unreachable")) >= 1 })
+	if h.c.Reachable() {
+		t.Error("reachable")
+	}
+}
+
+func TestUnauthorized(t *testing.T) {
+	f := newFakeONOS(t)
+	h := startClient(t, f, func(c *Config) { c.Password = "wrong" })
+	waitFor(t, "401s", func() bool { return counter(t, h.c.m.requests.WithLabelValues("resync", "unauthorized")) >= 1 })
+	waitFor(t, "poll 401", func() bool { return counter(t, h.c.m.requests.WithLabelValues("placement", "unauthorized")) >= 1 })
+	h.mu.Lock()
+	n := len(h.placements)
+	h.mu.Unlock()
+	if n != 0 || f.get(func(f *fakeONOS) bool { return len(f.resyncs) != 0 }) {
+		t.Error("something got through without credentials")
+	}
+}
+
+func TestSlowServerTimesOut(t *testing.T) {
+	f := newFakeONOS(t)
+	f.set(func(f *fakeONOS) { f.mode, f.slow = "slow", 2*time.Second })
+	h := startClient(t, f, func(c *Config) { c.Timeout = 100 * time.Millisecond })
+	start := time.Now()
+	for i := 0; i < 100; i++ {
+		h.c.Report(Event{Event: EventUp, Session: sess(i)})
+	}
+	if took := time.Since(start); took > 100*time.Millisecond {
+		t.Errorf("Report blocked for %v", took)
+	}
+	waitFor(t, "a timed-out resync", func() bool { return counter(t, h.c.m.requests.WithLabelValues("resync", "unreachable")) >= 1 })
+	waitFor(t, "a timed-out poll", func() bool { return counter(t, h.c.m.requests.WithLabelValues("placement", "unreachable")) >= 1 })
+	f.set(func(f *fakeONOS) { f.mode = "" })
+	waitFor(t, "the resync once ONOS is fast", func() bool { return f.get(func(f *fakeONOS) bool { return len(f.resyncs) >= 1 }) })
+}
+
+func TestQueueOverflow(t *testing.T) {
+	f := newFakeONOS(t)
+	h := startClient(t, f, func(c *Config) { c.QueueSize = 10; c.PollInterval = time.Hour })
+	waitFor(t, "the start resync", func() bool { return f.get(func(f *fakeONOS) bool { return len(f.resyncs) == 1 }) })
+	gate := make(chan struct{})
+	f.set(func(f *fakeONOS) { f.gate = gate })
+	h.c.Report(Event{Event: EventUp, Session: sess(0)})
+	waitFor(t, "the first POST", func() bool { return testutil.ToFloat64(h.c.m.queued) == 0 })
+	for i := 1; i <= 100; i++ {
+		h.c.Report(Event{Event: EventUp, Session: sess(i)})
+	}
+	if v := counter(t, h.c.m.events.WithLabelValues("dropped")); v != 90 {
+		t.Errorf("dropped = %v, want 90", v)
+	}
+	h.mu.Lock()
+	h.snap = []Session{sess(1), sess(2), sess(3)}
+	h.mu.Unlock()
+	f.set(func(f *fakeONOS) { f.gate = nil })
+	close(gate)
+	waitFor(t, "the resync after the overflow", func() bool {
+		return f.get(func(f *fakeONOS) bool { return len(f.resyncs) == 2 && len(f.resyncs[1]) == 3 })
+	})
+}
+
+func TestHealthReports(t *testing.T) {
+	f := newFakeONOS(t)
+	h := startClient(t, f, nil)
+	h.c.Health(2, false, "PFCP heartbeat lost")
+	waitFor(t, "the health report", func() bool { return f.get(func(f *fakeONOS) bool { return len(f.health) == 1 }) })
+	h.c.Health(2, true, "PFCP association up")
+	waitFor(t, "the second report", func() bool { return f.get(func(f *fakeONOS) bool { return len(f.health) == 2 }) })
+	if got := f.health[0]; got.Inst != 2 || got.Body.Alive || got.Body.CP != "cp1" || got.Body.Reason != "PFCP heartbeat lost" {
+		t.Errorf("first report %+v", got)
+	}
+	if !f.health[1].Body.Alive {
+		t.Errorf("second report %+v", f.health[1])
+	}
+}
+
+func TestPlacementPolling(t *testing.T) {
+	f := newFakeONOS(t)
+	h := startClient(t, f, nil)
+	got := func() []*Placement {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		return append([]*Placement(nil), h.placements...)
+	}
+	waitFor(t, "the first placement", func() bool { return len(got()) == 1 })
+	p := got()[0]
+	if p.Version != 1 || len(p.Groups) != 1 || p.Groups[0].Instance != 1 || !p.Groups[0].Placed || !p.Instances[0].Available {
+		t.Fatalf("placement %+v", p)
+	}
+	waitFor(t, "polls of the same version", func() bool { return counter(t, h.c.m.placement.WithLabelValues("same")) >= 2 })
+	if len(got()) != 1 {
+		t.Fatal("the same version handed over twice")
+	}
+	f.set(func(f *fakeONOS) { f.placement = `{"version":2,"groups":[` })
+	waitFor(t, "the garbled answer", func() bool { return counter(t, h.c.m.placement.WithLabelValues("bad")) >= 1 })
+	f.set(func(f *fakeONOS) {
+		f.placement = `{"version":2,"groups":[{"lineGroup":"lg1","instance":2,"state":"placed","reason":"dp1 failed","extra":1}],"future":true}`
+	})
+	waitFor(t, "version 2", func() bool { return len(got()) == 2 })
+	if g := got()[1].Groups[0]; g.Instance != 2 || g.Reason != "dp1 failed" {
+		t.Errorf("group %+v", g)
+	}
+	h.c.ReapplyPlacement()
+	waitFor(t, "version 2 again after ReapplyPlacement", func() bool { return len(got()) == 3 })
+}
+
+func TestNewRejectsBadConfig(t *testing.T) {
+	u, _ := url.Parse("ftp://x")
+	snap := func(context.Context) ([]Session, error) { return nil, nil }
+	for _, c := range []Config{{}, {URL: u, CPName: "a", Snapshot: snap}} {
+		if _, err := New(c); err == nil {
+			t.Errorf("accepted %+v", c)
+		}
+	}
+}
