@@ -6,12 +6,13 @@ import (
 )
 
 var msgNames = map[uint8]string{
-	msgHeartbeatReq:  "heartbeat",
-	msgAssocSetupReq: "association_setup",
-	msgSessEstReq:    "session_establishment",
-	msgSessModReq:    "session_modification",
-	msgSessDelReq:    "session_deletion",
-	msgSessReportReq: "session_report",
+	msgHeartbeatReq:   "heartbeat",
+	msgAssocSetupReq:  "association_setup",
+	msgAssocUpdateReq: "association_update",
+	msgSessEstReq:     "session_establishment",
+	msgSessModReq:     "session_modification",
+	msgSessDelReq:     "session_deletion",
+	msgSessReportReq:  "session_report",
 }
 
 func (f *Function) upPeer(inst uint32) (*peer, error) {

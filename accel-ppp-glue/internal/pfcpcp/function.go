@@ -629,7 +629,7 @@ func (f *Function) dispatch(p *peer, m *msg, now time.Time) {
 	case msgSessReportReq:
 		f.received[m.h.typ].Add(1)
 		f.onReport(p, m, now)
-	case msgHeartbeatRsp, msgAssocSetupRsp, msgSessEstRsp, msgSessModRsp, msgSessDelRsp, msgVersionNotSupp:
+	case msgHeartbeatRsp, msgAssocSetupRsp, msgAssocUpdateRsp, msgSessEstRsp, msgSessModRsp, msgSessDelRsp, msgVersionNotSupp:
 		f.mu.Lock()
 		r := f.pending[m.h.seq]
 		if r == nil || r.p != p || (answerTo(r.typ) != m.h.typ && m.h.typ != msgVersionNotSupp) {
