@@ -8,6 +8,7 @@
 //	session terminate ID                            end a session (PADT, RADIUS Stop)
 //	pools                                           address pools and their use
 //	instances                                       DP instances and their PFCP state
+//	groups                                          line groups and the instance serving each
 //	stats                                           counters
 //
 // The socket is --socket, else $BNGCP_SOCKET, else /run/bngpod/cp.sock.
@@ -40,6 +41,7 @@ commands:
   session terminate ID                            end a session
   pools                                           address pools and their use
   instances                                       DP instances and their PFCP state
+  groups                                          line groups and the instance serving each
   stats                                           counters
 
 options (before or after the command):
@@ -223,7 +225,7 @@ func (c *cli) dispatch(args []string, getenv func(string) string) error {
 		}
 		fmt.Fprintf(c.stdout, "session %s: termination requested\n", id)
 		return nil
-	case "pools", "instances", "stats":
+	case "pools", "instances", "groups", "stats":
 		if len(pos) != 0 {
 			return badUsage("%s: unexpected argument %q", cmd, pos[0])
 		}
@@ -240,6 +242,12 @@ func (c *cli) dispatch(args []string, getenv func(string) string) error {
 				return err
 			}
 			return c.instances(list)
+		case "groups":
+			list, err := client.Groups(ctx)
+			if err != nil {
+				return err
+			}
+			return c.groups(list)
 		default:
 			st, err := client.Stats(ctx)
 			if err != nil {
@@ -382,6 +390,25 @@ func (c *cli) instances(list []api.InstanceView) error {
 			strconv.Itoa(in.Sessions), lcp, stamp(in.Since), stamp(in.RecoveryTime)})
 	}
 	return c.table([]string{"ID", "NAME", "ADDRESS", "STATE", "SESSIONS", "LCP-OFFLOAD", "SINCE", "RECOVERY-TIME"}, rows)
+}
+
+func (c *cli) groups(list []api.GroupView) error {
+	if c.output == "json" {
+		if list == nil {
+			list = []api.GroupView{}
+		}
+		return c.json(list)
+	}
+	rows := make([][]string, 0, len(list))
+	for _, g := range list {
+		moved := "no"
+		if g.Moved {
+			moved = "yes"
+		}
+		rows = append(rows, []string{g.Name, strconv.FormatUint(uint64(g.Instance), 10), g.InstanceName,
+			strconv.FormatUint(uint64(g.StatedInstance), 10), moved, strconv.Itoa(g.Sessions)})
+	}
+	return c.table([]string{"LINE-GROUP", "INSTANCE", "NAME", "STATED", "MOVED", "SESSIONS"}, rows)
 }
 
 func (c *cli) stats(st api.Stats) error {

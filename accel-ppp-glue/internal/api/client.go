@@ -162,6 +162,13 @@ func (c *Client) Instances(ctx context.Context) ([]InstanceView, error) {
 	return out, err
 }
 
+// Groups lists the line groups and their serving instances.
+func (c *Client) Groups(ctx context.Context) ([]GroupView, error) {
+	var out []GroupView
+	err := c.Get(ctx, PathGroups, nil, &out)
+	return out, err
+}
+
 // Stats returns the daemon's counters.
 func (c *Client) Stats(ctx context.Context) (Stats, error) {
 	var out Stats

@@ -16,6 +16,7 @@ const (
 	PathPools     = "/v1/pools"
 	PathInstances = "/v1/instances"
 	PathStats     = "/v1/stats"
+	PathGroups    = "/v1/groups"
 )
 
 // DefaultSocket is where bng-cp listens unless told otherwise.
@@ -67,6 +68,17 @@ type InstanceView struct {
 	Since        time.Time `json:"since"`         // when State was entered
 	Sessions     int       `json:"sessions"`
 	LCPOffload   bool      `json:"lcp_offload"`
+}
+
+// GroupView is a line group and the DP instance serving it: the stated
+// one (cp.yaml) unless ONOS moved it.
+type GroupView struct {
+	Name           string `json:"name"`
+	StatedInstance uint32 `json:"stated_instance"`
+	Instance       uint32 `json:"instance"` // serving now
+	InstanceName   string `json:"instance_name"`
+	Moved          bool   `json:"moved"` // Instance != StatedInstance
+	Sessions       int    `json:"sessions"`
 }
 
 // Stats is the body of GET /v1/stats: counters grouped by subsystem, e.g.

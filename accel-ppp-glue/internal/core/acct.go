@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/aaa"
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/onos"
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/pfcpcp"
 )
 
@@ -94,5 +95,6 @@ func (sh *shard) usage(s *session, u pfcpcp.Usage) {
 	if iv > 0 && time.Since(s.lastInterim) >= iv-d.urrPeriod(&s.rec)/2 {
 		s.lastInterim = time.Now()
 		d.account(s, aaa.AcctInterim, 0)
+		d.reportSession(onos.EventUpdate, s, 0)
 	}
 }

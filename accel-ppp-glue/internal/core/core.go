@@ -17,6 +17,7 @@ import (
 
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/aaa"
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/config"
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/onos"
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/pfcpcp"
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/pool"
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/ppp"
@@ -115,6 +116,10 @@ type Daemon struct {
 
 	peerMu sync.Mutex
 	peers  map[uint32]*peerInfo
+
+	place  placement    // which instance serves each line group
+	moveMu sync.Mutex   // one line-group move at a time
+	onos   *onos.Client // nil without an onos section
 
 	ctx context.Context
 	wg  sync.WaitGroup
@@ -220,6 +225,17 @@ func New(opt Options) (*Daemon, error) {
 		return nil, fmt.Errorf("session store: %w", err)
 	}
 	d.boot = boot & 0xffffffff
+	if err := d.initPlacement(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("session store: %w", err)
+	}
+	for _, g := range cfg.LineGroups {
+		d.m.groupInstance.WithLabelValues(g.Name).Set(float64(d.servingOf(g.Name)))
+	}
+	if err := d.startONOS(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("ONOS client: %w", err)
+	}
 	return d, nil
 }
 
@@ -304,6 +320,10 @@ func (d *Daemon) Run(ctx context.Context) error {
 	}
 	d.wg.Add(1)
 	go func() { defer d.wg.Done(); d.readVXLAN() }()
+	if d.onos != nil {
+		d.wg.Add(1)
+		go func() { defer d.wg.Done(); d.onos.Run(ctx) }()
+	}
 	d.updatePoolMetrics()
 	d.log.Info("control plane running", "pod", d.cfg.Pod, "vxlan", vx.LocalAddr().String(),
 		"instances", len(d.cfg.Instances), "boot", d.boot, "restored", d.sessionCount())

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/aaa"
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/onos"
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/pfcpcp"
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/pool"
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/ppp"
@@ -297,6 +298,16 @@ func (sh *shard) established(s *session, up uint64, err error) {
 		"line", nasPortID(s.rec.AccessPort, s.rec.STag, s.rec.CTag), "mac", macString(s.rec.MAC),
 		"pppoe_sid", s.rec.PPPoESID, "ipv4", s.rec.IPv4.String(), "profile", s.rec.QosProfile)
 	d.account(s, aaa.AcctStart, 0)
+	d.reportSession(onos.EventUp, s, 0)
+	if srv := d.servingOf(s.rec.LineGroup); srv != s.rec.Instance {
+		// Its line group moved while the DP installed it: follow the group.
+		rec := s.rec
+		go func() {
+			if m, ok := d.moveSession(s, rec, srv); ok && d.associated(rec.Instance) {
+				d.deleteMoved(rec.Instance, m)
+			}
+		}()
+	}
 }
 
 // teardown ends a session: it leaves the shard's tables at once (so the CPE
@@ -362,6 +373,7 @@ func (sh *shard) finishTeardown(s *session, up uint64, cause int) {
 			s.stopped = true
 			if s.rec.AcctStarted {
 				d.account(s, aaa.AcctStop, cause)
+				d.reportSession(onos.EventDown, s, cause)
 			}
 			d.unpersist(s.rec.ID)
 			sh.release(s)

@@ -30,6 +30,10 @@ type metrics struct {
 	instanceUp      *prometheus.GaugeVec
 	instanceRestart *prometheus.CounterVec
 	repushed        prometheus.Counter
+	groupMoves      *prometheus.CounterVec // line-group moves by result
+	groupCalls      *prometheus.CounterVec // adopt/release by result
+	sessionMoves    *prometheus.CounterVec // sessions installed on a group's new instance, by result
+	groupInstance   *prometheus.GaugeVec   // serving instance id per line group
 }
 
 func newMetrics() *metrics {
@@ -94,6 +98,21 @@ func newMetrics() *metrics {
 	m.repushed = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "bngcp_sessions_repushed_total", Help: "Sessions installed again into a restarted DP instance.",
 	})
+	m.groupMoves = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "bngcp_line_group_moves_total", Help: "Line-group moves to another DP instance (ONOS placement), by result: ok, failed (retried).",
+	}, []string{"result"})
+	m.groupCalls = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "bngcp_line_group_updates_total", Help: "Association Updates with the bngpod Line Group IE, by action (adopt, release) and result.",
+	}, []string{"action", "result"})
+	m.sessionMoves = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "bngcp_sessions_moved_total", Help: "Sessions installed on their line group's new instance, by result.",
+	}, []string{"result"})
+	m.groupInstance = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "bngcp_line_group_instance", Help: "Id of the DP instance serving the line group.",
+	}, []string{"line_group"})
+	for _, c := range []prometheus.Collector{m.groupMoves, m.groupCalls, m.sessionMoves, m.groupInstance} {
+		f(c)
+	}
 	for _, c := range []prometheus.Collector{m.sessions, m.setups, m.setupSeconds, m.teardowns, m.frames,
 		m.drops, m.sent, m.authResults, m.radiusLatency, m.radiusErrors, m.acctRequests, m.pfcpRequests,
 		m.pfcpErrors, m.coaRequests, m.poolSize, m.poolUsed, m.instanceUp, m.instanceRestart, m.repushed} {

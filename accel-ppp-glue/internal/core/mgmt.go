@@ -152,6 +152,14 @@ func (d *Daemon) mgmtHandler() http.Handler {
 		d.peerMu.Unlock()
 		api.WriteJSON(w, http.StatusOK, out)
 	})
+	mux.HandleFunc("GET "+api.PathGroups, func(w http.ResponseWriter, r *http.Request) {
+		out := []api.GroupView{}
+		for _, g := range d.groupViews() {
+			out = append(out, api.GroupView{Name: g.name, StatedInstance: g.stated, Instance: g.serving,
+				InstanceName: d.instanceName(g.serving), Moved: g.stated != g.serving, Sessions: g.sessions})
+		}
+		api.WriteJSON(w, http.StatusOK, out)
+	})
 	mux.HandleFunc("GET "+api.PathStats, func(w http.ResponseWriter, r *http.Request) {
 		all, err := d.snapshot(r.Context())
 		if err != nil {

@@ -56,7 +56,13 @@ func (d *Daemon) PeerUp(inst uint32, rts time.Time, f pfcpcp.Features) {
 	if restarted && found {
 		d.m.instanceRestart.WithLabelValues(name).Inc()
 	}
-	go d.resync(inst, restarted)
+	d.reportHealth(inst, true, "PFCP association up")
+	go func() {
+		// The line groups first: the sessions of an adopted group are
+		// refused until the instance serves it.
+		d.syncGroups(inst)
+		d.resync(inst, restarted)
+	}()
 }
 
 // PeerDown is called when a DP instance stops answering. Its sessions are
@@ -70,6 +76,7 @@ func (d *Daemon) PeerDown(inst uint32) {
 	d.peerMu.Unlock()
 	d.m.instanceUp.WithLabelValues(d.instanceName(inst)).Set(0)
 	d.log.Warn("DP instance unreachable", "instance", d.instanceName(inst))
+	d.reportHealth(inst, false, "PFCP heartbeats lost or association failed")
 }
 
 // Usage is a usage report from a DP.

@@ -127,10 +127,18 @@ func (d *Daemon) restore() error {
 			drop("its DP instance is no longer configured")
 			continue
 		}
-		line, port, ok := inst.LineFor(r.STag, r.CTag)
-		if !ok || port.Name != r.AccessPort || line.Group.Name != r.LineGroup {
-			drop("its line is no longer served by that instance and line group")
+		line, ok := d.lineOf(r.AccessPort, r.STag, r.CTag, r.LineGroup)
+		if !ok {
+			drop("its line is no longer in that line group")
 			continue
+		}
+		if srv := d.servingOf(r.LineGroup); srv != r.Instance {
+			// Moved while the session was written, or placed elsewhere by
+			// a cp.yaml edit: it is installed on the serving instance
+			// after that instance's association (resync).
+			d.log.Info("persisted session follows its line group", "session", r.ID, "instance", d.instanceName(srv))
+			r.Instance, r.Established, r.UPSEID = srv, false, 0
+			inst, _ = d.cfg.Instance(srv)
 		}
 		if _, ok := d.cfg.QosProfile(r.QosProfile); !ok {
 			drop("its QoS profile is no longer configured")

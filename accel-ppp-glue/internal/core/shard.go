@@ -157,7 +157,7 @@ func (sh *shard) frame(in inFrame) {
 		sh.drop("bad_src_mac", "control frame from a multicast or zero MAC", "instance", in.inst.Name)
 		return
 	}
-	line, port, ok := in.inst.LineFor(f.STag, f.CTag)
+	line, port, ok := d.lineFor(in.inst, f.STag, f.CTag)
 	if !ok {
 		sh.drop("foreign_line", "control frame for a line the instance does not serve",
 			"instance", in.inst.Name, "stag", f.STag, "ctag", f.CTag)

@@ -1,0 +1,84 @@
+package core
+
+import (
+	"context"
+
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/onos"
+)
+
+// The ONOS side of the daemon (docs/cp/onos.md): session events, the full
+// snapshot for a resync, instance health, and placement.
+
+// startONOS creates the ONOS client when cp.yaml has an onos section.
+func (d *Daemon) startONOS() error {
+	o := d.cfg.ONOS
+	if o == nil {
+		return nil
+	}
+	c, err := onos.New(onos.Config{
+		URL: o.URL, Username: o.Username, Password: string(o.Password), CPName: o.CPName,
+		PollInterval: o.PollInterval, Timeout: o.Timeout, Logger: d.log.With("component", "onos"),
+		Registerer: d.m.reg, Snapshot: d.onosSnapshot, OnPlacement: d.applyPlacement,
+	})
+	if err != nil {
+		return err
+	}
+	d.onos = c
+	return nil
+}
+
+// onosSession is a session as ONOS gets it (shard goroutine, or a copy).
+func (d *Daemon) onosSession(r *record) onos.Session {
+	return onos.Session{
+		ID: r.ID, LineGroup: r.LineGroup, Instance: r.Instance, AccessPort: r.AccessPort,
+		STag: r.STag, CTag: r.CTag, PPPoEID: r.PPPoESID, MAC: macString(r.MAC), IPv4: r.IPv4.String(),
+		Username: r.User, QosProfile: r.QosProfile, Since: r.Started.UTC(),
+		Usage: onos.Usage{UpBytes: r.UpOctets, DownBytes: r.DownOctets, UpPackets: r.UpPackets, DownPackets: r.DownPackets},
+	}
+}
+
+// reportSession queues a session event for ONOS (shard goroutine); it never
+// blocks. cause is the Acct-Terminate-Cause of a "down".
+func (d *Daemon) reportSession(kind string, s *session, cause int) {
+	if d.onos == nil {
+		return
+	}
+	ev := onos.Event{Event: kind, Session: d.onosSession(&s.rec)}
+	if kind == onos.EventDown {
+		ev.Session.Cause = causeName(cause)
+	}
+	d.onos.Report(ev)
+}
+
+// onosSnapshot is every established session, for PUT /sessions.
+func (d *Daemon) onosSnapshot(ctx context.Context) ([]onos.Session, error) {
+	out := make(chan []onos.Session, len(d.shards))
+	for _, sh := range d.shards {
+		sh := sh
+		sh.post(func() {
+			var vs []onos.Session
+			for _, s := range sh.sessions {
+				if !s.dead && s.state == stEstablished {
+					vs = append(vs, d.onosSession(&s.rec))
+				}
+			}
+			out <- vs
+		})
+	}
+	var all []onos.Session
+	for range d.shards {
+		select {
+		case vs := <-out:
+			all = append(all, vs...)
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return all, nil
+}
+
+func (d *Daemon) reportHealth(inst uint32, alive bool, reason string) {
+	if d.onos != nil {
+		d.onos.Health(inst, alive, reason)
+	}
+}
