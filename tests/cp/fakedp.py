@@ -89,6 +89,10 @@ class FakeDp:
         self.msgs: list[Rec] = []
         self.sessions: dict[int, W.Session] = {}
         self.deleted: list[W.Session] = []
+        self.group_updates: list[tuple[W.LineGroup, bytes]] = []  # (decoded, the IE's bytes)
+        self.served_groups: set[str] = set()
+        self.group_stags: dict[str, range] = {}  # line group -> its S-tags, for a release
+        self.released: list[W.Session] = []  # sessions a release deleted
         self.associated = False
         self.assoc_count = 0
         self.cp_recovery: int | None = None
@@ -364,7 +368,32 @@ class FakeDp:
         return W.build_message(W.ASSOC_SETUP_RSP, msg.seq, body)
 
     def _assoc_update(self, msg: W.Message) -> bytes:
-        return W.build_message(W.ASSOC_UPDATE_RSP, msg.seq, self._node() + W.cause(1 if self.associated else 72))
+        """Association Update with the bngpod Line Group IE (docs/dp/pfcp.md, Contract A):
+        adopt makes the group's AC MAC one of this DP's, release drops it and deletes the
+        group's sessions (by the S-tags in `group_stags`). Every IE is kept in `group_updates`
+        as it came on the wire."""
+        if not self.associated:
+            return W.build_message(W.ASSOC_UPDATE_RSP, msg.seq, self._node() + W.cause(72))
+        raws = [r for r in W.raw_ies(msg.raw) if r[:2] == b"\x80\x00" and r[4:6] == b"\x7e\xd9"]
+        if len(raws) != 1:
+            return W.build_message(W.ASSOC_UPDATE_RSP, msg.seq, self._node() + W.cause(69))
+        g = W.decode_line_group(raws[0][6:])
+        if g is None:
+            return W.build_message(W.ASSOC_UPDATE_RSP, msg.seq, self._node() + W.cause(69))
+        self.group_updates.append((g, raws[0]))
+        if g.action == 1:
+            self.served_groups.add(g.name)
+            if self.ac_macs is not None:
+                self.ac_macs.add(g.ac_mac)
+        else:
+            self.served_groups.discard(g.name)
+            if self.ac_macs is not None:
+                self.ac_macs.discard(g.ac_mac)
+            stags = self.group_stags.get(g.name, ())
+            for up, sess in list(self.sessions.items()):
+                if not sess.default and sess.stag in stags:
+                    self.released.append(self.sessions.pop(up))
+        return W.build_message(W.ASSOC_UPDATE_RSP, msg.seq, self._node() + W.cause(1))
 
     def _assoc_release(self, msg: W.Message) -> bytes:
         if not self.associated:

@@ -9,6 +9,7 @@ section 6 or 7 instead of stopping at the first."""
 from __future__ import annotations
 
 import ipaddress
+import re
 import shutil
 import struct
 from dataclasses import dataclass, field
@@ -524,3 +525,53 @@ def tshark_available() -> bool:
 
 def malformed(fields: list[tuple[str, str]]) -> list[tuple[str, str]]:
     return [(n, v) for n, v in fields if n.startswith("_ws.malformed") or n.startswith("_ws.expert")]
+
+
+# ---- bngpod Line Group IE (docs/dp/pfcp.md, enterprise 32473, type 32768) -----------------------
+BNGPOD = 32473
+BNGPOD_LINE_GROUP = 32768
+
+
+@dataclass
+class LineGroup:
+    action: int  # 1 adopt, 2 release
+    ac_mac: str
+    core_mac: str
+    core_ip: str
+    name: str
+
+
+def raw_ies(msg: bytes) -> list[bytes]:
+    """The top-level IEs of a message, each with its header, as on the wire."""
+    off = 16 if msg[0] & 1 else 8
+    end = 4 + struct.unpack_from("!H", msg, 2)[0]
+    out = []
+    while off + 4 <= end:
+        ln = struct.unpack_from("!H", msg, off + 2)[0]
+        out.append(msg[off : off + 4 + ln])
+        off += 4 + ln
+    return out
+
+
+def _mac(b: bytes) -> str:
+    return ":".join(f"{x:02x}" for x in b)
+
+
+def decode_line_group(v: bytes) -> LineGroup | None:
+    """The IE's value after the enterprise id; None when Contract A says cause 69."""
+    if len(v) < 19 or v[0] not in (1, 2):
+        return None
+    n = v[17]
+    if not 1 <= n <= 63 or len(v) != 18 + n:
+        return None
+    name = v[18:].decode("ascii", "replace")
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", name):
+        return None
+    return LineGroup(v[0], _mac(v[1:7]), _mac(v[7:13]), _ipv4(v[13:17]), name)
+
+
+def line_group_ie(action: int, ac_mac: str, core_mac: str, core_ip: str, name: str) -> bytes:
+    """The whole IE, built from Contract A's layout (the test's own encoder)."""
+    v = bytes([action]) + bytes.fromhex(ac_mac.replace(":", "")) + bytes.fromhex(core_mac.replace(":", ""))
+    v += bytes(int(x) for x in core_ip.split(".")) + bytes([len(name)]) + name.encode()
+    return ie(BNGPOD_LINE_GROUP, v, BNGPOD)

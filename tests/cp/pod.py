@@ -91,9 +91,21 @@ USERS.update(
 USERS_R2 = dict(USERS, evil=("not-the-evil-pw", {}))
 
 
-def cp_yaml() -> str:
+def cp_yaml(onos_url: str | None = None) -> str:
     r1, r2 = RADIUS
-    return f"""# written by tests/cp/pod.py
+    onos = ""
+    if onos_url:
+        onos = f"""onos:
+  url: {onos_url}
+  username: onos
+  password: rocks
+  cp_name: cp-itest
+  poll_interval: 200ms
+  timeout: 1s
+"""
+    return (
+        onos
+        + f"""# written by tests/cp/pod.py
 pod: itest
 control_plane: {{address: {CP_ADDR}, pfcp_port: 8805, vxlan_port: 4789}}
 management: {{subnet: {NET}.0/24}}
@@ -135,6 +147,7 @@ instances:
     lines:
       - {{group: lg2, access_port: access2, stag: {{min: 200, max: 200}}, ctag: null}}
 """
+    )
 
 
 @dataclass
@@ -272,7 +285,13 @@ class _UnixHTTP(http.client.HTTPConnection):
 
 
 class Pod:
-    def __init__(self, opts: CpOptions | None = None, lcp_offload: dict[int, bool] | None = None):
+    def __init__(
+        self,
+        opts: CpOptions | None = None,
+        lcp_offload: dict[int, bool] | None = None,
+        onos_url: str | None = None,
+    ):
+        self.onos_url = onos_url
         self.dir = Path(tempfile.mkdtemp(prefix="bngcp-itest-"))
         self.opts = opts or CpOptions()
         self.radius = [
@@ -304,7 +323,7 @@ class Pod:
         self._macs = itertools.count(1)
 
     def start(self, timeout: float = 20.0) -> Pod:
-        (self.dir / "cp.yaml").write_text(cp_yaml())
+        (self.dir / "cp.yaml").write_text(cp_yaml(self.onos_url))
         for r in self.radius:
             r.start()
         for dp in self.dps.values():

@@ -1,0 +1,128 @@
+"""The ONOS bngpod application's REST endpoints as bng-cp uses them (Contract B,
+docs/cp/onos.md), on loopback: GET /placement answers what the test sets, PUT /sessions,
+POST /sessions/events and POST /instances/{id}/health are recorded. HTTP Basic auth
+onos/rocks, as ONOS's default; anything else is 401."""
+
+from __future__ import annotations
+
+import base64
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+BASE = "/onos/bngpod"
+
+
+class FakeOnos:
+    def __init__(self, address: str = "127.0.0.1"):
+        self.placement: dict = {"version": 1, "groups": [], "instances": []}
+        self.resyncs: list[tuple[str, list[dict]]] = []  # (cp, sessions)
+        self.events: list[dict] = []  # {"cp":..., "event":..., "session":...}
+        self.health: list[tuple[int, dict]] = []
+        self.unauthorized = 0
+        self.cond = threading.Condition()
+        owner = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *a):  # quiet
+                pass
+
+            def _auth(self) -> bool:
+                want = "Basic " + base64.b64encode(b"onos:rocks").decode()
+                if self.headers.get("Authorization") == want:
+                    return True
+                with owner.cond:
+                    owner.unauthorized += 1
+                self._reply(401, {"error": "credentials"})
+                return False
+
+            def _reply(self, code: int, body: dict | None = None) -> None:
+                data = json.dumps(body).encode() if body is not None else b""
+                self.send_response(code)
+                if body is not None:
+                    self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _body(self):
+                n = int(self.headers.get("Content-Length") or 0)
+                return json.loads(self.rfile.read(n) or b"null")
+
+            def do_GET(self):
+                if not self._auth():
+                    return
+                if self.path == BASE + "/placement":
+                    with owner.cond:
+                        self._reply(200, owner.placement)
+                    return
+                self._reply(404, {"error": "path"})
+
+            def do_PUT(self):
+                if not self._auth():
+                    return
+                if self.path.startswith(BASE + "/sessions?cp="):
+                    b = self._body()
+                    with owner.cond:
+                        owner.resyncs.append((self.path.split("=", 1)[1], b["sessions"]))
+                        owner.cond.notify_all()
+                    self._reply(204)
+                    return
+                self._reply(404, {"error": "path"})
+
+            def do_POST(self):
+                if not self._auth():
+                    return
+                b = self._body()
+                if self.path == BASE + "/sessions/events":
+                    assert 0 < len(b["events"]) <= 1000
+                    with owner.cond:
+                        for e in b["events"]:
+                            owner.events.append(dict(e, cp=b["cp"]))
+                        owner.cond.notify_all()
+                    self._reply(204)
+                    return
+                parts = self.path[len(BASE) :].split("/")
+                if len(parts) == 4 and parts[1] == "instances" and parts[3] == "health":
+                    with owner.cond:
+                        owner.health.append((int(parts[2]), b))
+                        owner.cond.notify_all()
+                    self._reply(204)
+                    return
+                self._reply(404, {"error": "path"})
+
+        self.server = ThreadingHTTPServer((address, 0), Handler)
+        self.url = f"http://{address}:{self.server.server_address[1]}{BASE}"
+        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def start(self) -> FakeOnos:
+        self._thread.start()
+        return self
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def place(self, version: int, groups: dict[str, int | None]) -> None:
+        with self.cond:
+            self.placement = {
+                "version": version,
+                "groups": [
+                    {"lineGroup": g, "instance": i, "state": "placed" if i else "unplaced", "reason": "test"}
+                    for g, i in groups.items()
+                ],
+                "instances": [{"id": 1, "name": "dp1", "available": True}, {"id": 2, "name": "dp2", "available": True}],
+            }
+
+    def wait(self, pred, timeout: float = 15.0, what: str = "condition"):
+        end = time.monotonic() + timeout
+        with self.cond:
+            while True:
+                v = pred()
+                if v:
+                    return v
+                left = end - time.monotonic()
+                if left <= 0:
+                    raise AssertionError(f"timed out waiting for {what}")
+                self.cond.wait(min(left, 0.2))
