@@ -44,7 +44,8 @@ build-fuzz/fuzz/fuzz_pfcp -max_total_time="$seconds" -max_len=8192 -print_final_
 cd "$root/accel-ppp-glue"
 files_in() { if [ -d "$1" ]; then find "$1" -type f | wc -l; else echo 0; fi; }
 for target in config:FuzzParse pppoe:FuzzDecodeFrame pppoe:FuzzParseTags ppp:FuzzLink \
-    aaa:FuzzParseReply aaa:FuzzDecodeDyn pfcpcp:FuzzInput pool:FuzzGroup; do
+    aaa:FuzzParseReply aaa:FuzzDecodeDyn pfcpcp:FuzzInput pfcpcp:FuzzLineGroupIE pool:FuzzGroup \
+    onos:FuzzDecodePlacement; do
     pkg=${target%%:*} fn=${target#*:}
     echo "== Go: $fn ($pkg) for ${seconds}s"
     corpus="internal/$pkg/testdata/fuzz/$fn"
