@@ -112,8 +112,9 @@ public class OvsSteeringIT {
             if (required()) {
                 fail("the OVS steering test cannot run: " + why);
             }
-            assumeTrue("OVS steering test skipped: " + why + " (BNGPOD_REQUIRE_POD=1 makes this a failure)",
-                       false);
+            String skip = "OVS steering test skipped: " + why + " (BNGPOD_REQUIRE_POD=1 makes this a failure)";
+            System.out.println("OvsSteeringIT: " + skip);
+            assumeTrue(skip, false);
         }
 
         Path work = Paths.get("target", "ovs-steering").toAbsolutePath();
