@@ -4,9 +4,11 @@ import com.google.common.base.MoreObjects;
 import com.google.common.collect.ImmutableList;
 import org.onlab.packet.IpAddress;
 import org.onlab.packet.MacAddress;
+import org.onosproject.net.PortNumber;
 
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.base.Preconditions.checkNotNull;
@@ -31,6 +33,7 @@ public final class DpInstance {
     private final List<Integer> cores;
     private final IpAddress controlAddress;
     private final List<String> lineGroups;
+    private final Optional<PortNumber> switchPort;
 
     private DpInstance(Builder builder) {
         this.id = Checks.inRange(builder.id, 1, MAX_ID, "instance id");
@@ -49,6 +52,10 @@ public final class DpInstance {
                 checkNotNull(builder.lineGroups, "instance %s: lineGroups is null", name));
         lineGroups.forEach(g -> Checks.name(g, "line group"));
         Checks.unique(lineGroups, g -> g, "line group of instance " + name + ":");
+        this.switchPort = Optional.ofNullable(builder.switchPort);
+        switchPort.ifPresent(p -> checkArgument(
+                !p.isLogical() && p.toLong() >= 1 && p.toLong() <= SwitchPort.MAX_PORT_NUMBER,
+                "instance %s: switchPort %s is not a physical switch port number", name, p));
     }
 
     /**
@@ -141,6 +148,19 @@ public final class DpInstance {
         return lineGroups;
     }
 
+    /**
+     * Returns the switch port where the instance's VF is reached, when the
+     * configuration states one. Without it the instance is reached through the
+     * server switch port its server port is cabled to ({@link Pod#switchPortOf});
+     * the emulated pod gives every VF a port of its own (server port number
+     * times 100 plus the VF number).
+     *
+     * @return the stated switch port, or empty
+     */
+    public Optional<PortNumber> switchPort() {
+        return switchPort;
+    }
+
     @Override
     public boolean equals(Object obj) {
         if (this == obj) {
@@ -152,12 +172,13 @@ public final class DpInstance {
         DpInstance that = (DpInstance) obj;
         return id == that.id && vf == that.vf && name.equals(that.name) && server.equals(that.server)
                 && port.equals(that.port) && mac.equals(that.mac) && cores.equals(that.cores)
-                && controlAddress.equals(that.controlAddress) && lineGroups.equals(that.lineGroups);
+                && controlAddress.equals(that.controlAddress) && lineGroups.equals(that.lineGroups)
+                && switchPort.equals(that.switchPort);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(id, name, server, port, vf, mac, cores, controlAddress, lineGroups);
+        return Objects.hash(id, name, server, port, vf, mac, cores, controlAddress, lineGroups, switchPort);
     }
 
     @Override
@@ -165,7 +186,8 @@ public final class DpInstance {
         return MoreObjects.toStringHelper(this)
                 .add("id", id).add("name", name).add("server", server).add("port", port)
                 .add("vf", vf).add("mac", mac).add("cores", cores)
-                .add("controlAddress", controlAddress).add("lineGroups", lineGroups).toString();
+                .add("controlAddress", controlAddress).add("lineGroups", lineGroups)
+                .add("switchPort", switchPort.orElse(null)).toString();
     }
 
     /**
@@ -181,6 +203,7 @@ public final class DpInstance {
         private List<Integer> cores;
         private IpAddress controlAddress;
         private List<String> lineGroups = ImmutableList.of();
+        private PortNumber switchPort;
 
         private Builder() {
         }
@@ -281,6 +304,18 @@ public final class DpInstance {
          */
         public Builder lineGroups(List<String> lineGroups) {
             this.lineGroups = lineGroups;
+            return this;
+        }
+
+        /**
+         * Sets the switch port where the instance's VF is reached.
+         *
+         * @param switchPort physical port number, or null for the server
+         *                   port's switch port
+         * @return this builder
+         */
+        public Builder switchPort(PortNumber switchPort) {
+            this.switchPort = switchPort;
             return this;
         }
 

@@ -60,6 +60,18 @@ public class ModelTest {
     }
 
     @Test
+    public void instanceSwitchPortIsOptionalAndPhysical() {
+        assertEquals(Optional.empty(), DP2.switchPort());
+        assertEquals(Optional.of(PortNumber.portNumber(4902)),
+                     TestPods.dp2Like().switchPort(PortNumber.portNumber(4902)).build().switchPort());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> TestPods.dp2Like().switchPort(PortNumber.CONTROLLER).build());
+        assertThat(e.getMessage(), is("instance dp2: switchPort CONTROLLER is not a physical switch port number"));
+        assertThrows(IllegalArgumentException.class,
+                () -> TestPods.dp2Like().switchPort(PortNumber.portNumber(0)).build());
+    }
+
+    @Test
     public void equality() {
         new EqualsTester()
                 .addEqualityGroup(TestPods.lab().build(), TestPods.lab().build())
@@ -70,6 +82,8 @@ public class ModelTest {
                 .addEqualityGroup(DP2, TestPods.dp2Like().build())
                 .addEqualityGroup(TestPods.dp2Like().cores(ImmutableList.of(3, 2)).build())
                 .addEqualityGroup(TestPods.dp2Like().controlAddress(IpAddress.valueOf("10.200.0.99")).build())
+                .addEqualityGroup(TestPods.dp2Like().switchPort(PortNumber.portNumber(4902)).build(),
+                                  TestPods.dp2Like().switchPort(PortNumber.portNumber(4902)).build())
                 .testEquals();
         new EqualsTester()
                 .addEqualityGroup(AccessLine.of("access1", VlanRange.of(1, 2)),

@@ -23,6 +23,7 @@ import org.onlab.packet.IpPrefix;
 import org.onlab.packet.MacAddress;
 import org.onlab.packet.VlanId;
 import org.onosproject.net.DeviceId;
+import org.onosproject.net.PortNumber;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -77,6 +78,7 @@ final class PodConfigReader {
     private static final ImmutableList<String> RANGE = ImmutableList.of("min", "max");
     private static final ImmutableList<String> INSTANCE = ImmutableList.of(
             "id", "name", "server", "port", "vf", "mac", "cores", "controlAddress", "lineGroups");
+    private static final ImmutableList<String> INSTANCE_OPT = ImmutableList.of("switchPort");
     private static final ImmutableList<String> NONE = ImmutableList.of();
 
     private static final Pattern OPENFLOW_DPID = Pattern.compile("[0-9a-f]{16}");
@@ -412,7 +414,7 @@ final class PodConfigReader {
     }
 
     private DpInstance instance(ConfigNode node) {
-        node.checkObject(INSTANCE, NONE);
+        node.checkObject(INSTANCE, INSTANCE_OPT);
         ConfigNode idNode = node.field("id");
         int id = idNode.intValue(1, DpInstance.MAX_ID, "an instance id");
         ConfigNode nameNode = node.field("name");
@@ -463,6 +465,7 @@ final class PodConfigReader {
             groupOwners.take(group, name, groupNode, node);
             groups.add(group);
         }
+        PortNumber switchPort = instanceSwitchPort(node.field("switchPort"));
         DpInstance instance = node.build(() -> DpInstance.builder()
                 .id(id)
                 .name(name)
@@ -473,10 +476,29 @@ final class PodConfigReader {
                 .cores(cores)
                 .controlAddress(controlAddress)
                 .lineGroups(groups)
+                .switchPort(switchPort)
                 .build());
         instances.add(name, instance, nameNode, node);
         instanceIds.add((long) id, instance, idNode, node);
         return instance;
+    }
+
+    /**
+     * Reads an instance's optional switch port: a number, which may name no
+     * port of the pod (a VF with a port of its own, as in the emulated pod) but
+     * never an access or uplink port.
+     */
+    private PortNumber instanceSwitchPort(ConfigNode node) {
+        if (!node.isPresent()) {
+            return null;
+        }
+        long number = node.integer(1, SwitchPort.MAX_PORT_NUMBER, "a switch port number");
+        SwitchPort port = portNumbers.get(number);
+        if (port != null && port.role() != PortRole.SERVER) {
+            throw node.error(number + " is switch port " + quote(port.name()) + ", " + article(port.role())
+                                     + " port, not a server port");
+        }
+        return PortNumber.portNumber(number);
     }
 
     private static <T> List<T> list(ConfigNode array, Function<ConfigNode, T> reader) {

@@ -1,5 +1,6 @@
 package org.bngpod.app.config;
 
+import org.onosproject.net.PortNumber;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.common.collect.ImmutableList;
@@ -166,6 +167,18 @@ public class BngPodConfigTest {
         assertEquals(12_500_000_000L, pod.vfOf(dp2).rate());
         assertEquals("srv1", pod.switchPortOf(dp2).name());
         assertEquals(Optional.of(dp2), pod.instance(2));
+    }
+
+    @Test
+    public void instanceSwitchPortIsOptional() {
+        ObjectNode json = fixturePod();
+        ((ObjectNode) json.at("/instances/0")).put("switchPort", 4901);
+        ((ObjectNode) json.at("/instances/1")).put("switchPort", 49);
+        Pod pod = config(json, delegate).pod();
+        assertEquals(Optional.of(PortNumber.portNumber(4901)), pod.instance("dp1").orElseThrow().switchPort());
+        assertEquals(Optional.of(PortNumber.portNumber(49)), pod.instance("dp2").orElseThrow().switchPort());
+        Pod plain = config(fixturePod(), delegate).pod();
+        assertEquals(Optional.empty(), plain.instance("dp1").orElseThrow().switchPort());
     }
 
     @Test

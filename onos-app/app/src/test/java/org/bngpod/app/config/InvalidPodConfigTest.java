@@ -56,6 +56,29 @@ public class InvalidPodConfigTest {
     // --- Shape: missing and unknown fields, JSON types -----------------------
 
     @Test
+    public void instanceSwitchPortMustBeANumber() {
+        assertInvalid("instances[0].switchPort", "instances[0].switchPort: expected an integer, got \"4901\"",
+                      pod -> at(pod, "/instances/0").put("switchPort", "4901"));
+    }
+
+    @Test
+    public void instanceSwitchPortOutOfRange() {
+        assertInvalid("instances[0].switchPort",
+                      "instances[0].switchPort: 0 is not a switch port number (1..4294967040)",
+                      pod -> at(pod, "/instances/0").put("switchPort", 0));
+    }
+
+    @Test
+    public void instanceSwitchPortIsNotAnAccessOrUplinkPort() {
+        assertInvalid("instances[1].switchPort",
+                      "instances[1].switchPort: 3 is switch port \"access3\", an access port, not a server port",
+                      pod -> at(pod, "/instances/1").put("switchPort", 3));
+        assertInvalid("instances[0].switchPort",
+                      "instances[0].switchPort: 10 is switch port \"uplink1\", an uplink port, not a server port",
+                      pod -> at(pod, "/instances/0").put("switchPort", 10));
+    }
+
+    @Test
     public void missingTopLevelField() {
         assertInvalid("controlPlane", "controlPlane: required field is missing",
                       pod -> pod.remove("controlPlane"));

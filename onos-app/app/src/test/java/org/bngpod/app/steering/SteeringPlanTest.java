@@ -1,0 +1,254 @@
+package org.bngpod.app.steering;
+
+import com.google.common.collect.ImmutableMap;
+import com.google.common.collect.ImmutableSet;
+import org.bngpod.api.DpInstance;
+import org.bngpod.api.Pod;
+import org.bngpod.app.placement.Placement;
+import org.bngpod.app.placement.PlacementEngine;
+import org.junit.Test;
+import org.onlab.packet.EthType;
+import org.onlab.packet.Ip4Address;
+import org.onlab.packet.MacAddress;
+import org.onlab.packet.VlanId;
+import org.onosproject.TestApplicationId;
+import org.onosproject.core.ApplicationId;
+import org.onosproject.net.PortNumber;
+import org.onosproject.net.flow.DefaultTrafficSelector;
+import org.onosproject.net.flow.DefaultTrafficTreatment;
+import org.onosproject.net.flow.TrafficSelector;
+import org.onosproject.net.flow.criteria.Criterion;
+import org.onosproject.net.flow.criteria.PortCriterion;
+import org.onosproject.net.flow.instructions.Instruction;
+import org.onosproject.net.flow.instructions.Instructions;
+import org.onosproject.net.flowobjective.ForwardingObjective;
+import org.onosproject.net.flowobjective.Objective;
+
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import static org.bngpod.app.steering.Steer.Kind;
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNotEquals;
+import static org.junit.Assert.assertTrue;
+
+/**
+ * The steering plan of the lab pod (topology/tests/golden/lab/onos-netcfg.json):
+ * what each group gets, the objectives, and what a failover changes.
+ */
+public class SteeringPlanTest {
+
+    private static final ApplicationId APP = new TestApplicationId("org.bngpod.app");
+    private static final PortNumber ACCESS1 = PortNumber.portNumber(1);
+    private static final PortNumber ACCESS3 = PortNumber.portNumber(3);
+    private static final PortNumber UPLINK = PortNumber.portNumber(10);
+    private static final MacAddress ROUTER = MacAddress.valueOf("02:ee:00:00:00:01");
+
+    private static Map<String, Long> countByGroup(Set<Steer> steers) {
+        return steers.stream().collect(Collectors.groupingBy(Steer::lineGroup, Collectors.counting()));
+    }
+
+    private static Set<Steer> of(Set<Steer> steers, String group) {
+        return steers.stream().filter(s -> s.lineGroup().equals(group)).collect(Collectors.toSet());
+    }
+
+    private static PortNumber output(Steer steer) {
+        Instruction only = steer.treatment().allInstructions().get(0);
+        assertEquals(steer.toString(), 1, steer.treatment().allInstructions().size());
+        return ((Instructions.OutputInstruction) only).port();
+    }
+
+    private static PortNumber inPort(Steer steer) {
+        return ((PortCriterion) steer.selector().getCriterion(Criterion.Type.IN_PORT)).port();
+    }
+
+    private static TrafficSelector.Builder match(PortNumber in, int stag) {
+        return DefaultTrafficSelector.builder().matchInPort(in).matchVlanId(VlanId.vlanId((short) stag));
+    }
+
+    private static Steer find(Set<Steer> steers, TrafficSelector selector) {
+        Set<Steer> found = steers.stream().filter(s -> s.selector().equals(selector)).collect(Collectors.toSet());
+        assertEquals("steers matching " + selector, 1, found.size());
+        return found.iterator().next();
+    }
+
+    @Test
+    public void labPlanCountsPerGroup() throws IOException {
+        Pod pod = LabPods.golden();
+        Set<Steer> plan = SteeringPlan.compute(pod, new PlacementEngine().initial(pod));
+        // Line steers: 2 per S-tag of a whole line, 2 per (S-tag, C-tag) of a split one; 4 core steers each.
+        assertEquals(ImmutableMap.of(
+                "lg1", 50L * 2 + 4,                     // access1 S100-149
+                "lg2", (50L + 10) * 2 + 4,              // access2 S200-249, access1 S150-159
+                "lg3", 1999L * 2 + 4,                   // access3 S300 C1-1999
+                "lg4", (2095L + 50) * 2 + 4,            // access3 S300 C2000-4094, access4 S400-449
+                "", 1L),                                // the drop
+                     countByGroup(plan));
+        for (Steer steer : plan) {
+            if (steer.kind() != Kind.DROP) {
+                assertEquals(steer.lineGroup(), pod.instanceOf(steer.lineGroup()).orElseThrow().id(),
+                             steer.instance());
+            }
+        }
+    }
+
+    @Test
+    public void labSteersGoWhereThePlacementSays() throws IOException {
+        Pod pod = LabPods.golden();
+        Set<Steer> plan = SteeringPlan.compute(pod, new PlacementEngine().initial(pod));
+        PortNumber srv1 = PortNumber.portNumber(49);
+        PortNumber srv2 = PortNumber.portNumber(50);
+
+        Steer up = find(plan, match(ACCESS1, 100).build());
+        assertEquals(Kind.LINE_UP, up.kind());
+        assertEquals(srv1, output(up));
+        assertEquals(1, up.instance());
+        assertEquals(ACCESS1, output(find(plan, match(srv1, 149).build())));
+        assertEquals(2, find(plan, match(ACCESS1, 150).build()).instance());
+
+        // the split S-tag: exact inner VLAN, each half to its own instance, both edges
+        Steer lg3Low = find(plan, match(ACCESS3, 300).matchInnerVlanId(VlanId.vlanId((short) 1)).build());
+        Steer lg3High = find(plan, match(ACCESS3, 300).matchInnerVlanId(VlanId.vlanId((short) 1999)).build());
+        Steer lg4Low = find(plan, match(ACCESS3, 300).matchInnerVlanId(VlanId.vlanId((short) 2000)).build());
+        Steer lg4High = find(plan, match(ACCESS3, 300).matchInnerVlanId(VlanId.vlanId((short) 4094)).build());
+        assertEquals(ImmutableSet.of(3), ImmutableSet.of(lg3Low.instance(), lg3High.instance()));
+        assertEquals(ImmutableSet.of(4), ImmutableSet.of(lg4Low.instance(), lg4High.instance()));
+        assertEquals(srv2, output(lg3Low));
+        assertTrue(plan.stream().noneMatch(s -> s.selector().equals(match(ACCESS3, 300).build())));
+
+        // core side, untagged (core VLAN 0)
+        MacAddress lg3Mac = MacAddress.valueOf("02:cc:00:00:00:03");
+        Ip4Address lg3Address = Ip4Address.valueOf("100.64.0.13");
+        Steer down = find(plan, DefaultTrafficSelector.builder().matchInPort(UPLINK).matchVlanId(VlanId.NONE)
+                .matchEthDst(lg3Mac).build());
+        assertEquals(Kind.CORE_DOWN, down.kind());
+        assertEquals(srv2, output(down));
+        Steer arp = find(plan, DefaultTrafficSelector.builder().matchInPort(UPLINK).matchVlanId(VlanId.NONE)
+                .matchEthType(EthType.EtherType.ARP.ethType().toShort()).matchArpTpa(lg3Address).build());
+        assertEquals(Steer.PRIORITY_ARP, arp.priority());
+        assertEquals(srv2, output(arp));
+        assertEquals(UPLINK, output(find(plan, DefaultTrafficSelector.builder().matchInPort(srv2)
+                .matchVlanId(VlanId.NONE).matchEthSrc(lg3Mac).matchEthDst(ROUTER).build())));
+        assertEquals(UPLINK, output(find(plan, DefaultTrafficSelector.builder().matchInPort(srv2)
+                .matchVlanId(VlanId.NONE).matchEthSrc(lg3Mac).matchEthDst(MacAddress.BROADCAST)
+                .matchEthType(EthType.EtherType.ARP.ethType().toShort()).matchArpSpa(lg3Address).build())));
+
+        Steer drop = find(plan, DefaultTrafficSelector.emptySelector());
+        assertEquals(Kind.DROP, drop.kind());
+        assertEquals(Steer.SHARED, drop.instance());
+        assertEquals(Steer.PRIORITY_DROP, drop.priority());
+        assertEquals(DefaultTrafficTreatment.builder().drop().build(), drop.treatment());
+    }
+
+    @Test
+    public void statedSwitchPortsAreUsed() throws IOException {
+        Pod pod = LabPods.goldenEmulated();
+        Set<Steer> plan = SteeringPlan.compute(pod, new PlacementEngine().initial(pod));
+        Map<Integer, PortNumber> ports = new HashMap<>();
+        for (Steer steer : plan) {
+            if (steer.kind() == Kind.LINE_UP || steer.kind() == Kind.CORE_DOWN) {
+                ports.merge(steer.instance(), output(steer), (a, b) -> {
+                    assertEquals(a, b);
+                    return a;
+                });
+            }
+        }
+        assertEquals(ImmutableMap.of(1, PortNumber.portNumber(4901), 2, PortNumber.portNumber(4902),
+                                     3, PortNumber.portNumber(5001), 4, PortNumber.portNumber(5002)), ports);
+        for (DpInstance instance : pod.instances()) {
+            assertEquals(ports.get(instance.id()), SteeringPlan.instancePort(pod, instance));
+        }
+    }
+
+    @Test
+    public void objectivesAreVersatilePermanentAndFromTheApp() throws IOException {
+        Pod pod = LabPods.golden();
+        for (Steer steer : SteeringPlan.compute(pod, new PlacementEngine().initial(pod))) {
+            ForwardingObjective add = steer.objective(APP).add();
+            assertEquals(ForwardingObjective.Flag.VERSATILE, add.flag());
+            assertTrue(add.permanent());
+            assertEquals(APP, add.appId());
+            assertEquals(steer.priority(), add.priority());
+            assertEquals(steer.selector(), add.selector());
+            assertEquals(steer.treatment(), add.treatment());
+            assertEquals(Objective.Operation.ADD, add.op());
+            assertEquals(Objective.Operation.REMOVE, steer.objective(APP).remove().op());
+        }
+    }
+
+    @Test
+    public void unplacedGroupsGetNoSteers() throws IOException {
+        Pod pod = LabPods.golden();
+        Placement initial = new PlacementEngine().initial(pod);
+        Placement noneLeft = new PlacementEngine().rebalance(pod, initial, ImmutableSet.of());
+        assertEquals(ImmutableSet.of(Kind.DROP),
+                     SteeringPlan.compute(pod, noneLeft).stream().map(Steer::kind).collect(Collectors.toSet()));
+    }
+
+    @Test
+    public void failoverReSteersOnlyTheMovedGroup() throws IOException {
+        Pod pod = LabPods.golden();
+        PlacementEngine engine = new PlacementEngine();
+        Placement before = engine.initial(pod);
+        Placement after = engine.rebalance(pod, before, ImmutableSet.of(1, 2, 4)); // dp3 dies
+        assertEquals(ImmutableSet.of("lg3"), after.changedFrom(before));
+        int target = after.instanceOf("lg3").orElseThrow();
+        assertNotEquals(3, target);
+        PortNumber oldPort = SteeringPlan.instancePort(pod, pod.instance(3).orElseThrow());
+        PortNumber newPort = SteeringPlan.instancePort(pod, pod.instance(target).orElseThrow());
+
+        Set<Steer> old = SteeringPlan.compute(pod, before);
+        Set<Steer> next = SteeringPlan.compute(pod, after);
+        // every steer of the other groups (and the drop) stays exactly as it was
+        for (String group : new String[] {"lg1", "lg2", "lg4", ""}) {
+            assertEquals(group, of(old, group), of(next, group));
+        }
+        Set<Steer> oldLg3 = of(old, "lg3");
+        Set<Steer> newLg3 = of(next, "lg3");
+        assertEquals(oldLg3.size(), newLg3.size());
+        assertTrue(newLg3.stream().allMatch(s -> s.instance() == target));
+        Set<Steer> gone = new HashSet<>(oldLg3);
+        gone.retainAll(newLg3);
+        assertTrue("no lg3 steer survives unchanged: " + gone, gone.isEmpty());
+        for (Steer steer : newLg3) {
+            switch (steer.kind()) {
+                case LINE_UP:
+                case CORE_DOWN:
+                case CORE_ARP_DOWN:
+                    // same match as before, delivered to the new instance
+                    assertEquals(newPort, output(steer));
+                    assertTrue(oldLg3.stream().anyMatch(o -> o.selector().equals(steer.selector())
+                            && output(o).equals(oldPort)));
+                    break;
+                default:
+                    assertEquals(newPort, inPort(steer));
+            }
+        }
+        // the router's routes point at the group's core address, which moved with the group:
+        // the uplink still ARPs for and sends to the same addresses and MACs.
+        assertEquals(coreMatches(old), coreMatches(next));
+    }
+
+    private static Set<TrafficSelector> coreMatches(Set<Steer> steers) {
+        return steers.stream().filter(s -> s.kind() == Kind.CORE_DOWN || s.kind() == Kind.CORE_ARP_DOWN)
+                .map(Steer::selector).collect(Collectors.toSet());
+    }
+
+    @Test
+    public void steersAreValues() throws IOException {
+        Pod pod = LabPods.golden();
+        Placement placement = new PlacementEngine().initial(pod);
+        assertEquals(SteeringPlan.compute(pod, placement), SteeringPlan.compute(LabPods.golden(), placement));
+        Steer a = find(SteeringPlan.compute(pod, placement), match(ACCESS1, 100).build());
+        Steer b = find(SteeringPlan.compute(pod, placement), match(ACCESS1, 100).build());
+        assertEquals(a, b);
+        assertEquals(a.hashCode(), b.hashCode());
+        assertFalse(a.equals(find(SteeringPlan.compute(pod, placement), match(ACCESS1, 101).build())));
+        assertTrue(a.toString().contains("lg1"));
+    }
+}
