@@ -215,9 +215,11 @@ if [ -f "$root/pom.xml" ]; then
     if [ ! -f "$stamp" ]; then
         todo "Maven dependencies (first time about 100 MB into ~/.m2)"
         if [ "$check_only" = 0 ]; then
-            # `test` is the one goal that also fetches Surefire's JUnit provider, so a later
-            # offline (-o) run works; dependency:go-offline trips over a jacoco artifact.
-            (cd "$root" && mvn -B -q test -Dmaven.test.failure.ignore=true >/dev/null)
+            # `verify`, the goal `make test` runs offline, is the pre-fetch: running it is the
+            # one way to fetch what it needs (Surefire's and Failsafe's JUnit providers, the
+            # assembly, antrun and dependency plugins that build the .oar and unpack onos-rest
+            # for the REST tests); dependency:go-offline trips over a jacoco artifact.
+            (cd "$root" && mvn -B -q verify -Dmaven.test.failure.ignore=true >/dev/null)
             mkdir -p "$(dirname "$stamp")" && touch "$stamp"
         fi
     fi

@@ -45,7 +45,9 @@ go_tests() {
 }
 
 java_tests() {
-    mvn -B -o -q test
+    # verify: the JUnit tests, and the ONOS application archive
+    # (onos-app/app/target/bngpod-onos-app-*.oar) built from this reactor's bundles
+    mvn -B -o -q verify
 }
 
 python_tests() {
@@ -58,7 +60,7 @@ step "lint: C (clang-format)" lint_c
 step "lint: Go (gofmt, go vet)" lint_go
 step "C tests (server-dp)" c_tests
 step "Go tests (accel-ppp-glue)" go_tests
-step "Java tests (onos-app)" java_tests
+step "Java: tests and the .oar (onos-app)" java_tests
 step "Python tests (topology, basebox-config, emulated pod, bng-dp, bng-cp)" python_tests
 step "fuzz: every fuzzer for 10 s (longer: make fuzz)" scripts/fuzz.sh 10
 

@@ -1,11 +1,13 @@
 package org.bngpod.app.placement;
 
 import com.google.common.collect.ImmutableSet;
+import org.bngpod.api.AccessLine;
 import org.bngpod.api.DpInstance;
 import org.bngpod.api.LineGroup;
 import org.bngpod.api.Pod;
 import org.bngpod.api.Pool;
 import org.bngpod.api.QosProfile;
+import org.bngpod.api.VlanRange;
 import org.onlab.packet.IpPrefix;
 
 import java.math.BigInteger;
@@ -44,6 +46,12 @@ import static com.google.common.base.Preconditions.checkNotNull;
  * fractions (free sessions over session capacity, free bandwidth over
  * bandwidth capacity) after taking the group; ties go to the lower instance
  * id. A group that fits nowhere stays unplaced, with the reason.</p>
+ *
+ * <p>One more rule, whatever the capacity: an instance never serves two
+ * groups whose lines use the same S-tag on different access ports (the DP
+ * tells a frame's access port by the S-tag). A stated group that would break
+ * it stays unplaced until a re-balance; a group is never kept or moved where
+ * it would break it.</p>
  */
 public final class PlacementEngine {
 
@@ -159,6 +167,13 @@ public final class PlacementEngine {
                 continue;
             }
             Load load = loads.get(stated.get().id());
+            String conflict = load.conflict(d);
+            if (conflict != null) {
+                reasons.put(d.group, Reason.of(Reason.Kind.UNPLACED, String.format(
+                        Locale.ROOT, "%s: unplaced: the pod file states %s, but %s; a re-balance places it",
+                        d.group, load.label(), conflict)));
+                continue;
+            }
             instances.put(d.group, load.instance.id());
             if (load.fits(d)) {
                 load.add(d);
@@ -202,7 +217,8 @@ public final class PlacementEngine {
         for (Demand d : demands(pod)) {
             Integer id = current.instanceOf(d.group).orElse(null);
             Load load = id == null ? null : loads.get(id);
-            if (load != null && load.fits(d)) {
+            String conflict = load == null ? null : load.conflict(d);
+            if (load != null && load.fits(d) && conflict == null) {
                 load.add(d);
                 instances.put(d.group, id);
                 Reason before = current.reason(d.group).orElse(null);
@@ -220,6 +236,8 @@ public final class PlacementEngine {
                 cause = String.format(Locale.ROOT, "instance id %d is not in the pod", id);
             } else if (load == null) {
                 cause = String.format(Locale.ROOT, "instance %s unavailable", label(pod.instance(id).get()));
+            } else if (conflict != null) {
+                cause = String.format(Locale.ROOT, "on %s %s", load.label(), conflict);
             } else {
                 cause = String.format(Locale.ROOT, "%s over capacity (has %s after larger groups)",
                                       load.label(), load.free());
@@ -232,11 +250,12 @@ public final class PlacementEngine {
             String cause = causes.get(d.group);
             Comparator<Load> mostHeadroomFirst = ((Comparator<Load>) (a, b) -> compareAfter(b, a, d))
                     .thenComparingInt(l -> l.instance.id());
-            List<Load> candidates = loads.values().stream().filter(l -> l.fits(d))
+            List<Load> candidates = loads.values().stream().filter(l -> l.fits(d) && l.conflict(d) == null)
                     .sorted(mostHeadroomFirst).collect(Collectors.toList());
             if (candidates.isEmpty()) {
                 String others = loads.isEmpty() ? "no instance is available"
-                        : loads.values().stream().map(l -> l.label() + " has " + l.free())
+                        : loads.values().stream().map(l -> l.conflict(d) != null ? l.label() + ": " + l.conflict(d)
+                                : l.label() + " has " + l.free())
                         .collect(Collectors.joining("; "));
                 reasons.put(d.group, Reason.of(Reason.Kind.UNPLACED, String.format(
                         Locale.ROOT, "%s: %s; unplaced: no available instance can take %s (%s)",
@@ -263,7 +282,7 @@ public final class PlacementEngine {
 
     private List<Demand> demands(Pod pod) {
         return pod.lineGroups().stream()
-                .map(g -> new Demand(g.name(), expectedSessions(pod, g), bandwidth(pod, g)))
+                .map(g -> new Demand(g.name(), expectedSessions(pod, g), bandwidth(pod, g), g.lines()))
                 .sorted(ORDER).collect(Collectors.toList());
     }
 
@@ -310,8 +329,10 @@ public final class PlacementEngine {
         final String group;
         final long sessions;
         final long bandwidth;
+        final List<AccessLine> lines;
 
-        Demand(String group, long sessions, long bandwidth) {
+        Demand(String group, long sessions, long bandwidth, List<AccessLine> lines) {
+            this.lines = lines;
             this.group = group;
             this.sessions = sessions;
             this.bandwidth = bandwidth;
@@ -323,6 +344,16 @@ public final class PlacementEngine {
     }
 
     /** A non-negative fraction, compared exactly. */
+    private static final class GroupLine {
+        final String group;
+        final AccessLine line;
+
+        GroupLine(String group, AccessLine line) {
+            this.group = group;
+            this.line = line;
+        }
+    }
+
     private static final class Fraction implements Comparable<Fraction> {
         final BigInteger num;
         final BigInteger den;
@@ -349,6 +380,7 @@ public final class PlacementEngine {
         final long bandwidthCapacity;
         long sessions;
         long bandwidth;
+        final List<GroupLine> lines = new ArrayList<>();
 
         Load(DpInstance instance, long sessionCapacity, long bandwidthCapacity) {
             this.instance = instance;
@@ -371,6 +403,27 @@ public final class PlacementEngine {
         void add(Demand d) {
             sessions += d.sessions;
             bandwidth += d.bandwidth;
+            d.lines.forEach(line -> lines.add(new GroupLine(d.group, line)));
+        }
+
+        /*
+         * The DP tells a frame's access port by its S-tag alone (DESIGN.md, line
+         * identity at an instance), so one instance must never serve the same
+         * S-tag on two access ports.
+         */
+        String conflict(Demand d) {
+            for (AccessLine mine : d.lines) {
+                for (GroupLine other : lines) {
+                    if (!mine.port().equals(other.line.port()) && mine.stag().overlaps(other.line.stag())) {
+                        VlanRange a = mine.stag();
+                        VlanRange b = other.line.stag();
+                        int first = Math.max(a.min(), b.min());
+                        return String.format(Locale.ROOT, "S-tag %d of %s on %s is %s's on %s there",
+                                             first, d.group, mine.port(), other.group, other.line.port());
+                    }
+                }
+            }
+            return null;
         }
 
         Fraction headroomAfter(Demand d) {

@@ -2,9 +2,11 @@ package org.bngpod.app.placement;
 
 import com.google.common.collect.ImmutableMap;
 import com.google.common.collect.ImmutableSet;
+import org.bngpod.api.AccessLine;
 import org.bngpod.api.DpInstance;
 import org.bngpod.api.LineGroup;
 import org.bngpod.api.Pod;
+import org.bngpod.api.VlanRange;
 import org.junit.Test;
 
 import java.util.ArrayList;
@@ -333,5 +335,51 @@ public class PlacementEngineTest {
         assertThrows(IllegalArgumentException.class,
                      () -> Placement.of(map("lg1", 1), ImmutableMap.of()));
         assertThrows(NullPointerException.class, () -> engine.initial(null));
+    }
+
+    private static Pod stagPod(String... placement) {
+        // lg1 and lg2 use S-tag 100 on different access ports; lg3 uses 100 on lg1's port
+        return new TestPods.Builder()
+                .group("lg1", "silver", "100.80.0.0/22")
+                .group("lg2", "silver", "100.80.4.0/23")
+                .group("lg3", "silver", "100.80.8.0/24")
+                .lines("lg1", AccessLine.of("access1", VlanRange.of(100, 101)))
+                .lines("lg2", AccessLine.of("access2", VlanRange.of(90, 100)))
+                .lines("lg3", AccessLine.of("access1", VlanRange.single(100), VlanRange.of(200, 300)))
+                .instance(1, "server1", 12_500 * M, placement[0].isEmpty() ? new String[0] : placement[0].split(","))
+                .instance(2, "server1", 12_500 * M, placement[1].isEmpty() ? new String[0] : placement[1].split(","))
+                .instance(3, "server2", 12_500 * M, placement[2].isEmpty() ? new String[0] : placement[2].split(","))
+                .build();
+    }
+
+    @Test
+    public void neverTheSameStagOnTwoAccessPortsOfOneInstance() {
+        Pod pod = stagPod("lg1", "lg2", "lg3");
+        Placement p = engine.initial(pod);
+        // instance 2 fails: lg2 would have most headroom on 3 with lg3 (S-tag 100 on access1)
+        // and on 1 with lg1 (S-tag 100 on access1): both conflict, so it stays unplaced
+        Placement q = engine.rebalance(pod, p, ImmutableSet.of(1, 3));
+        assertEquals(map("lg1", 1, "lg3", 3), q.instances());
+        assertEquals(Reason.Kind.UNPLACED, q.reason("lg2").orElseThrow().kind());
+        assertEquals("lg2: instance dp2 (id 2) unavailable; unplaced: no available instance can take "
+                             + "510 sessions and 10.2 Gbit/s (dp1 (id 1): S-tag 100 of lg2 on access2 is lg1's "
+                             + "on access1 there; dp3 (id 3): S-tag 100 of lg2 on access2 is lg3's on access1 there)",
+                     q.reason("lg2").orElseThrow().text());
+        // the same S-tag on the same port (lg1 and lg3) may share an instance
+        Placement r = engine.rebalance(pod, p, ImmutableSet.of(1, 2));
+        assertEquals(map("lg1", 1, "lg2", 2, "lg3", 1), r.instances());
+    }
+
+    @Test
+    public void aStatedConflictIsUnplacedAndRebalancedAway() {
+        Pod pod = stagPod("lg1,lg2", "", "lg3");
+        Placement p = engine.initial(pod);
+        assertEquals(map("lg1", 1, "lg3", 3), p.instances());
+        assertEquals("lg2: unplaced: the pod file states dp1 (id 1), but S-tag 100 of lg2 on access2 is lg1's "
+                             + "on access1 there; a re-balance places it", p.reason("lg2").orElseThrow().text());
+        Placement q = engine.rebalance(pod, p, ImmutableSet.of(1, 2, 3));
+        assertEquals(map("lg1", 1, "lg2", 2, "lg3", 3), q.instances());
+        assertEquals(Reason.Kind.MOVED, q.reason("lg2").orElseThrow().kind());
+        assertThat(q.reason("lg2").orElseThrow().text(), containsString("was unplaced; moved to dp2 (id 2)"));
     }
 }

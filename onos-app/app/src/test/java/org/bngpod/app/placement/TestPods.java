@@ -73,7 +73,13 @@ final class TestPods {
         private final Map<String, String> profiles = new LinkedHashMap<>();
         private final Map<String, List<String>> prefixes = new LinkedHashMap<>();
         private final List<Object[]> instances = new ArrayList<>();
+        private final Map<String, List<AccessLine>> lines = new LinkedHashMap<>();
         private boolean reversed;
+
+        Builder lines(String group, AccessLine... groupLines) {
+            lines.put(group, ImmutableList.copyOf(groupLines));
+            return this;
+        }
 
         /**
          * Adds a line group.
@@ -137,7 +143,8 @@ final class TestPods {
                         .coreMac(MacAddress.valueOf(String.format(Locale.ROOT, "02:cc:00:00:00:%02x", g)))
                         .pools(order(poolNames))
                         .qosProfile(profiles.get(e.getKey()))
-                        .lines(ImmutableList.of(AccessLine.of("access1", VlanRange.of(g * 10, g * 10 + 9))))
+                        .lines(lines.getOrDefault(e.getKey(), ImmutableList.of(
+                                AccessLine.of("access1", VlanRange.of(g * 10, g * 10 + 9)))))
                         .build());
             }
 
@@ -156,6 +163,10 @@ final class TestPods {
             List<SwitchPort> ports = new ArrayList<>();
             ports.add(SwitchPort.builder().name("access1").number(1).role(PortRole.ACCESS)
                               .tpid(SwitchPort.TPID_8021Q).rate(10 * G).build());
+            if (lines.values().stream().flatMap(List::stream).anyMatch(l -> l.port().equals("access2"))) {
+                ports.add(SwitchPort.builder().name("access2").number(2).role(PortRole.ACCESS)
+                                  .tpid(SwitchPort.TPID_8021AD).rate(10 * G).build());
+            }
             ports.add(SwitchPort.builder().name("uplink1").number(10).role(PortRole.UPLINK).rate(100 * G).build());
             List<Server> servers = new ArrayList<>();
             int s = 0;

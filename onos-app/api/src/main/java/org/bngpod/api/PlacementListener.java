@@ -1,0 +1,9 @@
+package org.bngpod.api;
+
+import org.onosproject.event.EventListener;
+
+/**
+ * Receives {@link PlacementEvent}s.
+ */
+public interface PlacementListener extends EventListener<PlacementEvent> {
+}

@@ -1,0 +1,56 @@
+package org.bngpod.api;
+
+import org.onosproject.event.ListenerService;
+
+import java.util.Optional;
+
+/**
+ * Which DP instance serves each line group, why, and failover: instances
+ * declared dead lose their groups to the instances with the most headroom.
+ */
+public interface PlacementService extends ListenerService<PlacementEvent, PlacementListener> {
+
+    /**
+     * Returns the current placement.
+     *
+     * @return placement; {@link PlacementState#EMPTY} without a pod
+     */
+    PlacementState placement();
+
+    /**
+     * Returns one line group's placement and reason.
+     *
+     * @param lineGroup group name
+     * @return its placement, or empty if the pod has no such group
+     */
+    Optional<GroupPlacement> placementOf(String lineGroup);
+
+    /**
+     * Declares an instance dead: its line groups move to other instances.
+     * Idempotent.
+     *
+     * @param instance   instance id
+     * @param declaredBy who says so: a control plane's name, "operator", "switch"
+     * @param reason     why, in words
+     * @throws IllegalArgumentException if the pod has no such instance (or there is no pod)
+     */
+    void declareDead(int instance, String declaredBy, String reason);
+
+    /**
+     * Declares an instance available again: it can take line groups in later
+     * placements; nothing moves back to it. Idempotent.
+     *
+     * @param instance   instance id
+     * @param declaredBy who says so
+     * @throws IllegalArgumentException if the pod has no such instance (or there is no pod)
+     */
+    void declareAlive(int instance, String declaredBy);
+
+    /**
+     * Re-balances: groups over capacity, unplaced or on unavailable instances
+     * move; others stay.
+     *
+     * @throws IllegalStateException if there is no pod
+     */
+    void rebalance();
+}

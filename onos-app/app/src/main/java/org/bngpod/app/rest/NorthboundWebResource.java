@@ -1,0 +1,118 @@
+package org.bngpod.app.rest;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.bngpod.api.GroupPlacement;
+import org.bngpod.api.LineGroup;
+import org.bngpod.api.PlacementService;
+import org.bngpod.api.PlacementState;
+import org.bngpod.api.Pod;
+import org.bngpod.api.PodService;
+import org.bngpod.api.PodStats;
+import org.bngpod.api.SessionService;
+import org.onosproject.rest.AbstractWebResource;
+
+import javax.ws.rs.GET;
+import javax.ws.rs.POST;
+import javax.ws.rs.Path;
+import javax.ws.rs.Produces;
+import javax.ws.rs.core.MediaType;
+import javax.ws.rs.core.Response;
+
+/**
+ * The operator's northbound: GET /pod, /lines, /placement,
+ * /stats and POST /placement/rebalance. Sessions and instance health are in
+ * {@link SessionsWebResource}, instances in {@link InstancesWebResource}.
+ */
+@Path("")
+public class NorthboundWebResource extends AbstractWebResource {
+
+    /**
+     * The pod in brief.
+     *
+     * @return 200 pod; 404 without a pod
+     */
+    @GET
+    @Path("pod")
+    @Produces(MediaType.APPLICATION_JSON)
+    public Response pod() {
+        Pod pod = get(PodService.class).pod()
+                .orElseThrow(() -> RestSupport.fail(Response.Status.NOT_FOUND, "no pod is configured"));
+        ObjectNode n = codec(Pod.class).encode(pod, this);
+        get(PodService.class).lastRejection().ifPresent(r -> n.put("lastRejectedConfig", r));
+        return ok(n).build();
+    }
+
+    /**
+     * The line groups with their lines, where each is placed and why.
+     *
+     * @return 200 {"lineGroups": [...]}
+     */
+    @GET
+    @Path("lines")
+    @Produces(MediaType.APPLICATION_JSON)
+    public Response lines() {
+        PlacementState state = get(PlacementService.class).placement();
+        Pod pod = get(PodService.class).pod().orElse(null);
+        ObjectNode root = mapper().createObjectNode();
+        ArrayNode list = root.putArray("lineGroups");
+        for (LineGroup g : get(PodService.class).lineGroups()) {
+            ObjectNode n = codec(LineGroup.class).encode(g, this);
+            GroupPlacement p = state.group(g.name()).orElse(null);
+            Integer id = p == null ? null : p.instance().orElse(null);
+            if (id == null) {
+                n.putNull("instance");
+            } else {
+                n.put("instance", id);
+                pod.instance(id).ifPresent(i -> n.put("instanceName", i.name()));
+            }
+            n.put("state", id == null ? "unplaced" : "placed");
+            n.put("reasonKind", p == null ? "UNPLACED" : p.reasonKind());
+            n.put("reason", p == null ? "not placed yet" : p.reason());
+            list.add(n);
+        }
+        return ok(root).build();
+    }
+
+    /**
+     * The placement (Contract B; the control plane polls it).
+     *
+     * @return 200 placement
+     */
+    @GET
+    @Path("placement")
+    @Produces(MediaType.APPLICATION_JSON)
+    public Response placement() {
+        return ok(codec(PlacementState.class).encode(get(PlacementService.class).placement(), this)).build();
+    }
+
+    /**
+     * Re-balances: moves groups that are over capacity, unplaced or on
+     * unavailable instances.
+     *
+     * @return 200 the new placement; 409 without a pod or on a node that is not the leader
+     */
+    @POST
+    @Path("placement/rebalance")
+    @Produces(MediaType.APPLICATION_JSON)
+    public Response rebalance() {
+        get(PlacementService.class).rebalance();
+        return placement();
+    }
+
+    /**
+     * Sessions per instance and group, moves, the last failover.
+     *
+     * @return 200 stats
+     */
+    @GET
+    @Path("stats")
+    @Produces(MediaType.APPLICATION_JSON)
+    public Response stats() {
+        SessionService sessions = get(SessionService.class);
+        PlacementState state = get(PlacementService.class).placement();
+        PodStats stats = PodStats.of(sessions.count(), sessions.countsByInstance(), sessions.countsByGroup(),
+                                     state.version(), state.moves(), state.lastFailover().orElse(null));
+        return ok(codec(PodStats.class).encode(stats, this)).build();
+    }
+}

@@ -1,0 +1,204 @@
+package org.bngpod.app.impl;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.bngpod.api.Failover;
+import org.bngpod.api.GroupPlacement;
+import org.bngpod.api.PlacementEvent;
+import org.bngpod.api.PlacementState;
+import org.bngpod.api.PodEvent;
+import org.bngpod.app.steering.Steer;
+import org.junit.After;
+import org.junit.Before;
+import org.junit.Test;
+import org.onosproject.cluster.NodeId;
+import org.onosproject.net.device.DeviceEvent;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsString;
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertThrows;
+import static org.junit.Assert.assertTrue;
+
+/**
+ * The placement manager: the pod file's placement from netcfg, failover on a
+ * control plane's word and on a switch port, no move back, the leader alone
+ * acting, steering applied for every placement, rejected config keeping the pod.
+ */
+public class PlacementManagerTest {
+
+    private Testbed bed;
+    private final List<PlacementEvent> events = new ArrayList<>();
+    private final List<PodEvent> podEvents = new ArrayList<>();
+
+    @Before
+    public void setUp() {
+        bed = new Testbed(Testbed.fixturePod());
+        bed.placement.addListener(events::add);
+        bed.pods.addListener(podEvents::add);
+    }
+
+    @After
+    public void tearDown() {
+        bed.close();
+    }
+
+    private Integer on(String group) {
+        return bed.placement.placementOf(group).flatMap(GroupPlacement::instance).orElse(null);
+    }
+
+    private Set<Integer> steeredInstances() {
+        // the instances steered to; the shared priority-0 drop belongs to none
+        return bed.placement.installer().installed(Testbed.SWITCH).stream().map(Steer::instance)
+                .filter(i -> i != Steer.SHARED).collect(Collectors.toSet());
+    }
+
+    private List<PlacementEvent.Type> eventTypes() {
+        return events.stream().map(PlacementEvent::type).collect(Collectors.toList());
+    }
+
+    @Test
+    public void startsFromThePodFile() {
+        PlacementState state = bed.placement.placement();
+        assertEquals(1, state.version());
+        assertEquals(Integer.valueOf(1), on("lg1"));
+        assertEquals(Integer.valueOf(2), on("lg2"));
+        assertEquals("STATED", bed.placement.placementOf("lg2").orElseThrow().reasonKind());
+        assertTrue(state.instances().stream().allMatch(i -> i.available()));
+        assertEquals(Set.of(1, 2), steeredInstances());
+    }
+
+    @Test
+    public void deadInstanceFailsOverAndNothingMovesBack() {
+        bed.placement.declareDead(2, "cp1", "PFCP heartbeat lost");
+        PlacementState state = bed.placement.placement();
+        assertEquals(2, state.version());
+        assertEquals(Integer.valueOf(1), on("lg2"));
+        assertEquals("MOVED", state.group("lg2").orElseThrow().reasonKind());
+        assertThat(state.group("lg2").orElseThrow().reason(), containsString("instance dp2 (id 2) unavailable"));
+        assertFalse(state.instance(2).orElseThrow().available());
+        assertEquals("cp1", state.instance(2).orElseThrow().declaredBy().orElseThrow());
+        assertEquals(1, state.moves());
+        Failover f = state.lastFailover().orElseThrow();
+        assertEquals(2, f.instance());
+        assertEquals(List.of("lg2"), f.moved());
+        assertEquals("PFCP heartbeat lost", f.reason());
+        assertEquals(Set.of(1), steeredInstances());
+        assertEquals(List.of(PlacementEvent.Type.INSTANCE_DOWN, PlacementEvent.Type.PLACEMENT_CHANGED),
+                     eventTypes());
+
+        // idempotent
+        bed.placement.declareDead(2, "cp1", "PFCP heartbeat lost");
+        assertEquals(2, bed.placement.placement().version());
+
+        events.clear();
+        bed.placement.declareAlive(2, "cp1");
+        state = bed.placement.placement();
+        assertTrue(state.instance(2).orElseThrow().available());
+        assertEquals(Integer.valueOf(1), on("lg2"));
+        assertEquals(3, state.version());
+        assertEquals(List.of(PlacementEvent.Type.INSTANCE_UP), eventTypes());
+    }
+
+    @Test
+    public void unknownInstanceIsRefused() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                                                  () -> bed.placement.declareDead(9, "cp1", "x"));
+        assertEquals("unknown instance 9", e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> bed.placement.declareAlive(9, "cp1"));
+        assertEquals(1, bed.placement.placement().version());
+    }
+
+    @Test
+    public void switchPortDownKillsItsInstancesUntilItComesBack() {
+        bed.placement.declareDead(2, "cp1", "PFCP heartbeat lost");
+        // both instances are VFs behind switch port 49 (srv1)
+        bed.devices.port(49, false);
+        PlacementState state = bed.placement.placement();
+        assertFalse(state.instance(1).orElseThrow().available());
+        assertEquals("switch", state.instance(1).orElseThrow().declaredBy().orElseThrow());
+        assertEquals("UNPLACED", state.group("lg1").orElseThrow().reasonKind());
+        assertEquals("UNPLACED", state.group("lg2").orElseThrow().reasonKind());
+        assertTrue(steeredInstances().isEmpty());
+
+        bed.devices.port(49, true);
+        state = bed.placement.placement();
+        assertTrue(state.instance(1).orElseThrow().available());
+        // the control plane's word on instance 2 stands
+        assertFalse(state.instance(2).orElseThrow().available());
+        assertEquals("cp1", state.instance(2).orElseThrow().declaredBy().orElseThrow());
+        // available again does not move anything; a re-balance places the groups
+        assertEquals(null, on("lg1"));
+        bed.placement.rebalance();
+        assertEquals(Integer.valueOf(1), on("lg1"));
+        assertEquals(Integer.valueOf(1), on("lg2"));
+
+        // other ports and other devices change nothing
+        long version = bed.placement.placement().version();
+        bed.devices.port(1, false);
+        assertEquals(version, bed.placement.placement().version());
+    }
+
+    @Test
+    public void operatorAliveClearsEveryDeclarer() {
+        bed.placement.declareDead(2, "cp1", "PFCP heartbeat lost");
+        bed.placement.declareDead(2, "cp2", "association failed");
+        bed.placement.declareAlive(2, "cp1");
+        assertFalse(bed.placement.placement().instance(2).orElseThrow().available());
+        bed.placement.declareAlive(2, PlacementManager.OPERATOR);
+        assertTrue(bed.placement.placement().instance(2).orElseThrow().available());
+    }
+
+    @Test
+    public void onlyTheLeaderActs() {
+        bed.leadership.leader = NodeId.nodeId("other");
+        bed.placement.declareDead(2, "cp1", "PFCP heartbeat lost");
+        assertEquals(Integer.valueOf(2), on("lg2"));
+        assertThrows(IllegalStateException.class, () -> bed.placement.rebalance());
+        // this node takes over: it acts on the recorded declaration
+        bed.leadership.leader = Testbed.FakeLeadership.LOCAL;
+        bed.placement.reconcileAndSteer();
+        assertEquals(Integer.valueOf(1), on("lg2"));
+        assertEquals(Set.of(1), steeredInstances());
+    }
+
+    @Test
+    public void rejectedConfigKeepsTheRunningPod() {
+        ObjectNode bad = Testbed.fixturePod().deepCopy();
+        ((ObjectNode) bad.path("lineGroups").get(1).path("lines").get(1).path("stag")).put("max", 5000);
+        bed.netcfg.push(bad);
+        assertEquals("lineGroups[1].lines[1].stag.max: 5000 is not a VLAN id (1..4094)",
+                     bed.pods.lastRejection().orElseThrow());
+        assertTrue(bed.pods.pod().isPresent());
+        assertEquals(PodEvent.Type.CONFIG_REJECTED, podEvents.get(podEvents.size() - 1).type());
+        assertEquals(1, bed.placement.placement().version());
+        assertEquals(Set.of(1, 2), steeredInstances());
+    }
+
+    @Test
+    public void updatedPodKeepsPlacementAndRemovedPodWithdrawsSteering() {
+        bed.placement.declareDead(2, "cp1", "PFCP heartbeat lost");
+        ObjectNode renamed = Testbed.fixturePod().deepCopy();
+        ((ObjectNode) renamed.path("instances").get(0)).put("name", "dp-one");
+        bed.netcfg.push(renamed);
+        assertEquals(PodEvent.Type.POD_UPDATED, podEvents.get(podEvents.size() - 1).type());
+        assertEquals("dp-one", bed.pods.instances().get(0).name());
+        assertEquals(Integer.valueOf(1), on("lg2"));
+
+        bed.netcfg.push(null);
+        assertTrue(bed.pods.pod().isEmpty());
+        assertEquals(PlacementState.EMPTY, bed.placement.placement());
+        assertTrue(bed.placement.installer().installed(Testbed.SWITCH).isEmpty());
+    }
+
+    @Test
+    public void switchReconnectResyncs() {
+        bed.devices.device(DeviceEvent.Type.DEVICE_AVAILABILITY_CHANGED);
+        assertEquals(Set.of(1, 2), steeredInstances());
+    }
+}
