@@ -45,9 +45,10 @@ go_tests() {
 }
 
 java_tests() {
-    # verify: the JUnit tests, and the ONOS application archive
-    # (onos-app/app/target/bngpod-onos-app-*.oar) built from this reactor's bundles
-    mvn -B -o -q verify
+    # verify: the JUnit tests, the ONOS application archive
+    # (onos-app/app/target/bngpod-onos-app-*.oar) built from this reactor's bundles, and the
+    # OVS steering test (OvsSteeringIT: root and Open vSwitch, a failure if it cannot run)
+    BNGPOD_REQUIRE_POD=1 mvn -B -o -q verify
 }
 
 python_tests() {

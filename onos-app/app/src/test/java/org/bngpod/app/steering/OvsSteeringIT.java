@@ -107,7 +107,8 @@ public class OvsSteeringIT {
     public void steeringSteersOnOpenVswitchBeforeAndAfterFailover() throws Exception {
         Path repo = repo();
         Path python = repo.resolve(".venv/bin/python");
-        String why = missing(python);
+        String why = Boolean.getBoolean("bngpod.ovs.skip")
+                ? "-Dbngpod.ovs.skip=true (make setup's pre-fetch run)" : missing(python);
         if (why != null) {
             if (required()) {
                 fail("the OVS steering test cannot run: " + why);
