@@ -124,17 +124,17 @@ static const char *const acl_keys[] = {
 static const char *const route_keys[] = {"prefix", "via", NULL};
 
 static const struct section_schema schemas[SEC_KINDS] = {
-	[SEC_INSTANCE] = {"instance", false, 1, NULL, instance_keys},
-	[SEC_CORE] = {"core", false, 1, NULL, core_keys},
+	[SEC_INSTANCE] = {"instance", false, 1, NULL, instance_keys, 0},
+	[SEC_CORE] = {"core", false, 1, NULL, core_keys, 0},
 	[SEC_ACCESS_PORT] = {"access_port", true, DP_MAX_ACCESS_PORTS, "access_ports",
-			     access_port_keys},
+			     access_port_keys, 0},
 	[SEC_LINE_GROUP] = {"line_group", true, DP_MAX_LINE_GROUPS, "line_groups", line_group_keys,
 			    LINE_GROUP_OPTIONAL},
-	[SEC_LINE] = {"line", true, DP_MAX_LINES, "lines", line_keys},
+	[SEC_LINE] = {"line", true, DP_MAX_LINES, "lines", line_keys, 0},
 	[SEC_QOS_PROFILE] = {"qos_profile", true, DP_MAX_QOS_PROFILES, "qos_profiles",
-			     qos_profile_keys},
-	[SEC_ACL] = {"acl", true, DP_MAX_ACL_RULES, "acl_rules", acl_keys},
-	[SEC_ROUTE] = {"route", true, DP_MAX_ROUTES, "routes", route_keys},
+			     qos_profile_keys, 0},
+	[SEC_ACL] = {"acl", true, DP_MAX_ACL_RULES, "acl_rules", acl_keys, 0},
+	[SEC_ROUTE] = {"route", true, DP_MAX_ROUTES, "routes", route_keys, 0},
 };
 
 /* Bitmaps of seen sections are sized by the largest limit. */
