@@ -22,7 +22,10 @@
  *   - codec round trip: a datagram that decodes re-encodes, and decoding
  *     that gives back the same message.
  * The seeds (fuzz/corpus_pfcp) are scripts built from the messages of
- * tests/pfcp-encode-samples.
+ * tests/pfcp-encode-samples, and (lg-*) Association Updates with the bngpod
+ * Line Group IE: adopt and release around an establishment, and malformed
+ * IEs. The fake data path has two line groups, lg1 (S-tags < 200, served)
+ * and lg2 (standby); after a release none of the group's sessions may stay.
  */
 
 #include <errno.h>
@@ -45,11 +48,18 @@
 #define HANDLES 64
 #define CP_IP 0x0ac80001u
 
+/*
+ * Fake line groups: "lg1" (S-tags below 200, served at start) and "lg2"
+ * (200 and up, standby at start). An install on a standby group's line is
+ * refused; a release must leave no session of the group behind.
+ */
 static struct {
 	uint32_t live;
 	int fail;
 	uint32_t next;
 	uint8_t used[HANDLES];
+	uint8_t group[HANDLES];
+	bool standby[2];
 } F;
 
 static struct pfcp_msg m1, m2;
@@ -66,11 +76,14 @@ f_install(void *ctx, const struct up_sub *s, uint32_t *h)
 	CHECK(s->logical_port[UP_NAME_SIZE - 1] == 0 && s->qos_profile[UP_NAME_SIZE - 1] == 0);
 	if (F.fail)
 		return -F.fail;
+	if (F.standby[s->stag < 200 ? 0 : 1])
+		return -EINVAL;
 	for (uint32_t i = 0; i < HANDLES; i++) {
 		uint32_t k = (F.next + i) % HANDLES;
 
 		if (!F.used[k]) {
 			F.used[k] = 1;
+			F.group[k] = s->stag < 200 ? 0 : 1;
 			F.next = k + 1;
 			F.live++;
 			*h = k;
@@ -90,10 +103,13 @@ f_modify(void *ctx, uint32_t *h, const struct up_sub *s, uint32_t changed)
 	if (F.fail)
 		return -F.fail;
 	if (changed & UP_CHG_KEYS) { /* re-add under a new handle, like a data path might */
+		if (F.standby[s->stag < 200 ? 0 : 1])
+			return -EINVAL;
 		for (uint32_t k = 0; k < HANDLES; k++) {
 			if (!F.used[k]) {
 				F.used[*h] = 0;
 				F.used[k] = 1;
+				F.group[k] = s->stag < 200 ? 0 : 1;
 				*h = k;
 				break;
 			}
@@ -130,6 +146,33 @@ f_redirect(void *ctx, const struct up_redirect *r)
 }
 
 static int
+f_line_group(void *ctx, const struct pfcp_line_group *lg)
+{
+	int g;
+
+	(void)ctx;
+	CHECK(lg->action == PFCP_LG_ADOPT || lg->action == PFCP_LG_RELEASE);
+	CHECK(lg->name_len >= 1 && lg->name_len <= PFCP_LG_NAME_MAX &&
+	      strlen(lg->name) == lg->name_len);
+	if (strcmp(lg->name, "lg1") == 0)
+		g = 0;
+	else if (strcmp(lg->name, "lg2") == 0)
+		g = 1;
+	else
+		return -ENOENT;
+	F.standby[g] = lg->action == PFCP_LG_RELEASE;
+	return 0;
+}
+
+static bool
+f_served(void *ctx, uint32_t h)
+{
+	(void)ctx;
+	CHECK(h < HANDLES && F.used[h]);
+	return !F.standby[F.group[h]];
+}
+
+static int
 f_send(void *arg, const uint8_t *b, size_t len, uint32_t ip, uint16_t port)
 {
 	struct pfcp_derr e;
@@ -159,6 +202,7 @@ round_trip(const uint8_t *b, size_t len)
 	m2.n_ies = m1.n_ies;
 	m2.n_skipped = m1.n_skipped;
 	m2.n_dup = m1.n_dup;
+	m2.n_line_group = m1.n_line_group; /* a count, like n_dup: the encoder writes one */
 	CHECK(memcmp(&m1, &m2, sizeof(m1)) == 0);
 }
 
@@ -181,6 +225,8 @@ consistent(const struct pfcp_up *u)
 			CHECK(info[i].handle < HANDLES && F.used[info[i].handle]);
 		}
 	CHECK(subs == F.live);
+	for (uint32_t h = 0; h < HANDLES; h++) /* a release leaves none of its sessions */
+		CHECK(!F.used[h] || !F.standby[F.group[h]]);
 }
 
 int
@@ -192,6 +238,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.remove = f_remove,
 		.usage = f_usage,
 		.redirect = f_redirect,
+		.line_group = f_line_group,
+		.served = f_served,
 	};
 	/* Association Setup Request: Node ID 10.200.0.1, Recovery Time Stamp */
 	static const uint8_t assoc[] = {0x20, 0x05, 0x00, 0x15, 0x00, 0x00, 0x01, 0x00, 0x00,

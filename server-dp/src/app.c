@@ -132,7 +132,8 @@ app_init(struct app *a, char *err, size_t errlen)
 	a->start_time = (uint64_t)time(NULL);
 	a->cfg = calloc(1, sizeof(*a->cfg));
 	a->lmap = rte_zmalloc("line_map", sizeof(*a->lmap), RTE_CACHE_LINE_SIZE);
-	if (a->cfg == NULL || a->lmap == NULL)
+	a->lmap_spare = rte_zmalloc("line_map_spare", sizeof(*a->lmap), RTE_CACHE_LINE_SIZE);
+	if (a->cfg == NULL || a->lmap == NULL || a->lmap_spare == NULL)
 		return fail(err, errlen, "start", "out of memory");
 	rc = dp_config_load(a->opts.config_path, a->cfg, why, sizeof(why));
 	if (rc == 0)
@@ -187,6 +188,7 @@ app_fini(struct app *a)
 	session_tables_free(a->sessions);
 	rte_mempool_free(a->pool);
 	rte_free(a->lmap);
+	rte_free(a->lmap_spare);
 	free(a->cfg);
 	memset((char *)a + offsetof(struct app, cfg), 0, sizeof(*a) - offsetof(struct app, cfg));
 }

@@ -153,7 +153,14 @@ struct app_out {
 struct app {
 	struct app_opts opts;
 	struct dp_config *cfg;
+	/*
+	 * The line map the worker classifies with. The control thread builds a
+	 * new one in lmap_spare when a line group is adopted or released,
+	 * publishes it with one release store, waits for a QSBR grace period of
+	 * the session tables, and keeps the old one as the next spare.
+	 */
 	struct line_map *lmap;
+	struct line_map *lmap_spare; /* control thread only */
 	struct session_tables *sessions;
 	struct rte_mempool *pool;
 	struct rte_ring *punt_ring;   /* worker -> control: frames for the CP */

@@ -122,7 +122,7 @@ line_map_build(struct line_map *m, const struct dp_config *cfg, char *err, size_
 		for (i = 0; i < cfg->n_lines; i++) {
 			const struct dp_line *l = &cfg->lines[i];
 
-			if (s < l->stag.lo || s > l->stag.hi)
+			if (s < l->stag.lo || s > l->stag.hi || cfg->line_groups[l->group].standby)
 				continue;
 			tmp[n].lo = l->ctag.lo;
 			tmp[n].hi = l->ctag.hi;
@@ -164,11 +164,13 @@ line_map_build(struct line_map *m, const struct dp_config *cfg, char *err, size_
 	}
 
 	/* Core MACs: sorted and unique, for the binary search. */
+	n = 0;
 	for (i = 0; i < cfg->n_line_groups; i++)
-		m->core_macs[i] = mac_key(cfg->line_groups[i].core_mac);
-	qsort(m->core_macs, cfg->n_line_groups, sizeof(m->core_macs[0]), cmp_u64);
+		if (!cfg->line_groups[i].standby)
+			m->core_macs[n++] = mac_key(cfg->line_groups[i].core_mac);
+	qsort(m->core_macs, n, sizeof(m->core_macs[0]), cmp_u64);
 	ng = 0;
-	for (i = 0; i < cfg->n_line_groups; i++)
+	for (i = 0; i < n; i++)
 		if (ng == 0 || m->core_macs[ng - 1] != m->core_macs[i])
 			m->core_macs[ng++] = m->core_macs[i];
 	for (i = ng; i < LM_MAX_CORE_MACS; i++)

@@ -97,6 +97,9 @@ struct line_map {
 
 /*
  * Build the map of a loaded and validated configuration (control thread).
+ * Only served groups are in it: the lines and core MAC of a standby group
+ * (dp_line_group.standby) are left out, so their frames classify as
+ * CLS_DROP_UNSERVED_LINE / CLS_DROP_DST_MAC and line_map_lookup() misses.
  * Checks again what the lookup relies on (indices in range, tags 1..4094,
  * no overlapping (S, C)). Returns 0, or -EINVAL / -ENOSPC with a one-line
  * message in err; m is then all zeros except stag[] = LM_NONE.

@@ -76,13 +76,14 @@ enum section_kind {
 	SEC_KINDS,
 };
 
-/* What a section of one kind looks like. Every key is mandatory. */
+/* What a section of one kind looks like. Every key is mandatory but the optional ones. */
 struct section_schema {
 	const char *name;	 /* "core", or "line" for [line.N] */
 	bool numbered;		 /* [name.N], N counted in [instance] */
 	uint16_t limit;		 /* most sections of this kind */
 	const char *count_key;	 /* [instance] key holding their number */
 	const char *const *keys; /* NULL-terminated */
+	uint32_t optional;	 /* bit k: keys[k] may be left out */
 };
 
 static const char *const instance_keys[] = {
@@ -108,8 +109,9 @@ static const char *const instance_keys[] = {
 static const char *const core_keys[] = {"subnet", "router_address", "vlan", NULL};
 static const char *const access_port_keys[] = {"name", "tpid", "rate", NULL};
 static const char *const line_group_keys[] = {
-	"name", "ac_mac", "core_address", "core_mac", "prefixes", "qos_profile", NULL,
+	"name", "ac_mac", "core_address", "core_mac", "prefixes", "qos_profile", "standby", NULL,
 };
+#define LINE_GROUP_OPTIONAL (UINT32_C(1) << 6) /* standby (default no) */
 static const char *const line_keys[] = {"group", "access_port", "stag", "ctag", NULL};
 static const char *const qos_profile_keys[] = {
 	"name",	      "down_rate", "up_pir",   "up_cir",     "up_dscp",
@@ -122,16 +124,17 @@ static const char *const acl_keys[] = {
 static const char *const route_keys[] = {"prefix", "via", NULL};
 
 static const struct section_schema schemas[SEC_KINDS] = {
-	[SEC_INSTANCE] = {"instance", false, 1, NULL, instance_keys},
-	[SEC_CORE] = {"core", false, 1, NULL, core_keys},
+	[SEC_INSTANCE] = {"instance", false, 1, NULL, instance_keys, 0},
+	[SEC_CORE] = {"core", false, 1, NULL, core_keys, 0},
 	[SEC_ACCESS_PORT] = {"access_port", true, DP_MAX_ACCESS_PORTS, "access_ports",
-			     access_port_keys},
-	[SEC_LINE_GROUP] = {"line_group", true, DP_MAX_LINE_GROUPS, "line_groups", line_group_keys},
-	[SEC_LINE] = {"line", true, DP_MAX_LINES, "lines", line_keys},
+			     access_port_keys, 0},
+	[SEC_LINE_GROUP] = {"line_group", true, DP_MAX_LINE_GROUPS, "line_groups", line_group_keys,
+			    LINE_GROUP_OPTIONAL},
+	[SEC_LINE] = {"line", true, DP_MAX_LINES, "lines", line_keys, 0},
 	[SEC_QOS_PROFILE] = {"qos_profile", true, DP_MAX_QOS_PROFILES, "qos_profiles",
-			     qos_profile_keys},
-	[SEC_ACL] = {"acl", true, DP_MAX_ACL_RULES, "acl_rules", acl_keys},
-	[SEC_ROUTE] = {"route", true, DP_MAX_ROUTES, "routes", route_keys},
+			     qos_profile_keys, 0},
+	[SEC_ACL] = {"acl", true, DP_MAX_ACL_RULES, "acl_rules", acl_keys, 0},
+	[SEC_ROUTE] = {"route", true, DP_MAX_ROUTES, "routes", route_keys, 0},
 };
 
 /* Bitmaps of seen sections are sized by the largest limit. */
@@ -876,7 +879,7 @@ check_section_keys(struct loader *ld, int index, const struct section_schema *sc
 		have |= UINT32_C(1) << k;
 	}
 	for (k = 0; sc->keys[k] != NULL; k++)
-		if (!(have & (UINT32_C(1) << k)))
+		if (!(have & (UINT32_C(1) << k)) && !(sc->optional & (UINT32_C(1) << k)))
 			return fail(ld, "%s: missing key '%s'", name, sc->keys[k]);
 	return 0;
 }
@@ -1414,13 +1417,22 @@ parse_line_group(struct loader *ld, unsigned int idx)
 	if (ref < 0)
 		return fail(ld, "%s: qos_profile '%s' is not a [qos_profile.N] name", sec, v);
 	lg->qos_profile = (uint16_t)ref;
+	v = rte_cfgfile_get_entry(ld->file, sec, "standby");
+	if (v == NULL || strcmp(v, "no") == 0)
+		lg->standby = false;
+	else if (strcmp(v, "yes") == 0)
+		lg->standby = true;
+	else
+		return fail(ld, "%s: standby '%s' is not yes or no", sec, v);
 	return 0;
 }
 
 /*
  * A frame's line is found from (S-tag, C-tag) alone, and its access port
- * from the S-tag: so no two lines may share an (S-tag, C-tag), and lines on
- * different access ports may not share an S-tag.
+ * from the S-tag: so no two lines of one access port may share an (S-tag,
+ * C-tag), and lines of served groups on different access ports may not share
+ * an S-tag. Standby groups are the pod's other lines: they may share S-tags
+ * with served ones on other ports (adoption checks them again).
  */
 static int
 check_line_overlaps(struct loader *ld, const char *sec, unsigned int idx)
@@ -1435,6 +1447,9 @@ check_line_overlaps(struct loader *ld, const char *sec, unsigned int idx)
 		if (!ranges_overlap(&line->stag, &o->stag))
 			continue;
 		section_name(other, SEC_LINE, i);
+		if (line->access_port != o->access_port &&
+		    (cfg->line_groups[line->group].standby || cfg->line_groups[o->group].standby))
+			continue;
 		if (line->access_port != o->access_port)
 			return fail(ld,
 				    "%s: stag %u-%u overlaps %s on access port '%s' (an S-tag "
@@ -1743,4 +1758,82 @@ dp_config_load(const char *path, struct dp_config *cfg, char *err, size_t errlen
 	if (rc != 0)
 		memset(cfg, 0, sizeof(*cfg));
 	return rc;
+}
+
+/* A clash between the lines of group g and those of the served groups, or 0. */
+static int
+served_line_clash(const struct dp_config *cfg, uint16_t g, char *err, size_t errlen)
+{
+	for (unsigned int i = 0; i < cfg->n_lines; i++) {
+		const struct dp_line *a = &cfg->lines[i];
+
+		if (a->group != g)
+			continue;
+		for (unsigned int j = 0; j < cfg->n_lines; j++) {
+			const struct dp_line *b = &cfg->lines[j];
+
+			if (b->group == g || cfg->line_groups[b->group].standby ||
+			    !ranges_overlap(&a->stag, &b->stag))
+				continue;
+			if (a->access_port != b->access_port) {
+				snprintf(err, errlen,
+					 "line.%u: stag %u-%u on access port '%s' is served on "
+					 "access port '%s' by group '%s' (line.%u)",
+					 i, a->stag.lo, a->stag.hi,
+					 cfg->access_ports[a->access_port].name,
+					 cfg->access_ports[b->access_port].name,
+					 cfg->line_groups[b->group].name, j);
+				return -EEXIST;
+			}
+			if (ranges_overlap(&a->ctag, &b->ctag)) {
+				snprintf(err, errlen,
+					 "line.%u: stag %u-%u ctag %u-%u overlaps line.%u of group "
+					 "'%s'",
+					 i, a->stag.lo, a->stag.hi, a->ctag.lo, a->ctag.hi, j,
+					 cfg->line_groups[b->group].name);
+				return -EEXIST;
+			}
+		}
+	}
+	return 0;
+}
+
+int
+dp_config_adopt_check(const struct dp_config *cfg, uint16_t g, uint32_t core_address, char *err,
+		      size_t errlen)
+{
+	const struct dp_ipv4_prefix *sn = &cfg->core.subnet;
+	uint32_t mask = sn->len == 0 ? 0 : ~UINT32_C(0) << (32 - sn->len);
+	uint32_t host = ~mask;
+
+	if (err != NULL && errlen > 0)
+		err[0] = '\0';
+	if (g >= cfg->n_line_groups) {
+		snprintf(err, errlen, "no line group %u", g);
+		return -ENOENT;
+	}
+	if ((core_address & mask) != sn->addr || (core_address & host) == 0 ||
+	    (core_address & host) == host) {
+		snprintf(err, errlen, "core address is not a host of the [core] subnet");
+		return -EINVAL;
+	}
+	if (core_address == cfg->core.router_address) {
+		snprintf(err, errlen, "core address is the core router's");
+		return -EINVAL;
+	}
+	for (unsigned int i = 0; i < cfg->n_routes; i++) {
+		if (!cfg->routes[i].drop && cfg->routes[i].via == core_address) {
+			snprintf(err, errlen, "core address is the next hop of route.%u", i);
+			return -EINVAL;
+		}
+	}
+	for (unsigned int o = 0; o < cfg->n_line_groups; o++) {
+		if (o != g && !cfg->line_groups[o].standby &&
+		    cfg->line_groups[o].core_address == core_address) {
+			snprintf(err, errlen, "core address is served by group '%s'",
+				 cfg->line_groups[o].name);
+			return -EEXIST;
+		}
+	}
+	return served_line_clash(cfg, g, err, errlen);
 }

@@ -121,12 +121,20 @@ struct dp_line_group {
 	uint16_t n_prefixes;				       /* 1..DP_MAX_GROUP_PREFIXES */
 	struct dp_ipv4_prefix prefixes[DP_MAX_GROUP_PREFIXES]; /* pools, disjoint */
 	uint16_t qos_profile; /* index into dp_config.qos_profiles */
+	/*
+	 * Known but not served (file: standby = yes): its lines are left out of
+	 * the line map, its core address is not answered. The control thread
+	 * flips it when the CP adopts or releases the group (PFCP Association
+	 * Update, bngpod Line Group IE); the worker never reads it.
+	 */
+	bool standby;
 };
 
 /*
  * [line.N]: the (S-tag, C-tag) space a line group serves on one access port.
- * Within an instance no two lines overlap in (stag, ctag), and an S-tag is
- * served on one access port only, so (stag, ctag) alone identifies the line.
+ * No two lines of an access port overlap in (stag, ctag), and among the
+ * served groups an S-tag is on one access port only, so (stag, ctag) alone
+ * identifies a served line (standby groups may reuse S-tags of other ports).
  */
 struct dp_line {
 	uint16_t group;	      /* index into dp_config.line_groups */
@@ -255,5 +263,17 @@ struct dp_config {
  * truncated to errlen bytes including the terminating NUL.
  */
 int dp_config_load(const char *path, struct dp_config *cfg, char *err, size_t errlen);
+
+/*
+ * May line group g become served, with core_address (host order) as its core
+ * address, next to the groups served now? Checks that the address is a host
+ * of the [core] subnet, not the router, not a route's next hop and not the
+ * core address of another served group, and that no line of g shares an
+ * S-tag with a served line on another access port or overlaps a served line.
+ * Returns 0, or -ENOENT / -EINVAL / -EEXIST with a one-line reason in err.
+ * Control thread; reads cfg only.
+ */
+int dp_config_adopt_check(const struct dp_config *cfg, uint16_t g, uint32_t core_address, char *err,
+			  size_t errlen);
 
 #endif /* DP_CONFIG_H */

@@ -96,8 +96,8 @@ neigh_own_group(const struct neigh_table *t, uint32_t ip)
 static int
 neigh_own_mac(const struct neigh_table *t, uint64_t key)
 {
-	for (unsigned int g = 0; g < t->n_own; g++)
-		if (mac_key(t->core_mac[g]) == key)
+	for (unsigned int k = 0; k < t->n_own; k++)
+		if (mac_key(t->core_mac[t->own[k].group]) == key)
 			return 1;
 	return 0;
 }
@@ -279,9 +279,9 @@ neigh_request(struct neigh_table *t, uint32_t ip, uint64_t mac, neigh_send_fn se
 
 	if (t->n_own == 0)
 		return;
-	src = mac_key(t->core_mac[0]);
+	src = mac_key(t->core_mac[t->first_own]);
 	len = neigh_build(t, f, mac != 0 ? mac : CLS_MAC_BCAST, src, ARP_OP_REQUEST, src,
-			  t->core_addr[0], 0, ip);
+			  t->core_addr[t->first_own], 0, ip);
 	t->st.requests_sent++;
 	if (mac != 0)
 		t->st.refreshes_sent++;
@@ -350,14 +350,7 @@ neigh_create(const struct dp_config *cfg, int socket)
 	t->subnet = cfg->core.subnet.addr & t->mask;
 	t->vlan = cfg->core.vlan;
 	t->router = cfg->core.router_address;
-	t->n_own = cfg->n_line_groups;
-	for (unsigned int g = 0; g < cfg->n_line_groups; g++) {
-		t->own[g].ip = cfg->line_groups[g].core_address;
-		t->own[g].group = (uint16_t)g;
-		t->core_addr[g] = cfg->line_groups[g].core_address;
-		memcpy(t->core_mac[g], cfg->line_groups[g].core_mac, 6);
-	}
-	qsort(t->own, t->n_own, sizeof(t->own[0]), own_cmp);
+	neigh_set_own(t, cfg);
 	t->garp_left = t->params.garp_count;
 	t->next_due_ms = UINT64_MAX;
 	if (!neigh_in_subnet(t, t->router) || neigh_own_group(t, t->router) >= 0) {
@@ -595,7 +588,8 @@ neigh_garp(struct neigh_table *t, neigh_send_fn send, void *arg)
 	uint8_t f[NEIGH_FRAME_LEN];
 	uint16_t len;
 
-	for (unsigned int g = 0; g < t->n_own; g++) {
+	for (unsigned int k = 0; k < t->n_own; k++) {
+		unsigned int g = t->own[k].group;
 		uint64_t mac = mac_key(t->core_mac[g]);
 
 		len = neigh_build(t, f, CLS_MAC_BCAST, mac, ARP_OP_REQUEST, mac, t->core_addr[g], 0,
@@ -603,6 +597,28 @@ neigh_garp(struct neigh_table *t, neigh_send_fn send, void *arg)
 		t->st.gratuitous_sent++;
 		neigh_send(t, send, arg, f, len);
 	}
+}
+
+void
+neigh_set_own(struct neigh_table *t, const struct dp_config *cfg)
+{
+	bool first = true;
+
+	t->n_own = 0;
+	t->first_own = 0;
+	for (unsigned int g = 0; g < cfg->n_line_groups && g < DP_MAX_LINE_GROUPS; g++) {
+		t->core_addr[g] = cfg->line_groups[g].core_address;
+		memcpy(t->core_mac[g], cfg->line_groups[g].core_mac, 6);
+		if (cfg->line_groups[g].standby)
+			continue;
+		if (first)
+			t->first_own = (uint16_t)g;
+		first = false;
+		t->own[t->n_own].ip = cfg->line_groups[g].core_address;
+		t->own[t->n_own].group = (uint16_t)g;
+		t->n_own++;
+	}
+	qsort(t->own, t->n_own, sizeof(t->own[0]), own_cmp);
 }
 
 void

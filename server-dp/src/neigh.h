@@ -75,7 +75,8 @@
  * equal to the Ethernet source and not one of our core MACs; the sender
  * address must be a host of [core] subnet (not its network or broadcast
  * address) and not one of our core addresses. A request for one of our core
- * addresses is answered from that group's core MAC. A request with sender
+ * addresses is answered from that group's core MAC. "Our" core addresses and
+ * MACs are those of the served line groups: a standby group's are not ours. A request with sender
  * address 0.0.0.0 (RFC 5227 probe) for one of our addresses is answered,
  * nothing is learnt. Replies only update entries that exist (unsolicited
  * replies create nothing). Every ignored frame is counted by reason.
@@ -248,12 +249,13 @@ struct neigh_table {
 	uint64_t epoch_next_ms;
 	uint64_t garp_next_ms;
 	uint32_t garp_left;
-	uint32_t subnet; /* network address, host order */
-	uint32_t mask;	 /* subnet mask, host order */
-	uint8_t plen;	 /* prefix length */
-	uint16_t vlan;	 /* core VLAN, 0 = untagged */
-	uint32_t router; /* [core] router_address */
-	uint16_t n_own;	 /* line groups */
+	uint32_t subnet;    /* network address, host order */
+	uint32_t mask;	    /* subnet mask, host order */
+	uint8_t plen;	    /* prefix length */
+	uint16_t vlan;	    /* core VLAN, 0 = untagged */
+	uint32_t router;    /* [core] router_address */
+	uint16_t n_own;	    /* served line groups (own[]) */
+	uint16_t first_own; /* the first served group: source of our requests */
 	struct neigh_own own[DP_MAX_LINE_GROUPS];
 	uint8_t core_mac[DP_MAX_LINE_GROUPS][6]; /* by group index */
 	uint32_t core_addr[DP_MAX_LINE_GROUPS];	 /* by group index */
@@ -300,6 +302,14 @@ void neigh_tick(struct neigh_table *t, uint64_t now_ms, neigh_send_fn send, void
 
 /* Announce every line group address again (gratuitous ARP from the next tick). */
 void neigh_announce(struct neigh_table *t);
+
+/*
+ * Take the line groups' core addresses and MACs from cfg again: only the
+ * served groups (not dp_line_group.standby) are answered, announced and
+ * used as the source of requests. Control thread; neigh_create() calls it,
+ * the adoption and release of a group call it again (then neigh_announce()).
+ */
+void neigh_set_own(struct neigh_table *t, const struct dp_config *cfg);
 
 /* --- any thread (telemetry): each field is read whole, an entry may be mid-update */
 

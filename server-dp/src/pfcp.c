@@ -90,6 +90,106 @@ fail(struct dctx *c, uint8_t cause, uint16_t ie)
 	return PFCP_EIE;
 }
 
+static bool
+lg_name_char(uint8_t ch, bool first)
+{
+	if ((ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9'))
+		return true;
+	return !first && (ch == '_' || ch == '.' || ch == '-');
+}
+
+static bool
+lg_mac_ok(const uint8_t *mac)
+{
+	static const uint8_t zero[6];
+
+	return !(mac[0] & 0x01) && memcmp(mac, zero, 6) != 0;
+}
+
+static bool
+lg_ipv4_ok(uint32_t a)
+{
+	uint8_t top = (uint8_t)(a >> 24);
+
+	return top != 0 && top != 127 && top < 224;
+}
+
+int
+pfcp_line_group_decode(const uint8_t *v, size_t len, struct pfcp_line_group *lg)
+{
+	size_t n;
+
+	memset(lg, 0, sizeof(*lg));
+	if (v == NULL || len < PFCP_LG_FIXED_LEN + 1)
+		return -EINVAL;
+	n = v[17];
+	if (n < 1 || n > PFCP_LG_NAME_MAX || len != PFCP_LG_FIXED_LEN + n)
+		return -EINVAL;
+	if (v[0] != PFCP_LG_ADOPT && v[0] != PFCP_LG_RELEASE)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++)
+		if (!lg_name_char(v[PFCP_LG_FIXED_LEN + i], i == 0))
+			return -EINVAL;
+	lg->action = v[0];
+	memcpy(lg->ac_mac, v + 1, 6);
+	memcpy(lg->core_mac, v + 7, 6);
+	lg->core_ipv4 = rd32(v + 13);
+	if (lg->action == PFCP_LG_ADOPT &&
+	    (!lg_mac_ok(lg->ac_mac) || !lg_mac_ok(lg->core_mac) || !lg_ipv4_ok(lg->core_ipv4))) {
+		memset(lg, 0, sizeof(*lg));
+		return -EINVAL;
+	}
+	lg->name_len = (uint8_t)n;
+	memcpy(lg->name, v + PFCP_LG_FIXED_LEN, n);
+	lg->name[n] = '\0';
+	return 0;
+}
+
+int
+pfcp_line_group_encode(const struct pfcp_line_group *lg, uint8_t *buf, size_t cap)
+{
+	size_t n = lg->name_len;
+
+	if (n > PFCP_LG_NAME_MAX || cap < PFCP_LG_FIXED_LEN + n)
+		return -ENOSPC;
+	buf[0] = lg->action;
+	memcpy(buf + 1, lg->ac_mac, 6);
+	memcpy(buf + 7, lg->core_mac, 6);
+	buf[13] = (uint8_t)(lg->core_ipv4 >> 24);
+	buf[14] = (uint8_t)(lg->core_ipv4 >> 16);
+	buf[15] = (uint8_t)(lg->core_ipv4 >> 8);
+	buf[16] = (uint8_t)lg->core_ipv4;
+	buf[17] = (uint8_t)n;
+	memcpy(buf + PFCP_LG_FIXED_LEN, lg->name, n);
+	return (int)(PFCP_LG_FIXED_LEN + n);
+}
+
+/*
+ * A bngpod IE (enterprise id still in front of the value): the Line Group IE
+ * at the top level is decoded (a malformed one is cause 69), a repeat is
+ * counted; anything else of bngpod's is skipped.
+ */
+static int
+bngpod_ie(struct dctx *c, const struct ie *ie, uint16_t container)
+{
+	struct pfcp_msg *m = c->m;
+
+	if (container != 0 || ie->type != PFCP_IE_BNGPOD_LINE_GROUP) {
+		m->n_skipped++;
+		return PFCP_OK;
+	}
+	if (m->n_line_group < UINT8_MAX)
+		m->n_line_group++;
+	if (m->present & PFCP_M_BNGPOD_LINE_GROUP) {
+		m->n_dup++;
+		return PFCP_OK;
+	}
+	if (pfcp_line_group_decode(ie->v + 2, (size_t)ie->len - 2, &m->line_group) != 0)
+		return fail(c, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_BNGPOD_LINE_GROUP);
+	m->present |= PFCP_M_BNGPOD_LINE_GROUP;
+	return PFCP_OK;
+}
+
 /* Walk the IEs of one container (the message body or a grouped IE value). */
 static int
 walk(struct dctx *c, const uint8_t *p, size_t n, uint16_t container, int depth, ie_fn fn, void *obj)
@@ -118,6 +218,12 @@ walk(struct dctx *c, const uint8_t *p, size_t n, uint16_t container, int depth, 
 		if (ie.type & 0x8000) {
 			if (ie.len < 2)
 				return fail(c, PFCP_CAUSE_INVALID_LENGTH, ie.type);
+			if (rd16(ie.v) == PFCP_ENTERPRISE_BNGPOD) {
+				rc = bngpod_ie(c, &ie, container);
+				if (rc != PFCP_OK)
+					return rc;
+				continue;
+			}
 			if (rd16(ie.v) != PFCP_ENTERPRISE_BBF) {
 				c->m->n_skipped++;
 				continue;
@@ -1514,6 +1620,19 @@ pfcp_msg_encode(const struct pfcp_msg *m, uint8_t *buf, size_t cap)
 		ie_bytes(&w, PFCP_IE_CP_FUNCTION_FEATURES, m->cp_features,
 			 m->cp_features_len > sizeof(m->cp_features) ? sizeof(m->cp_features)
 								     : m->cp_features_len);
+	if (m->present & PFCP_M_BNGPOD_LINE_GROUP) {
+		uint8_t v[PFCP_LG_FIXED_LEN + PFCP_LG_NAME_MAX];
+		int n = pfcp_line_group_encode(&m->line_group, v, sizeof(v));
+
+		if (n < 0) {
+			w.bad = true;
+		} else {
+			w_u16(&w, PFCP_IE_BNGPOD_LINE_GROUP);
+			w_u16(&w, (uint16_t)(n + 2));
+			w_u16(&w, PFCP_ENTERPRISE_BNGPOD);
+			w_bytes(&w, v, (size_t)n);
+		}
+	}
 	for (int i = 0; i < m->n_remove_pdr && i < PFCP_MAX_RULES; i++)
 		enc_id_group(&w, PFCP_IE_REMOVE_PDR, PFCP_IE_PDR_ID, m->remove_pdr[i]);
 	for (int i = 0; i < m->n_remove_far && i < PFCP_MAX_RULES; i++)

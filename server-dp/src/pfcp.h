@@ -63,6 +63,8 @@
 #define PFCP_PORT 8805
 #define PFCP_VERSION 1
 #define PFCP_ENTERPRISE_BBF 3561u
+/* bngpod's vendor IEs: IANA's documentation PEN (RFC 5612) until bngpod has its own. */
+#define PFCP_ENTERPRISE_BNGPOD 32473u
 #define PFCP_NTP_UNIX_OFFSET 2208988800u /* seconds from 1900-01-01 to 1970-01-01 */
 
 /* Header: flags, type, length (octets after the first 4), [SEID], seq, spare/priority. */
@@ -192,6 +194,54 @@ enum pfcp_bbf_ie_type {
 	PFCP_IE_BBF_MTU = 32776,
 	PFCP_IE_BBF_PPP_LCP_CONNECTIVITY = 32780,
 };
+
+/*
+ * bngpod IEs: type bit 15 set, enterprise id 32473 after the length
+ * (docs/dp/pfcp.md, "bngpod Line Group IE"). Only at the top level of an
+ * Association Update Request; elsewhere skipped like any unknown IE.
+ */
+#define PFCP_IE_BNGPOD_LINE_GROUP 32768u
+
+/*
+ * The bngpod Line Group IE value (after the enterprise id):
+ *   octet 0        action: PFCP_LG_ADOPT or PFCP_LG_RELEASE
+ *   octets 1-6     AC MAC
+ *   octets 7-12    core MAC
+ *   octets 13-16   core IPv4 address
+ *   octet 17       name length n, 1..PFCP_LG_NAME_MAX
+ *   octets 18..    the line group's name, [A-Za-z0-9][A-Za-z0-9_.-]*
+ * and nothing after the name. For an adoption both MACs are unicast and not
+ * zero and the address is a unicast host address (not 0/8, 127/8, 224/4,
+ * 240/4); a release carries them too, unchecked.
+ */
+#define PFCP_LG_ADOPT 1
+#define PFCP_LG_RELEASE 2
+#define PFCP_LG_FIXED_LEN 18
+#define PFCP_LG_NAME_MAX 63
+
+struct pfcp_line_group {
+	uint8_t action; /* PFCP_LG_* */
+	uint8_t ac_mac[6];
+	uint8_t core_mac[6];
+	uint32_t core_ipv4;		 /* host order */
+	uint8_t name_len;		 /* 1..PFCP_LG_NAME_MAX */
+	char name[PFCP_LG_NAME_MAX + 1]; /* NUL-terminated */
+};
+
+/*
+ * Decode a bngpod Line Group IE value of len octets (the enterprise id
+ * already stripped). Returns 0, or -EINVAL for anything but the layout above
+ * (short, trailing octets, unknown action, bad name, bad MAC or address of
+ * an adoption): the caller answers cause 69. lg is zeroed first. Pure.
+ */
+int pfcp_line_group_decode(const uint8_t *v, size_t len, struct pfcp_line_group *lg);
+
+/*
+ * Encode lg's value (no IE header) into buf; returns its length
+ * (PFCP_LG_FIXED_LEN + name_len) or -ENOSPC. Does not validate lg beyond
+ * name_len <= PFCP_LG_NAME_MAX.
+ */
+int pfcp_line_group_encode(const struct pfcp_line_group *lg, uint8_t *buf, size_t cap);
 
 /* Cause values (29.244 Table 8.2.1-1). */
 enum pfcp_cause {
@@ -555,6 +605,7 @@ struct pfcp_failed_rule {
 #define PFCP_M_FAILED_RULE (1ull << 10)
 #define PFCP_M_BBF_MTU (1ull << 11)
 #define PFCP_M_BBF_LCP (1ull << 12)
+#define PFCP_M_BNGPOD_LINE_GROUP (1ull << 13)
 
 struct pfcp_msg {
 	struct pfcp_hdr h;
@@ -578,6 +629,8 @@ struct pfcp_msg {
 	uint16_t bbf_mtu;
 	struct pfcp_failed_rule failed_rule;
 	struct pfcp_lcp_conn lcp;
+	struct pfcp_line_group line_group; /* the first bngpod Line Group IE */
+	uint8_t n_line_group;		   /* how many there were (a repeat is counted in n_dup) */
 	uint8_t n_create_pdr, n_create_far, n_create_qer, n_create_urr;
 	uint8_t n_update_pdr, n_update_far, n_update_qer, n_update_urr;
 	uint8_t n_remove_pdr, n_remove_far, n_remove_qer, n_remove_urr;

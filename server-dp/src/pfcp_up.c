@@ -2332,6 +2332,24 @@ on_assoc_setup(struct pfcp_up *u, const struct pfcp_msg *m, int drc, const struc
 	respond(u, &m->h, ip, port, now_ms, send, arg);
 }
 
+/* After a release: remove the subscriber sessions whose line is no longer served. */
+static void
+release_sweep(struct pfcp_up *u)
+{
+	if (u->ops.served == NULL)
+		return;
+	for (uint32_t i = 0; i < u->conf.capacity; i++) {
+		struct up_sess *s = &u->sess[i];
+
+		if (s->up_seid == 0 || s->kind != UP_KIND_SUBSCRIBER ||
+		    u->ops.served(u->ctx, s->handle))
+			continue;
+		u->ops.remove(u->ctx, s->handle);
+		sess_forget(u, i);
+		u->st.lg_sessions_deleted++;
+	}
+}
+
 static void
 on_assoc_update(struct pfcp_up *u, const struct pfcp_msg *m, int drc, const struct pfcp_derr *de,
 		uint32_t ip, uint16_t port, uint64_t now_ms, pfcp_send_fn send, void *arg)
@@ -2344,6 +2362,22 @@ on_assoc_update(struct pfcp_up *u, const struct pfcp_msg *m, int drc, const stru
 		set_err(&e, PFCP_CAUSE_MANDATORY_IE_MISSING, PFCP_IE_NODE_ID);
 	else if (!u->assoc)
 		set_err(&e, PFCP_CAUSE_NO_ESTABLISHED_ASSOCIATION, 0);
+	else if (!(m->present & PFCP_M_BNGPOD_LINE_GROUP))
+		set_err(&e, PFCP_CAUSE_MANDATORY_IE_MISSING, PFCP_IE_BNGPOD_LINE_GROUP);
+	else if (m->n_line_group != 1)
+		set_err(&e, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_BNGPOD_LINE_GROUP);
+	else if (u->ops.line_group == NULL || u->ops.line_group(u->ctx, &m->line_group) != 0)
+		set_err(&e, PFCP_CAUSE_REQUEST_REJECTED, PFCP_IE_BNGPOD_LINE_GROUP);
+	if (e.cause == PFCP_CAUSE_REQUEST_ACCEPTED) {
+		if (m->line_group.action == PFCP_LG_ADOPT) {
+			u->st.lg_adopts++;
+		} else {
+			u->st.lg_releases++;
+			release_sweep(u);
+		}
+	} else {
+		u->st.lg_refused++;
+	}
 	tx_init(u, PFCP_ASSOC_UPDATE_RSP, &m->h, false, 0);
 	tx_node_id(u);
 	tx_cause(u, &e);

@@ -149,6 +149,15 @@ enum up_cp_state {
  *          modified or removed (then r->fallback is set and r carries the
  *          fallback from struct pfcp_up_conf).
  * cp_state optional (may be NULL): the association state changed.
+ * line_group optional (NULL: every Association Update with a Line Group IE
+ *          is refused with cause 64): adopt or release the line group lg
+ *          names (bngpod Line Group IE, docs/dp/pfcp.md). Idempotent: an
+ *          adoption of a served group with the same addresses, a release
+ *          of a standby group, return 0. Returns 0, or a negative errno
+ *          (the request is answered with cause 64; the data path logs why).
+ * served   optional (with line_group): is the session still on a served
+ *          line? After an accepted release, every subscriber session for
+ *          which it answers false is removed (ops->remove, no usage report).
  */
 struct pfcp_up_ops {
 	int (*install)(void *ctx, const struct up_sub *s, uint32_t *handle);
@@ -157,6 +166,8 @@ struct pfcp_up_ops {
 	void (*usage)(void *ctx, uint32_t handle, struct up_usage *out);
 	void (*redirect)(void *ctx, const struct up_redirect *r);
 	void (*cp_state)(void *ctx, enum up_cp_state state);
+	int (*line_group)(void *ctx, const struct pfcp_line_group *lg);
+	bool (*served)(void *ctx, uint32_t handle);
 };
 
 /* Sends one datagram; returns 0 or a negative errno (counted, not retried). */
@@ -206,12 +217,16 @@ struct pfcp_up_stats {
 	uint64_t sessions_established; /* subscriber and default */
 	uint64_t sessions_modified;
 	uint64_t sessions_deleted;
-	uint64_t reports_sent;	   /* usage Session Report Requests (first transmissions) */
-	uint64_t reports_deferred; /* due but not sent (no association, CP unreachable, full) */
-	uint64_t lcp_dead_sent;	   /* LCP dead Session Report Requests (first transmissions) */
-	uint64_t report_rejected;  /* Session Report Responses with cause != 1 */
-	uint64_t install_failed;   /* ops->install / modify refused */
-	uint32_t sessions;	   /* gauge: all sessions */
+	uint64_t reports_sent;	      /* usage Session Report Requests (first transmissions) */
+	uint64_t reports_deferred;    /* due but not sent (no association, CP unreachable, full) */
+	uint64_t lcp_dead_sent;	      /* LCP dead Session Report Requests (first transmissions) */
+	uint64_t report_rejected;     /* Session Report Responses with cause != 1 */
+	uint64_t install_failed;      /* ops->install / modify refused */
+	uint64_t lg_adopts;	      /* Line Group adoptions accepted (repeats included) */
+	uint64_t lg_releases;	      /* Line Group releases accepted (repeats included) */
+	uint64_t lg_refused;	      /* Association Updates answered with cause != 1 */
+	uint64_t lg_sessions_deleted; /* sessions removed because their group was released */
+	uint32_t sessions;	      /* gauge: all sessions */
 	uint32_t sub_sessions;	   /* gauge: subscriber sessions (== installed in the data path) */
 	uint32_t pending;	   /* gauge: requests awaiting a response */
 	enum up_cp_state cp_state; /* gauge */

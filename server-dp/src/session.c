@@ -532,3 +532,9 @@ session_worker_unregister(struct session_tables *t, unsigned int thread_id)
 	rte_rcu_qsbr_thread_offline(t->qsbr, thread_id);
 	rte_rcu_qsbr_thread_unregister(t->qsbr, thread_id);
 }
+
+void
+session_tables_sync(struct session_tables *t)
+{
+	rte_rcu_qsbr_synchronize(t->qsbr, RTE_QSBR_THRID_INVALID);
+}

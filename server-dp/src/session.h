@@ -281,6 +281,13 @@ int session_worker_register(struct session_tables *t, unsigned int thread_id);
 /* Put the worker offline and unregister it (it will not block grace periods). */
 void session_worker_unregister(struct session_tables *t, unsigned int thread_id);
 
+/*
+ * Control thread: wait for a grace period of the tables' QSBR variable, so no
+ * worker still uses anything it read before the call (a session unlinked, a
+ * line map replaced). Returns at once when no worker is online.
+ */
+void session_tables_sync(struct session_tables *t);
+
 /* Once per burst: the worker no longer uses any id it looked up before. */
 static inline void
 session_worker_quiescent(struct session_tables *t, unsigned int thread_id)

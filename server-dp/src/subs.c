@@ -303,6 +303,155 @@ sub_cp_state(void *ctx, enum up_cp_state state)
 	fflush(stdout);
 }
 
+static void
+mac_str(const uint8_t *m, char *buf, size_t len)
+{
+	snprintf(buf, len, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
+}
+
+static void
+ipv4_str(uint32_t a, char *buf, size_t len)
+{
+	snprintf(buf, len, "%u.%u.%u.%u", a >> 24, (a >> 16) & 0xff, (a >> 8) & 0xff, a & 0xff);
+}
+
+/*
+ * Build the line map of the groups served now into the spare, publish it and
+ * wait until the worker no longer uses the old one, which becomes the spare.
+ */
+static int
+lmap_publish(struct app *a, char *why, size_t whylen)
+{
+	struct line_map *old = a->lmap;
+	int rc = line_map_build(a->lmap_spare, a->cfg, why, whylen);
+
+	if (rc != 0)
+		return rc;
+	__atomic_store_n(&a->lmap, a->lmap_spare, __ATOMIC_RELEASE);
+	session_tables_sync(a->sessions);
+	a->lmap_spare = old;
+	neigh_set_own(a->neigh, a->cfg);
+	return 0;
+}
+
+static int
+lg_refuse(const struct pfcp_line_group *lg, int rc, const char *why)
+{
+	subs_stats.lg_refused++;
+	printf("bng-dp: line group '%s': %s refused: %s\n", lg->name,
+	       lg->action == PFCP_LG_ADOPT ? "adoption" : "release", why);
+	fflush(stdout);
+	return rc;
+}
+
+/* Log each value of the IE that differs from what the group had. */
+static void
+lg_log_changes(const struct dp_line_group *g, const struct pfcp_line_group *lg)
+{
+	char was[32], now[32];
+
+	if (memcmp(g->ac_mac, lg->ac_mac, 6) != 0) {
+		mac_str(g->ac_mac, was, sizeof(was));
+		mac_str(lg->ac_mac, now, sizeof(now));
+		printf("bng-dp: line group '%s': AC MAC %s -> %s\n", g->name, was, now);
+	}
+	if (memcmp(g->core_mac, lg->core_mac, 6) != 0) {
+		mac_str(g->core_mac, was, sizeof(was));
+		mac_str(lg->core_mac, now, sizeof(now));
+		printf("bng-dp: line group '%s': core MAC %s -> %s\n", g->name, was, now);
+	}
+	if (g->core_address != lg->core_ipv4) {
+		ipv4_str(g->core_address, was, sizeof(was));
+		ipv4_str(lg->core_ipv4, now, sizeof(now));
+		printf("bng-dp: line group '%s': core address %s -> %s\n", g->name, was, now);
+	}
+}
+
+static int
+lg_adopt(struct app *a, uint16_t gi, const struct pfcp_line_group *lg)
+{
+	struct dp_line_group *g = &a->cfg->line_groups[gi];
+	struct dp_line_group saved = *g;
+	char why[256];
+	int rc;
+
+	if (!g->standby) {
+		if (memcmp(g->ac_mac, lg->ac_mac, 6) == 0 &&
+		    memcmp(g->core_mac, lg->core_mac, 6) == 0 && g->core_address == lg->core_ipv4)
+			return 0; /* a repeat */
+		return lg_refuse(lg, -EBUSY, "served with other addresses; release it first");
+	}
+	rc = dp_config_adopt_check(a->cfg, gi, lg->core_ipv4, why, sizeof(why));
+	if (rc != 0)
+		return lg_refuse(lg, rc, why);
+	/*
+	 * The group has no session (refused while standby, removed at release)
+	 * and no line in the map; after this grace period no worker still reads
+	 * its values or its cached core header, so both may change in place.
+	 */
+	session_tables_sync(a->sessions);
+	lg_log_changes(g, lg);
+	memcpy(g->ac_mac, lg->ac_mac, 6);
+	memcpy(g->core_mac, lg->core_mac, 6);
+	g->core_address = lg->core_ipv4;
+	a->core_hdr[gi].nh_mac = 0;
+	g->standby = false;
+	rc = lmap_publish(a, why, sizeof(why));
+	if (rc != 0) {
+		*g = saved;
+		return lg_refuse(lg, rc, why);
+	}
+	neigh_announce(a->neigh);
+	subs_stats.lg_adopted++;
+	printf("bng-dp: line group '%s' adopted: served\n", g->name);
+	fflush(stdout);
+	return 0;
+}
+
+static int
+lg_release(struct app *a, uint16_t gi, const struct pfcp_line_group *lg)
+{
+	struct dp_line_group *g = &a->cfg->line_groups[gi];
+	char why[256];
+	int rc;
+
+	if (g->standby)
+		return 0; /* a repeat */
+	g->standby = true;
+	rc = lmap_publish(a, why, sizeof(why));
+	if (rc != 0) {
+		g->standby = false;
+		return lg_refuse(lg, rc, why);
+	}
+	subs_stats.lg_released++;
+	printf("bng-dp: line group '%s' released: standby\n", g->name);
+	fflush(stdout);
+	return 0;
+}
+
+static int
+sub_line_group(void *ctx, const struct pfcp_line_group *lg)
+{
+	struct app *a = ctx;
+
+	for (uint16_t gi = 0; gi < a->cfg->n_line_groups; gi++) {
+		if (strcmp(a->cfg->line_groups[gi].name, lg->name) != 0)
+			continue;
+		return lg->action == PFCP_LG_ADOPT ? lg_adopt(a, gi, lg) : lg_release(a, gi, lg);
+	}
+	return lg_refuse(lg, -ENOENT, "not a line group of this instance's configuration");
+}
+
+static bool
+sub_served(void *ctx, uint32_t handle)
+{
+	struct app *a = ctx;
+	const struct dp_session *s = live(a, handle);
+
+	return s != NULL && s->group < a->cfg->n_line_groups &&
+	       !a->cfg->line_groups[s->group].standby;
+}
+
 const struct pfcp_up_ops subs_ops = {
 	.install = sub_install,
 	.modify = sub_modify,
@@ -310,4 +459,6 @@ const struct pfcp_up_ops subs_ops = {
 	.usage = sub_usage,
 	.redirect = sub_redirect,
 	.cp_state = sub_cp_state,
+	.line_group = sub_line_group,
+	.served = sub_served,
 };

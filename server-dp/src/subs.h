@@ -18,6 +18,13 @@
  * Any failure undoes the steps before it: a session is installed whole or not
  * at all. The PFCP handle of a session is its session id.
  *
+ * Line groups (bngpod Line Group IE): an adoption checks the group against
+ * the served ones (dp_config_adopt_check()), waits for a grace period so no
+ * worker still uses the group's old values, takes the IE's AC MAC, core MAC
+ * and core address, marks the group served and publishes a new line map and
+ * the ARP table's addresses; a release marks it standby and publishes the
+ * same way, then pfcp_up removes its sessions (ops->served says which).
+ *
  * Modification: rates, QoS profile and LCP settings change in place (HQoS
  * pipe profile through the worker's command ring, the policer through its
  * sequence count, the profile index with one atomic store). A change of the
@@ -46,6 +53,9 @@ struct subs_stats {
 	uint64_t refused_mtu;
 	uint64_t refused_pipe;	  /* no HQoS pipe, or a rate HQoS cannot give */
 	uint64_t refused_session; /* session tables refused (duplicate key or address, full) */
+	uint64_t lg_adopted;	  /* line groups that became served */
+	uint64_t lg_released;	  /* line groups that became standby */
+	uint64_t lg_refused;	  /* adoptions / releases refused (unknown group, conflict) */
 };
 
 extern struct subs_stats subs_stats;

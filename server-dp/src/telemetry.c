@@ -365,6 +365,10 @@ tel_pfcp(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "reports_sent", st.reports_sent);
 	rte_tel_data_add_dict_u64(d, "lcp_dead_sent", st.lcp_dead_sent);
 	rte_tel_data_add_dict_u64(d, "install_failed", st.install_failed);
+	rte_tel_data_add_dict_u64(d, "lg_adopts", st.lg_adopts);
+	rte_tel_data_add_dict_u64(d, "lg_releases", st.lg_releases);
+	rte_tel_data_add_dict_u64(d, "lg_refused", st.lg_refused);
+	rte_tel_data_add_dict_u64(d, "lg_sessions_deleted", st.lg_sessions_deleted);
 	for (unsigned int c = 0; c < PFCP_CAUSE_MAX; c++) {
 		if (st.rejected[c] != 0) {
 			snprintf(key, sizeof(key), "rejected_cause_%u", c);
@@ -375,6 +379,35 @@ tel_pfcp(const char *cmd, const char *params, struct rte_tel_data *d)
 			rte_tel_data_add_dict_u64(d, key, st.decode_error[c]);
 		}
 	}
+	return 0;
+}
+
+/*
+ * Line groups: "served" or "standby" by name, and the adoption counters. The
+ * control thread flips the flag; a stale read here is only a late answer.
+ */
+static int
+tel_line_groups(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	const struct dp_config *cfg = tel_app->cfg;
+	struct rte_tel_data *groups;
+
+	(void)cmd;
+	(void)params;
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "adopted", subs_stats.lg_adopted);
+	rte_tel_data_add_dict_u64(d, "released", subs_stats.lg_released);
+	rte_tel_data_add_dict_u64(d, "refused", subs_stats.lg_refused);
+	groups = rte_tel_data_alloc();
+	if (groups == NULL)
+		return 0;
+	rte_tel_data_start_dict(groups);
+	for (unsigned int g = 0; g < cfg->n_line_groups; g++)
+		rte_tel_data_add_dict_string(
+			groups, cfg->line_groups[g].name,
+			__atomic_load_n(&cfg->line_groups[g].standby, __ATOMIC_RELAXED) ? "standby"
+											: "served");
+	rte_tel_data_add_dict_container(d, "groups", groups, 0);
 	return 0;
 }
 
@@ -398,7 +431,10 @@ telemetry_register(struct app *a)
 				       "LCP offload") != 0 ||
 	    rte_telemetry_register_cmd("/bng/pfcp", tel_pfcp,
 				       "PFCP user-plane function: association, messages, "
-				       "sessions") != 0) {
+				       "sessions") != 0 ||
+	    rte_telemetry_register_cmd("/bng/line_groups", tel_line_groups,
+				       "Line groups served or standby; adoptions, releases, "
+				       "refusals") != 0) {
 		fprintf(stderr, "bng-dp: telemetry command registration failed\n");
 		return -1;
 	}

@@ -474,7 +474,8 @@ worker_burst(struct app *a, struct rte_mbuf **pkts, uint16_t n, uint64_t now)
 
 	w->rx_pkts += n;
 	w->rx_bursts++;
-	classify_burst(a->lmap, pkts, n, res, &w->cls);
+	/* Acquire: pairs with the control thread's publication of a new map. */
+	classify_burst(__atomic_load_n(&a->lmap, __ATOMIC_ACQUIRE), pkts, n, res, &w->cls);
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 

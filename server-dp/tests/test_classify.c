@@ -765,6 +765,137 @@ test_names(void)
 		check(cls_drop_names[i] != NULL, "names", "every drop reason has a name");
 }
 
+/* A PPPoE session IPv4 frame (20-byte packet) to dst on (S, C), or an untagged core one. */
+static size_t
+standby_frame(uint8_t *f, uint64_t dst, uint16_t stag, uint16_t ctag)
+{
+	size_t off = 12;
+
+	memset(f, 0, 128);
+	put_mac(f, dst);
+	put_mac(f + 6, 0x020000aabbccULL);
+	if (stag != 0) {
+		put16(f + 12, CLS_ETH_QINQ);
+		put16(f + 14, stag);
+		put16(f + 16, CLS_ETH_VLAN);
+		put16(f + 18, ctag);
+		put16(f + 20, CLS_ETH_PPPOE_SESS);
+		f[22] = 0x11;
+		put16(f + 24, 7);
+		put16(f + 26, 22);
+		put16(f + 28, CLS_PPP_IPV4);
+		off = 30;
+	} else {
+		put16(f + 12, CLS_ETH_IPV4);
+		off = 14;
+	}
+	f[off] = 0x45;
+	put16(f + off + 2, 20);
+	f[off + 8] = 64;
+	return off + 20 < 60 ? 60 : off + 20;
+}
+
+/*
+ * Standby groups: the lab pod as dp1 sees it (lg1 served, lg2..lg4
+ * standby). Their lines and core MACs are not in the map until adopted;
+ * dp_config_adopt_check() guards adoption against the served groups.
+ */
+static void
+test_standby(const char *dir)
+{
+	struct dp_config *cfg = calloc(1, sizeof(*cfg));
+	struct line_map *m = calloc(1, sizeof(*m));
+	struct cls_result r;
+	char path[4096], err[256];
+	uint8_t f[128];
+	size_t n;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/lab_dp1_pod.ini", dir);
+	rc = dp_config_load(path, cfg, err, sizeof(err));
+	if (rc == 0)
+		rc = line_map_build(m, cfg, err, sizeof(err));
+	check(rc == 0, "standby: lab_dp1_pod loads", err);
+	if (rc != 0)
+		goto out;
+	check(cfg->n_line_groups == 4 && !cfg->line_groups[0].standby &&
+		      cfg->line_groups[1].standby && cfg->line_groups[2].standby &&
+		      cfg->line_groups[3].standby,
+	      "standby: flags from the file", "lg1 served, others standby");
+	check(line_map_lookup(m, 100, 7) == 0 && line_map_lookup(m, 200, 7) == CLS_NO_LINE &&
+		      line_map_lookup(m, 155, 7) == CLS_NO_LINE &&
+		      line_map_lookup(m, 300, 5) == CLS_NO_LINE &&
+		      line_map_lookup(m, 420, 5) == CLS_NO_LINE,
+	      "standby: lines not in the map", "only lg1's");
+	check(m->n_core_macs == 1 && m->core_macs[0] == mac_key(cfg->line_groups[0].core_mac),
+	      "standby: core MACs", "only lg1's");
+	n = standby_frame(f, mac_key(cfg->line_groups[1].ac_mac), 200, 7);
+	check(run(m, f, n, &r) == CLS_DROP && r.drop == CLS_DROP_UNSERVED_LINE,
+	      "standby: lg2 frame", "unserved_line");
+	n = standby_frame(f, mac_key(cfg->line_groups[1].core_mac), 0, 0);
+	check(run(m, f, n, &r) == CLS_DROP && r.drop == CLS_DROP_DST_MAC, "standby: lg2 core MAC",
+	      "dst_mac");
+
+	/* adoption checks */
+	check(dp_config_adopt_check(cfg, 1, 0x6440000c, err, sizeof(err)) == 0, "adopt: lg2", err);
+	check(dp_config_adopt_check(cfg, 1, 0x6440000d, err, sizeof(err)) == 0,
+	      "adopt: a standby group's core address", err);
+	check(dp_config_adopt_check(cfg, 4, 0x6440000c, err, sizeof(err)) == -ENOENT,
+	      "adopt: no group 4", err);
+	check(dp_config_adopt_check(cfg, 1, 0x6440000b, err, sizeof(err)) == -EEXIST &&
+		      strstr(err, "'lg1'") != NULL,
+	      "adopt: lg1's core address", err);
+	check(dp_config_adopt_check(cfg, 1, 0x64400001, err, sizeof(err)) == -EINVAL,
+	      "adopt: the router's address", err);
+	check(dp_config_adopt_check(cfg, 1, 0x64400002, err, sizeof(err)) == -EINVAL &&
+		      strstr(err, "route.0") != NULL,
+	      "adopt: a route's next hop", err);
+	check(dp_config_adopt_check(cfg, 1, 0x64400000, err, sizeof(err)) == -EINVAL,
+	      "adopt: subnet address", err);
+	check(dp_config_adopt_check(cfg, 1, 0x644000ff, err, sizeof(err)) == -EINVAL,
+	      "adopt: broadcast address", err);
+	check(dp_config_adopt_check(cfg, 1, 0x64410001, err, sizeof(err)) == -EINVAL,
+	      "adopt: outside the core subnet", err);
+	/* lg3's line moved onto S 120 of another port: lg1 serves S 100-149 on access1 */
+	cfg->lines[3].stag.lo = cfg->lines[3].stag.hi = 120;
+	check(dp_config_adopt_check(cfg, 2, 0x6440000d, err, sizeof(err)) == -EEXIST &&
+		      strstr(err, "'lg1'") != NULL && strstr(err, "access1") != NULL,
+	      "adopt: S-tag served on another port", err);
+	/* the same on lg1's port: C-ranges overlap (lg1 takes any) */
+	cfg->lines[3].access_port = 0;
+	check(dp_config_adopt_check(cfg, 2, 0x6440000d, err, sizeof(err)) == -EEXIST,
+	      "adopt: (S, C) overlap on the same port", err);
+	cfg->lines[3].access_port = 2;
+	cfg->lines[3].stag.lo = cfg->lines[3].stag.hi = 300;
+	/* lg3 and lg4 split S 300 by C-tag on access3: both may be served */
+	check(dp_config_adopt_check(cfg, 2, 0x6440000d, err, sizeof(err)) == 0, "adopt: lg3", err);
+	cfg->line_groups[2].standby = false;
+	check(dp_config_adopt_check(cfg, 3, 0x6440000e, err, sizeof(err)) == 0,
+	      "adopt: lg4 next to lg3", err);
+
+	/* lg2 adopted: its lines and core MAC appear */
+	cfg->line_groups[2].standby = true;
+	cfg->line_groups[1].standby = false;
+	rc = line_map_build(m, cfg, err, sizeof(err));
+	check(rc == 0 && line_map_lookup(m, 200, 7) == 1 && line_map_lookup(m, 155, 7) == 2 &&
+		      line_map_lookup(m, 100, 7) == 0 &&
+		      line_map_lookup(m, 300, 5) == CLS_NO_LINE && m->n_core_macs == 2,
+	      "adopted: lg2's lines in the map", err);
+	n = standby_frame(f, mac_key(cfg->line_groups[1].ac_mac), 200, 7);
+	check(run(m, f, n, &r) == CLS_PPPOE_SESS_IPV4 && r.line == 1, "adopted: lg2 frame",
+	      "session IPv4 on line 1");
+	n = standby_frame(f, mac_key(cfg->line_groups[1].core_mac), 0, 0);
+	check(run(m, f, n, &r) == CLS_CORE_IPV4, "adopted: lg2 core MAC", "core IPv4");
+	/* released again */
+	cfg->line_groups[1].standby = true;
+	rc = line_map_build(m, cfg, err, sizeof(err));
+	check(rc == 0 && line_map_lookup(m, 200, 7) == CLS_NO_LINE && m->n_core_macs == 1,
+	      "released: lg2 gone", err);
+out:
+	free(m);
+	free(cfg);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -793,6 +924,7 @@ main(int argc, char **argv)
 	check(maps[LAB]->n_lists == 0 && maps[MULTI]->n_lists == 1 && maps[MULTI]->n_cranges == 2,
 	      "map layout", "S 300 of multi_group is the only list");
 	test_names();
+	test_standby(argv[1]);
 	test_cases();
 	test_burst();
 	test_synthetic();

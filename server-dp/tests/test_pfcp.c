@@ -178,6 +178,66 @@ f_state(void *ctx, enum up_cp_state s)
 	F.state = s;
 }
 
+/*
+ * Fake line groups: "lg1" (S-tags below 200) served, "lg2" (200 and up)
+ * standby; the group of a session follows from its S-tag; an install on a
+ * standby group's line is refused as an unknown line is. f_line_group fails
+ * with F.fail_lg when set.
+ */
+static struct fake_lg {
+	bool standby[2];
+	uint8_t group[FAKE_MAX];
+	unsigned calls;
+	int fail;
+	struct pfcp_line_group last;
+} FL;
+
+static int
+fake_group_of(uint16_t stag)
+{
+	return stag < 200 ? 0 : 1;
+}
+
+static int
+f_install_lg(void *ctx, const struct up_sub *s, uint32_t *handle)
+{
+	int g = fake_group_of(s->stag), rc;
+
+	if (FL.standby[g])
+		return -EINVAL;
+	rc = f_install(ctx, s, handle);
+	if (rc == 0)
+		FL.group[*handle] = (uint8_t)g;
+	return rc;
+}
+
+static int
+f_line_group(void *ctx, const struct pfcp_line_group *lg)
+{
+	int g;
+
+	(void)ctx;
+	FL.calls++;
+	FL.last = *lg;
+	if (FL.fail)
+		return FL.fail;
+	if (strcmp(lg->name, "lg1") == 0)
+		g = 0;
+	else if (strcmp(lg->name, "lg2") == 0)
+		g = 1;
+	else
+		return -ENOENT;
+	FL.standby[g] = lg->action == PFCP_LG_RELEASE;
+	return 0;
+}
+
+static bool
+f_served(void *ctx, uint32_t handle)
+{
+	(void)ctx;
+	return handle < FAKE_MAX && F.used[handle] && !FL.standby[FL.group[handle]];
+}
+
 static const struct pfcp_up_ops fake_ops = {
 	.install = f_install,
 	.modify = f_modify,
@@ -185,6 +245,17 @@ static const struct pfcp_up_ops fake_ops = {
 	.usage = f_usage,
 	.redirect = f_redirect,
 	.cp_state = f_state,
+};
+
+static const struct pfcp_up_ops fake_lg_ops = {
+	.install = f_install_lg,
+	.modify = f_modify,
+	.remove = f_remove,
+	.usage = f_usage,
+	.redirect = f_redirect,
+	.cp_state = f_state,
+	.line_group = f_line_group,
+	.served = f_served,
 };
 
 static struct pfcp_up_conf
@@ -1330,7 +1401,8 @@ test_up_default_session(void)
 	CHECK(feed_msg(u, &M, 0) == 1, "associated again");
 	pb_hdr(&M, PFCP_ASSOC_UPDATE_REQ, 0, 0, 32);
 	pb_node_cp(&M);
-	CHECK(feed_msg(u, &M, 0) == 1, "update accepted");
+	CHECK(feed_msg(u, &M, 0) == 66 && M2.offending_ie == PFCP_IE_BNGPOD_LINE_GROUP,
+	      "update without a Line Group IE: mandatory IE missing");
 	pb_hdr(&M, PFCP_ASSOC_SETUP_REQ, 0, 0, 33);
 	pb_node_cp(&M);
 	CHECK(feed_msg(u, &M, 0) == 66 && M2.offending_ie == PFCP_IE_RECOVERY_TIME_STAMP &&
@@ -1679,6 +1751,309 @@ test_up_create_refuses(void)
 	      "names");
 }
 
+/* ---- bngpod Line Group IE ---------------------------------------------------------------- */
+
+/* A good adoption value of lg2: AC 02:bb:..:02, core 02:cc:..:22, 100.64.0.22. */
+static size_t
+lg_value(uint8_t *v, uint8_t action, const char *nm)
+{
+	static const uint8_t ac[6] = {0x02, 0xbb, 0, 0, 0, 0x02};
+	static const uint8_t core[6] = {0x02, 0xcc, 0, 0, 0, 0x22};
+	size_t n = strlen(nm);
+
+	v[0] = action;
+	memcpy(v + 1, ac, 6);
+	memcpy(v + 7, core, 6);
+	v[13] = 100;
+	v[14] = 64;
+	v[15] = 0;
+	v[16] = 22;
+	v[17] = (uint8_t)n;
+	memcpy(v + 18, nm, n);
+	return 18 + n;
+}
+
+/* An Association Update Request with one raw bngpod IE (value v of vlen octets). */
+static size_t
+lg_request(uint8_t *b, uint32_t seq, const uint8_t *v, size_t vlen, bool node_id)
+{
+	size_t off = 8, body;
+
+	b[0] = 0x20;
+	b[1] = PFCP_ASSOC_UPDATE_REQ;
+	b[4] = (uint8_t)(seq >> 16);
+	b[5] = (uint8_t)(seq >> 8);
+	b[6] = (uint8_t)seq;
+	b[7] = 0;
+	if (node_id) {
+		static const uint8_t nid[] = {0x00, 0x3c, 0x00, 0x05, 0x00, 10, 200, 0, 1};
+
+		memcpy(b + off, nid, sizeof(nid));
+		off += sizeof(nid);
+	}
+	if (v != NULL) {
+		b[off] = 0x80;
+		b[off + 1] = 0x00;
+		b[off + 2] = (uint8_t)((vlen + 2) >> 8);
+		b[off + 3] = (uint8_t)(vlen + 2);
+		b[off + 4] = 0x7e;
+		b[off + 5] = 0xd9;
+		memcpy(b + off + 6, v, vlen);
+		off += 6 + vlen;
+	}
+	body = off - 4;
+	b[2] = (uint8_t)(body >> 8);
+	b[3] = (uint8_t)body;
+	return off;
+}
+
+static void
+test_line_group_decode(void)
+{
+	struct pfcp_line_group lg, back;
+	struct pfcp_derr e;
+	uint8_t v[128], w[128], b[256];
+	size_t n = lg_value(v, PFCP_LG_ADOPT, "lg2"), bl;
+	char nm[80];
+
+	CHECK(pfcp_line_group_decode(v, n, &lg) == 0 && lg.action == PFCP_LG_ADOPT &&
+		      lg.ac_mac[5] == 0x02 && lg.core_mac[5] == 0x22 &&
+		      lg.core_ipv4 == 0x64400016 && lg.name_len == 3 && strcmp(lg.name, "lg2") == 0,
+	      "line group: good adoption decodes");
+	CHECK(pfcp_line_group_encode(&lg, w, sizeof(w)) == (int)n && memcmp(v, w, n) == 0,
+	      "line group: encode gives the same octets");
+	n = lg_value(v, PFCP_LG_RELEASE, "a");
+	CHECK(pfcp_line_group_decode(v, n, &lg) == 0 && lg.action == PFCP_LG_RELEASE &&
+		      strcmp(lg.name, "a") == 0,
+	      "line group: one-character name, release");
+	memset(nm, 'x', 63);
+	nm[0] = 'Z';
+	nm[5] = '_';
+	nm[6] = '.';
+	nm[7] = '-';
+	nm[63] = '\0';
+	n = lg_value(v, PFCP_LG_ADOPT, nm);
+	CHECK(n == 81 && pfcp_line_group_decode(v, n, &lg) == 0 && lg.name_len == 63,
+	      "line group: 63-character name with _ . -");
+	/* a release need not carry usable addresses */
+	n = lg_value(v, PFCP_LG_RELEASE, "lg2");
+	memset(v + 1, 0, 16);
+	CHECK(pfcp_line_group_decode(v, n, &lg) == 0, "line group: release with zero addresses");
+
+	/* every malformed variant */
+	n = lg_value(v, PFCP_LG_ADOPT, "lg2");
+	for (size_t cut = 0; cut < n; cut++)
+		CHECK(pfcp_line_group_decode(v, cut, &lg) == -EINVAL, "line group: cut to %zu",
+		      cut);
+	CHECK(pfcp_line_group_decode(NULL, 0, &lg) == -EINVAL, "line group: NULL");
+	v[n] = 0;
+	CHECK(pfcp_line_group_decode(v, n + 1, &lg) == -EINVAL, "line group: trailing octet");
+	for (unsigned act = 0; act < 256; act++) {
+		if (act == PFCP_LG_ADOPT || act == PFCP_LG_RELEASE)
+			continue;
+		v[0] = (uint8_t)act;
+		CHECK(pfcp_line_group_decode(v, n, &lg) == -EINVAL, "line group: action %u", act);
+	}
+	v[0] = PFCP_LG_ADOPT;
+	v[17] = 0;
+	CHECK(pfcp_line_group_decode(v, 18, &lg) == -EINVAL, "line group: name length 0");
+	v[17] = 4;
+	CHECK(pfcp_line_group_decode(v, n, &lg) == -EINVAL, "line group: name length past the IE");
+	v[17] = 2;
+	CHECK(pfcp_line_group_decode(v, n, &lg) == -EINVAL, "line group: name length short");
+	memset(nm, 'y', 64);
+	nm[64] = '\0';
+	{
+		uint8_t big[128];
+		size_t bn = lg_value(big, PFCP_LG_ADOPT, nm);
+
+		CHECK(pfcp_line_group_decode(big, bn, &lg) == -EINVAL, "line group: 64-char name");
+	}
+	{
+		static const char bad_first[] = "_.-";
+		static const uint8_t bad_any[] = {' ', '/', '\\', 0, 0x7f, 0x80, 0xff, ':', '@'};
+
+		for (size_t i = 0; i < sizeof(bad_first) - 1; i++) {
+			n = lg_value(v, PFCP_LG_ADOPT, "lg2");
+			v[18] = (uint8_t)bad_first[i];
+			CHECK(pfcp_line_group_decode(v, n, &lg) == -EINVAL,
+			      "line group: name starts with '%c'", bad_first[i]);
+		}
+		for (size_t i = 0; i < sizeof(bad_any); i++) {
+			n = lg_value(v, PFCP_LG_ADOPT, "lg2");
+			v[19] = bad_any[i];
+			CHECK(pfcp_line_group_decode(v, n, &lg) == -EINVAL,
+			      "line group: name octet 0x%02x", bad_any[i]);
+		}
+	}
+	n = lg_value(v, PFCP_LG_ADOPT, "lg2");
+	v[1] |= 0x01;
+	CHECK(pfcp_line_group_decode(v, n, &lg) == -EINVAL, "line group: multicast AC MAC");
+	n = lg_value(v, PFCP_LG_ADOPT, "lg2");
+	memset(v + 1, 0, 6);
+	CHECK(pfcp_line_group_decode(v, n, &lg) == -EINVAL, "line group: zero AC MAC");
+	n = lg_value(v, PFCP_LG_ADOPT, "lg2");
+	v[7] = 0x01;
+	CHECK(pfcp_line_group_decode(v, n, &lg) == -EINVAL, "line group: multicast core MAC");
+	n = lg_value(v, PFCP_LG_ADOPT, "lg2");
+	memset(v + 7, 0, 6);
+	CHECK(pfcp_line_group_decode(v, n, &lg) == -EINVAL, "line group: zero core MAC");
+	{
+		static const uint8_t bad_ip[][4] = {{0, 0, 0, 0},
+						    {0, 1, 2, 3},
+						    {127, 0, 0, 1},
+						    {224, 0, 0, 1},
+						    {255, 255, 255, 255}};
+
+		for (size_t i = 0; i < sizeof(bad_ip) / sizeof(bad_ip[0]); i++) {
+			n = lg_value(v, PFCP_LG_ADOPT, "lg2");
+			memcpy(v + 13, bad_ip[i], 4);
+			CHECK(pfcp_line_group_decode(v, n, &lg) == -EINVAL,
+			      "line group: core address %u.%u.%u.%u", bad_ip[i][0], bad_ip[i][1],
+			      bad_ip[i][2], bad_ip[i][3]);
+		}
+	}
+
+	/* inside a message: decoded at the top level, cause 69 when malformed */
+	n = lg_value(v, PFCP_LG_ADOPT, "lg2");
+	bl = lg_request(b, 9, v, n, true);
+	CHECK(pfcp_msg_decode(b, bl, &M, &e) == PFCP_OK && (M.present & PFCP_M_BNGPOD_LINE_GROUP) &&
+		      M.n_line_group == 1 && strcmp(M.line_group.name, "lg2") == 0,
+	      "line group: in a message");
+	CHECK(pfcp_msg_encode(&M, w, sizeof(w)) == (int)bl && memcmp(w, b, bl) == 0,
+	      "line group: message round trip byte for byte");
+	back = M.line_group;
+	bl = lg_request(b, 9, v, n - 1, true);
+	CHECK(pfcp_msg_decode(b, bl, &M, &e) == PFCP_EIE && e.cause == 69 &&
+		      e.offending_ie == PFCP_IE_BNGPOD_LINE_GROUP,
+	      "line group: short in a message is 69");
+	(void)back;
+	/* a BBF IE of the same type number is not ours */
+	bl = lg_request(b, 9, v, n, true);
+	b[8 + 9 + 4] = 0x0d;
+	b[8 + 9 + 5] = 0xe9;
+	CHECK(pfcp_msg_decode(b, bl, &M, &e) == PFCP_OK && !(M.present & PFCP_M_BNGPOD_LINE_GROUP),
+	      "line group: type 32768 of BBF is the UP Function Features IE");
+}
+
+static int
+lg_feed(struct pfcp_up *u, uint32_t seq, const uint8_t *v, size_t vlen, bool node_id)
+{
+	uint8_t b[512];
+	size_t bl = lg_request(b, seq, v, vlen, node_id);
+	unsigned before = n_sent;
+
+	feed(u, b, bl, 0);
+	if (n_sent == before)
+		return -1;
+	if (last_cause() < 0 || M2.h.type != PFCP_ASSOC_UPDATE_RSP ||
+	    !(M2.present & PFCP_M_NODE_ID))
+		return -1;
+	return M2.cause;
+}
+
+static void
+test_up_line_group(void)
+{
+	struct pfcp_up_conf c = conf_default(16);
+	struct pfcp_up *u;
+	struct pb_sub s1 = pb_sub_default(), s2 = pb_sub_default();
+	struct pfcp_up_stats st;
+	uint8_t v[128], b[512];
+	size_t n, bl;
+	uint32_t seq = 500;
+
+	memset(&F, 0, sizeof(F));
+	memset(&FL, 0, sizeof(FL));
+	FL.standby[1] = true;
+	u = pfcp_up_create(&c, &fake_lg_ops, NULL);
+	n = lg_value(v, PFCP_LG_ADOPT, "lg2");
+	CHECK(lg_feed(u, seq++, v, n, true) == 72 && FL.calls == 0,
+	      "line group: before association, 72");
+	associate(u, 0);
+	s2.stag = 200;
+	s2.ipv4 = 0x64500407;
+	s2.mac[5] = 0x08;
+	s2.sid = 0x0108;
+	pb_establish(&M, &s1, 0x7001, seq++);
+	CHECK(feed_msg(u, &M, 0) == 1 && F.live == 1, "line group: lg1 session established");
+	pb_establish(&M, &s2, 0x7002, seq++);
+	CHECK(feed_msg(u, &M, 0) == 73 && F.live == 1, "line group: lg2 (standby) refused");
+	CHECK(lg_feed(u, seq++, v, n, true) == 1 && FL.calls == 1 && !FL.standby[1] &&
+		      FL.last.core_ipv4 == 0x64400016,
+	      "line group: adopt accepted");
+	CHECK(lg_feed(u, seq++, v, n, true) == 1 && FL.calls == 2, "line group: adopt again");
+	pb_establish(&M, &s2, 0x7003, seq++);
+	CHECK(feed_msg(u, &M, 0) == 1 && F.live == 2, "line group: lg2 session after adoption");
+	/* retransmission: answered from the cache, not applied twice */
+	bl = lg_request(b, seq, v, n, true);
+	feed(u, b, bl, 0);
+	feed(u, b, bl, 0);
+	seq++;
+	CHECK(FL.calls == 3 && last_cause() == 1, "line group: retransmission from the cache");
+	/* refusals by the data path: 64, nothing removed */
+	FL.fail = -EEXIST;
+	CHECK(lg_feed(u, seq++, v, n, true) == 64 && M2.offending_ie == PFCP_IE_BNGPOD_LINE_GROUP &&
+		      F.live == 2,
+	      "line group: conflict, 64");
+	FL.fail = 0;
+	n = lg_value(v, PFCP_LG_ADOPT, "lg9");
+	CHECK(lg_feed(u, seq++, v, n, true) == 64, "line group: unknown group, 64");
+	/* malformed: 69, nothing called */
+	n = lg_value(v, PFCP_LG_ADOPT, "lg2");
+	{
+		unsigned calls = FL.calls;
+
+		CHECK(lg_feed(u, seq++, v, n + 1, true) == 69 && FL.calls == calls,
+		      "line group: trailing octet, 69");
+		CHECK(lg_feed(u, seq++, v, 5, true) == 69 && FL.calls == calls,
+		      "line group: short, 69");
+		v[0] = 3;
+		CHECK(lg_feed(u, seq++, v, n, true) == 69 && FL.calls == calls,
+		      "line group: action 3, 69");
+		v[0] = PFCP_LG_ADOPT;
+		CHECK(lg_feed(u, seq++, v, 0, true) == 69 && FL.calls == calls,
+		      "line group: empty value refused");
+		CHECK(lg_feed(u, seq++, v, n, false) == 66 && M2.offending_ie == PFCP_IE_NODE_ID &&
+			      FL.calls == calls,
+		      "line group: no node id, 66");
+		CHECK(lg_feed(u, seq++, NULL, 0, true) == 66 &&
+			      M2.offending_ie == PFCP_IE_BNGPOD_LINE_GROUP && FL.calls == calls,
+		      "line group: no IE, 66");
+		/* two IEs */
+		bl = lg_request(b, seq++, v, n, true);
+		memcpy(b + bl, b + 17, 6 + n);
+		bl += 6 + n;
+		b[2] = (uint8_t)((bl - 4) >> 8);
+		b[3] = (uint8_t)(bl - 4);
+		feed(u, b, bl, 0);
+		CHECK(last_cause() == 69 && FL.calls == calls, "line group: two IEs, 69");
+	}
+	/* release: lg2's session goes, lg1's stays */
+	n = lg_value(v, PFCP_LG_RELEASE, "lg2");
+	CHECK(lg_feed(u, seq++, v, n, true) == 1 && FL.standby[1] && F.live == 1 &&
+		      live_consistent(u),
+	      "line group: release removes lg2's session");
+	CHECK(lg_feed(u, seq++, v, n, true) == 1 && F.live == 1, "line group: release again");
+	pfcp_up_stats_get(u, &st);
+	CHECK(st.lg_adopts == 3 && st.lg_releases == 2 && st.lg_sessions_deleted == 1 &&
+		      st.lg_refused == 10 && st.sub_sessions == 1,
+	      "line group: counters (%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 ")",
+	      st.lg_adopts, st.lg_releases, st.lg_refused, st.lg_sessions_deleted);
+	/* the lg2 session's SEID is gone: a deletion finds no context */
+	pb_hdr(&M, PFCP_SESS_DEL_REQ, 1, 0, seq++);
+	CHECK(feed_msg(u, &M, 0) == 65, "line group: released session unknown");
+	pfcp_up_free(u);
+
+	/* without the op: 64 */
+	memset(&F, 0, sizeof(F));
+	u = pfcp_up_create(&c, &fake_ops, NULL);
+	associate(u, 0);
+	n = lg_value(v, PFCP_LG_ADOPT, "lg2");
+	CHECK(lg_feed(u, seq++, v, n, true) == 64, "line group: no op, 64");
+	pfcp_up_free(u);
+}
+
 int
 main(void)
 {
@@ -1696,5 +2071,7 @@ main(void)
 	test_up_report_carry();
 	test_up_handle_change();
 	test_up_scale();
+	test_line_group_decode();
+	test_up_line_group();
 	return harness_report();
 }

@@ -36,6 +36,12 @@ BBF_PPP_LCP_MAGIC_NUMBER = 32775
 BBF_MTU = 32776
 BBF_PPP_LCP_CONNECTIVITY = 32780
 
+# bngpod's own IEs (enterprise 32473, IANA's documentation PEN until bngpod has one):
+# the Line Group IE of the Association Update (docs/dp/pfcp.md "bngpod Line Group IE")
+BNGPOD = 32473
+BNGPOD_LINE_GROUP = 32768
+LG_ADOPT, LG_RELEASE = 1, 2
+
 # Report Type bits, Usage Report Trigger bits (octet 5 in bits 0-7, octet 6 in 8-15)
 REPORT_USAR = 0x02
 REPORT_UPIR = 0x08
@@ -115,6 +121,27 @@ def bbf(ietype: int, data: bytes = b"", kids: list | None = None) -> P.IE_Enterp
     if kids is not None:
         data = b"".join(bytes(k) for k in kids)
     return P.IE_EnterpriseSpecific(ietype=ietype, enterprise_id=BBF, data=data)
+
+
+def line_group_value(
+    action: int, name: str, ac_mac: str, core_mac: str, core_addr: str | ipaddress.IPv4Address
+) -> bytes:
+    """The bngpod Line Group IE value, written from the contract's layout: action, AC MAC,
+    core MAC, core IPv4 address, name length, name."""
+    n = name.encode()
+    return (
+        bytes([action])
+        + bytes.fromhex(ac_mac.replace(":", ""))
+        + bytes.fromhex(core_mac.replace(":", ""))
+        + ipaddress.IPv4Address(core_addr).packed
+        + bytes([len(n)])
+        + n
+    )
+
+
+def line_group_ie(value: bytes) -> P.IE_EnterpriseSpecific:
+    """A bngpod Line Group IE around any value bytes (malformed ones included)."""
+    return P.IE_EnterpriseSpecific(ietype=BNGPOD_LINE_GROUP, enterprise_id=BNGPOD, data=value)
 
 
 def _vlan(cls, vid: int):
@@ -340,6 +367,23 @@ class Cp:
         """A heartbeat; the DP's recovery time stamp (NTP seconds)."""
         rsp = self.request(P.PFCPHeartbeatRequest(IE_list=[P.IE_RecoveryTimeStamp(timestamp=self.recovery)]))
         return _find(_ies(rsp.payload), 96).timestamp
+
+    def association_update(self, *ies, node_id: bool = True) -> P.PFCP:
+        """An Association Update Request with Node ID (unless node_id is False) and ies."""
+        lst = ([_node_id(self.node_ip)] if node_id else []) + list(ies)
+        return self.request(P.PFCPAssociationUpdateRequest(IE_list=lst))
+
+    def adopt(self, name: str, ac_mac: str, core_mac: str, core_addr: str) -> int:
+        """Make the DP serve line group `name` with these addresses; the cause."""
+        v = line_group_value(LG_ADOPT, name, ac_mac, core_mac, core_addr)
+        return _cause(self.association_update(line_group_ie(v)))
+
+    def release_group(self, name: str) -> int:
+        """Make the DP stop serving line group `name`; the cause. A release carries no
+        addresses the DP uses: zeros here."""
+        zero_mac = "00:00:00:00:00:00"
+        v = line_group_value(LG_RELEASE, name, zero_mac, zero_mac, ipaddress.IPv4Address(0))
+        return _cause(self.association_update(line_group_ie(v)))
 
     # -- sessions ---------------------------------------------------------------------------
     def _fseid(self, cp_seid: int):

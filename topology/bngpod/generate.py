@@ -46,9 +46,16 @@ def _acl_keys(rule: m.AclRule) -> list[tuple[str, object]]:
 
 
 def dp_config(pod: m.Pod, inst: m.Instance) -> str:
-    """The DP instance's INI (rte_cfgfile)."""
-    ports = inst.access_ports
-    lines = inst.lines
+    """The DP instance's INI (rte_cfgfile).
+
+    Every instance knows the whole pod: all access ports, line groups and lines. The groups
+    the pod file places on this instance are served (`standby = no`); the others are
+    standby, known so that the instance can adopt them at run time (PFCP Association
+    Update with the bngpod Line Group IE, docs/dp/pfcp.md) when ONOS moves them."""
+    ports = sorted(pod.ports_with_role("access"), key=lambda p: p.number)
+    groups = pod.groups
+    own = {g.name for g in inst.groups}
+    lines = [line for g in groups for line in g.lines]
     sections = [
         (
             "instance",
@@ -65,7 +72,7 @@ def dp_config(pod: m.Pod, inst: m.Instance) -> str:
                 ("pfcp_port", pod.control_plane.pfcp_port),
                 ("vxlan_port", pod.control_plane.vxlan_port),
                 ("access_ports", len(ports)),
-                ("line_groups", len(inst.groups)),
+                ("line_groups", len(groups)),
                 ("lines", len(lines)),
                 ("qos_profiles", len(pod.qos_profiles)),
                 ("acl_rules", len(pod.acl)),
@@ -83,7 +90,7 @@ def dp_config(pod: m.Pod, inst: m.Instance) -> str:
     ]
     for i, p in enumerate(ports):
         sections.append((f"access_port.{i}", [("name", p.name), ("tpid", f"{p.tpid:#06x}"), ("rate", p.rate)]))
-    for i, g in enumerate(inst.groups):
+    for i, g in enumerate(groups):
         sections.append(
             (
                 f"line_group.{i}",
@@ -94,6 +101,7 @@ def dp_config(pod: m.Pod, inst: m.Instance) -> str:
                     ("core_mac", g.core_mac),
                     ("prefixes", " ".join(str(p.prefix) for p in g.pools)),
                     ("qos_profile", g.qos_profile.name),
+                    ("standby", "no" if g.name in own else "yes"),
                 ],
             )
         )

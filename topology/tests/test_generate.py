@@ -82,15 +82,25 @@ def test_dp_config_matches_the_pod():
         routes = [(ini[f"route.{i}"]["prefix"], ini[f"route.{i}"]["via"]) for i in range(int(head["routes"]))]
         assert routes == [(str(r.prefix), str(r.via) if r.via else "drop") for r in pod.core.routes]
         assert routes == [("192.0.2.0/24", "100.64.0.2"), ("203.0.113.0/24", "drop")]
+        # every instance knows the whole pod; only its own groups are served
         lines = [ini[f"line.{i}"] for i in range(int(head["lines"]))]
-        assert {(ln["access_port"], ln["stag"]) for ln in lines} == {
-            (ln.port.name, f"{ln.stag.lo}-{ln.stag.hi}") for ln in inst.lines
+        assert [(ln["group"], ln["access_port"], ln["stag"]) for ln in lines] == [
+            (g.name, ln.port.name, f"{ln.stag.lo}-{ln.stag.hi}") for g in pod.groups for ln in g.lines
+        ]
+        ports = [ini[f"access_port.{i}"]["name"] for i in range(int(head["access_ports"]))]
+        assert ports == [p.name for p in sorted(pod.ports_with_role("access"), key=lambda p: p.number)]
+        groups = [ini[f"line_group.{i}"] for i in range(int(head["line_groups"]))]
+        assert [g["name"] for g in groups] == [g.name for g in pod.groups]
+        own = {g.name for g in inst.groups}
+        assert {g["name"]: g["standby"] for g in groups} == {
+            g.name: "no" if g.name in own else "yes" for g in pod.groups
         }
-        ports = {ini[f"access_port.{i}"]["name"] for i in range(int(head["access_ports"]))}
-        assert ports == {ln["access_port"] for ln in lines}
+        served = {ln["group"] for ln in lines} & own
+        assert served == own
     dp4 = read_ini(GOLDEN / "lab" / "dp" / "dp4.ini")
-    assert dp4["line.0"]["ctag"] == "2000-4094" and dp4["line.1"]["ctag"] == "any"
-    assert dp4["access_port.1"]["tpid"] == "0x88a8"
+    assert dp4["line.4"]["ctag"] == "2000-4094" and dp4["line.5"]["ctag"] == "any"
+    assert dp4["access_port.3"]["tpid"] == "0x88a8"
+    assert dp4["line_group.3"]["standby"] == "no" and dp4["line_group.0"]["standby"] == "yes"
 
 
 def test_acl_protocols_and_ports_are_spelled_for_the_dp():
