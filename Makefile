@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 POD ?= topology/examples/lab.yaml
 
-.PHONY: help setup demo test lint build fuzz bench bench-dp bench-cp up down status clean
+.PHONY: help setup demo test lint build fuzz bench bench-dp bench-cp bench-move up down status clean
 
 help:
 	@echo "make demo    set up when needed, bring the lab pod up and show it (Ctrl-C tears it down)"
@@ -13,6 +13,7 @@ help:
 	@echo "make bench   data-plane stage benchmarks (callgrind instructions, TSC cycles)"
 	@echo "make bench-dp  the whole bng-dp pipeline against DPDK's ip_pipeline as a vBNG (JSON lines)"
 	@echo "make bench-cp  bng-cp's session setup rate, PADI to PFCP-acknowledged establishment (JSON lines)"
+	@echo "make bench-move  a line group's move onto the real bng-dp, new placement to sessions acked and traffic (JSON lines, root)"
 
 setup:
 	@scripts/setup.sh
@@ -62,6 +63,11 @@ bench-dp: setup
 
 bench-cp: setup
 	accel-ppp-glue/bench/bench_cp.sh
+
+bench-move: setup
+	[ -f server-dp/build/build.ninja ] || meson setup server-dp/build server-dp
+	ninja -C server-dp/build
+	accel-ppp-glue/bench/bench_move.sh
 
 clean:
 	./bngpod down >/dev/null 2>&1 || true

@@ -372,11 +372,14 @@ class FakeDp:
         adopt makes the group's AC MAC one of this DP's, release drops it and deletes the
         group's sessions (by the S-tags in `group_stags`). Every IE is kept in `group_updates`
         as it came on the wire."""
+        # bng-dp's order (pfcp.md): Node ID (66), association (72), the IE (66 missing, 69 two)
+        if msg.find(W.IE_NODE_ID) is None:
+            return W.build_message(W.ASSOC_UPDATE_RSP, msg.seq, self._node() + W.cause(66))
         if not self.associated:
             return W.build_message(W.ASSOC_UPDATE_RSP, msg.seq, self._node() + W.cause(72))
         raws = [r for r in W.raw_ies(msg.raw) if r[:2] == b"\x80\x00" and r[4:6] == b"\x7e\xd9"]
         if len(raws) != 1:
-            return W.build_message(W.ASSOC_UPDATE_RSP, msg.seq, self._node() + W.cause(69))
+            return W.build_message(W.ASSOC_UPDATE_RSP, msg.seq, self._node() + W.cause(66 if not raws else 69))
         g = W.decode_line_group(raws[0][6:])
         if g is None:
             return W.build_message(W.ASSOC_UPDATE_RSP, msg.seq, self._node() + W.cause(69))

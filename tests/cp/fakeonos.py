@@ -21,6 +21,7 @@ class FakeOnos:
         self.events: list[dict] = []  # {"cp":..., "event":..., "session":...}
         self.health: list[tuple[int, dict]] = []
         self.unauthorized = 0
+        self.served: dict[int, float] = {}  # placement version -> time.time() it was first served
         self.cond = threading.Condition()
         owner = self
 
@@ -55,6 +56,7 @@ class FakeOnos:
                     return
                 if self.path == BASE + "/placement":
                     with owner.cond:
+                        owner.served.setdefault(owner.placement["version"], time.time())
                         self._reply(200, owner.placement)
                     return
                 self._reply(404, {"error": "path"})

@@ -29,9 +29,9 @@ import pytest
 from scapy.layers.l2 import Ether
 
 try:  # pytest puts tests/ on sys.path (tests/dp and tests/cp are packages, tests/ is not)
-    from dp.pfcp_cp import Cp, Sub
+    from dp.pfcp_cp import LG_ADOPT, Cp, Sub, _cause, line_group_ie, line_group_value
 except ImportError:  # python -m from the repository root
-    from tests.dp.pfcp_cp import Cp, Sub
+    from tests.dp.pfcp_cp import LG_ADOPT, Cp, Sub, _cause, line_group_ie, line_group_value
 
 from . import pfcpwire as W
 from .fakedp import FakeDp
@@ -431,6 +431,28 @@ class ScriptedAc:
         self.stop.set()
         self.thread.join(timeout=5)
         self.sock.close()
+
+
+def test_fakedp_association_update_causes_as_bng_dp():
+    """The fake DP answers Association Updates with the causes bng-dp gives (pfcp.md, "bngpod
+    Line Group IE"; tests/dp/test_line_group.py checks the real one with the same CP)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sock.bind((CP, 8805))
+    cp = Cp(sock, dp_addr=(DP, 8805), node_ip=CP, t1=1.0)
+    adopt = line_group_ie(line_group_value(LG_ADOPT, "lg1", "02:bb:00:00:00:01", "02:cc:00:00:00:01", "100.64.0.11"))
+    with FakeDp(1, DP, CP) as dp:
+        try:
+            assert cp.adopt("lg1", "02:bb:00:00:00:01", "02:cc:00:00:00:01", "100.64.0.11") == 72
+            assert cp.associate() == 1
+            assert _cause(cp.association_update()) == 66  # no Line Group IE
+            assert _cause(cp.association_update(adopt, node_id=False)) == 66  # no Node ID
+            assert _cause(cp.association_update(adopt, adopt)) == 69  # two Line Group IEs
+            assert _cause(cp.association_update(line_group_ie(b"\x01short"))) == 69
+            assert dp.group_updates == [] and dp.served_groups == set()
+            assert _cause(cp.association_update(adopt)) == 1
+            assert dp.served_groups == {"lg1"}
+        finally:
+            sock.close()
 
 
 def test_pppoe_client_against_scripted_ac(tmp_path):

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -108,6 +109,34 @@ type dp struct {
 	upByCP map[uint64]uint64
 	cpByUP map[uint64]uint64
 	nextUP uint64
+	node   NodeEvents // what the CP did to this instance as a whole (a line-group move)
+}
+
+// NodeEvents is what a DP saw of a line-group move: the Association Updates
+// (bngpod Line Group IE) and the Session Deletions, as Unix times in ns. The
+// CP deletes a moved group's sessions at the old instance only after the new
+// one acknowledged all of them, so the first deletion marks the end of the
+// re-establishment.
+type NodeEvents struct {
+	Instance      uint32  `json:"instance"`
+	AssocUpdates  []int64 `json:"assoc_updates_ns"`
+	Deletions     int     `json:"deletions"`
+	FirstDeletion int64   `json:"first_deletion_ns,omitempty"`
+	LastDeletion  int64   `json:"last_deletion_ns,omitempty"`
+}
+
+// NodeEvents returns what every DP saw of moves so far.
+func (l *Loader) NodeEvents() []NodeEvents {
+	out := make([]NodeEvents, 0, len(l.dps))
+	for _, d := range l.dps {
+		d.mu.Lock()
+		e := d.node
+		e.Instance = d.id
+		e.AssocUpdates = append([]int64(nil), e.AssocUpdates...)
+		d.mu.Unlock()
+		out = append(out, e)
+	}
+	return out
 }
 
 // New opens the sockets of every DP.
@@ -512,6 +541,25 @@ func (d *dp) answer(m *pfcpMsg) (pfcpOut, bool) {
 		c := uint8(causeAccepted)
 		if !d.associated() {
 			c = causeNoAssociation
+		} else if m.typ == pfcpAssocUpdReq {
+			// As bng-dp: exactly one bngpod Line Group IE, else 66 (none) or 69 (two).
+			n := 0
+			_ = forEachIE(m.body, func(t uint16, v []byte) error {
+				if t == ieBngpodLineGroup && len(v) >= 2 && binary.BigEndian.Uint16(v) == bngpodEnterprise {
+					n++
+				}
+				return nil
+			})
+			switch {
+			case n == 0:
+				c = causeMandatoryMiss
+			case n > 1:
+				c = causeMandatoryIncorrect
+			default:
+				d.mu.Lock()
+				d.node.AssocUpdates = append(d.node.AssocUpdates, time.Now().UnixNano())
+				d.mu.Unlock()
+			}
 		}
 		return pfcpOut{b: newPFCP(m.typ+1, false, 0, m.seq).nodeID(d.addr).cause(c).bytes()}, true
 	case pfcpSessEstReq:
@@ -552,6 +600,12 @@ func (d *dp) answer(m *pfcpMsg) (pfcpOut, bool) {
 		if ok && m.typ == pfcpSessDelReq {
 			delete(d.cpByUP, m.seid)
 			delete(d.upByCP, cp)
+			now := time.Now().UnixNano()
+			if d.node.Deletions == 0 {
+				d.node.FirstDeletion = now
+			}
+			d.node.Deletions++
+			d.node.LastDeletion = now
 		}
 		d.mu.Unlock()
 		if !m.hasSEI || !ok {

@@ -110,6 +110,8 @@ A session is timed from its PADI to the moment its PFCP Session Establishment wa
 	assoc := fs.Duration("assoc-timeout", 30*time.Second, "wait this long for the CP's PFCP association")
 	verbose := fs.Bool("v", false, "print counters, failure reasons, per-step mean latencies and CPU time to stderr")
 	cpuProfile := fs.String("cpuprofile", "", "write the loader's CPU profile to this file (go tool pprof)")
+	hold := fs.Bool("hold", false, "after the result line, keep the DPs up (PFCP answered, CPEs answering) until SIGTERM, "+
+		"then print one line {\"node_events\":[...]}: Association Updates and Session Deletions per DP (make bench-move)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -193,6 +195,11 @@ A session is timed from its PADI to the moment its PFCP Session Establishment wa
 	fmt.Println(string(out))
 	if *verbose || res.Failed > 0 || err != nil {
 		printDiag(l)
+	}
+	if *hold && err == nil {
+		<-ctx.Done() // the DPs' sockets stay served by Serve's goroutines meanwhile
+		ev, _ := json.Marshal(map[string]any{"node_events": l.NodeEvents()})
+		fmt.Println(string(ev))
 	}
 	if err != nil || res.Completed != res.Sessions {
 		return 1

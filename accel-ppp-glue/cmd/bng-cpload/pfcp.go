@@ -53,11 +53,15 @@ const (
 	ieBBFLCPConnectivity = 32780
 
 	bbfEnterprise = 3561
+	// the bngpod Line Group IE (docs/dp/pfcp.md): vendor type 32768 of enterprise 32473
+	ieBngpodLineGroup = 32768
+	bngpodEnterprise  = 32473
 
-	causeAccepted        = 1
-	causeSessionNotFound = 65
-	causeMandatoryMiss   = 66
-	causeNoAssociation   = 72
+	causeAccepted           = 1
+	causeSessionNotFound    = 65
+	causeMandatoryMiss      = 66
+	causeMandatoryIncorrect = 69
+	causeNoAssociation      = 72
 
 	pfcpMaxBundle = 16
 	ntpOffset     = 2208988800 // seconds from 1900 to 1970

@@ -234,3 +234,41 @@ func FuzzPFCP(f *testing.F) {
 		}
 	})
 }
+
+// An Association Update is answered as bng-dp does (66 without the bngpod Line
+// Group IE, 69 with two) and only an accepted one is recorded, with the deletions.
+func TestAssociationUpdateAndNodeEvents(t *testing.T) {
+	d := &dp{addr: netip.MustParseAddr("127.0.0.11"), id: 2, assoc: make(chan struct{}),
+		upByCP: map[uint64]uint64{7: 70}, cpByUP: map[uint64]uint64{70: 7}}
+	d.l = &Loader{dps: []*dp{d}}
+	close(d.assoc)
+	lg := newPFCP(0, false, 0, 0).ie(ieBngpodLineGroup, 0x7e, 0xd9, 1).bytes()[8:] // the IE alone (no 8-octet header)
+	cause := func(body []byte) uint8 {
+		o, ok := d.answer(&pfcpMsg{typ: pfcpAssocUpdReq, seq: 1, body: body})
+		if !ok {
+			t.Fatal("no answer")
+		}
+		var c uint8
+		_ = forEachIE(o.b[8:], func(typ uint16, v []byte) error {
+			if typ == ieCause && len(v) == 1 {
+				c = v[0]
+			}
+			return nil
+		})
+		return c
+	}
+	if c := cause(nil); c != causeMandatoryMiss {
+		t.Fatalf("no IE: cause %d", c)
+	}
+	if c := cause(append(append([]byte{}, lg...), lg...)); c != causeMandatoryIncorrect {
+		t.Fatalf("two IEs: cause %d", c)
+	}
+	if c := cause(lg); c != causeAccepted {
+		t.Fatalf("one IE: cause %d", c)
+	}
+	d.answer(&pfcpMsg{typ: pfcpSessDelReq, seq: 2, seid: 70, hasSEI: true})
+	ev := d.l.NodeEvents()[0]
+	if ev.Instance != 2 || len(ev.AssocUpdates) != 1 || ev.Deletions != 1 || ev.FirstDeletion == 0 {
+		t.Fatalf("node events %+v", ev)
+	}
+}

@@ -124,7 +124,8 @@ func (d *Daemon) groupCall(inst uint32, g *config.LineGroup, action pfcpcp.Group
 	}
 	d.m.pfcpRequests.WithLabelValues("association_update", "ok").Inc()
 	d.m.groupCalls.WithLabelValues(action.String(), "ok").Inc()
-	d.log.Info("line group "+action.String()+"ed", "line_group", g.Name, "instance", d.instanceName(inst))
+	done := map[pfcpcp.GroupAction]string{pfcpcp.GroupAdopt: "adopted", pfcpcp.GroupRelease: "released"}[action]
+	d.log.Info("line group "+done, "line_group", g.Name, "instance", d.instanceName(inst))
 	return nil
 }
 
