@@ -151,8 +151,6 @@ final class OfdpaInstaller {
         OfdpaSteering steering = installed(checkNotNull(device, "device"));
         Map<Object, Integer> ids = nextIds.getOrDefault(device, Map.of());
         steering.filters().forEach(f -> filter(device, f, Objective.Operation.ADD));
-        steering.nexts().stream().filter(n -> n.kind() == OfdpaNext.Kind.FLOOD)
-                .forEach(n -> next(device, n, ids.get(n.key()), n.members(), Objective.Operation.VERIFY));
         steering.forwards().forEach(f -> forward(device, f, ids.get(f.next().key()), Objective.Operation.ADD));
         if (!steering.forwards().isEmpty()) {
             LOG.info("OF-DPA steering on {}: re-sent {}", device, steering);
