@@ -142,10 +142,11 @@ final class OfdpaInstaller {
     }
 
     /**
-     * Re-sends the filters and forwarding objectives last applied, and asks
-     * the pipeliner to verify the flood groups (ONOS keeps next objectives
-     * and groups in its stores and re-installs groups on reconnect; an OF-DPA
-     * pipeliner refuses to add a next id it already has).
+     * Re-sends the filters and forwarding objectives last applied. Next
+     * objectives are not re-sent: ONOS keeps them and their groups in its
+     * stores and its group subsystem re-audits groups on reconnect, an OF-DPA
+     * pipeliner refuses to add a next id it already has, and it verifies only
+     * hashed and broadcast nexts.
      */
     void resync(DeviceId device) {
         OfdpaSteering steering = installed(checkNotNull(device, "device"));
