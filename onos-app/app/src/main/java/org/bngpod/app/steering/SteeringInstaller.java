@@ -31,6 +31,11 @@ import static com.google.common.base.Preconditions.checkNotNull;
  * and removing the old one after it would delete the new one. Objective
  * errors are logged and counted ({@link #errors()}); what was sent is still
  * recorded as installed, and {@link #resync} sends it again.</p>
+ *
+ * <p>{@link #apply(DeviceId, Steering)} takes either pipeline's rendering;
+ * OF-DPA's filtering, next and forwarding objectives are diffed and ordered
+ * as {@link OfdpaInstaller} says. {@link #resync} and {@link #withdraw}
+ * cover both.</p>
  */
 public final class SteeringInstaller {
 
@@ -41,6 +46,7 @@ public final class SteeringInstaller {
     private final Map<DeviceId, Set<Steer>> installed = new HashMap<>();
     private final AtomicLong errors = new AtomicLong();
     private final AtomicLong successes = new AtomicLong();
+    private final OfdpaInstaller ofdpa;
 
     /**
      * Creates an installer.
@@ -51,6 +57,48 @@ public final class SteeringInstaller {
     public SteeringInstaller(FlowObjectiveService fos, ApplicationId appId) {
         this.flowObjectives = checkNotNull(fos, "flow objective service");
         this.appId = checkNotNull(appId, "appId");
+        this.ofdpa = new OfdpaInstaller(fos, appId, errors, successes);
+    }
+
+    /**
+     * Installs the difference between what this installer installed on a
+     * device before and the next steering, for the steering's pipeline. A
+     * device whose pipeline changed (another driver) first loses what was
+     * installed for the other pipeline.
+     *
+     * @param device   the switch
+     * @param steering everything the device should have
+     *                 ({@link SteeringPlan#compute(org.bngpod.api.Pod, org.bngpod.app.placement.Placement, Pipeline)})
+     */
+    public synchronized void apply(DeviceId device, Steering steering) {
+        checkNotNull(device, "device");
+        checkNotNull(steering, "steering");
+        if (steering.pipeline() == Pipeline.OFDPA) {
+            if (installed.containsKey(device)) {
+                apply(device, ImmutableSet.of());
+            }
+            ofdpa.apply(device, steering.ofdpa());
+        } else {
+            if (!ofdpa.installed(device).forwards().isEmpty() || !ofdpa.installed(device).filters().isEmpty()) {
+                ofdpa.withdraw(device);
+            }
+            apply(device, steering.steers());
+        }
+    }
+
+    /**
+     * Returns what this installer last applied to an OF-DPA device.
+     *
+     * @param device the switch
+     * @return the OF-DPA steering, empty when none
+     */
+    public synchronized OfdpaSteering installedOfdpa(DeviceId device) {
+        return ofdpa.installed(device);
+    }
+
+    /** The next ids allocated on a device, by next key (tests). */
+    synchronized Map<Object, Integer> nextIds(DeviceId device) {
+        return ofdpa.nextIds(device);
     }
 
     /**
@@ -99,7 +147,10 @@ public final class SteeringInstaller {
     public synchronized void resync(DeviceId device) {
         Set<Steer> steers = installed.getOrDefault(checkNotNull(device, "device"), ImmutableSet.of());
         steers.forEach(steer -> send(device, steer, Objective.Operation.ADD));
-        LOG.info("steering on {}: {} steers re-sent", device, steers.size());
+        if (!steers.isEmpty()) {
+            LOG.info("steering on {}: {} steers re-sent", device, steers.size());
+        }
+        ofdpa.resync(device);
     }
 
     /**
@@ -112,7 +163,10 @@ public final class SteeringInstaller {
         Set<Steer> steers = installed.getOrDefault(checkNotNull(device, "device"), ImmutableSet.of());
         steers.forEach(steer -> send(device, steer, Objective.Operation.REMOVE));
         installed.remove(device);
-        LOG.info("steering on {}: {} steers withdrawn", device, steers.size());
+        if (!steers.isEmpty()) {
+            LOG.info("steering on {}: {} steers withdrawn", device, steers.size());
+        }
+        ofdpa.withdraw(device);
     }
 
     /**

@@ -66,6 +66,29 @@ public final class SteeringPlan {
     }
 
     /**
+     * Returns the steering a pod needs for a placement, rendered for a
+     * pipeline: {@link Pipeline#SINGLE_TABLE} gives {@link #compute(Pod, Placement)}'s
+     * steers, {@link Pipeline#OFDPA} the objectives of {@link OfdpaSteering}.
+     *
+     * @param pod       the pod
+     * @param placement where each line group is served
+     * @param pipeline  the device's pipeline ({@link Pipeline#forDriver(String)})
+     * @return the steering
+     * @throws UnsupportedPodException if the pipeline cannot express the pod's fold
+     *                                 (OF-DPA: S-tags split by C-tag, an S-tag on two access ports)
+     */
+    public static Steering compute(Pod pod, Placement placement, Pipeline pipeline) {
+        switch (checkNotNull(pipeline, "pipeline")) {
+            case SINGLE_TABLE:
+                return Steering.singleTable(compute(pod, placement));
+            case OFDPA:
+                return Steering.ofdpa(OfdpaSteering.compute(pod, placement));
+            default:
+                throw new IllegalArgumentException("unknown pipeline " + pipeline);
+        }
+    }
+
+    /**
      * Returns the switch port an instance is reached through: its stated
      * switch port, else its server port's switch port.
      *
