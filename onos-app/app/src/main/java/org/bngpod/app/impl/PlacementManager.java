@@ -17,8 +17,11 @@ import org.bngpod.app.config.BngPodConfig;
 import org.bngpod.app.placement.Placement;
 import org.bngpod.app.placement.PlacementEngine;
 import org.bngpod.app.placement.Reason;
+import org.bngpod.app.steering.Pipeline;
 import org.bngpod.app.steering.SteeringInstaller;
 import org.bngpod.app.steering.SteeringPlan;
+import org.bngpod.app.steering.UnsupportedPodException;
+import org.onlab.util.ItemNotFoundException;
 import org.onosproject.cluster.ClusterService;
 import org.onosproject.cluster.LeadershipEvent;
 import org.onosproject.cluster.LeadershipEventListener;
@@ -32,6 +35,8 @@ import org.onosproject.net.PortNumber;
 import org.onosproject.net.device.DeviceEvent;
 import org.onosproject.net.device.DeviceListener;
 import org.onosproject.net.device.DeviceService;
+import org.onosproject.net.driver.Driver;
+import org.onosproject.net.driver.DriverService;
 import org.onosproject.net.flowobjective.FlowObjectiveService;
 import org.onosproject.store.service.ConsistentMap;
 import org.onosproject.store.service.MapEvent;
@@ -104,6 +109,8 @@ public class PlacementManager extends AbstractListenerManager<PlacementEvent, Pl
     protected DeviceService deviceService;
     @Reference(cardinality = ReferenceCardinality.MANDATORY)
     protected FlowObjectiveService flowObjectiveService;
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected DriverService driverService;
 
     /** Where events are handled; tests set a direct executor before activate. */
     ExecutorService executor;
@@ -117,6 +124,7 @@ public class PlacementManager extends AbstractListenerManager<PlacementEvent, Pl
     private final MapEventListener<Integer, HealthRecord> healthListener = this::healthStored;
 
     private ApplicationId appId;
+    private volatile String steeringProblem;
     private ConsistentMap<String, PlacementRecord> placements;
     private ConsistentMap<Integer, HealthRecord> health;
     private SteeringInstaller installer;
@@ -358,7 +366,38 @@ public class PlacementManager extends AbstractListenerManager<PlacementEvent, Pl
             installer.withdraw(steered);
         }
         steered = pod.deviceId();
-        installer.apply(steered, SteeringPlan.compute(pod, rec.placement()));
+        Pipeline pipeline = pipeline(steered);
+        try {
+            installer.apply(steered, SteeringPlan.compute(pod, rec.placement(), pipeline));
+            steeringProblem = null;
+        } catch (UnsupportedPodException e) {
+            // nothing half-done on the switch: what it had stays until the pod is fixed
+            if (!e.getMessage().equals(steeringProblem)) {
+                log.error("bngpod: the pod cannot be steered on {} ({} pipeline): {}", steered, pipeline,
+                          e.getMessage());
+            }
+            steeringProblem = e.getMessage();
+        }
+    }
+
+    /**
+     * Returns the steering pipeline of a switch from its driver: OF-DPA for
+     * OF-DPA drivers, else the single-table rendering (OVS and other
+     * OpenFlow 1.3 switches). A switch ONOS does not know yet gets the
+     * single-table rendering; it is steered again when it connects.
+     */
+    Pipeline pipeline(DeviceId device) {
+        try {
+            Driver driver = driverService.getDriver(device);
+            return Pipeline.forDriver(driver == null ? null : driver.name());
+        } catch (ItemNotFoundException e) {
+            return Pipeline.SINGLE_TABLE;
+        }
+    }
+
+    /** Why the pod could not be steered the last time, or null. */
+    String steeringProblem() {
+        return steeringProblem;
     }
 
     private synchronized void withdrawSteering() {
@@ -393,7 +432,10 @@ public class PlacementManager extends AbstractListenerManager<PlacementEvent, Pl
                 if (deviceService.isAvailable(pod.deviceId())) {
                     executor.execute(() -> {
                         if (isLeader()) {
+                            // its driver may be known only now: steer (for its pipeline), then
+                            // re-send everything (a reconnected switch may have lost its tables)
                             log.info("bngpod: switch {} (re)connected, re-sending the steering", pod.deviceId());
+                            steer();
                             installer.resync(pod.deviceId());
                         }
                     });

@@ -1,11 +1,13 @@
 package org.bngpod.app.impl;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.bngpod.api.Failover;
 import org.bngpod.api.GroupPlacement;
 import org.bngpod.api.PlacementEvent;
 import org.bngpod.api.PlacementState;
 import org.bngpod.api.PodEvent;
+import org.bngpod.app.steering.OfdpaSteering;
 import org.bngpod.app.steering.Steer;
 import org.junit.After;
 import org.junit.Before;
@@ -22,6 +24,8 @@ import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNotNull;
+import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
@@ -200,5 +204,48 @@ public class PlacementManagerTest {
     public void switchReconnectResyncs() {
         bed.devices.device(DeviceEvent.Type.DEVICE_AVAILABILITY_CHANGED);
         assertEquals(Set.of(1, 2), steeredInstances());
+    }
+
+    /** The fixture pod with lg2's split S-tag line (S300, C2000-4094) serving the whole S-tag. */
+    private static JsonNode wholeSTagPod() {
+        ObjectNode pod = Testbed.fixturePod().deepCopy();
+        for (JsonNode group : pod.get("lineGroups")) {
+            for (JsonNode line : group.get("lines")) {
+                ((ObjectNode) line).putNull("ctag");
+            }
+        }
+        return pod;
+    }
+
+    @Test
+    public void anOfdpaSwitchGetsTheOfdpaRendering() {
+        bed.close();
+        bed = new Testbed(wholeSTagPod(), "ofdpa3");
+        OfdpaSteering ofdpa = bed.placement.installer().installedOfdpa(Testbed.SWITCH);
+        assertFalse(ofdpa.forwards().isEmpty());
+        assertFalse(ofdpa.filters().isEmpty());
+        assertTrue(bed.placement.installer().installed(Testbed.SWITCH).isEmpty());
+        assertNull(bed.placement.steeringProblem());
+    }
+
+    @Test
+    public void aPodOfdpaCannotExpressIsNotSteeredAndTheReasonNamesTheLine() {
+        bed.close();
+        bed = new Testbed(Testbed.fixturePod(), "ofdpa3");
+        assertTrue(bed.placement.installer().installedOfdpa(Testbed.SWITCH).forwards().isEmpty());
+        assertTrue(bed.placement.installer().installed(Testbed.SWITCH).isEmpty());
+        assertNotNull(bed.placement.steeringProblem());
+        assertTrue(bed.placement.steeringProblem(), bed.placement.steeringProblem().contains("access3"));
+    }
+
+    @Test
+    public void aSwitchWhoseDriverIsKnownOnlyAtConnectIsSteeredForIt() {
+        bed.close();
+        bed = new Testbed(wholeSTagPod(), null);
+        assertEquals(Set.of(1, 2), steeredInstances());
+        bed.drivers.name = "ofdpa2";
+        bed.devices.device(DeviceEvent.Type.DEVICE_ADDED);
+        assertTrue(bed.placement.installer().installed(Testbed.SWITCH).isEmpty());
+        assertFalse(bed.placement.installer().installedOfdpa(Testbed.SWITCH).forwards().isEmpty());
     }
 }

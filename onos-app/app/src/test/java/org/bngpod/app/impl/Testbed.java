@@ -30,6 +30,10 @@ import org.onosproject.net.config.NetworkConfigRegistryAdapter;
 import org.onosproject.net.device.DeviceEvent;
 import org.onosproject.net.device.DeviceListener;
 import org.onosproject.net.device.DeviceServiceAdapter;
+import org.onosproject.net.driver.Driver;
+import org.onosproject.net.driver.DriverAdapter;
+import org.onosproject.net.driver.DriverServiceAdapter;
+import org.onlab.util.ItemNotFoundException;
 import org.onosproject.net.flowobjective.FlowObjectiveServiceAdapter;
 import org.onosproject.net.provider.ProviderId;
 import org.onosproject.store.service.TestStorageService;
@@ -59,6 +63,7 @@ public final class Testbed {
     public final FakeNetcfg netcfg = new FakeNetcfg();
     public final FakeDevices devices = new FakeDevices();
     public final FakeLeadership leadership = new FakeLeadership();
+    public final FakeDrivers drivers = new FakeDrivers();
     public final PodManager pods = new PodManager();
     public final PlacementManager placement = new PlacementManager();
     public final SessionManager sessions = new SessionManager();
@@ -76,6 +81,17 @@ public final class Testbed {
      * @param pod the pod object of apps/org.bngpod.app/pod, or null
      */
     public Testbed(JsonNode pod) {
+        this(pod, "ovs");
+    }
+
+    /**
+     * Wires and activates the managers with the switch's driver known as the given name.
+     *
+     * @param pod    the pod object of apps/org.bngpod.app/pod, or null
+     * @param driver the switch's driver name, or null for a switch whose driver ONOS does not know yet
+     */
+    public Testbed(JsonNode pod, String driver) {
+        drivers.name = driver;
         CoreServiceAdapter core = new CoreServiceAdapter() {
             @Override
             public ApplicationId registerApplication(String name) {
@@ -96,6 +112,7 @@ public final class Testbed {
         placement.leadershipService = leadership;
         placement.clusterService = cluster;
         placement.deviceService = devices;
+        placement.driverService = drivers;
         placement.flowObjectiveService = new FlowObjectiveServiceAdapter();
         placement.executor = MoreExecutors.newDirectExecutorService();
         injectEventDispatcher(placement, new TestEventDispatcher());
@@ -225,6 +242,25 @@ public final class Testbed {
         public void device(DeviceEvent.Type type) {
             DeviceEvent event = new DeviceEvent(type, device);
             listeners.forEach(l -> l.event(event));
+        }
+    }
+
+    /** The switch's driver, by name; null: not known (yet). */
+    public static final class FakeDrivers extends DriverServiceAdapter {
+        public volatile String name;
+
+        @Override
+        public Driver getDriver(DeviceId deviceId) {
+            String n = name;
+            if (n == null || !SWITCH.equals(deviceId)) {
+                throw new ItemNotFoundException("no driver for " + deviceId);
+            }
+            return new DriverAdapter() {
+                @Override
+                public String name() {
+                    return n;
+                }
+            };
         }
     }
 
