@@ -29,12 +29,19 @@ func (d *Daemon) startONOS() error {
 
 // onosSession is a session as ONOS gets it (shard goroutine, or a copy).
 func (d *Daemon) onosSession(r *record) onos.Session {
-	return onos.Session{
+	s := onos.Session{
 		ID: r.ID, LineGroup: r.LineGroup, Instance: r.Instance, AccessPort: r.AccessPort,
-		STag: r.STag, CTag: r.CTag, PPPoEID: r.PPPoESID, MAC: macString(r.MAC), IPv4: r.IPv4.String(),
+		STag: r.STag, CTag: r.CTag, PPPoEID: r.PPPoESID, MAC: macString(r.MAC),
 		Username: r.User, QosProfile: r.QosProfile, Since: r.Started.UTC(),
 		Usage: onos.Usage{UpBytes: r.UpOctets, DownBytes: r.DownOctets, UpPackets: r.UpPackets, DownPackets: r.DownPackets},
 	}
+	// No address yet: leave the optional field out. The zero netip.Addr
+	// prints "invalid IP", which ONOS refuses, and with it the whole batch
+	// and every resync after it.
+	if r.IPv4.IsValid() {
+		s.IPv4 = r.IPv4.String()
+	}
+	return s
 }
 
 // reportSession queues a session event for ONOS (shard goroutine); it never

@@ -23,9 +23,9 @@ type Session struct {
 	CTag       uint16    `json:"ctag"`
 	PPPoEID    uint16    `json:"pppoeId"`
 	MAC        string    `json:"mac"`
-	IPv4       string    `json:"ipv4"`
+	IPv4       string    `json:"ipv4,omitempty"` // optional: ONOS refuses "" and non-addresses
 	Username   string    `json:"username"`
-	QosProfile string    `json:"qosProfile"`
+	QosProfile string    `json:"qosProfile,omitempty"` // optional: ONOS refuses "" (not a name)
 	Since      time.Time `json:"since"`
 	Usage      Usage     `json:"usage"`
 	Cause      string    `json:"cause,omitempty"` // Acct-Terminate-Cause name, "down" only

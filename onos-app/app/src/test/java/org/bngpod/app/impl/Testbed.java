@@ -42,6 +42,9 @@ import org.onlab.packet.ChassisId;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -142,6 +145,16 @@ public final class Testbed {
         BngPodConfig config = new BngPodConfig();
         config.init(APP_ID, BngPodConfig.CONFIG_KEY, pod, MAPPER, c -> { });
         return config;
+    }
+
+    /**
+     * Makes the placement manager's clock stand still (failover times in
+     * answers that tests compare byte for byte).
+     *
+     * @param at the instant the clock shows
+     */
+    public void fixClock(Instant at) {
+        placement.clock = Clock.fixed(at, ZoneOffset.UTC);
     }
 
     /** Stops the managers. */
