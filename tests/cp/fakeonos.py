@@ -1,5 +1,6 @@
 """The ONOS bngpod application's REST endpoints as bng-cp uses them (Contract B,
-docs/cp/onos.md), on loopback: GET /placement answers what the test sets, PUT /sessions,
+docs/cp/onos.md), on loopback: GET /placement answers what the test sets, PUT /sessions
+(one request, or paged: staged per resync id, recorded when the last page arrives),
 POST /sessions/events and POST /instances/{id}/health are recorded. HTTP Basic auth
 onos/rocks, as ONOS's default; anything else is 401."""
 
@@ -10,6 +11,7 @@ import json
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
 
 BASE = "/onos/bngpod"
 
@@ -17,7 +19,8 @@ BASE = "/onos/bngpod"
 class FakeOnos:
     def __init__(self, address: str = "127.0.0.1"):
         self.placement: dict = {"version": 1, "groups": [], "instances": []}
-        self.resyncs: list[tuple[str, list[dict]]] = []  # (cp, sessions)
+        self.resyncs: list[tuple[str, list[dict]]] = []  # (cp, sessions): resyncs completed
+        self.staged: dict[tuple[str, str], tuple[int, list[dict]]] = {}  # (cp, id) -> (next page, sessions)
         self.events: list[dict] = []  # {"cp":..., "event":..., "session":...}
         self.health: list[tuple[int, dict]] = []
         self.unauthorized = 0
@@ -64,11 +67,33 @@ class FakeOnos:
             def do_PUT(self):
                 if not self._auth():
                     return
-                if self.path.startswith(BASE + "/sessions?cp="):
-                    b = self._body()
+                u = urlsplit(self.path)
+                if u.path == BASE + "/sessions":
+                    q = {k: v[0] for k, v in parse_qs(u.query).items()}
+                    sessions = self._body()["sessions"]
+                    if "cp" not in q or len(sessions) > 10000:
+                        self._reply(400, {"error": "cp or page size"})
+                        return
+                    cp, rid = q["cp"], q.get("resync")
                     with owner.cond:
-                        owner.resyncs.append((self.path.split("=", 1)[1], b["sessions"]))
-                        owner.cond.notify_all()
+                        if rid is None:  # one-request resync
+                            done = sessions
+                        else:
+                            page, last = int(q["page"]), q["last"] == "true"
+                            if page == 0:
+                                owner.staged = {k: v for k, v in owner.staged.items() if k[0] != cp}
+                                owner.staged[(cp, rid)] = (0, [])
+                            if owner.staged.get((cp, rid), (-1, []))[0] != page:
+                                self._reply(409, {"error": f"resync {rid}: page {page} not expected"})
+                                return
+                            staged = owner.staged[(cp, rid)][1] + sessions
+                            owner.staged[(cp, rid)] = (page + 1, staged)
+                            done = staged if last else None
+                            if last:
+                                del owner.staged[(cp, rid)]
+                        if done is not None:
+                            owner.resyncs.append((cp, done))
+                            owner.cond.notify_all()
                     self._reply(204)
                     return
                 self._reply(404, {"error": "path"})

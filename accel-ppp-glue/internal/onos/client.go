@@ -20,6 +20,13 @@ import (
 // MaxBatch is the most events one POST /sessions/events carries.
 const MaxBatch = 1000
 
+// MaxPage is the most sessions one page of a full resync (PUT /sessions)
+// carries; ONOS refuses larger pages.
+const MaxPage = 10000
+
+// maxHealthBackoff bounds the wait between two tries of a health report.
+const maxHealthBackoff = 30 * time.Second
+
 // Config configures a Client.
 type Config struct {
 	URL          *url.URL // base URL, e.g. http://127.0.0.1:8181/onos/bngpod
@@ -29,6 +36,7 @@ type Config struct {
 	PollInterval time.Duration // GET /placement period (default 1 s)
 	Timeout      time.Duration // per request (default 2 s)
 	QueueSize    int           // events waiting to be sent (default 65536)
+	ResyncPage   int           // sessions per resync page (default and at most MaxPage)
 	Logger       *slog.Logger
 	Registerer   prometheus.Registerer // metrics; nil: not registered
 
@@ -51,12 +59,22 @@ type Client struct {
 	mu          sync.Mutex
 	queue       []Event
 	needResync  bool
-	health      map[uint32]healthBody // pending, latest per instance
+	health      map[uint32]*pendingHealth // pending, latest per instance
 	healthOrder []uint32
+	resyncSeq   uint64
+	resyncID    func() string // names a resync attempt; tests fix it
 	wake        chan struct{}
 	lastVersion int64
 	haveVersion bool
 	reachable   bool
+}
+
+// pendingHealth is an instance's latest health report until ONOS took it or
+// refused it for good.
+type pendingHealth struct {
+	body      healthBody
+	tries     int
+	notBefore time.Time // next try not before this (backoff)
 }
 
 type clientMetrics struct {
@@ -122,6 +140,9 @@ func New(cfg Config) (*Client, error) {
 	if cfg.QueueSize <= 0 {
 		cfg.QueueSize = 65536
 	}
+	if cfg.ResyncPage <= 0 || cfg.ResyncPage > MaxPage {
+		cfg.ResyncPage = MaxPage
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
@@ -131,7 +152,7 @@ func New(cfg Config) (*Client, error) {
 		cfg: cfg, log: cfg.Logger, m: newClientMetrics(cfg.Registerer),
 		http:       &http.Client{Timeout: cfg.Timeout},
 		needResync: true, // ONOS may hold sessions of our previous run
-		health:     make(map[uint32]healthBody),
+		health:     make(map[uint32]*pendingHealth),
 		wake:       make(chan struct{}, 1),
 	}, nil
 }
@@ -162,15 +183,25 @@ func (c *Client) Report(ev Event) {
 }
 
 // Health queues an instance health report; a newer one for the same
-// instance replaces one not sent yet.
+// instance replaces one not sent yet. A report is kept and tried again
+// (with backoff) until ONOS takes it or refuses it for good: an instance's
+// death must not be lost because ONOS was down or not configured yet.
 func (c *Client) Health(inst uint32, alive bool, reason string) {
 	c.mu.Lock()
 	if _, ok := c.health[inst]; !ok {
 		c.healthOrder = append(c.healthOrder, inst)
 	}
-	c.health[inst] = healthBody{CP: c.cfg.CPName, Alive: alive, Reason: reason}
+	c.health[inst] = &pendingHealth{body: healthBody{CP: c.cfg.CPName, Alive: alive, Reason: reason}}
 	c.mu.Unlock()
 	c.poke()
+}
+
+// PendingHealth is the number of instances whose latest health report ONOS
+// has not taken yet.
+func (c *Client) PendingHealth() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.health)
 }
 
 // ReapplyPlacement makes the next poll hand the placement over even when
@@ -322,39 +353,168 @@ func (c *Client) sendLoop(ctx context.Context) {
 		if worked {
 			continue
 		}
+		// Idle: wait for work, or for a health report's next try.
+		var due <-chan time.Time
+		var t *time.Timer
+		if at, ok := c.nextHealthTry(); ok {
+			t = time.NewTimer(time.Until(at))
+			due = t.C
+		}
 		select {
 		case <-ctx.Done():
-			return
 		case <-c.wake:
+		case <-due:
+		}
+		if t != nil {
+			t.Stop()
+		}
+		if ctx.Err() != nil {
+			return
 		}
 	}
+}
+
+// nextHealthTry is when the earliest pending health report is due.
+func (c *Client) nextHealthTry() (time.Time, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var at time.Time
+	for _, h := range c.health {
+		if at.IsZero() || h.notBefore.Before(at) {
+			at = h.notBefore
+		}
+	}
+	return at, len(c.health) > 0
+}
+
+// healthRefused reports whether ONOS refused a health report for good: a
+// 4xx that is not about credentials, a timeout or throttling, and not the
+// "no pod is configured" of an ONOS without its netcfg yet (503 since the
+// paged resync; 404 with that text before).
+func healthRefused(st status, body []byte) bool {
+	switch {
+	case st.code < 400 || st.code >= 500:
+		return false
+	case st.code == http.StatusUnauthorized, st.code == http.StatusForbidden,
+		st.code == http.StatusRequestTimeout, st.code == http.StatusTooManyRequests:
+		return false
+	case st.code == http.StatusNotFound && bytes.Contains(body, []byte(noPodText)):
+		return false
+	}
+	return true
+}
+
+// noPodText is the error ONOS answers a health report with while it has no
+// pod configuration (Contract B: 503, temporary).
+const noPodText = "no pod is configured"
+
+// sendHealth sends the first health report that is due, if any. It
+// reports whether there was one and whether it failed.
+func (c *Client) sendHealth(ctx context.Context) (worked, failed bool) {
+	now := time.Now()
+	c.mu.Lock()
+	var inst uint32
+	var h *pendingHealth
+	for _, i := range c.healthOrder {
+		if p := c.health[i]; !p.notBefore.After(now) {
+			inst, h = i, p
+			break
+		}
+	}
+	if h == nil {
+		c.mu.Unlock()
+		return false, false
+	}
+	body := h.body
+	c.mu.Unlock()
+	b, st := c.do(ctx, http.MethodPost, "/instances/"+strconv.FormatUint(uint64(inst), 10)+"/health", nil, body, 64<<10)
+	c.setReachable(st)
+	c.m.requests.WithLabelValues("health", st.label()).Inc()
+	refused := !st.ok() && healthRefused(st, b)
+	c.mu.Lock()
+	if cur := c.health[inst]; cur == h { // not replaced by a newer report meanwhile
+		if st.ok() || refused {
+			delete(c.health, inst)
+			for k, i := range c.healthOrder {
+				if i == inst {
+					c.healthOrder = append(c.healthOrder[:k], c.healthOrder[k+1:]...)
+					break
+				}
+			}
+		} else {
+			h.tries++
+			wait := c.cfg.PollInterval << min(h.tries-1, 16)
+			if wait > maxHealthBackoff || wait <= 0 {
+				wait = maxHealthBackoff
+			}
+			h.notBefore = time.Now().Add(wait)
+		}
+	}
+	tries := h.tries
+	c.mu.Unlock()
+	switch {
+	case refused:
+		c.log.Error("ONOS refused a health report; it is dropped", "instance", inst, "alive", body.Alive, "err", st.err)
+	case !st.ok():
+		c.log.Warn("ONOS health report failed; kept and tried again", "instance", inst, "alive", body.Alive,
+			"tries", tries, "err", st.err)
+	}
+	return true, !st.ok() && !refused
+}
+
+// newResyncID names one resync attempt (unique for this process; ONOS
+// only compares it with the attempt it stages).
+func (c *Client) newResyncID() string {
+	if c.resyncID != nil {
+		return c.resyncID()
+	}
+	c.mu.Lock()
+	c.resyncSeq++
+	n := c.resyncSeq
+	c.mu.Unlock()
+	return strconv.FormatInt(time.Now().UnixNano(), 36) + "-" + strconv.FormatUint(n, 10)
+}
+
+// resync sends every session in pages of at most ResyncPage; ONOS replaces
+// this CP's sessions when the last page arrives. Any failure abandons the
+// attempt (ONOS discards what it staged when the next attempt begins, or
+// after a minute): the caller starts again from a fresh snapshot.
+func (c *Client) resync(ctx context.Context, sess []Session) error {
+	id := c.newResyncID()
+	pages := (len(sess) + c.cfg.ResyncPage - 1) / c.cfg.ResyncPage
+	if pages == 0 {
+		pages = 1 // an empty table is one empty page
+	}
+	for p := 0; p < pages; p++ {
+		if p > 0 {
+			// An instance's death does not wait for a long resync.
+			for {
+				if worked, _ := c.sendHealth(ctx); !worked {
+					break
+				}
+			}
+		}
+		lo := p * c.cfg.ResyncPage
+		hi := min(lo+c.cfg.ResyncPage, len(sess))
+		q := url.Values{"cp": {c.cfg.CPName}, "resync": {id}, "page": {strconv.Itoa(p)},
+			"last": {strconv.FormatBool(p == pages-1)}}
+		_, st := c.do(ctx, http.MethodPut, "/sessions", q, sessionsBody{Sessions: sess[lo:hi]}, 64<<10)
+		c.setReachable(st)
+		c.m.requests.WithLabelValues("resync", st.label()).Inc()
+		if !st.ok() {
+			return fmt.Errorf("page %d of %d (resync %s): %w", p, pages, id, st.err)
+		}
+	}
+	return nil
 }
 
 // sendOnce does the most urgent pending request; it reports whether there
 // was one and whether it failed.
 func (c *Client) sendOnce(ctx context.Context) (worked, failed bool) {
-	c.mu.Lock()
-	if len(c.healthOrder) > 0 {
-		inst := c.healthOrder[0]
-		h := c.health[inst]
-		c.mu.Unlock()
-		_, st := c.do(ctx, http.MethodPost, "/instances/"+strconv.FormatUint(uint64(inst), 10)+"/health", nil, h, 64<<10)
-		c.setReachable(st)
-		c.m.requests.WithLabelValues("health", st.label()).Inc()
-		c.mu.Lock()
-		if st.ok() || (st.code >= 400 && st.code < 500 && st.code != 401 && st.code != 403) {
-			// Sent, or refused for good (logged): do not retry.
-			if cur, ok := c.health[inst]; ok && cur == h {
-				delete(c.health, inst)
-				c.healthOrder = c.healthOrder[1:]
-			}
-		}
-		c.mu.Unlock()
-		if !st.ok() {
-			c.log.Warn("ONOS health report failed", "instance", inst, "alive", h.Alive, "err", st.err)
-		}
-		return true, !st.ok() && (st.code == 0 || st.code >= 500 || st.code == 401 || st.code == 403)
+	if worked, failed := c.sendHealth(ctx); worked {
+		return true, failed
 	}
+	c.mu.Lock()
 	if c.needResync {
 		// Events queued so far are part of the snapshot taken next.
 		dropped := len(c.queue)
@@ -372,11 +532,8 @@ func (c *Client) sendOnce(ctx context.Context) (worked, failed bool) {
 		if sess == nil {
 			sess = []Session{}
 		}
-		_, st := c.do(ctx, http.MethodPut, "/sessions", url.Values{"cp": {c.cfg.CPName}}, sessionsBody{Sessions: sess}, 64<<10)
-		c.setReachable(st)
-		c.m.requests.WithLabelValues("resync", st.label()).Inc()
-		if !st.ok() {
-			c.log.Warn("ONOS session resync failed", "sessions", len(sess), "err", st.err)
+		if err := c.resync(ctx, sess); err != nil {
+			c.log.Warn("ONOS session resync failed; it starts again", "sessions", len(sess), "err", err)
 			return true, true
 		}
 		c.mu.Lock()

@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -27,7 +29,11 @@ type fakeONOS struct {
 	slow      time.Duration
 	gate      chan struct{} // non-nil: event POSTs wait for it
 	placement string
-	resyncs   [][]Session
+	resyncs   [][]Session // committed resyncs (the last page arrived)
+	pages     []string    // every page PUT: "resync/page/last/n"
+	staged    map[string][]Session
+	failPut   int                             // >0: the failPut-th page PUT from now answers 500
+	healthAns func(inst uint32) (int, string) // nil: 204
 	batches   [][]Event
 	health    []struct {
 		Inst uint32
@@ -46,10 +52,35 @@ func newFakeONOS(t *testing.T) *fakeONOS {
 		if !f.decode(w, r, &b) {
 			return
 		}
+		q := r.URL.Query()
+		id, page, last := q.Get("resync"), q.Get("page"), q.Get("last")
 		f.mu.Lock()
-		f.cpSeen[r.URL.Query().Get("cp")] = true
-		f.resyncs = append(f.resyncs, b.Sessions)
-		f.mu.Unlock()
+		defer f.mu.Unlock()
+		f.cpSeen[q.Get("cp")] = true
+		f.pages = append(f.pages, fmt.Sprintf("%s/%s/%s/%d", id, page, last, len(b.Sessions)))
+		if f.failPut > 0 {
+			if f.failPut--; f.failPut == 0 {
+				http.Error(w, `{"error":"injected"}`, http.StatusInternalServerError)
+				return
+			}
+		}
+		if len(b.Sessions) > MaxPage || id == "" {
+			http.Error(w, `{"error":"page"}`, http.StatusBadRequest)
+			return
+		}
+		var n int
+		fmt.Sscan(page, &n)
+		if n == 0 {
+			f.staged = map[string][]Session{}
+		} else if _, ok := f.staged[id]; !ok || fmt.Sprint(len(f.staged[id])/MaxPage) != page {
+			http.Error(w, `{"error":"page out of order"}`, http.StatusConflict)
+			return
+		}
+		f.staged[id] = append(f.staged[id], b.Sessions...)
+		if last == "true" {
+			f.resyncs = append(f.resyncs, f.staged[id])
+			delete(f.staged, id)
+		}
 		w.WriteHeader(http.StatusNoContent)
 	})
 	mux.HandleFunc("POST /onos/bngpod/sessions/events", func(w http.ResponseWriter, r *http.Request) {
@@ -80,11 +111,17 @@ func newFakeONOS(t *testing.T) *fakeONOS {
 		var id uint32
 		fmt.Sscan(r.PathValue("id"), &id)
 		f.mu.Lock()
+		defer f.mu.Unlock()
+		if f.healthAns != nil {
+			if code, text := f.healthAns(id); code != http.StatusNoContent {
+				http.Error(w, `{"error":"`+text+`"}`, code)
+				return
+			}
+		}
 		f.health = append(f.health, struct {
 			Inst uint32
 			Body healthBody
 		}{id, b})
-		f.mu.Unlock()
 		w.WriteHeader(http.StatusNoContent)
 	})
 	mux.HandleFunc("GET /onos/bngpod/placement", func(w http.ResponseWriter, r *http.Request) {
@@ -427,5 +464,145 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		if _, err := New(c); err == nil {
 			t.Errorf("accepted %+v", c)
 		}
+	}
+}
+
+func TestResyncInPages(t *testing.T) {
+	f := newFakeONOS(t)
+	h := startClient(t, f, func(c *Config) { c.Timeout = 5 * time.Second })
+	h.mu.Lock()
+	for i := 0; i < 25000; i++ {
+		h.snap = append(h.snap, sess(i))
+	}
+	h.mu.Unlock()
+	waitFor(t, "the start resync", func() bool { return f.get(func(f *fakeONOS) bool { return len(f.resyncs) == 1 }) })
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.pages) != 3 {
+		t.Fatalf("pages %v", f.pages)
+	}
+	id := strings.SplitN(f.pages[0], "/", 2)[0]
+	want := []string{id + "/0/false/10000", id + "/1/false/10000", id + "/2/true/5000"}
+	if !reflect.DeepEqual(f.pages, want) {
+		t.Errorf("pages %v, want %v", f.pages, want)
+	}
+	got := f.resyncs[0]
+	if len(got) != 25000 || got[0].ID != sess(0).ID || got[24999].ID != sess(24999).ID {
+		t.Errorf("resync of %d sessions", len(got))
+	}
+}
+
+func TestResyncFailingMidwayStartsAgain(t *testing.T) {
+	f := newFakeONOS(t)
+	f.set(func(f *fakeONOS) { f.failPut = 2 }) // page 1 of the first attempt fails
+	h := startClient(t, f, func(c *Config) { c.Timeout = 5 * time.Second })
+	h.mu.Lock()
+	for i := 0; i < 25000; i++ {
+		h.snap = append(h.snap, sess(i))
+	}
+	h.mu.Unlock()
+	waitFor(t, "the resync", func() bool { return f.get(func(f *fakeONOS) bool { return len(f.resyncs) == 1 }) })
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.pages) != 5 {
+		t.Fatalf("pages %v", f.pages)
+	}
+	first := strings.SplitN(f.pages[0], "/", 2)[0]
+	second := strings.SplitN(f.pages[2], "/", 2)[0]
+	if first == second || f.pages[1] != first+"/1/false/10000" || f.pages[2] != second+"/0/false/10000" ||
+		f.pages[4] != second+"/2/true/5000" {
+		t.Errorf("pages %v: the whole resync must start again with a new id", f.pages)
+	}
+	if len(f.resyncs[0]) != 25000 {
+		t.Errorf("resync of %d sessions", len(f.resyncs[0]))
+	}
+	if n := counter(t, h.c.m.requests.WithLabelValues("resync", "server_error")); n != 1 {
+		t.Errorf("%v failed pages counted", n)
+	}
+}
+
+func TestEmptyResyncIsOnePage(t *testing.T) {
+	f := newFakeONOS(t)
+	startClient(t, f, nil)
+	waitFor(t, "the start resync", func() bool { return f.get(func(f *fakeONOS) bool { return len(f.resyncs) == 1 }) })
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.pages) != 1 || !strings.HasSuffix(f.pages[0], "/0/true/0") {
+		t.Errorf("pages %v", f.pages)
+	}
+}
+
+func TestHealthKeptUntilONOSHasAPod(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		code int // ONOS's answer while it has no pod
+	}{{"503 (this app)", http.StatusServiceUnavailable}, {"404 with the text (older app)", http.StatusNotFound}} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFakeONOS(t)
+			tries := 0
+			f.set(func(f *fakeONOS) {
+				f.healthAns = func(uint32) (int, string) {
+					if tries++; tries <= 3 {
+						return tc.code, "no pod is configured"
+					}
+					return http.StatusNoContent, ""
+				}
+			})
+			h := startClient(t, f, nil)
+			h.c.Health(2, false, "PFCP heartbeat lost")
+			waitFor(t, "the report taken after ONOS got its pod", func() bool {
+				return f.get(func(f *fakeONOS) bool { return len(f.health) == 1 })
+			})
+			if f.get(func(f *fakeONOS) bool { return tries != 4 || f.health[0].Body.Alive || f.health[0].Inst != 2 }) {
+				t.Errorf("tries %d, reports %+v", tries, f.health)
+			}
+			waitFor(t, "nothing pending", func() bool { return h.c.PendingHealth() == 0 })
+			// session reports are not held up meanwhile
+			if f.get(func(f *fakeONOS) bool { return len(f.resyncs) != 1 }) {
+				t.Error("no resync")
+			}
+		})
+	}
+}
+
+func TestHealthBacksOffAndTheLatestWins(t *testing.T) {
+	f := newFakeONOS(t)
+	var at []time.Time
+	f.set(func(f *fakeONOS) {
+		f.healthAns = func(uint32) (int, string) {
+			at = append(at, time.Now())
+			return http.StatusServiceUnavailable, "no pod is configured"
+		}
+	})
+	h := startClient(t, f, nil) // PollInterval 50 ms: tries after 50, 100, 200 ms
+	h.c.Health(3, false, "PFCP association failed")
+	waitFor(t, "four tries", func() bool { return f.get(func(f *fakeONOS) bool { return len(at) >= 4 }) })
+	f.mu.Lock()
+	gaps := []time.Duration{at[1].Sub(at[0]), at[2].Sub(at[1]), at[3].Sub(at[2])}
+	f.healthAns = nil
+	f.mu.Unlock()
+	if gaps[0] < 45*time.Millisecond || gaps[1] < 95*time.Millisecond || gaps[2] < 195*time.Millisecond {
+		t.Errorf("no backoff: gaps %v", gaps)
+	}
+	h.c.Health(3, true, "PFCP association up") // replaces the pending one, sent at once
+	waitFor(t, "the latest report", func() bool { return f.get(func(f *fakeONOS) bool { return len(f.health) == 1 }) })
+	if f.get(func(f *fakeONOS) bool { return !f.health[0].Body.Alive }) {
+		t.Errorf("sent %+v, want the latest (alive)", f.health[0])
+	}
+}
+
+func TestHealthForAnInstanceONOSDoesNotHaveIsDropped(t *testing.T) {
+	f := newFakeONOS(t)
+	tries := 0
+	f.set(func(f *fakeONOS) {
+		f.healthAns = func(uint32) (int, string) { tries++; return http.StatusNotFound, "unknown instance 9" }
+	})
+	h := startClient(t, f, nil)
+	h.c.Health(9, false, "PFCP heartbeat lost")
+	waitFor(t, "the refusal", func() bool { return counter(t, h.c.m.requests.WithLabelValues("health", "rejected")) == 1 })
+	waitFor(t, "nothing pending", func() bool { return h.c.PendingHealth() == 0 })
+	time.Sleep(200 * time.Millisecond)
+	if f.get(func(f *fakeONOS) bool { return tries != 1 }) {
+		t.Errorf("%d tries of a refused report", tries)
 	}
 }

@@ -1,8 +1,8 @@
 package onos
 
 // Contract B's shared fixtures (tests/contract/onos/README.md): this test
-// writes what the real client sends (events.json, resync.json,
-// health.json) and reads what the Java application answers
+// writes what the real client sends (events.json, resync-0.json and
+// resync-1.json, health.json) and reads what the Java application answers
 // (placement.json, written by the app's ContractFixturesTest). The Java
 // side replays the files written here through its real REST resources.
 
@@ -79,8 +79,12 @@ func (r *recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if req.URL.RawQuery != "" {
 		path += "?" + req.URL.RawQuery
 	}
+	key := req.Method + " " + req.URL.Path
+	if p := req.URL.Query().Get("page"); p != "" {
+		key += " page " + p
+	}
 	r.mu.Lock()
-	r.seen[req.Method+" "+req.URL.Path] = exchange{Method: req.Method, Path: path, Status: http.StatusNoContent, Body: b}
+	r.seen[key] = exchange{Method: req.Method, Path: path, Status: http.StatusNoContent, Body: b}
 	r.mu.Unlock()
 	w.WriteHeader(http.StatusNoContent)
 }
@@ -93,7 +97,8 @@ func (r *recorder) get(key string) (exchange, bool) {
 }
 
 // TestContractClientRequests runs the real client against a recorder: a
-// start-up resync of sessA and sessB, then (queued while the snapshot was
+// start-up resync of sessA and sessB in two pages of one session (resync id
+// r1), then (queued while the snapshot was
 // taken, so sent as one batch) up and update of sessC and down of sessB,
 // and dp2 declared dead. Each request is compared with its fixture.
 func TestContractClientRequests(t *testing.T) {
@@ -104,7 +109,7 @@ func TestContractClientRequests(t *testing.T) {
 	var c *Client
 	c, err := New(Config{
 		URL: u, Username: "onos", Password: "rocks", CPName: "cp1",
-		PollInterval: time.Hour, Timeout: 5 * time.Second,
+		PollInterval: time.Hour, Timeout: 5 * time.Second, ResyncPage: 1,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Snapshot: func(context.Context) ([]Session, error) {
 			up := sessC
@@ -123,13 +128,15 @@ func TestContractClientRequests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	c.resyncID = func() string { return "r1" }
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { c.sendLoop(ctx); close(done) }()
 	defer func() { cancel(); <-done }()
 
 	for _, f := range []struct{ file, key string }{
-		{"resync.json", "PUT /onos/bngpod/sessions"},
+		{"resync-0.json", "PUT /onos/bngpod/sessions page 0"},
+		{"resync-1.json", "PUT /onos/bngpod/sessions page 1"},
 		{"health.json", "POST /onos/bngpod/instances/2/health"},
 		{"events.json", "POST /onos/bngpod/sessions/events"},
 	} {
@@ -153,10 +160,13 @@ func TestContractClientRequests(t *testing.T) {
 func checkFixture(t *testing.T, file string, got exchange) {
 	t.Helper()
 	path := filepath.Join(contractDir, file)
-	raw, err := json.Marshal(got)
-	if err != nil {
+	var enc bytes.Buffer
+	e := json.NewEncoder(&enc)
+	e.SetEscapeHTML(false) // the query's & as is
+	if err := e.Encode(got); err != nil {
 		t.Fatal(err)
 	}
+	raw := bytes.TrimSpace(enc.Bytes())
 	if *update {
 		var out bytes.Buffer
 		if err := json.Indent(&out, raw, "", "  "); err != nil {

@@ -35,6 +35,8 @@ public class InstancesWebResource extends AbstractWebResource {
 
     static final int MAX_BODY = 64 * 1024;
     static final int MAX_REASON = 1000;
+    /** The 503 answer's error text while ONOS has no pod configuration. */
+    static final String NO_POD = "no pod is configured";
 
     /**
      * The DP instances with their availability and the groups each serves now.
@@ -69,7 +71,7 @@ public class InstancesWebResource extends AbstractWebResource {
      *
      * @param idText instance id
      * @param body   request body
-     * @return 204; 400 bad body or id; 404 unknown instance or no pod
+     * @return 204; 400 bad body or id; 404 unknown instance; 503 no pod configured yet
      */
     @POST
     @Path("{id}/health")
@@ -82,8 +84,10 @@ public class InstancesWebResource extends AbstractWebResource {
         }
         boolean alive = bool(json, "alive", "");
         String reason = optText(json, "reason", "", MAX_REASON);
+        // Not yet configured is temporary (503: the control plane keeps the report and
+        // retries); an instance the configured pod does not have is a refusal (404).
         Pod pod = get(PodService.class).pod()
-                .orElseThrow(() -> RestSupport.fail(Response.Status.NOT_FOUND, "no pod is configured"));
+                .orElseThrow(() -> RestSupport.fail(Response.Status.SERVICE_UNAVAILABLE, NO_POD));
         if (pod.instance(id).isEmpty()) {
             throw RestSupport.fail(Response.Status.NOT_FOUND, "unknown instance " + id);
         }

@@ -44,10 +44,12 @@ public class SessionsWebResource extends AbstractWebResource {
     static final int MAX_EVENTS = 1000;
     /** Largest POST /sessions/events body. */
     static final int MAX_EVENTS_BODY = 4 * 1024 * 1024;
-    /** Most sessions in one PUT /sessions (a resync of a whole control plane). */
-    static final int MAX_RESYNC = 262_144;
-    /** Largest PUT /sessions body. */
-    static final int MAX_RESYNC_BODY = 128 * 1024 * 1024;
+    /** Largest PUT /sessions body (one page of at most 10,000 sessions). */
+    static final int MAX_PAGE_BODY = 16 * 1024 * 1024;
+    /** Longest resync id. */
+    static final int MAX_RESYNC_ID = 64;
+    /** Highest page number: MAX_RESYNC sessions in full pages. */
+    static final int MAX_PAGE_NUMBER = SessionService.MAX_RESYNC / SessionService.MAX_PAGE;
     /** Most sessions one GET /sessions returns. */
     static final int MAX_LIST = 10_000;
 
@@ -97,25 +99,56 @@ public class SessionsWebResource extends AbstractWebResource {
     }
 
     /**
-     * Full resync of one control plane: body {"sessions": [Session...]}
-     * replaces every session it reported before.
+     * Full resync of one control plane: body {"sessions": [Session...]},
+     * at most 10,000 per request. Without "resync" the request is the whole
+     * resync; with "resync", "page" and "last" it is one page of a paged
+     * resync, staged until its last page (docs/onos/operations.md).
      *
-     * @param cp   control plane name
-     * @param body request body
-     * @return 204; 400 naming the field; 413 too large
+     * @param cp       control plane name
+     * @param resyncId the paged resync's id, or null for a one-request resync
+     * @param page     page number (0, 1, ...), with resync
+     * @param last     "true" on the last page, else "false", with resync
+     * @param body     request body
+     * @return 204; 400 naming the field; 409 page not expected (start again at page 0); 413 too large
      */
     @PUT
-    public Response resync(@QueryParam("cp") String cp, InputStream body) {
+    public Response resync(@QueryParam("cp") String cp, @QueryParam("resync") String resyncId,
+                           @QueryParam("page") String page, @QueryParam("last") String last, InputStream body) {
         String name = cpName(cp, "cp (query parameter)");
-        JsonNode json = RestSupport.readObject(body, MAX_RESYNC_BODY);
-        JsonNode list = array(json, "sessions", "", MAX_RESYNC);
+        int pageNo = 0;
+        boolean lastPage = true;
+        if (resyncId != null) {
+            if (resyncId.isEmpty() || resyncId.length() > MAX_RESYNC_ID
+                    || !resyncId.matches("[A-Za-z0-9._-]+")) {
+                throw RestSupport.fail(Response.Status.BAD_REQUEST, "resync (query parameter): \"" + resyncId
+                        + "\" is not 1.." + MAX_RESYNC_ID + " of A-Z a-z 0-9 . _ -");
+            }
+            if (page == null) {
+                throw RestSupport.fail(Response.Status.BAD_REQUEST, "page (query parameter): missing");
+            }
+            pageNo = parse(page, "page (query parameter)", 0, MAX_PAGE_NUMBER);
+            if (!"true".equals(last) && !"false".equals(last)) {
+                throw RestSupport.fail(Response.Status.BAD_REQUEST, "last (query parameter): "
+                        + (last == null ? "missing" : "\"" + last + "\" is not true or false"));
+            }
+            lastPage = "true".equals(last);
+        } else if (page != null || last != null) {
+            throw RestSupport.fail(Response.Status.BAD_REQUEST,
+                                   "resync (query parameter): missing (page and last need a resync id)");
+        }
+        JsonNode json = RestSupport.readObject(body, MAX_PAGE_BODY);
+        JsonNode list = array(json, "sessions", "", SessionService.MAX_PAGE);
         Pod pod = get(PodService.class).pod().orElse(null);
         List<Session> sessions = new ArrayList<>(list.size());
         for (int i = 0; i < list.size(); i++) {
             String path = "sessions[" + i + "]";
             sessions.add(check(pod, SessionCodec.decode(list.get(i), name, path), path));
         }
-        get(SessionService.class).resync(name, sessions);
+        if (resyncId == null) {
+            get(SessionService.class).resync(name, sessions);
+        } else {
+            get(SessionService.class).resyncPage(name, resyncId, pageNo, lastPage, sessions);
+        }
         return Response.noContent().build();
     }
 

@@ -157,6 +157,26 @@ public final class Testbed {
         placement.clock = Clock.fixed(at, ZoneOffset.UTC);
     }
 
+    /**
+     * Moves the session manager's clock (staged resyncs expire by it).
+     *
+     * @param by how far forward
+     */
+    public void advanceSessionClock(java.time.Duration by) {
+        sessions.clock = Clock.offset(sessions.clock, by);
+    }
+
+    /**
+     * Lowers the session manager's staging bounds.
+     *
+     * @param perResync most sessions one paged resync stages
+     * @param perNode   most sessions staged in all
+     */
+    public void limitStaging(int perResync, int perNode) {
+        sessions.maxResync = perResync;
+        sessions.maxStaged = perNode;
+    }
+
     /** Stops the managers. */
     public void close() {
         sessions.deactivate();

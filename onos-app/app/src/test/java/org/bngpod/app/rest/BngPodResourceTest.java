@@ -23,6 +23,7 @@ import javax.ws.rs.client.WebTarget;
 import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.Response;
 import java.io.IOException;
+import java.util.List;
 
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
@@ -202,6 +203,134 @@ public class BngPodResourceTest extends ResourceTest {
         assertError(target("sessions/nope").request().get(), 404, "unknown session nope");
         assertError(target("nowhere").request().get(), 404, "not found");
         assertEquals(1, getJson("placement").path("version").asLong());
+    }
+
+    /** A resync page body of sessions prefix0..prefix(n-1). */
+    private static String page(String prefix, int from, int n) {
+        StringBuilder b = new StringBuilder("{\"sessions\":[");
+        for (int i = from; i < from + n; i++) {
+            b.append(i == from ? "" : ",").append(SESSION.replace("\"s1\"", "\"" + prefix + i + "\""));
+        }
+        return b.append("]}").toString();
+    }
+
+    private java.util.Set<String> ids() throws IOException {
+        java.util.Set<String> ids = new java.util.TreeSet<>();
+        getJson("sessions").path("sessions").forEach(s -> ids.add(s.path("cp").asText() + "/"
+                + s.path("id").asText()));
+        return ids;
+    }
+
+    @Test
+    public void pagedResyncReplacesExactlyWhenTheLastPageArrives() throws IOException {
+        assertEquals(204, send("PUT", "sessions?cp=cp1", page("old", 0, 3)).getStatus());
+        assertEquals(204, send("PUT", "sessions?cp=cp2", page("other", 0, 2)).getStatus());
+        java.util.Set<String> before = ids();
+        assertEquals(5, before.size());
+
+        assertEquals(204, send("PUT", "sessions?cp=cp1&resync=r1&page=0&last=false", page("new", 0, 4)).getStatus());
+        assertEquals(204, send("PUT", "sessions?cp=cp1&resync=r1&page=1&last=false", page("new", 4, 4)).getStatus());
+        assertEquals("nothing changes before the last page", before, ids());
+        assertEquals(8, bed.sessions.stagedSessions());
+        // old1 is sent again: kept; old0 and old2 are not: gone
+        assertEquals(204, send("PUT", "sessions?cp=cp1&resync=r1&page=2&last=true",
+                               "{\"sessions\":[" + SESSION.replace("\"s1\"", "\"old1\"") + "]}").getStatus());
+        java.util.Set<String> want = new java.util.TreeSet<>(List.of("cp2/other0", "cp2/other1", "cp1/old1"));
+        for (int i = 0; i < 8; i++) {
+            want.add("cp1/new" + i);
+        }
+        assertEquals(want, ids());
+        assertEquals(0, bed.sessions.stagedSessions());
+        // The finished resync is gone: a late page of it is refused.
+        assertError(send("PUT", "sessions?cp=cp1&resync=r1&page=3&last=true", page("x", 0, 1)), 409,
+                    "not in progress");
+        // A resync of no sessions in one page empties the control plane's table.
+        assertEquals(204, send("PUT", "sessions?cp=cp1&resync=r2&page=0&last=true", "{\"sessions\":[]}")
+                .getStatus());
+        assertEquals(java.util.Set.of("cp2/other0", "cp2/other1"), ids());
+    }
+
+    @Test
+    public void abandonedResyncChangesNothingAndExpires() throws IOException {
+        assertEquals(204, send("PUT", "sessions?cp=cp1", page("old", 0, 2)).getStatus());
+        java.util.Set<String> before = ids();
+        assertEquals(204, send("PUT", "sessions?cp=cp1&resync=a&page=0&last=false", page("a", 0, 3)).getStatus());
+        // a new resync id discards the unfinished one
+        assertEquals(204, send("PUT", "sessions?cp=cp1&resync=b&page=0&last=false", page("b", 0, 2)).getStatus());
+        assertEquals(2, bed.sessions.stagedSessions());
+        assertError(send("PUT", "sessions?cp=cp1&resync=a&page=1&last=true", page("a", 3, 1)), 409,
+                    "resync a of cp1: page 1 of a resync not in progress");
+        assertEquals(before, ids());
+        // the control plane dies: the staged pages expire
+        bed.advanceSessionClock(SessionService.STAGED_EXPIRY.plusSeconds(1));
+        bed.sessions.expire();
+        assertEquals(0, bed.sessions.stagedSessions());
+        assertError(send("PUT", "sessions?cp=cp1&resync=b&page=1&last=true", page("b", 2, 1)), 409,
+                    "not in progress");
+        assertEquals(before, ids());
+    }
+
+    @Test
+    public void pagesOutOfOrderRepeatedOrOversizedAreRefused() throws IOException {
+        assertEquals(204, send("PUT", "sessions?cp=cp1", page("old", 0, 1)).getStatus());
+        java.util.Set<String> before = ids();
+        assertError(send("PUT", "sessions?cp=cp1&resync=r&page=1&last=false", page("p", 0, 1)), 409,
+                    "not in progress");
+        assertEquals(204, send("PUT", "sessions?cp=cp1&resync=r&page=0&last=false", page("p", 0, 2)).getStatus());
+        assertError(send("PUT", "sessions?cp=cp1&resync=r&page=0&last=false", page("p", 0, 2)), 409,
+                    "page 0 again (expected page 1)");
+        assertError(send("PUT", "sessions?cp=cp1&resync=r&page=2&last=false", page("p", 2, 2)), 409,
+                    "page 2 out of order, expected page 1");
+        assertError(send("PUT", "sessions?cp=cp1&resync=r&page=1&last=false", page("p", 1, 2)), 400,
+                    "session id p1 repeats");
+        assertError(send("PUT", "sessions?cp=cp1&resync=r&page=1&last=false", page("p", 2, 10_001)), 400,
+                    "sessions: 10001 items, at most 10000");
+        assertError(send("PUT", "sessions?cp=cp1", page("p", 2, 10_001)), 400, "at most 10000");
+        assertError(send("PUT", "sessions?cp=cp1&resync=r&page=1", page("p", 2, 1)), 400,
+                    "last (query parameter): missing");
+        assertError(send("PUT", "sessions?cp=cp1&resync=r&page=1&last=maybe", page("p", 2, 1)), 400,
+                    "\"maybe\" is not true or false");
+        assertError(send("PUT", "sessions?cp=cp1&resync=r&last=true", page("p", 2, 1)), 400,
+                    "page (query parameter): missing");
+        assertError(send("PUT", "sessions?cp=cp1&resync=r&page=-1&last=true", page("p", 2, 1)), 400,
+                    "page (query parameter)");
+        assertError(send("PUT", "sessions?cp=cp1&page=1&last=true", page("p", 2, 1)), 400,
+                    "resync (query parameter): missing");
+        assertError(send("PUT", "sessions?cp=cp1&resync=a%2Fb&page=0&last=true", page("p", 2, 1)), 400,
+                    "resync (query parameter)");
+        assertError(send("PUT", "sessions?cp=cp1&resync=r&page=1&last=true", page("p", 2, 1)
+                .replace("\"stag\":150", "\"stag\":\"150\"")), 400, "sessions[0].stag");
+        assertEquals(before, ids());
+        // refusals left the staged resync as it was: its page 1 still completes it
+        assertEquals(204, send("PUT", "sessions?cp=cp1&resync=r&page=1&last=true", page("p", 2, 1)).getStatus());
+        assertEquals(java.util.Set.of("cp1/p0", "cp1/p1", "cp1/p2"), ids());
+    }
+
+    @Test
+    public void stagingIsBounded() throws IOException {
+        bed.limitStaging(5, 8);
+        assertEquals(204, send("PUT", "sessions?cp=cp1&resync=r&page=0&last=false", page("a", 0, 4)).getStatus());
+        assertError(send("PUT", "sessions?cp=cp1&resync=r&page=1&last=true", page("a", 4, 2)), 400,
+                    "resync r of cp1: more than 5 sessions");
+        assertEquals(204, send("PUT", "sessions?cp=cp2&resync=q&page=0&last=false", page("b", 0, 4)).getStatus());
+        assertError(send("PUT", "sessions?cp=cp3&resync=z&page=0&last=false", page("c", 0, 1)), 409,
+                    "this node already stages 8 sessions of other control planes (at most 8 in all)");
+        assertEquals(8, bed.sessions.stagedSessions());
+        // a control plane's new resync replaces its own staged one within the bound
+        assertEquals(204, send("PUT", "sessions?cp=cp2&resync=q2&page=0&last=true", page("b", 0, 4)).getStatus());
+        assertEquals(4, bed.sessions.stagedSessions());
+        assertEquals(4, getJson("sessions").path("total").asInt());
+    }
+
+    @Test
+    public void healthBeforeAnyPodIsAnsweredTemporarilyUnavailable() throws IOException {
+        bed.netcfg.push(null);
+        assertError(send("POST", "instances/2/health", "{\"cp\":\"cp1\",\"alive\":false}"), 503,
+                    "no pod is configured");
+        bed.netcfg.push(Testbed.fixturePod());
+        assertEquals(204, send("POST", "instances/2/health", "{\"cp\":\"cp1\",\"alive\":false}").getStatus());
+        assertError(send("POST", "instances/9/health", "{\"cp\":\"cp1\",\"alive\":false}"), 404,
+                    "unknown instance 9");
     }
 
     @Test

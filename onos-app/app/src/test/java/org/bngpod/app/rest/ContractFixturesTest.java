@@ -49,7 +49,8 @@ import static org.junit.Assert.assertTrue;
 /**
  * Contract B's shared fixtures (tests/contract/onos/README.md), checked
  * through the real resources over the golden lab pod: the control plane's
- * requests as bng-cp's client wrote them (resync.json, events.json,
+ * requests as bng-cp's client wrote them (resync-0.json and resync-1.json:
+ * a paged resync; events.json,
  * health.json) are replayed and must be stored exactly; the placement the
  * resource answers after cp1 declared dp2 dead must equal placement.json,
  * which bng-cp's client test decodes. {@code -Dbngpod.contract.update=true}
@@ -102,6 +103,17 @@ public class ContractFixturesTest extends ResourceTest {
 
     private static JsonNode readFixture(String name) throws IOException {
         return MAPPER.readTree(fixture(name).toFile());
+    }
+
+    /** A query parameter of a fixture's path. */
+    private static String query(JsonNode ex, String name) {
+        String p = ex.path("path").asText();
+        for (String kv : Splitter.on('&').split(p.substring(p.indexOf('?') + 1))) {
+            if (kv.startsWith(name + "=")) {
+                return kv.substring(name.length() + 1);
+            }
+        }
+        throw new AssertionError(p + ": no " + name);
     }
 
     /** A target for "/path?name=value&...", relative to /onos/bngpod. */
@@ -180,13 +192,19 @@ public class ContractFixturesTest extends ResourceTest {
 
     @Test
     public void sessionsFromTheControlPlaneAreStoredAsSent() throws IOException {
-        JsonNode resync = replay("resync.json");
-        String cp = readFixture("resync.json").path("path").asText().replaceFirst(".*[?&]cp=", "");
+        String cp = query(readFixture("resync-0.json"), "cp");
         assertEquals("cp1", cp);
+        assertEquals("false", query(readFixture("resync-0.json"), "last"));
+        assertEquals("true", query(readFixture("resync-1.json"), "last"));
         Map<String, JsonNode> expected = new TreeMap<>();
-        resync.path("sessions").forEach(s -> expected.put(s.path("id").asText(), s));
+        replay("resync-0.json").path("sessions").forEach(s -> expected.put(s.path("id").asText(), s));
+        // Staged, not stored, until the last page.
+        assertEquals(0, bed.sessions.count());
+        assertEquals(expected.size(), bed.sessions.stagedSessions());
+        replay("resync-1.json").path("sessions").forEach(s -> expected.put(s.path("id").asText(), s));
         assertEquals(2, expected.size());
         assertStore(expected, cp);
+        assertEquals(0, bed.sessions.stagedSessions());
 
         sessionEvents.clear();
         JsonNode events = replay("events.json");
