@@ -43,9 +43,9 @@ from dp.rig import NS_CP, DpRig, cleanup_stale  # noqa: E402
 
 from bngpod.rawsock import in_netns  # noqa: E402
 from tests.cp.fakeonos import FakeOnos  # noqa: E402
-from tests.cp.wiredp import WireDp  # noqa: E402
+from tests.cp import wiredp  # noqa: E402
+from tests.cp.wiredp import LAB, WireDp, lab_cp_doc, stop  # noqa: E402
 
-LAB = REPO / "topology" / "tests" / "golden" / "lab"
 DP2 = "10.200.0.12"
 LG2_CORE_MAC = "02:cc:00:00:00:02"
 LG2_POOL = "100.96.0.0/18"  # 16382 addresses instead of lab's /22
@@ -59,11 +59,7 @@ def log(msg: str) -> None:
 def write_configs(work: Path, n: int, onos_url: str) -> Path:
     ini = (LAB / "dp" / "dp1.ini").read_text().replace("prefixes     = 100.80.4.0/22", f"prefixes     = {LG2_POOL}")
     (work / "dp1.ini").write_text(ini)
-    doc = yaml.safe_load((LAB / "cp.yaml").read_text())
-    doc["instances"] = [i for i in doc["instances"] if i["id"] in (1, 2)]
-    groups = {g for i in doc["instances"] for g in i["line_groups"]}
-    doc["line_groups"] = [g for g in doc["line_groups"] if g["name"] in groups]
-    doc["pools"] = [p for p in doc["pools"] if p["line_group"] in groups]
+    doc = lab_cp_doc({1, 2})
     for p in doc["pools"]:
         if p["line_group"] == "lg2":
             p["prefix"] = LG2_POOL
@@ -125,14 +121,7 @@ class Prober:
 
 
 def wait(pred, timeout: float, what: str):
-    end = time.monotonic() + timeout
-    while True:
-        v = pred()
-        if v:
-            return v
-        if time.monotonic() > end:
-            raise RuntimeError(f"{what}: not within {timeout} s")
-        time.sleep(0.01)
+    return wiredp.wait(pred, timeout, what, interval=0.01)
 
 
 def run_size(n: int, window: int, bngcp: Path, bngcpctl: Path, cpload: Path, work: Path) -> dict:
@@ -213,13 +202,7 @@ def run_size(n: int, window: int, bngcp: Path, bngcpctl: Path, cpload: Path, wor
         if prober is not None:
             prober.close()
         for p in (load, cp):
-            if p is not None and p.poll() is None:
-                p.send_signal(signal.SIGTERM)
-                try:
-                    p.wait(15)
-                except subprocess.TimeoutExpired:
-                    p.kill()
-                    p.wait()
+            stop(p, 15)
         if wire is not None:
             wire.close()
         if onos is not None:

@@ -19,27 +19,35 @@ is the one the test needs real."""
 from __future__ import annotations
 
 import ipaddress
-import json
-import os
-import signal
 import subprocess
 import time
 from pathlib import Path
 
 import pytest
 import yaml
-from dp.frames import INTERNET, IP, ROUTER_ADDR, ROUTER_MAC, UDP, Ether, Raw
-from dp.rig import NS_CP, REPO, DpRig, cleanup_stale
+from dp.frames import ROUTER_ADDR, UDP, Ether
+from dp.rig import NS_CP, DpRig, cleanup_stale
 
 from bngpod.rawsock import in_netns
 
 from .fakedp import FakeDp
 from .fakeonos import FakeOnos
-from .pod import BNG_CP, BNGCPCTL
-from .pppoe_client import IPV4, PppoeClient
-from .wiredp import WireDp
+from .pod import BNG_CP
+from .pppoe_client import PppoeClient
+from .wiredp import (
+    LAB,
+    WireDp,
+    ctl,
+    dp_sessions,
+    instances,
+    lab_cp_doc,
+    require_dp,
+    send_downstream,
+    send_upstream,
+    stop,
+    wait,
+)
 
-LAB = REPO / "topology" / "tests" / "golden" / "lab"
 PASSWORD = "wonderland"  # noqa: S105 (a lab user on veths)
 FAKE_DP2 = "10.200.0.12"  # dp2's control address in the lab pod
 LG2_AC_MAC = "02:bb:00:00:00:02"
@@ -49,11 +57,7 @@ LG2_POOL = ipaddress.ip_network("100.80.4.0/22")
 
 def _cp_yaml(path: Path, onos_url: str) -> None:
     """The lab pod's cp.yaml reduced to dp1 and dp2, with ONOS."""
-    doc = yaml.safe_load((LAB / "cp.yaml").read_text())
-    doc["instances"] = [i for i in doc["instances"] if i["id"] in (1, 2)]
-    groups = {g for i in doc["instances"] for g in i["line_groups"]}
-    doc["line_groups"] = [g for g in doc["line_groups"] if g["name"] in groups]
-    doc["pools"] = [p for p in doc["pools"] if p["line_group"] in groups]
+    doc = lab_cp_doc({1, 2})
     doc["onos"] = {
         "url": onos_url,
         "username": "onos",
@@ -65,44 +69,9 @@ def _cp_yaml(path: Path, onos_url: str) -> None:
     path.write_text(yaml.safe_dump(doc, sort_keys=False))
 
 
-def _wait(pred, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while True:
-        v = pred()
-        if v:
-            return v
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{what}: not within {timeout} s")
-        time.sleep(0.1)
-
-
-def _ctl(work: Path, *args: str) -> object:
-    out = subprocess.run(
-        [str(BNGCPCTL), "--socket", str(work / "cp.sock"), *args, "-o", "json"],
-        capture_output=True, text=True, timeout=10,
-    )  # fmt: skip
-    if out.returncode != 0:
-        return None
-    return json.loads(out.stdout)
-
-
-def _instances(work: Path) -> dict[str, str]:
-    v = _ctl(work, "instances")
-    return {i["name"]: i["state"] for i in v} if v else {}
-
-
-def _dp_sessions(rig) -> list[dict]:
-    ids = rig.telemetry("/bng/sessions").get("ids", [])
-    return [rig.telemetry(f"/bng/sessions,{i}") for i in ids]
-
-
 @pytest.fixture
 def move_pod(cp_prereqs, tmp_path):
-    if os.geteuid() != 0 or not (REPO / "server-dp" / "build" / "bng-dp").exists():
-        why = "needs root and a built bng-dp"
-        if os.environ.get("BNGPOD_REQUIRE_POD") == "1":
-            pytest.fail(why)
-        pytest.skip(why)
+    require_dp()
     work = tmp_path
     (work / "users").write_text('alice  Cleartext-Password := "wonderland"\n')
     rig = DpRig(LAB / "dp" / "dp1.ini").start()
@@ -124,17 +93,11 @@ def move_pod(cp_prereqs, tmp_path):
              "--log-format", "json", "--log-level", "debug"],
             stdout=log, stderr=subprocess.STDOUT,
         )  # fmt: skip
-        _wait(lambda: _instances(work) == {"dp1": "associated", "dp2": "associated"}, 15, "both instances associated")
-        _wait(lambda: "reachable" in str(rig.telemetry(f"/bng/arp,{ROUTER_ADDR}")), 15, "router resolved by bng-dp")
+        wait(lambda: instances(work) == {"dp1": "associated", "dp2": "associated"}, 15, "both instances associated")
+        wait(lambda: "reachable" in str(rig.telemetry(f"/bng/arp,{ROUTER_ADDR}")), 15, "router resolved by bng-dp")
         yield {"rig": rig, "wire": wire, "cp": cp, "work": work, "onos": onos, "dp2": dp2}
     finally:
-        if cp is not None and cp.poll() is None:
-            cp.send_signal(signal.SIGTERM)
-            try:
-                cp.wait(10)
-            except subprocess.TimeoutExpired:
-                cp.kill()
-                cp.wait()
+        stop(cp, 10)
         if log is not None:
             log.close()
             print("--- bng-cp log (tail) ---\n" + (work / "bng-cp.log").read_text()[-6000:])
@@ -162,8 +125,8 @@ def test_group_moves_onto_the_real_dp_without_redial(move_pod):
     assert res.ok, res.reason
     assert res.ac_mac == LG2_AC_MAC and ipaddress.ip_address(res.ipv4) in LG2_POOL
     s_a = dp2.wait_session(mac, ctag=7)
-    assert not _dp_sessions(rig), "nothing of lg2 on bng-dp before the move"
-    view = _ctl(work, "sessions")
+    assert not dp_sessions(rig), "nothing of lg2 on bng-dp before the move"
+    view = ctl(work, "sessions")
     assert len(view) == 1 and view[0]["instance"] == 2
     asid = view[0]["id"]
     onos.wait(lambda: [e for e in onos.events if e["event"] == "up" and e["session"]["id"] == asid], what="up event")
@@ -176,8 +139,8 @@ def test_group_moves_onto_the_real_dp_without_redial(move_pod):
     t0 = time.monotonic()
     onos.place(2, {"lg1": 1, "lg2": 1})
 
-    _wait(lambda: rig.telemetry("/bng/line_groups")["groups"]["lg2"] == "served", 10, "lg2 served by bng-dp")
-    s = _wait(lambda: [x for x in _dp_sessions(rig) if x["mac"] == mac], 10, "the session installed on bng-dp")[0]
+    wait(lambda: rig.telemetry("/bng/line_groups")["groups"]["lg2"] == "served", 10, "lg2 served by bng-dp")
+    s = wait(lambda: [x for x in dp_sessions(rig) if x["mac"] == mac], 10, "the session installed on bng-dp")[0]
     moved_in = time.monotonic() - t0
     assert (s["line_group"], s["access_port"], s["stag"], s["ctag"], s["pppoe_sid"], s["mac"], s["ipv4"]) == (
         "lg2", "access2", 200, 7, res.session_id, mac, res.ipv4,
@@ -198,42 +161,23 @@ def test_group_moves_onto_the_real_dp_without_redial(move_pod):
 
     upd = onos.wait(updates_on_dp1, what="the update event with instance 1")[0]["session"]
     assert (upd["pppoeId"], upd["mac"], upd["ipv4"], upd["lineGroup"]) == (res.session_id, mac, res.ipv4, "lg2")
-    view = _ctl(work, "sessions")
+    view = ctl(work, "sessions")
     assert [(v["instance"], v["pppoe_session_id"], v["state"]) for v in view] == [(1, res.session_id, "established")]
 
     # Upstream through bng-dp: decapsulated, from lg2's core MAC to the router.
-    payload = IP(src=res.ipv4, dst=INTERNET) / UDP(sport=4000, dport=53) / Raw(b"m" * 32)
-    client.send(client.ppp_frame(IPV4, bytes(payload)))
-
-    def core_frame():
-        while True:
-            try:
-                f = wire.core.get(timeout=0.2)
-            except Exception:  # noqa: BLE001 (queue.Empty)
-                return None
-            p = Ether(f)
-            if IP in p and p[IP].src == res.ipv4 and p[Ether].dst == ROUTER_MAC:
-                return p
-
-    up = _wait(core_frame, 5, "upstream packet on the core side")
+    up = send_upstream(wire, client, res.ipv4, b"m" * 32)
     assert up[Ether].src == LG2_CORE_MAC and bytes(up[UDP].payload) == b"m" * 32
 
     # Downstream to lg2's core MAC: in the CPE's session, with its tags and the AC MAC.
-    wire.send_core(
-        bytes(
-            Ether(src=ROUTER_MAC, dst=LG2_CORE_MAC) / IP(src=INTERNET, dst=res.ipv4) / UDP(sport=53, dport=4000)
-            / Raw(b"d" * 32)
-        )
-    )  # fmt: skip
-    down = client.expect(lambda rx: rx.proto == IPV4, timeout=5, what="downstream IPv4 in the session")
+    down = send_downstream(wire, client, res.ipv4, LG2_CORE_MAC, b"d" * 32)
     raw = bytes(down.frame)
     assert down.session_id == res.session_id and down.frame[Ether].src == LG2_AC_MAC
     assert raw[12:14] == b"\x88\xa8" and int.from_bytes(raw[14:16], "big") & 0xFFF == 200
     assert raw[16:18] == b"\x81\x00" and int.from_bytes(raw[18:20], "big") & 0xFFF == 7
 
     # bng-dp's LCP echoes (offload) are answered by the CPE, the session stays up.
-    _wait(lambda: client.echo_replies_sent >= 2, 8, "LCP echoes from bng-dp answered")
-    s = next(x for x in _dp_sessions(rig) if x["mac"] == mac)
+    wait(lambda: client.echo_replies_sent >= 2, 8, "LCP echoes from bng-dp answered")
+    s = next(x for x in dp_sessions(rig) if x["mac"] == mac)
     assert s["lcp_replies"] >= 2 and s["lcp_dead"] == 0
 
     # No re-dial: no PADT, no discovery in either direction since the move.

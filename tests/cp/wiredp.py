@@ -4,14 +4,32 @@
 frames go onto the rig's wire port as QinQ frames, and every frame bng-dp sends towards a
 client MAC comes back to that client. Frames on the core side (untagged) are kept in
 `core` for the test; the DP's ARP request for its next hop is answered as the router
-would."""
+would.
+
+Beside it, what the tests that run bng-cp against the real bng-dp (tests/cp/test_with_dp.py,
+tests/cp/test_move_with_dp.py) and `make bench-move` (accel-ppp-glue/bench/bench_move.py)
+share: the lab pod's cp.yaml reduced to some instances, polling for a condition, bngcpctl's
+answers, bng-dp's sessions from its telemetry, stopping a child process, and one packet each way through the
+DP (`send_upstream`, `send_downstream`)."""
 
 from __future__ import annotations
 
+import json
+import os
 import queue
+import signal
+import subprocess
 import threading
+import time
 
-from dp.frames import Ether, arp_reply_from_router, is_router_arp_request, parse
+import yaml
+from dp.frames import INTERNET, IP, ROUTER_MAC, UDP, Ether, Raw, arp_reply_from_router, is_router_arp_request, parse
+from dp.rig import REPO
+
+from .pod import BNGCPCTL
+from .pppoe_client import IPV4
+
+LAB = REPO / "topology" / "tests" / "golden" / "lab"
 
 
 class WireDp:
@@ -52,3 +70,99 @@ class WireDp:
                 client.deliver(p)
             else:
                 self.core.put(frame)
+
+
+def require_dp() -> None:
+    """Skip the test (fail it under BNGPOD_REQUIRE_POD=1) without root or a built bng-dp."""
+    import pytest  # not for the bench, which runs without it
+
+    if os.geteuid() != 0 or not (REPO / "server-dp" / "build" / "bng-dp").exists():
+        why = "needs root and a built bng-dp"
+        if os.environ.get("BNGPOD_REQUIRE_POD") == "1":
+            pytest.fail(why)
+        pytest.skip(why)
+
+
+def lab_cp_doc(instances: set[int]) -> dict:
+    """The lab pod's cp.yaml reduced to the given instances, their line groups and pools."""
+    doc = yaml.safe_load((LAB / "cp.yaml").read_text())
+    doc["instances"] = [i for i in doc["instances"] if i["id"] in instances]
+    groups = {g for i in doc["instances"] for g in i["line_groups"]}
+    doc["line_groups"] = [g for g in doc["line_groups"] if g["name"] in groups]
+    doc["pools"] = [p for p in doc["pools"] if p["line_group"] in groups]
+    return doc
+
+
+def wait(pred, timeout: float, what: str, interval: float = 0.1):
+    """pred()'s first true value, polled every `interval` s; AssertionError after `timeout` s."""
+    deadline = time.monotonic() + timeout
+    while True:
+        v = pred()
+        if v:
+            return v
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what}: not within {timeout} s")
+        time.sleep(interval)
+
+
+def ctl(work, *args: str) -> object:
+    """bngcpctl's JSON answer on bng-cp's control socket work/cp.sock; None when it failed."""
+    out = subprocess.run(
+        [str(BNGCPCTL), "--socket", str(work / "cp.sock"), *args, "-o", "json"],
+        capture_output=True, text=True, timeout=10,
+    )  # fmt: skip
+    if out.returncode != 0:
+        return None
+    return json.loads(out.stdout)
+
+
+def instances(work) -> dict[str, str]:
+    """bng-cp's DP instances by name, each with its association state."""
+    v = ctl(work, "instances")
+    return {i["name"]: i["state"] for i in v} if v else {}
+
+
+def dp_sessions(rig) -> list[dict]:
+    """bng-dp's sessions, each as its telemetry shows it."""
+    ids = rig.telemetry("/bng/sessions").get("ids", [])
+    return [rig.telemetry(f"/bng/sessions,{i}") for i in ids]
+
+
+def stop(proc: subprocess.Popen | None, timeout: float) -> None:
+    """SIGTERM to a child still running, SIGKILL when it has not exited within `timeout` s."""
+    if proc is None or proc.poll() is not None:
+        return
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def send_upstream(wire: WireDp, client, ipv4: str, data: bytes):
+    """A UDP packet from the CPE at `ipv4` in its PPPoE session; the packet as bng-dp sends
+    it out on the core side to the router (decapsulated)."""
+    payload = IP(src=ipv4, dst=INTERNET) / UDP(sport=4000, dport=53) / Raw(data)
+    client.send(client.ppp_frame(IPV4, bytes(payload)))
+
+    def core_frame():
+        while True:
+            try:
+                f = wire.core.get(timeout=0.2)
+            except queue.Empty:
+                return None
+            p = Ether(f)
+            if IP in p and p[IP].src == ipv4 and p[Ether].dst == ROUTER_MAC:
+                return p
+
+    return wait(core_frame, 5, "upstream packet on the core side")
+
+
+def send_downstream(wire: WireDp, client, ipv4: str, core_mac: str, data: bytes):
+    """A UDP packet from the router to `core_mac` for the subscriber at `ipv4`; what the CPE
+    receives of it in its PPPoE session."""
+    wire.send_core(
+        bytes(Ether(src=ROUTER_MAC, dst=core_mac) / IP(src=INTERNET, dst=ipv4) / UDP(sport=53, dport=4000) / Raw(data))
+    )
+    return client.expect(lambda rx: rx.proto == IPV4, timeout=5, what="downstream IPv4 in the session")

@@ -5,6 +5,7 @@ import os
 
 import pytest
 
+from .pfcp_cp import Cp
 from .rig import BNG_DP, REPO, DpRig, cleanup_stale
 
 LAB_DP1 = REPO / "topology" / "tests" / "golden" / "lab" / "dp" / "dp1.ini"
@@ -35,3 +36,17 @@ def dp(dp_prereqs):
     finally:
         rig.close()
         cleanup_stale()
+
+
+@pytest.fixture(scope="module")
+def cp(dp):
+    """A CP associated with the module's bng-dp, whose next hop (the router) is resolved."""
+    from .test_datapath import resolve_router  # the helper lives with the datapath tests
+
+    cp = Cp.for_rig(dp)
+    try:
+        assert cp.associate() == 1
+        resolve_router(dp)
+        yield cp
+    finally:
+        cp.close()

@@ -46,7 +46,6 @@ from .frames import (
     parse,
     up_ipv4,
 )
-from .pfcp_cp import Cp
 
 _ctags = itertools.count(10)
 
@@ -82,17 +81,6 @@ def wait_for(pred, timeout: float = 5.0, step: float = 0.05):
         if v or time.monotonic() > deadline:
             return v
         time.sleep(step)
-
-
-@pytest.fixture(scope="module")
-def cp(dp):
-    cp = Cp.for_rig(dp)
-    try:
-        assert cp.associate() == 1
-        resolve_router(dp)
-        yield cp
-    finally:
-        cp.close()
 
 
 @pytest.fixture

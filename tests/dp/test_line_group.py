@@ -32,7 +32,7 @@ from .frames import (
     arp_request_for,
 )
 from .pfcp_cp import LG_ADOPT, LG_RELEASE, Cp, _cause, line_group_ie, line_group_value
-from .test_datapath import frames_where, resolve_router, stat_delta
+from .test_datapath import frames_where, stat_delta
 
 # lg2 as the INI has it
 INI_AC_MAC = "02:bb:00:00:00:02"
@@ -85,17 +85,6 @@ def groups(dp) -> dict:
 
 def adopt_value(name: str = "lg2", core_addr: str = CORE_ADDR) -> bytes:
     return line_group_value(LG_ADOPT, name, AC_MAC, CORE_MAC, core_addr)
-
-
-@pytest.fixture(scope="module")
-def cp(dp):
-    cp = Cp.for_rig(dp)
-    try:
-        assert cp.associate() == 1
-        resolve_router(dp)
-        yield cp
-    finally:
-        cp.close()
 
 
 @pytest.fixture

@@ -3,7 +3,6 @@ package core
 import (
 	"encoding/binary"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -114,51 +113,23 @@ func (d *Daemon) instanceName(id uint32) string {
 // Establishment of the same CP SEID with the same content is idempotent at
 // the DP, so a session it still has is answered with its existing UP SEID.
 func (d *Daemon) resync(inst uint32, all bool) {
-	type job struct {
-		s   *session
-		rec record // a copy taken on the session's shard
-	}
-	var todo []job
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for _, sh := range d.shards {
-		wg.Add(1)
-		sh := sh
-		sh.post(func() {
-			defer wg.Done()
-			for _, s := range sh.sessions {
-				if s.rec.Instance == inst && !s.dead && s.state == stEstablished && (all || !s.rec.Established) {
-					mu.Lock()
-					todo = append(todo, job{s, s.rec})
-					mu.Unlock()
-				}
-			}
-		})
-	}
-	wg.Wait()
+	todo := d.pickSessions(func(s *session) bool {
+		return s.rec.Instance == inst && !s.dead && s.state == stEstablished && (all || !s.rec.Established)
+	})
 	if len(todo) == 0 {
 		return
 	}
 	start := time.Now()
-	sem := make(chan struct{}, 512) // establishments in flight
 	var ok, failed atomic.Int64
-	var rg sync.WaitGroup
-	for _, j := range todo {
-		j := j
-		sem <- struct{}{}
-		rg.Add(1)
-		go func() {
-			defer func() { <-sem; rg.Done() }()
-			up, err := d.establishPFCP(&j.rec)
-			if err != nil {
-				failed.Add(1)
-			} else {
-				ok.Add(1)
-			}
-			j.s.sh.post(func() { j.s.sh.resynced(j.s, up, err) })
-		}()
-	}
-	rg.Wait()
+	forEachJob(todo, func(j sessionJob) {
+		up, err := d.establishPFCP(&j.rec)
+		if err != nil {
+			failed.Add(1)
+		} else {
+			ok.Add(1)
+		}
+		j.s.sh.post(func() { j.s.sh.resynced(j.s, up, err) })
+	})
 	d.m.repushed.Add(float64(ok.Load()))
 	d.log.Info("sessions installed again", "instance", d.instanceName(inst), "sessions", ok.Load(),
 		"failed", failed.Load(), "seconds", time.Since(start).Seconds())

@@ -265,54 +265,27 @@ type movedSession struct {
 // once established (established() checks).
 func (d *Daemon) moveSessions(group string, from, to uint32) []movedSession {
 	toInst, _ := d.cfg.Instance(to)
-	type job struct {
-		s   *session
-		rec record
-	}
-	var todo []job
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for _, sh := range d.shards {
-		wg.Add(1)
-		sh := sh
-		sh.post(func() {
-			defer wg.Done()
-			for _, s := range sh.sessions {
-				if s.dead || s.rec.LineGroup != group {
-					continue
-				}
-				switch s.state {
-				case stEstablished:
-					if s.rec.Instance != to {
-						mu.Lock()
-						todo = append(todo, job{s, s.rec})
-						mu.Unlock()
-					}
-				case stNegotiating, stAuthorizing:
-					s.inst, s.rec.Instance = toInst, to
-				}
-			}
-		})
-	}
-	wg.Wait()
+	todo := d.pickSessions(func(s *session) bool {
+		if s.dead || s.rec.LineGroup != group {
+			return false
+		}
+		switch s.state {
+		case stEstablished:
+			return s.rec.Instance != to
+		case stNegotiating, stAuthorizing:
+			s.inst, s.rec.Instance = toInst, to
+		}
+		return false
+	})
 	var out []movedSession
 	var outMu sync.Mutex
-	sem := make(chan struct{}, 512)
-	var rg sync.WaitGroup
-	for _, j := range todo {
-		j := j
-		sem <- struct{}{}
-		rg.Add(1)
-		go func() {
-			defer func() { <-sem; rg.Done() }()
-			if m, ok := d.moveSession(j.s, j.rec, to); ok {
-				outMu.Lock()
-				out = append(out, m)
-				outMu.Unlock()
-			}
-		}()
-	}
-	rg.Wait()
+	forEachJob(todo, func(j sessionJob) {
+		if m, ok := d.moveSession(j.s, j.rec, to); ok {
+			outMu.Lock()
+			out = append(out, m)
+			outMu.Unlock()
+		}
+	})
 	return out
 }
 

@@ -11,7 +11,6 @@ import org.onosproject.net.flowobjective.ForwardingObjective;
 import org.onosproject.net.flowobjective.NextObjective;
 import org.onosproject.net.flowobjective.Objective;
 import org.onosproject.net.flowobjective.ObjectiveContext;
-import org.onosproject.net.flowobjective.ObjectiveError;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,7 +20,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicLong;
 
 import static com.google.common.base.Preconditions.checkNotNull;
 
@@ -45,16 +43,14 @@ final class OfdpaInstaller {
 
     private final FlowObjectiveService flowObjectives;
     private final ApplicationId appId;
-    private final AtomicLong errors;
-    private final AtomicLong successes;
+    private final ObjectiveOutcomes outcomes;
     private final Map<DeviceId, OfdpaSteering> installed = new HashMap<>();
     private final Map<DeviceId, Map<Object, Integer>> nextIds = new HashMap<>();
 
-    OfdpaInstaller(FlowObjectiveService fos, ApplicationId appId, AtomicLong errors, AtomicLong successes) {
+    OfdpaInstaller(FlowObjectiveService fos, ApplicationId appId, ObjectiveOutcomes outcomes) {
         this.flowObjectives = checkNotNull(fos, "flow objective service");
         this.appId = checkNotNull(appId, "appId");
-        this.errors = errors;
-        this.successes = successes;
+        this.outcomes = checkNotNull(outcomes, "outcomes");
     }
 
     void apply(DeviceId device, OfdpaSteering next) {
@@ -177,18 +173,7 @@ final class OfdpaInstaller {
     }
 
     private ObjectiveContext context(DeviceId device, Objective.Operation op, Object what) {
-        return new ObjectiveContext() {
-            @Override
-            public void onSuccess(Objective objective) {
-                successes.incrementAndGet();
-            }
-
-            @Override
-            public void onError(Objective objective, ObjectiveError error) {
-                errors.incrementAndGet();
-                LOG.warn("OF-DPA steering on {}: {} of {} failed: {}", device, op, what, error);
-            }
-        };
+        return outcomes.context(LOG, "OF-DPA steering", device, op, what);
     }
 
     private void filter(DeviceId device, OfdpaFilter filter, Objective.Operation op) {

@@ -7,7 +7,6 @@ import org.onosproject.net.flowobjective.FlowObjectiveService;
 import org.onosproject.net.flowobjective.ForwardingObjective;
 import org.onosproject.net.flowobjective.Objective;
 import org.onosproject.net.flowobjective.ObjectiveContext;
-import org.onosproject.net.flowobjective.ObjectiveError;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,7 +16,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicLong;
 
 import static com.google.common.base.Preconditions.checkNotNull;
 
@@ -44,8 +42,7 @@ public final class SteeringInstaller {
     private final FlowObjectiveService flowObjectives;
     private final ApplicationId appId;
     private final Map<DeviceId, Set<Steer>> installed = new HashMap<>();
-    private final AtomicLong errors = new AtomicLong();
-    private final AtomicLong successes = new AtomicLong();
+    private final ObjectiveOutcomes outcomes = new ObjectiveOutcomes();
     private final OfdpaInstaller ofdpa;
 
     /**
@@ -57,7 +54,7 @@ public final class SteeringInstaller {
     public SteeringInstaller(FlowObjectiveService fos, ApplicationId appId) {
         this.flowObjectives = checkNotNull(fos, "flow objective service");
         this.appId = checkNotNull(appId, "appId");
-        this.ofdpa = new OfdpaInstaller(fos, appId, errors, successes);
+        this.ofdpa = new OfdpaInstaller(fos, appId, outcomes);
     }
 
     /**
@@ -185,7 +182,7 @@ public final class SteeringInstaller {
      * @return error count since the installer was made
      */
     public long errors() {
-        return errors.get();
+        return outcomes.errors();
     }
 
     /**
@@ -194,7 +191,7 @@ public final class SteeringInstaller {
      * @return success count since the installer was made
      */
     public long successes() {
-        return successes.get();
+        return outcomes.successes();
     }
 
     private void remember(DeviceId device, Set<Steer> steers) {
@@ -207,18 +204,7 @@ public final class SteeringInstaller {
 
     private void send(DeviceId device, Steer steer, Objective.Operation op) {
         ForwardingObjective.Builder builder = steer.objective(appId);
-        ObjectiveContext context = new ObjectiveContext() {
-            @Override
-            public void onSuccess(Objective objective) {
-                successes.incrementAndGet();
-            }
-
-            @Override
-            public void onError(Objective objective, ObjectiveError error) {
-                errors.incrementAndGet();
-                LOG.warn("steering on {}: {} of {} failed: {}", device, op, steer, error);
-            }
-        };
+        ObjectiveContext context = outcomes.context(LOG, "steering", device, op, steer);
         ForwardingObjective objective = op == Objective.Operation.ADD ? builder.add(context)
                 : builder.remove(context);
         flowObjectives.forward(device, objective);

@@ -1,23 +1,18 @@
 package org.bngpod.app.steering;
 
-import org.onlab.osgi.ServiceDirectory;
 import org.onosproject.core.CoreService;
 import org.onosproject.core.CoreServiceAdapter;
 import org.onosproject.core.GroupId;
 import org.onosproject.net.DeviceId;
 import org.onosproject.net.behaviour.NextGroup;
 import org.onosproject.net.behaviour.Pipeliner;
-import org.onosproject.net.behaviour.PipelinerContext;
 import org.onosproject.net.device.DeviceService;
 import org.onosproject.net.device.DeviceServiceAdapter;
 import org.onosproject.net.driver.AbstractHandlerBehaviour;
 import org.onosproject.net.driver.DefaultDriverData;
 import org.onosproject.net.flow.FlowId;
 import org.onosproject.net.flow.FlowRule;
-import org.onosproject.net.flow.FlowRuleOperation;
-import org.onosproject.net.flow.FlowRuleOperations;
 import org.onosproject.net.flow.FlowRuleService;
-import org.onosproject.net.flow.FlowRuleServiceAdapter;
 import org.onosproject.net.flowobjective.FilteringObjective;
 import org.onosproject.net.flowobjective.FlowObjectiveServiceAdapter;
 import org.onosproject.net.flowobjective.FlowObjectiveStore;
@@ -46,7 +41,6 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -86,68 +80,19 @@ final class OfdpaSwitch extends FlowObjectiveServiceAdapter implements AutoClose
     OfdpaSwitch(DeviceId device, Pipeliner pipeliner) {
         this.device = device;
         this.pipeliner = pipeliner;
-        FlowRuleService flowRules = new FlowRuleServiceAdapter() {
-            @Override
-            public void apply(FlowRuleOperations ops) {
-                for (Set<FlowRuleOperation> stage : ops.stages()) {
-                    for (FlowRuleOperation op : stage) {
-                        switch (op.type()) {
-                            case ADD:
-                            case MODIFY:
-                                rules.put(op.rule().id(), op.rule());
-                                break;
-                            case REMOVE:
-                                rules.remove(op.rule().id());
-                                break;
-                            default:
-                                throw new AssertionError("unknown flow rule operation " + op.type());
-                        }
-                    }
-                }
-                if (ops.callback() != null) {
-                    ops.callback().onSuccess(ops);
-                }
-            }
-        };
         GroupService groupService = new Groups();
         FlowObjectiveStore store = new NextStore();
         CoreService core = new CoreServiceAdapter();
         DeviceService devices = new DeviceServiceAdapter();
         StorageService storage = new TestStorageService();
-        ServiceDirectory directory = new ServiceDirectory() {
-            @Override
-            public <T> T get(Class<T> serviceClass) {
-                if (serviceClass == FlowRuleService.class) {
-                    return serviceClass.cast(flowRules);
-                }
-                if (serviceClass == GroupService.class) {
-                    return serviceClass.cast(groupService);
-                }
-                if (serviceClass == CoreService.class) {
-                    return serviceClass.cast(core);
-                }
-                if (serviceClass == DeviceService.class) {
-                    return serviceClass.cast(devices);
-                }
-                if (serviceClass == StorageService.class) {
-                    return serviceClass.cast(storage);
-                }
-                throw new UnsupportedOperationException("no " + serviceClass.getName() + " in this test");
-            }
-        };
         // No driver: the pipeliner's forwarding-objective accumulator stays off.
         ((AbstractHandlerBehaviour) pipeliner).setData(new DefaultDriverData(null, device));
-        pipeliner.init(device, new PipelinerContext() {
-            @Override
-            public ServiceDirectory directory() {
-                return directory;
-            }
-
-            @Override
-            public FlowObjectiveStore store() {
-                return store;
-            }
-        });
+        SwitchServices.init(pipeliner, device, store, Map.of(
+                FlowRuleService.class, SwitchServices.flowRules(rules),
+                GroupService.class, groupService,
+                CoreService.class, core,
+                DeviceService.class, devices,
+                StorageService.class, storage));
     }
 
     /** Sets how long an objective may take to be answered before it counts as unanswered. */

@@ -1,15 +1,10 @@
 package org.bngpod.app.steering;
 
-import org.onlab.osgi.ServiceDirectory;
 import org.onosproject.driver.pipeline.DefaultSingleTablePipeline;
 import org.onosproject.net.DeviceId;
-import org.onosproject.net.behaviour.PipelinerContext;
 import org.onosproject.net.flow.FlowId;
 import org.onosproject.net.flow.FlowRule;
-import org.onosproject.net.flow.FlowRuleOperation;
-import org.onosproject.net.flow.FlowRuleOperations;
 import org.onosproject.net.flow.FlowRuleService;
-import org.onosproject.net.flow.FlowRuleServiceAdapter;
 import org.onosproject.net.flowobjective.FilteringObjective;
 import org.onosproject.net.flowobjective.FlowObjectiveServiceAdapter;
 import org.onosproject.net.flowobjective.FlowObjectiveStore;
@@ -21,7 +16,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * One switch as ONOS drives it through {@link DefaultSingleTablePipeline} (ONOS's
@@ -39,29 +33,6 @@ final class SingleTableSwitch extends FlowObjectiveServiceAdapter {
 
     SingleTableSwitch(DeviceId device) {
         this.device = device;
-        FlowRuleService rules = new FlowRuleServiceAdapter() {
-            @Override
-            public void apply(FlowRuleOperations ops) {
-                for (Set<FlowRuleOperation> stage : ops.stages()) {
-                    for (FlowRuleOperation op : stage) {
-                        switch (op.type()) {
-                            case ADD:
-                            case MODIFY:
-                                table.put(op.rule().id(), op.rule());
-                                break;
-                            case REMOVE:
-                                table.remove(op.rule().id());
-                                break;
-                            default:
-                                throw new AssertionError("unknown flow rule operation " + op.type());
-                        }
-                    }
-                }
-                if (ops.callback() != null) {
-                    ops.callback().onSuccess(ops);
-                }
-            }
-        };
         // The pipeliner takes the objective store at init; only next objectives use it.
         FlowObjectiveStore store = (FlowObjectiveStore) Proxy.newProxyInstance(
                 FlowObjectiveStore.class.getClassLoader(), new Class<?>[] {FlowObjectiveStore.class},
@@ -69,29 +40,9 @@ final class SingleTableSwitch extends FlowObjectiveServiceAdapter {
                     throw new UnsupportedOperationException("the steering uses no next objectives: "
                                                                     + method.getName());
                 });
-        ServiceDirectory directory = new ServiceDirectory() {
-            @Override
-            public <T> T get(Class<T> serviceClass) {
-                if (serviceClass == FlowRuleService.class) {
-                    return serviceClass.cast(rules);
-                }
-                if (serviceClass == FlowObjectiveStore.class) {
-                    return serviceClass.cast(store);
-                }
-                throw new UnsupportedOperationException("no " + serviceClass.getName() + " in this test");
-            }
-        };
-        pipeliner.init(device, new PipelinerContext() {
-            @Override
-            public ServiceDirectory directory() {
-                return directory;
-            }
-
-            @Override
-            public FlowObjectiveStore store() {
-                return store;
-            }
-        });
+        SwitchServices.init(pipeliner, device, store, Map.of(
+                FlowRuleService.class, SwitchServices.flowRules(table),
+                FlowObjectiveStore.class, store));
     }
 
     @Override
