@@ -44,6 +44,13 @@ def test_cli_up_status_down_leaves_nothing(clean_host):
     assert status.returncode == 0
     assert "ovs-vswitchd" in status.stdout and "running" in status.stdout
     assert "flow_count=" in status.stdout
+    for part in ("freeradius radius1", "bng-cp", "servers", "bng-dp dp1"):
+        line = next(ln for ln in status.stdout.splitlines() if ln.strip().startswith(part))
+        assert "running" in line, status.stdout
+    assert status.stdout.count("associated") == 4, status.stdout
+    assert "subscribers:       256" in status.stdout
+    pids = {name: (e["pid"], e["exe"]) for name, e in emu.State.load().data["pids"].items()}
+    assert all(emu._alive(pid, exe) for pid, exe in pids.values())
     during = host_snapshot()
     assert len(during["namespaces"]) == 4 + 4 + 4  # access, DP, switch+mgmt+core+inet
     assert during["links"] == clean_host["links"], "the pod must not add links to the host namespace"
@@ -53,6 +60,8 @@ def test_cli_up_status_down_leaves_nothing(clean_host):
     down = subprocess.run([*bngpod, "down"], capture_output=True, text=True)
     assert down.returncode == 0, down.stderr
     assert host_snapshot() == clean_host
+    for name, (pid, exe) in pids.items():
+        assert not emu._alive(pid, exe), f"{name} ({pid}) still runs"
     # down is idempotent
     assert subprocess.run([*bngpod, "down"], capture_output=True, text=True).returncode == 0
 
@@ -72,6 +81,30 @@ def test_failed_up_cleans_up(clean_host):
     subprocess.run(["ip", "netns", "add", emu.CORE_NS], check=True)
     with pytest.raises(emu.EmuError, match="bngpod-core"):
         emu.up(validate.load(LAB), str(LAB))
+    assert host_snapshot() == clean_host
+
+
+def test_failed_cp_cleans_up_radius_and_servers(clean_host, tmp_path, monkeypatch):
+    # bng-cp dies at once: up names it and its log, and FreeRADIUS and the servers started
+    # before it are stopped by their recorded pids.
+    fake = tmp_path / "bng-cp"
+    fake.write_text("#!/bin/sh\necho 'bng-cp: no luck today' >&2\nexit 3\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr(emu, "BNG_CP", fake)
+    started = {}
+    spawn = emu._spawn
+
+    def recording_spawn(state, name, *args, **kw):
+        proc = spawn(state, name, *args, **kw)
+        started[name] = proc
+        return proc
+
+    monkeypatch.setattr(emu, "_spawn", recording_spawn)
+    with pytest.raises(emu.EmuError, match=r"bng-cp exited \(3\) \(see .*bng-cp.log\): bng-cp: no luck today"):
+        emu.up(validate.load(LAB), str(LAB))
+    assert "freeradius radius1" in started
+    for name, proc in started.items():
+        assert proc.wait(timeout=5) is not None, name
     assert host_snapshot() == clean_host
 
 

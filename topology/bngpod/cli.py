@@ -64,7 +64,14 @@ def cmd_up(args) -> int:
     _need_root("up")
     pod = _load(args.file)
     try:
-        emu.up(pod, args.file, dp=not args.no_dp)
+        emu.up(
+            pod,
+            args.file,
+            dp=not args.no_dp,
+            cp=not args.no_cp,
+            users_file=args.users,
+            subscribers=args.subscribers,
+        )
     except emu.EmuError as exc:
         print(f"bngpod up: {exc}", file=sys.stderr)
         return EXIT_FAILED
@@ -95,7 +102,19 @@ def _print_status(report: dict) -> None:
         return
     print(f"pod {report['pod']} from {report['source']} ({'ready' if report['ready'] else 'NOT READY'})")
     for name, proc in report["processes"].items():
-        print(f"  {name:<14} pid {proc['pid']:<8} {'running' if proc['running'] else 'STOPPED'}")
+        print(f"  {name:<18} pid {proc['pid']:<8} {'running' if proc['running'] else 'STOPPED'}")
+    if report.get("users"):
+        u = report["users"]
+        print(f"  subscribers:       {u['count'] if u['count'] is not None else '?'} ({u['file']})")
+    cp = report.get("cp")
+    if cp is not None:
+        if "error" in cp:
+            print(f"  control plane:     {cp['error']}")
+        else:
+            total = sum(i["sessions"] for i in cp["instances"])
+            print(f"  control plane:     {total} session(s)")
+            for i in cp["instances"]:
+                print(f"    instance {i['id']} {i['name']:<8} {i['state']:<12} {i['sessions']} session(s)")
     print(f"  namespaces:    {' '.join(report['namespaces'])}")
     for port in report["ports"]:
         print(f"  switch port    {port}")
@@ -148,7 +167,21 @@ def main(argv: list[str] | None = None) -> int:
 
     p = sub.add_parser("up", help="build the emulated pod of a pod file on this host")
     p.add_argument("file")
-    p.add_argument("--no-dp", action="store_true", help="build the network only, start no bng-dp")
+    p.add_argument("--no-dp", action="store_true", help="start no bng-dp")
+    p.add_argument("--no-cp", action="store_true", help="start neither FreeRADIUS nor bng-cp")
+    p.add_argument(
+        "--users",
+        metavar="FILE",
+        help="subscribers: a users.json ([{user, password, line_group, port, stag, ctag}]) or a FreeRADIUS "
+        "users file, instead of the generated ones",
+    )
+    p.add_argument(
+        "--subscribers",
+        type=int,
+        default=64,
+        metavar="N",
+        help="generated subscribers per line group (default 64)",
+    )
     p.set_defaults(func=cmd_up)
 
     p = sub.add_parser("down", help="remove everything `bngpod up` created")

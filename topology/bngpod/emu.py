@@ -13,6 +13,16 @@ Namespaces (all named bngpod-*):
                        its line group's core address, srv0 towards bngpod-inet
   bngpod-inet          a host on the core side (a server subscribers can reach)
 
+Besides the network, `up` starts (each recorded in the state file, each waited for):
+  FreeRADIUS           in bngpod-mgmt on every RADIUS server address of the pod file
+                       (private config under <run>/radius/<name>, users from
+                       <run>/generated/radius/users.json, docs/emulated-pod.md)
+  bng-cp               in bngpod-mgmt on the control-plane address, with the generated
+                       cp.yaml; --state <run>/cp/state, --ctl <run>/cp.sock,
+                       --metrics <cp address>:9464; ready once every instance is associated
+  servers              in bngpod-inet: UDP/TCP echo on port 7, HTTP on port 80
+                       (`python -m bngpod.servers`)
+
 Each DP instance's bng-dp runs inside its namespace on data0 (net_af_packet) with
 its generated dp/<name>.ini, idling with short sleeps so several share two cores; it
 uses hugepages when enough are free and --no-huge otherwise.
@@ -27,12 +37,15 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
 
-from . import generate
+from . import generate, radius, servers, users
 from . import model as m
+from .rawsock import in_netns
 
 NS_PREFIX = "bngpod-"
 SWITCH_NS = "bngpod-sw"
@@ -51,6 +64,11 @@ DPDK_RUNTIME = Path("/var/run/dpdk")
 DP_MEMORY_MB = 512  # per instance: mbufs, route table (64 MiB), HQoS and tables of DP_SESSIONS
 DP_SESSIONS = 4096  # session capacity of each emulated instance (HQoS about 50 MiB)
 DP_IDLE_SLEEP_US = 100
+GLUE = REPO / "accel-ppp-glue"
+BNG_CP = Path(os.environ.get("BNG_CP", GLUE / "build" / "bng-cp"))
+BNGCPCTL = Path(os.environ.get("BNGCPCTL", GLUE / "build" / "bngcpctl"))
+CP_METRICS_PORT = 9464
+READY_TIMEOUT = 30.0
 
 
 class EmuError(Exception):
@@ -281,9 +299,17 @@ def _wait_dp(inst: m.Instance, proc: subprocess.Popen, log: Path, timeout: float
     raise EmuError(f"bng-dp {inst.name} did not come up within {timeout:.0f} s (see {log})")
 
 
-def up(pod: m.Pod, source: str, dp: bool = True) -> State:
-    """Build the pod (and start a bng-dp per instance unless dp is False). On any
-    failure everything created so far is removed."""
+def up(
+    pod: m.Pod,
+    source: str,
+    dp: bool = True,
+    cp: bool = True,
+    users_file: str | None = None,
+    subscribers: int = users.DEFAULT_PER_GROUP,
+) -> State:
+    """Build the pod, start a bng-dp per instance unless dp is False, FreeRADIUS and bng-cp
+    unless cp is False, and the inet servers. On any failure everything created so far is
+    removed."""
     if State.load() is not None:
         raise EmuError("a pod is already up (see `bngpod status`); run `bngpod down` first")
     if pod.core.vlan:
@@ -293,11 +319,24 @@ def up(pod: m.Pod, source: str, dp: bool = True) -> State:
     for tool in ("ovsdb-server", "ovs-vswitchd", "ovs-vsctl", "ovs-ofctl", "ethtool"):
         if shutil.which(tool) is None:
             raise EmuError(f"{tool} is not installed; run `make setup`")
+    if cp and not radius.installed():
+        raise EmuError(f"{radius.FREERADIUS} is not installed; run `make setup` (or `bngpod up --no-cp`)")
+    if users_file is not None and not Path(users_file).is_file():
+        raise EmuError(f"users file {users_file} does not exist")
+    if not 0 <= subscribers <= users.MAX_PER_GROUP:
+        raise EmuError(f"--subscribers must be 0..{users.MAX_PER_GROUP}")
     state = State()
     state.data.update(pod=pod.name, source=str(Path(source).resolve()))
     state.save()
     try:
         _build(state, pod, dp)
+        _start_servers(state)
+        if cp:
+            _write_users(state, pod, users_file, subscribers)
+            _start_radius(state, pod)
+            _start_cp(state, pod, wait_associated=dp)
+        state.data["ready"] = True
+        state.save()
     except BaseException:
         down(quiet=True)
         raise
@@ -363,8 +402,228 @@ def _build(state: State, pod: m.Pod, dp: bool) -> None:
     ofctl("replace-flows", BRIDGE, str(gen / "basebox" / "flows.of13"))
     if dp:
         _start_dps(state, pod, gen)
-    state.data["ready"] = True
+
+
+def _spawn(state: State, name: str, ns: str, cmd: list[str], log: Path, exe: str) -> subprocess.Popen:
+    """Start cmd in ns with its output in log, recorded in the state under name."""
+    log.parent.mkdir(parents=True, exist_ok=True)
+    out = open(log, "ab")  # noqa: SIM115 - handed to the child
+    try:
+        proc = subprocess.Popen(
+            ["ip", "netns", "exec", ns, *cmd], stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT
+        )
+    finally:
+        out.close()
+    state.add_pid(name, proc.pid, exe)
+    return proc
+
+
+def _log_tail(log: Path, lines: int = 3) -> str:
+    try:
+        text = log.read_text(errors="replace").strip().splitlines()
+    except OSError:
+        return ""
+    return " / ".join(text[-lines:])
+
+
+def _wait(what: str, proc: subprocess.Popen | None, log: Path, ready, timeout: float = READY_TIMEOUT) -> None:
+    """Until ready() is true; a clear error naming the part and its log when it exits or
+    the time is up. ready() may return a string: the reason it is not ready yet."""
+    deadline = time.monotonic() + timeout
+    why = "not ready"
+    while True:
+        if proc is not None and proc.poll() is not None:
+            raise EmuError(f"{what} exited ({proc.returncode}) (see {log}): {_log_tail(log)}")
+        got = ready()
+        if got is True:
+            return
+        why = got or why
+        if time.monotonic() > deadline:
+            raise EmuError(f"{what} not ready within {timeout:.0f} s: {why} (see {log})")
+        time.sleep(0.2)
+
+
+# -- subscribers and RADIUS ----------------------------------------------------------------------
+def users_dir() -> Path:
+    return run_dir() / "generated" / "radius"
+
+
+def _write_users(state: State, pod: m.Pod, given: str | None, per_group: int) -> None:
+    out = users_dir()
+    try:
+        if given is None:
+            entries = users.generate(pod, per_group)
+        elif given.endswith(".json"):
+            entries = users.load_json(Path(given), pod)
+        else:  # a FreeRADIUS users file, used as it is: who dials where is not known
+            out.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(given, out / "users")
+            state.data["users"] = {"source": str(Path(given).resolve()), "count": None}
+            state.save()
+            return
+    except users.UsersError as exc:
+        raise EmuError(str(exc)) from None
+    users.write(out, pod, entries)
+    state.data["users"] = {"source": given and str(Path(given).resolve()), "count": len(entries)}
     state.save()
+
+
+def generated_users() -> list[dict]:
+    """users.json of the running pod ([] when it has none)."""
+    try:
+        return json.loads((users_dir() / "users.json").read_text())
+    except (OSError, ValueError):
+        return []
+
+
+def _radius_servers(pod: m.Pod) -> list[m.RadiusServer]:
+    return [s for s in pod.radius.servers if s.address in pod.management]
+
+
+def _start_radius(state: State, pod: m.Pod) -> None:
+    served = _radius_servers(pod)
+    if not served:
+        raise EmuError("no RADIUS server of the pod file lies in the management subnet: nothing to run it on")
+    text = (users_dir() / "users").read_text()
+    probe = next(iter(generated_users()), None)
+    for s in served:
+        work = run_dir() / "radius" / s.name
+        server = radius.FreeRadius(
+            work,
+            address=str(s.address),
+            auth_port=s.auth_port,
+            acct_port=s.acct_port,
+            secret=s.secret,
+            nas_addresses=[str(pod.control_plane.address)],
+            users_text=text,
+            netns=MGMT_NS,
+        )
+        name = f"freeradius {s.name}"
+        try:
+            server.configure()
+            started = _spawn_radius(state, name, server)
+        except radius.RadiusError as exc:
+            raise EmuError(f"{name}: {exc}") from None
+
+        def answers(s=s, started=started) -> bool | str:
+            if probe is None:
+                return radius._bound_udp(str(s.address), s.auth_port, started.pid) or "auth port not bound"
+            try:
+                with in_netns(MGMT_NS):
+                    kind, _ = radius.access_request(
+                        str(s.address), s.auth_port, s.secret, probe["user"], probe["password"],
+                        source=str(pod.control_plane.address), timeout=0.5, retries=0,
+                    )  # fmt: skip
+            except (TimeoutError, OSError) as exc:
+                return str(exc)
+            return kind == "accept" or f"Access-Request for {probe['user']}: {kind}"
+
+        _wait(f"FreeRADIUS {s.name} on {s.address}:{s.auth_port}", started, server.log, answers)
+
+
+def _spawn_radius(state: State, name: str, server: radius.FreeRadius) -> subprocess.Popen:
+    cmd = [radius.FREERADIUS, "-f", "-d", str(server.raddb), "-n", "radiusd", "-l", str(server.log)]
+    return _spawn(state, name, MGMT_NS, cmd, server.dir / "stdout.log", radius.FREERADIUS)
+
+
+# -- control plane ----------------------------------------------------------------------------------
+def cp_socket() -> Path:
+    return run_dir() / "cp.sock"
+
+
+def _go() -> str | None:
+    return shutil.which("go") or ("/usr/local/go/bin/go" if os.path.exists("/usr/local/go/bin/go") else None)
+
+
+def build_cp() -> None:
+    """go build bng-cp and bngcpctl into accel-ppp-glue/build when missing (as tests/cp does)."""
+    for name, out in (("bng-cp", BNG_CP), ("bngcpctl", BNGCPCTL)):
+        if out.exists():
+            continue
+        go = _go()
+        if go is None:
+            raise EmuError(f"{out} is missing and go is not installed to build it (make setup)")
+        proc = subprocess.run(
+            [go, "build", "-o", str(out), f"./cmd/{name}"], cwd=GLUE, capture_output=True, text=True, timeout=900
+        )
+        if proc.returncode != 0:
+            raise EmuError(f"go build ./cmd/{name} failed: {proc.stderr.strip()[-2000:]}")
+
+
+def cp_api(path: str, timeout: float = 3.0):
+    """GET path of the running bng-cp's management API (its JSON)."""
+    import http.client
+
+    class _Conn(http.client.HTTPConnection):
+        def connect(self):
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.settimeout(timeout)
+            s.connect(str(cp_socket()))
+            self.sock = s
+
+    conn = _Conn("localhost", timeout=timeout)
+    try:
+        conn.request("GET", path)
+        r = conn.getresponse()
+        body = r.read()
+    finally:
+        conn.close()
+    if r.status != 200:
+        raise EmuError(f"bng-cp {path}: HTTP {r.status}: {body[:200]!r}")
+    return json.loads(body)
+
+
+def _start_cp(state: State, pod: m.Pod, wait_associated: bool) -> None:
+    build_cp()
+    cpdir = run_dir() / "cp"
+    (cpdir / "state").mkdir(parents=True, exist_ok=True)
+    log = run_dir() / "logs" / "bng-cp.log"
+    cmd = [
+        str(BNG_CP),
+        "--config", str(run_dir() / "generated" / "cp.yaml"),
+        "--state", str(cpdir / "state"),
+        "--ctl", str(cp_socket()),
+        "--metrics", f"{pod.control_plane.address}:{CP_METRICS_PORT}",
+        "--log-format", "json",
+    ]  # fmt: skip
+    proc = _spawn(state, "bng-cp", MGMT_NS, cmd, log, "bng-cp")
+    want = {i.id for i in pod.instances} if wait_associated else set()
+
+    def associated() -> bool | str:
+        try:
+            views = cp_api("/v1/instances")
+        except (OSError, EmuError, ValueError) as exc:
+            return f"management API: {exc}"
+        up = {v["id"] for v in views if v.get("state") == "associated"}
+        missing = sorted(want - up)
+        return not missing or "instances not associated: " + ", ".join(map(str, missing))
+
+    _wait("bng-cp", proc, log, associated)
+
+
+# -- inet servers ----------------------------------------------------------------------------------
+def _start_servers(state: State) -> None:
+    log = run_dir() / "logs" / "servers.log"
+    exe = os.path.basename(sys.executable)
+    cmd = [sys.executable, "-m", "bngpod.servers", "serve", "--log", str(log)]
+    env_path = str(REPO / "topology")
+    log.parent.mkdir(parents=True, exist_ok=True)
+    out = open(log, "ab")  # noqa: SIM115 - handed to the child
+    try:
+        env = dict(os.environ, PYTHONPATH=env_path + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        proc = subprocess.Popen(
+            ["ip", "netns", "exec", INET_NS, *cmd], stdin=subprocess.DEVNULL, stdout=out, stderr=out, env=env
+        )
+    finally:
+        out.close()
+    state.add_pid("servers", proc.pid, exe)
+
+    def answer() -> bool | str:
+        with in_netns(CORE_NS):
+            failed = servers.check(INET_HOST, timeout=0.5)
+        return not failed or "; ".join(failed)
+
+    _wait(f"servers on {INET_HOST}", proc, log, answer)
 
 
 def _alive(pid: int, exe: str) -> bool:
@@ -451,6 +710,19 @@ def status() -> dict:
     report.update(pod=state.data.get("pod"), source=state.data.get("source"), ready=state.data.get("ready", False))
     for name, entry in state.data.get("pids", {}).items():
         report["processes"][name] = {"pid": entry["pid"], "running": _alive(entry["pid"], entry["exe"])}
+    if state.data.get("users"):
+        report["users"] = {"count": state.data["users"]["count"], "file": str(users_dir() / "users")}
+    if "bng-cp" in report["processes"]:
+        if report["processes"]["bng-cp"]["running"]:
+            try:
+                views = cp_api("/v1/instances")
+                report["cp"] = {
+                    "instances": [{k: v.get(k) for k in ("id", "name", "address", "state", "sessions")} for v in views]
+                }
+            except (OSError, EmuError, ValueError) as exc:
+                report["cp"] = {"error": f"management API {cp_socket()}: {exc}"}
+        else:
+            report["cp"] = {"error": "bng-cp is not running"}
     if report["processes"].get("ovs-vswitchd", {}).get("running"):
         ports = ofctl("dump-ports-desc", BRIDGE, check=False).stdout
         report["ports"] = [ln.strip() for ln in ports.splitlines() if "(" in ln and "addr" in ln]

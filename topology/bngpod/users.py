@@ -1,0 +1,109 @@
+"""Subscribers of the emulated pod: generated from the pod file, or given.
+
+For every line group, N users named `<group>-<i>` (i from 1) with password `pw-<group>-<i>`,
+each on its own line slot (access port, S-tag, C-tag): slots are taken in order across the
+group's lines, S-tags first: the first C-tag of every S-tag of every line, then the second
+C-tag of each, and so on (a line without a C-tag range takes C-tags from 1). The list is
+written as users.json ([{"user", "password", "line_group", "port", "stag", "ctag"}]) for the
+subscriber emulator and the tests, and as a FreeRADIUS users file whose Access-Accept
+carries the group's QoS profile as Filter-Id (docs/cp/radius.md)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from . import model as m
+from .radius import users_file
+
+DEFAULT_PER_GROUP = 64
+MAX_PER_GROUP = 100_000
+USER_KEYS = ("user", "password", "line_group", "port", "stag", "ctag")
+
+
+class UsersError(ValueError):
+    pass
+
+
+def _slots(group: m.LineGroup):
+    """(port, stag, ctag) of the group's lines in dialling order."""
+    depth = max((ln.ctags.hi - ln.ctags.lo + 1 for ln in group.lines), default=0)
+    for k in range(depth):
+        for line in group.lines:
+            ctag = line.ctags.lo + k
+            if ctag > line.ctags.hi:
+                continue
+            for stag in range(line.stag.lo, line.stag.hi + 1):
+                yield line.port.name, stag, ctag
+
+
+def generate(pod: m.Pod, per_group: int = DEFAULT_PER_GROUP) -> list[dict]:
+    if not 0 <= per_group <= MAX_PER_GROUP:
+        raise UsersError(f"subscribers per line group must be 0..{MAX_PER_GROUP}, not {per_group}")
+    out = []
+    for group in pod.groups:
+        slots = _slots(group)
+        for i in range(1, per_group + 1):
+            slot = next(slots, None)
+            if slot is None:
+                raise UsersError(f"line group {group.name} has only {i - 1} line slots for {per_group} subscribers")
+            port, stag, ctag = slot
+            out.append(
+                {
+                    "user": f"{group.name}-{i}",
+                    "password": f"pw-{group.name}-{i}",
+                    "line_group": group.name,
+                    "port": port,
+                    "stag": stag,
+                    "ctag": ctag,
+                }
+            )
+    return out
+
+
+def load_json(path: Path, pod: m.Pod) -> list[dict]:
+    """A given users.json, checked against the pod (its groups and access ports)."""
+    try:
+        doc = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise UsersError(f"{path}: {exc}") from None
+    if not isinstance(doc, list):
+        raise UsersError(f"{path}: expected a list of users")
+    groups = {g.name for g in pod.groups}
+    ports = {p.name for p in pod.ports_with_role("access")}
+    seen = set()
+    for n, u in enumerate(doc):
+        where = f"{path}: user {n}"
+        if not isinstance(u, dict) or not isinstance(u.get("user"), str) or not isinstance(u.get("password"), str):
+            raise UsersError(f"{where}: needs string 'user' and 'password'")
+        if not u["user"] or u["user"] in seen:
+            raise UsersError(f"{where}: user name {u['user']!r} is empty or repeated")
+        seen.add(u["user"])
+        if u.get("line_group") is not None and u["line_group"] not in groups:
+            raise UsersError(f"{where}: line group {u['line_group']!r} is not in the pod")
+        if u.get("port") is not None and u["port"] not in ports:
+            raise UsersError(f"{where}: access port {u['port']!r} is not in the pod")
+        for key in ("stag", "ctag"):
+            v = u.get(key)
+            if v is not None and (not isinstance(v, int) or isinstance(v, bool) or not 1 <= v <= 4094):
+                raise UsersError(f"{where}: {key} must be 1..4094")
+    return doc
+
+
+def radius_text(pod: m.Pod, users: list[dict]) -> str:
+    profiles = {g.name: g.qos_profile.name for g in pod.groups}
+    entries = {}
+    for u in users:
+        reply = {"Filter-Id": profiles[u["line_group"]]} if u.get("line_group") in profiles else {}
+        entries[u["user"]] = (u["password"], reply)
+    return users_file(entries)
+
+
+def write(out_dir: Path, pod: m.Pod, users: list[dict]) -> tuple[Path, Path]:
+    """users.json and the FreeRADIUS users file `users` in out_dir."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    js = out_dir / "users.json"
+    js.write_text(json.dumps([{k: u.get(k) for k in USER_KEYS} for u in users], indent=1) + "\n")
+    txt = out_dir / "users"
+    txt.write_text(radius_text(pod, users))
+    return js, txt

@@ -1,0 +1,70 @@
+"""Subscribers generated from the pod file (bngpod/users.py) and given users.json files."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bngpod import users, validate
+
+LAB = Path(__file__).resolve().parents[1] / "examples" / "lab.yaml"
+
+
+@pytest.fixture(scope="module")
+def lab():
+    return validate.load(LAB)
+
+
+def test_generated_slots_and_names(lab):
+    got = users.generate(lab, 3)
+    assert [u["user"] for u in got[:3]] == ["lg1-1", "lg1-2", "lg1-3"]
+    lg2 = [u for u in got if u["line_group"] == "lg2"]
+    assert [(u["port"], u["stag"], u["ctag"]) for u in lg2] == [
+        ("access2", 200, 1),
+        ("access2", 201, 1),
+        ("access2", 202, 1),
+    ]
+    lg4 = [u for u in users.generate(lab, 2) if u["line_group"] == "lg4"]
+    # access3 splits S-tag 300 by C-tag: lg4's first line starts at C-tag 2000
+    assert (lg4[0]["port"], lg4[0]["stag"], lg4[0]["ctag"]) == ("access3", 300, 2000)
+    assert (lg4[1]["port"], lg4[1]["stag"]) == ("access4", 400)
+
+
+def test_too_many_subscribers_for_the_lines(lab):
+    doc = validate.load_document(LAB)
+    doc["line_groups"][2]["lines"] = [{"port": "access3", "stag": 300, "ctag": "1-3"}]
+    pod = validate.check(doc).pod
+    with pytest.raises(users.UsersError, match="lg3 has only 3 line slots for 4"):
+        users.generate(pod, 4)
+    with pytest.raises(users.UsersError, match="0..100000"):
+        users.generate(lab, -1)
+
+
+def test_radius_text_carries_the_profile(lab):
+    text = users.radius_text(lab, users.generate(lab, 1))
+    assert '"lg2-1"\tCleartext-Password := "pw-lg2-1"\n\tFilter-Id += "gold"' in text
+    assert text.rstrip().endswith('Reply-Message = "unknown user"')
+
+
+@pytest.mark.parametrize(
+    ("doc", "error"),
+    [
+        ([{"user": "a"}], "needs string 'user' and 'password'"),
+        ([{"user": "a", "password": "b"}, {"user": "a", "password": "c"}], "repeated"),
+        ([{"user": "a", "password": "b", "line_group": "lg9"}], "line group 'lg9' is not in the pod"),
+        ([{"user": "a", "password": "b", "port": "uplink1"}], "access port 'uplink1' is not in the pod"),
+        ([{"user": "a", "password": "b", "stag": 4095}], "stag must be 1..4094"),
+        ([{"user": "a", "password": "b", "ctag": True}], "ctag must be 1..4094"),
+    ],
+)
+def test_given_users_json_is_checked(lab, tmp_path, doc, error):
+    path = tmp_path / "users.json"
+    path.write_text(json.dumps(doc))
+    with pytest.raises(users.UsersError, match=error):
+        users.load_json(path, lab)
+
+
+def test_given_users_json_round_trips(lab, tmp_path):
+    js, txt = users.write(tmp_path, lab, users.generate(lab, 2))
+    assert users.load_json(js, lab) == users.generate(lab, 2)
+    assert "lg4-2" in txt.read_text()
