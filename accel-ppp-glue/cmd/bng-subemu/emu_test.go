@@ -46,6 +46,12 @@ func fastConfig(auth string) Config {
 func newRig(t *testing.T, cfg Config, subs []Subscriber, scfg serverConfig) *rig {
 	t.Helper()
 	a, b := NewPipe(1024)
+	return newRigOn(t, cfg, subs, scfg, a, b)
+}
+
+// newRigOn runs the emulator on a and the test server on b.
+func newRigOn(t *testing.T, cfg Config, subs []Subscriber, scfg serverConfig, a, b Transport) *rig {
+	t.Helper()
 	srv := newTestServer(b, scfg)
 	emu, err := NewEmu(cfg, a, subs)
 	if err != nil {
@@ -57,6 +63,7 @@ func newRig(t *testing.T, cfg Config, subs []Subscriber, scfg serverConfig) *rig
 	t.Cleanup(func() {
 		cancel()
 		a.Close()
+		b.Close()
 		<-srv.done
 	})
 	return r

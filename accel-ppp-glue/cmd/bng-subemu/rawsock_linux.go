@@ -36,7 +36,11 @@ const ctrlLen = 64 // one cmsg with struct tpacket_auxdata
 func htons(v uint16) uint16 { return v<<8 | v>>8 }
 
 // OpenRawSocket opens the socket on iface.
-func OpenRawSocket(iface string) (*RawSocket, error) {
+func OpenRawSocket(iface string) (*RawSocket, error) { return openRawSocket(iface, true) }
+
+// openRawSocket: ourMACsOnly false lets every frame through (the tests'
+// access concentrator on the other end of a veth).
+func openRawSocket(iface string, ourMACsOnly bool) (*RawSocket, error) {
 	ifi, err := net.InterfaceByName(iface)
 	if err != nil {
 		return nil, fmt.Errorf("interface %s: %w", iface, err)
@@ -58,8 +62,10 @@ func OpenRawSocket(iface string) (*RawSocket, error) {
 		{Code: 0x06, K: 0},
 	}
 	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
-	if err := unix.SetsockoptSockFprog(fd, unix.SOL_SOCKET, unix.SO_ATTACH_FILTER, &prog); err != nil {
-		return fail("BPF filter", err)
+	if ourMACsOnly {
+		if err := unix.SetsockoptSockFprog(fd, unix.SOL_SOCKET, unix.SO_ATTACH_FILTER, &prog); err != nil {
+			return fail("BPF filter", err)
+		}
 	}
 	if err := unix.Bind(fd, &unix.SockaddrLinklayer{Protocol: htons(unix.ETH_P_ALL), Ifindex: ifi.Index}); err != nil {
 		return fail("bind", err)
