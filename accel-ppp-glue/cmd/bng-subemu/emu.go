@@ -261,8 +261,9 @@ loop:
 				e.input(b.Frames[i])
 			}
 			free <- b
-			// drain what else is ready before sending, to batch the answers
-			for more := true; more; {
+			// drain what else is ready before sending, to batch the answers;
+			// bounded, so that timers and the status API are not starved
+			for more, n := true, 0; more && n < 8; n++ {
 				select {
 				case b := <-rxCh:
 					for i := 0; i < b.N; i++ {
@@ -309,13 +310,13 @@ func (e *Emu) call(f func()) bool {
 	done := make(chan struct{})
 	select {
 	case e.reqs <- func() { f(); close(done) }:
-	case <-time.After(2 * time.Second):
+	case <-time.After(5 * time.Second):
 		return false
 	}
 	select {
 	case <-done:
 		return true
-	case <-time.After(2 * time.Second):
+	case <-time.After(5 * time.Second):
 		return false
 	}
 }

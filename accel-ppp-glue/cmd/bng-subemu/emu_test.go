@@ -335,7 +335,7 @@ func TestTPIDFromConfigAndSubscriber(t *testing.T) {
 // sessions against the in-process server.
 func TestThousandsOfSessions(t *testing.T) {
 	n := 5000
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		n = 1000
 	}
 	subs, users := testSubs(n)

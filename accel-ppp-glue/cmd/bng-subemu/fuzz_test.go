@@ -190,3 +190,35 @@ func TestHostileFrames(t *testing.T) {
 		t.Fatalf("rx %d bad %d", s.rxPkts, s.rxBad)
 	}
 }
+
+// TestTrafficPathAllocatesNothing: sending a datagram, receiving its echo and
+// answering an LCP echo allocate nothing.
+func TestTrafficPathAllocatesNothing(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are meaningless under the race detector")
+	}
+	e := fuzzEmu(t)
+	up := int(stUp)
+	s := &e.sess[up]
+	e.sendUDP(s)
+	echo := append([]byte(nil), e.txFrames[e.txN-1]...)
+	// turn our datagram into the echo server's answer
+	ip := echo[len(echo)-(20+8+e.cfg.Size):]
+	var a [4]byte
+	copy(a[:], ip[12:16])
+	copy(ip[12:16], ip[16:20])
+	copy(ip[16:20], a[:])
+	ip[20], ip[21], ip[22], ip[23] = ip[22], ip[23], ip[20], ip[21]
+	copy(echo[0:6], s.mac[:])
+	copy(echo[6:12], fuzzAC[:])
+	e.flush()
+	echoReq := frameTo(e, up, pppoe.EtherTypeSession, 0, s.sid, []byte{0xc0, 0x21, 9, 1, 0, 8, 1, 2, 3, 4})
+	n := testing.AllocsPerRun(1000, func() {
+		e.sendUDP(s)
+		e.input(echo)
+		e.input(echoReq)
+	})
+	if n != 0 || s.rxPkts == 0 || s.rxBad != 0 || s.echoAnswered == 0 {
+		t.Fatalf("%v allocations per run; rx %d bad %d echo answered %d", n, s.rxPkts, s.rxBad, s.echoAnswered)
+	}
+}
