@@ -82,8 +82,11 @@ type sess struct {
 	echoMisses                             int
 
 	dialStart, upAt int64
-	wasUp           bool
-	rejID           uint8
+	// first attempt started and first echoed datagram received, ns since the
+	// Emu's start + 1 (0 = not yet): what the whole-pod setup-rate bench counts
+	firstDialAt, firstRxAt int64
+	wasUp                  bool
+	rejID                  uint8
 
 	// traffic
 	seq                                 uint64
@@ -103,6 +106,9 @@ func (e *Emu) startDial(s *sess) {
 	e.dialing++
 	s.state = stPADI
 	s.dialStart = e.now
+	if s.firstDialAt == 0 {
+		s.firstDialAt = e.now + 1
+	}
 	binary.BigEndian.PutUint32(s.hostUniq[:4], s.sub.Index)
 	binary.BigEndian.PutUint32(s.hostUniq[4:], uint32(s.attempt))
 	s.acMAC, s.sid = [6]byte{}, 0

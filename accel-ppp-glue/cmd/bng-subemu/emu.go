@@ -139,7 +139,8 @@ type counters struct {
 	txFrames, txDropped                                                         uint64
 	trTx, trRx, trTxBytes, trRxBytes, trRxBad                                   uint64
 	echoSent, echoReplies, echoAnswered, echoLoops                              uint64
-	firstDial, lastUp                                                           int64
+	firstDial, lastUp, lastFirstRx                                              int64
+	trafficEver                                                                 uint64
 }
 
 // NewEmu makes an emulator for subs (the order is the dial order).
@@ -492,14 +493,19 @@ type Stats struct {
 	SetupAvg    float64           `json:"setup_rate_avg"` // ever_up / (last up - first dial)
 	SetupP50    float64           `json:"setup_ms_p50"`
 	SetupP99    float64           `json:"setup_ms_p99"`
-	TxPkts      uint64            `json:"tx_pkts"` // UDP datagrams (bytes: the IPv4 packets)
-	RxPkts      uint64            `json:"rx_pkts"`
-	TxBytes     uint64            `json:"tx_bytes"`
-	RxBytes     uint64            `json:"rx_bytes"`
-	RxBad       uint64            `json:"rx_bad"`
-	Lost        uint64            `json:"lost"`
-	Echo        map[string]uint64 `json:"lcp_echo"`
-	Wire        map[string]uint64 `json:"wire"`
+	// sessions an echoed datagram came back on at least once, and their rate:
+	// traffic_up / (first echo of the last of them - first dial)
+	TrafficUp      uint64            `json:"traffic_up"`
+	TrafficRateAvg float64           `json:"traffic_rate_avg"`
+	StartUnix      float64           `json:"start_unix"` // the emulator's start (the zero of t and of the per-session times)
+	TxPkts         uint64            `json:"tx_pkts"`    // UDP datagrams (bytes: the IPv4 packets)
+	RxPkts         uint64            `json:"rx_pkts"`
+	TxBytes        uint64            `json:"tx_bytes"`
+	RxBytes        uint64            `json:"rx_bytes"`
+	RxBad          uint64            `json:"rx_bad"`
+	Lost           uint64            `json:"lost"`
+	Echo           map[string]uint64 `json:"lcp_echo"`
+	Wire           map[string]uint64 `json:"wire"`
 }
 
 func copyMap(m map[string]uint64) map[string]uint64 {
@@ -530,6 +536,13 @@ func (e *Emu) stats() Stats {
 	e.lastOut.t, e.lastOut.ups = e.now, e.st.upEvents
 	if e.st.everUp > 0 && e.st.lastUp > e.st.firstDial {
 		st.SetupAvg = float64(e.st.everUp) / (float64(e.st.lastUp-e.st.firstDial) / 1e9)
+	}
+	st.TrafficUp = e.st.trafficEver
+	if e.st.trafficEver > 0 && e.st.lastFirstRx > e.st.firstDial {
+		st.TrafficRateAvg = float64(e.st.trafficEver) / (float64(e.st.lastFirstRx-(e.st.firstDial-1)) / 1e9)
+	}
+	if !e.start.IsZero() {
+		st.StartUnix = float64(e.start.UnixNano()) / 1e9
 	}
 	if n := len(e.lat); n > 0 {
 		l := append([]float32(nil), e.lat...)
@@ -568,6 +581,16 @@ type SessionStatus struct {
 	EchoSent   uint64   `json:"echo_sent"`
 	EchoReply  uint64   `json:"echo_replies"`
 	EchoAnswer uint64   `json:"echo_answered"`
+	// ms since the emulator's start: the first attempt, the last time up, the
+	// first echoed datagram (absent: not yet)
+	FirstDialMs *float64 `json:"first_dial_ms,omitempty"`
+	UpMs        *float64 `json:"up_ms,omitempty"`
+	FirstRxMs   *float64 `json:"first_rx_ms,omitempty"`
+}
+
+func msSince(at int64) *float64 {
+	v := float64(at) / 1e6
+	return &v
 }
 
 func macString(m [6]byte) string {
@@ -596,6 +619,12 @@ func (e *Emu) sessions() []SessionStatus {
 		if s.rxPkts > 0 {
 			ss.RTTAvgMs = float64(s.rttSum) / float64(s.rxPkts) / 1e6
 		}
+		if s.firstDialAt != 0 {
+			ss.FirstDialMs = msSince(s.firstDialAt - 1)
+		}
+		if s.firstRxAt != 0 {
+			ss.FirstRxMs = msSince(s.firstRxAt - 1)
+		}
 		if s.acMAC != ([6]byte{}) {
 			ss.ACMAC = macString(s.acMAC)
 		}
@@ -608,6 +637,7 @@ func (e *Emu) sessions() []SessionStatus {
 			}
 			ss.MRU = s.peerMRU
 			ss.SetupMs = float64(s.upAt-s.dialStart) / 1e6
+			ss.UpMs = msSince(s.upAt)
 			switch s.authProto {
 			case protoPAP:
 				ss.Auth = "pap"

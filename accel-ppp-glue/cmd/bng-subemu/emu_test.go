@@ -435,3 +435,46 @@ func TestStatusAPIAndJSONLines(t *testing.T) {
 		t.Fatalf("socket left behind: %v", err)
 	}
 }
+
+// TestFirstEchoTimes: a session counts as carrying traffic only once an echoed
+// datagram of its own came back; the per-session times order as dial <= up <=
+// first echo, and without an echo server nothing counts.
+func TestFirstEchoTimes(t *testing.T) {
+	for _, echo := range []bool{true, false} {
+		t.Run(fmt.Sprintf("echo=%v", echo), func(t *testing.T) {
+			subs, users := testSubs(4)
+			cfg := fastConfig("pap")
+			cfg.Rate = 50
+			cfg.Target = netip.MustParseAddrPort("198.51.100.10:7")
+			r := newRig(t, cfg, subs, serverConfig{Users: users, UDPEcho: echo})
+			r.waitUp(4, 5*time.Second)
+			time.Sleep(300 * time.Millisecond)
+			st := r.emu.Stats()
+			if d := time.Since(time.Unix(0, int64(st.StartUnix*1e9))); d < 0 || d > 10*time.Second {
+				t.Fatalf("start_unix %v is %v ago", st.StartUnix, d)
+			}
+			if !echo {
+				if st.TrafficUp != 0 || st.TrafficRateAvg != 0 || st.TxPkts == 0 {
+					t.Fatalf("no echo server, yet %+v", st)
+				}
+				for _, s := range r.emu.Sessions() {
+					if s.FirstRxMs != nil || s.FirstDialMs == nil || s.UpMs == nil {
+						t.Fatalf("%+v", s)
+					}
+				}
+				return
+			}
+			if st.TrafficUp != 4 || st.TrafficRateAvg <= 0 {
+				t.Fatalf("stats %+v", st)
+			}
+			for _, s := range r.emu.Sessions() {
+				if s.FirstDialMs == nil || s.UpMs == nil || s.FirstRxMs == nil {
+					t.Fatalf("times missing: %+v", s)
+				}
+				if !(*s.FirstDialMs <= *s.UpMs && *s.UpMs <= *s.FirstRxMs) || *s.FirstRxMs > st.T*1000 {
+					t.Fatalf("dial %.1f up %.1f first echo %.1f (t %.3f s)", *s.FirstDialMs, *s.UpMs, *s.FirstRxMs, st.T)
+				}
+			}
+		})
+	}
+}

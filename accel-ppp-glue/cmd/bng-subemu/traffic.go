@@ -119,6 +119,11 @@ func (e *Emu) rxUDP(s *sess, ip []byte) {
 	if ts := int64(binary.BigEndian.Uint64(pl[16:])); ts <= e.now && ts >= s.upAt {
 		s.rttSum += uint64(e.now - ts)
 	}
+	if s.firstRxAt == 0 {
+		s.firstRxAt = e.now + 1
+		e.st.trafficEver++
+		e.st.lastFirstRx = e.now
+	}
 	s.rxPkts++
 	s.rxBytes += uint64(tl)
 	e.st.trRx++
