@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 POD ?= topology/examples/lab.yaml
 
-.PHONY: help setup demo test lint build fuzz bench bench-dp bench-cp bench-move bench-onos up down status clean
+.PHONY: help setup demo test lint build fuzz bench bench-dp bench-cp bench-move bench-pod bench-onos up down status clean
 
 help:
 	@echo "make demo    set up when needed, bring the lab pod up and show it (Ctrl-C tears it down)"
@@ -14,6 +14,7 @@ help:
 	@echo "make bench-dp  the whole bng-dp pipeline against DPDK's ip_pipeline as a vBNG (JSON lines)"
 	@echo "make bench-cp  bng-cp's session setup rate, PADI to PFCP-acknowledged establishment (JSON lines)"
 	@echo "make bench-move  a line group's move onto the real bng-dp, new placement to sessions acked and traffic (JSON lines, root)"
+	@echo "make bench-pod  session setup rate (counted once traffic passes) and per-subscriber throughput through the whole emulated pod (JSON lines, root)"
 	@echo "make bench-onos  the ONOS app's failover work on a 240-group pod: re-balance, steering plan, objectives sent (JSON lines)"
 
 setup:
@@ -69,6 +70,11 @@ bench-move: setup
 	[ -f server-dp/build/build.ninja ] || meson setup server-dp/build server-dp
 	ninja -C server-dp/build
 	accel-ppp-glue/bench/bench_move.sh
+
+bench-pod: setup
+	[ -f server-dp/build/build.ninja ] || meson setup server-dp/build server-dp
+	ninja -C server-dp/build
+	topology/bench/bench_pod.sh
 
 bench-onos: setup
 	mvn -B -o -q test -Dtest=FailoverBench -DfailIfNoTests=false -Dsurefire.failIfNoSpecifiedTests=false >/dev/null

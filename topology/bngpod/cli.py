@@ -71,6 +71,7 @@ def cmd_up(args) -> int:
             cp=not args.no_cp,
             users_file=args.users,
             subscribers=args.subscribers,
+            dp_sessions=args.dp_sessions,
         )
     except emu.EmuError as exc:
         print(f"bngpod up: {exc}", file=sys.stderr)
@@ -181,6 +182,12 @@ def main(argv: list[str] | None = None) -> int:
         default=64,
         metavar="N",
         help="generated subscribers per line group (default 64)",
+    )
+    p.add_argument(
+        "--dp-sessions",
+        type=int,
+        metavar="N",
+        help="session capacity of each bng-dp (default: the subscribers of its line groups + 64, at least 4096)",
     )
     p.set_defaults(func=cmd_up)
 

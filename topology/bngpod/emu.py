@@ -61,8 +61,10 @@ OVS_SCHEMA = Path("/usr/share/openvswitch/vswitch.ovsschema")
 REPO = Path(__file__).resolve().parents[2]
 BNG_DP = REPO / "server-dp" / "build" / "bng-dp"
 DPDK_RUNTIME = Path("/var/run/dpdk")
-DP_MEMORY_MB = 512  # per instance: mbufs, route table (64 MiB), HQoS and tables of DP_SESSIONS
-DP_SESSIONS = 4096  # session capacity of each emulated instance (HQoS about 50 MiB)
+DP_MEMORY_MB = 512  # per instance: mbufs, route table (64 MiB), HQoS and tables of up to 16K sessions
+DP_SESSIONS = 4096  # least session capacity of an emulated instance (HQoS about 50 MiB)
+DP_MAX_SESSIONS = 1 << 20  # bng-dp's own limit is checked by bng-dp
+DP_SESSION_HEADROOM = 64  # capacity above the subscribers an instance serves (re-dials in flight)
 DP_IDLE_SLEEP_US = 100
 GLUE = REPO / "accel-ppp-glue"
 BNG_CP = Path(os.environ.get("BNG_CP", GLUE / "build" / "bng-cp"))
@@ -247,7 +249,32 @@ def _free_hugepages_mb() -> int:
         return 0
 
 
-def dp_command(inst: m.Instance, config: Path, hugepages: bool) -> list[str]:
+def dp_capacity(subscribers: int) -> int:
+    """Session capacity of an instance that serves this many subscribers: at least
+    DP_SESSIONS, else the subscribers and some headroom, in whole 1024s."""
+    need = subscribers + DP_SESSION_HEADROOM
+    return max(DP_SESSIONS, -(-need // 1024) * 1024)
+
+
+def dp_memory_mb(sessions: int) -> int:
+    """DPDK memory of an instance: DP_MEMORY_MB holds 16K sessions (bench-move runs 10K in
+    it); another 256 MiB per 16K above that (HQoS and session tables grow linearly)."""
+    return DP_MEMORY_MB + 256 * max(0, -(-(sessions - 16384) // 16384))
+
+
+def instance_subscribers(pod: m.Pod, per_group: int, given: list[dict] | None) -> dict[str, int]:
+    """Subscribers each instance serves: per_group for each of its line groups, or the given
+    users counted by their line group."""
+    per = {g.name: per_group for g in pod.groups}
+    if given is not None:
+        per = {g.name: 0 for g in pod.groups}
+        for u in given:
+            if u.get("line_group") in per:
+                per[u["line_group"]] += 1
+    return {i.name: sum(per.get(g.name, 0) for g in i.groups) for i in pod.instances}
+
+
+def dp_command(inst: m.Instance, config: Path, hugepages: bool, sessions: int = DP_SESSIONS) -> list[str]:
     """The bng-dp command line of one instance (run inside its namespace)."""
     ncpu = os.cpu_count() or 1
     worker = inst.cores[0]
@@ -255,27 +282,27 @@ def dp_command(inst: m.Instance, config: Path, hugepages: bool) -> list[str]:
     # Logical lcore ids as the pod file says, mapped onto CPUs this host has.
     lcores = f"{main}@{main % ncpu},{worker}@{worker % ncpu}"
     if hugepages:
-        mem = ["--in-memory", "--socket-mem", str(DP_MEMORY_MB)]
+        mem = ["--in-memory", "--socket-mem", str(dp_memory_mb(sessions))]
     else:
-        mem = ["--no-huge", "-m", str(DP_MEMORY_MB), "--no-shconf"]
+        mem = ["--no-huge", "-m", str(dp_memory_mb(sessions)), "--no-shconf"]
     return [
         str(BNG_DP), "--lcores", lcores, "--main-lcore", str(main), *mem, "--no-pci",
         f"--file-prefix={dp_file_prefix(inst)}", "--log-level=notice",
         "--vdev", "net_af_packet0,iface=data0,framecnt=4096",
         "--", "--config", str(config), "--idle-sleep-us", str(DP_IDLE_SLEEP_US),
-        "--sessions", str(DP_SESSIONS),
+        "--sessions", str(sessions),
     ]  # fmt: skip
 
 
-def _start_dps(state: State, pod: m.Pod, gen: Path) -> None:
+def _start_dps(state: State, pod: m.Pod, gen: Path, capacity: dict[str, int]) -> None:
     if not BNG_DP.exists():
         raise EmuError(f"{BNG_DP} is not built; run `make build` (or `bngpod up --no-dp`)")
-    huge = _free_hugepages_mb() >= DP_MEMORY_MB * len(pod.instances)
+    huge = _free_hugepages_mb() >= sum(dp_memory_mb(capacity[i.name]) for i in pod.instances)
     logs = run_dir() / "logs"
     logs.mkdir(parents=True, exist_ok=True)
     procs = []
     for inst in pod.instances:
-        cmd = dp_command(inst, gen / "dp" / f"{inst.name}.ini", huge)
+        cmd = dp_command(inst, gen / "dp" / f"{inst.name}.ini", huge, capacity[inst.name])
         log = open(logs / f"{inst.name}.log", "wb")  # noqa: SIM115 - handed to the child
         proc = subprocess.Popen(["ip", "netns", "exec", dp_ns(inst), *cmd], stdout=log, stderr=subprocess.STDOUT)
         log.close()
@@ -306,10 +333,12 @@ def up(
     cp: bool = True,
     users_file: str | None = None,
     subscribers: int = users.DEFAULT_PER_GROUP,
+    dp_sessions: int | None = None,
 ) -> State:
     """Build the pod, start a bng-dp per instance unless dp is False, FreeRADIUS and bng-cp
     unless cp is False, and the inet servers. On any failure everything created so far is
-    removed."""
+    removed. Each bng-dp's session capacity is dp_sessions, or follows the subscribers its
+    line groups have (dp_capacity)."""
     if State.load() is not None:
         raise EmuError("a pod is already up (see `bngpod status`); run `bngpod down` first")
     if pod.core.vlan:
@@ -325,11 +354,21 @@ def up(
         raise EmuError(f"users file {users_file} does not exist")
     if not 0 <= subscribers <= users.MAX_PER_GROUP:
         raise EmuError(f"--subscribers must be 0..{users.MAX_PER_GROUP}")
+    if dp_sessions is not None and not 1 <= dp_sessions <= DP_MAX_SESSIONS:
+        raise EmuError(f"--dp-sessions must be 1..{DP_MAX_SESSIONS}")
+    given = None
+    if users_file is not None and users_file.endswith(".json"):
+        try:
+            given = users.load_json(Path(users_file), pod)
+        except users.UsersError as exc:
+            raise EmuError(str(exc)) from None
+    served = instance_subscribers(pod, subscribers if cp else 0, given)
+    capacity = {n: dp_sessions or dp_capacity(k) for n, k in served.items()}
     state = State()
     state.data.update(pod=pod.name, source=str(Path(source).resolve()))
     state.save()
     try:
-        _build(state, pod, dp)
+        _build(state, pod, dp, capacity)
         _start_servers(state)
         if cp:
             _write_users(state, pod, users_file, subscribers)
@@ -343,7 +382,7 @@ def up(
     return state
 
 
-def _build(state: State, pod: m.Pod, dp: bool) -> None:
+def _build(state: State, pod: m.Pod, dp: bool, capacity: dict[str, int]) -> None:
     gen = run_dir() / "generated"
     generate.generate_all(pod, gen)
 
@@ -401,7 +440,7 @@ def _build(state: State, pod: m.Pod, dp: bool) -> None:
 
     ofctl("replace-flows", BRIDGE, str(gen / "basebox" / "flows.of13"))
     if dp:
-        _start_dps(state, pod, gen)
+        _start_dps(state, pod, gen, capacity)
 
 
 def _spawn(state: State, name: str, ns: str, cmd: list[str], log: Path, exe: str) -> subprocess.Popen:

@@ -68,3 +68,21 @@ def test_given_users_json_round_trips(lab, tmp_path):
     js, txt = users.write(tmp_path, lab, users.generate(lab, 2))
     assert users.load_json(js, lab) == users.generate(lab, 2)
     assert "lg4-2" in txt.read_text()
+
+
+def test_dp_capacity_follows_the_subscribers(lab):
+    from bngpod import emu
+
+    # lab: one line group per instance
+    assert emu.instance_subscribers(lab, 64, None) == {"dp1": 64, "dp2": 64, "dp3": 64, "dp4": 64}
+    assert emu.dp_capacity(64) == emu.DP_SESSIONS == 4096
+    assert emu.dp_capacity(4096 - 64) == 4096
+    assert emu.dp_capacity(4096 - 63) == 5120  # headroom for re-dials, whole 1024s
+    assert emu.dp_capacity(10_000) == 10_240
+    given = [{"user": "a", "line_group": "lg2"}, {"user": "b", "line_group": "lg2"}, {"user": "c"}]
+    assert emu.instance_subscribers(lab, 64, given) == {"dp1": 0, "dp2": 2, "dp3": 0, "dp4": 0}
+    assert emu.dp_memory_mb(4096) == emu.dp_memory_mb(16384) == emu.DP_MEMORY_MB
+    assert emu.dp_memory_mb(16385) == emu.DP_MEMORY_MB + 256
+    assert emu.dp_memory_mb(65536) == emu.DP_MEMORY_MB + 3 * 256
+    cmd = emu.dp_command(lab.instances[0], emu.Path("/x.ini"), False, 10_240)
+    assert cmd[cmd.index("--sessions") + 1] == "10240" and cmd[cmd.index("-m") + 1] == "512"
