@@ -204,8 +204,9 @@ func (e *Emu) up(s *sess) {
 		s.echoAt = e.now + int64(e.cfg.EchoInterval)
 	}
 	if e.cfg.Rate > 0 && e.cfg.Target.IsValid() {
-		iv := int64(1e9 / e.cfg.Rate)
-		s.txAt = e.now + 1 + int64(e.rand64()%uint64(iv+1)) // spread the sessions over one interval
+		// The first datagram right away (sessions come up spread out anyway): the time to the
+		// first echo is then the pod's, not the emulator's interval.
+		s.txAt = e.now + 1
 	}
 	e.arm(s)
 	e.pump()
