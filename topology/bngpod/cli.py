@@ -71,6 +71,7 @@ def cmd_up(args) -> int:
             cp=not args.no_cp,
             users_file=args.users,
             subscribers=args.subscribers,
+            cp_options={k: getattr(args, k) for k in emu.CP_OPTIONS if getattr(args, k) is not None},
         )
     except emu.EmuError as exc:
         print(f"bngpod up: {exc}", file=sys.stderr)
@@ -182,6 +183,9 @@ def main(argv: list[str] | None = None) -> int:
         metavar="N",
         help="generated subscribers per line group (default 64)",
     )
+    p.add_argument("--interim", metavar="DURATION", help="bng-cp's accounting interim interval (e.g. 5s)")
+    p.add_argument("--lcp-echo-interval", metavar="DURATION", help="bng-cp's LCP echo interval (e.g. 2s)")
+    p.add_argument("--lcp-echo-failures", metavar="N", help="unanswered LCP echoes before a session is dead")
     p.set_defaults(func=cmd_up)
 
     p = sub.add_parser("down", help="remove everything `bngpod up` created")
