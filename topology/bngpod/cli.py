@@ -72,6 +72,7 @@ def cmd_up(args) -> int:
             users_file=args.users,
             subscribers=args.subscribers,
             dp_sessions=args.dp_sessions,
+            cp_options={k: getattr(args, k) for k in emu.CP_OPTIONS if getattr(args, k) is not None},
         )
     except emu.EmuError as exc:
         print(f"bngpod up: {exc}", file=sys.stderr)
@@ -189,6 +190,9 @@ def main(argv: list[str] | None = None) -> int:
         metavar="N",
         help="session capacity of each bng-dp (default: the subscribers of its line groups + 64, at least 4096)",
     )
+    p.add_argument("--interim", metavar="DURATION", help="bng-cp's accounting interim interval (e.g. 5s)")
+    p.add_argument("--lcp-echo-interval", metavar="DURATION", help="bng-cp's LCP echo interval (e.g. 2s)")
+    p.add_argument("--lcp-echo-failures", metavar="N", help="unanswered LCP echoes before a session is dead")
     p.set_defaults(func=cmd_up)
 
     p = sub.add_parser("down", help="remove everything `bngpod up` created")

@@ -71,6 +71,13 @@ BNG_CP = Path(os.environ.get("BNG_CP", GLUE / "build" / "bng-cp"))
 BNGCPCTL = Path(os.environ.get("BNGCPCTL", GLUE / "build" / "bngcpctl"))
 CP_METRICS_PORT = 9464
 READY_TIMEOUT = 30.0
+# bng-cp flags `bngpod up` passes on (short accounting and keepalive timers for tests):
+# name -> (flag, check of the value, what the value must be)
+CP_OPTIONS = {
+    "interim": ("--interim", "duration", "a duration of at least 1s, e.g. 5s"),
+    "lcp_echo_interval": ("--lcp-echo-interval", "duration", "a duration of 1s..65535s, e.g. 2s"),
+    "lcp_echo_failures": ("--lcp-echo-failures", "count", "a number 1..255"),
+}
 
 
 class EmuError(Exception):
@@ -334,11 +341,12 @@ def up(
     users_file: str | None = None,
     subscribers: int = users.DEFAULT_PER_GROUP,
     dp_sessions: int | None = None,
+    cp_options: dict[str, str] | None = None,
 ) -> State:
     """Build the pod, start a bng-dp per instance unless dp is False, FreeRADIUS and bng-cp
     unless cp is False, and the inet servers. On any failure everything created so far is
     removed. Each bng-dp's session capacity is dp_sessions, or follows the subscribers its
-    line groups have (dp_capacity)."""
+    line groups have (dp_capacity). cp_options (keys of CP_OPTIONS) are bng-cp flags."""
     if State.load() is not None:
         raise EmuError("a pod is already up (see `bngpod status`); run `bngpod down` first")
     if pod.core.vlan:
@@ -364,6 +372,7 @@ def up(
             raise EmuError(str(exc)) from None
     served = instance_subscribers(pod, subscribers if cp else 0, given)
     capacity = {n: dp_sessions or dp_capacity(k) for n, k in served.items()}
+    cp_flags = cp_option_flags(cp_options or {})
     state = State()
     state.data.update(pod=pod.name, source=str(Path(source).resolve()))
     state.save()
@@ -373,7 +382,7 @@ def up(
         if cp:
             _write_users(state, pod, users_file, subscribers)
             _start_radius(state, pod)
-            _start_cp(state, pod, wait_associated=dp)
+            _start_cp(state, pod, cp_flags, wait_associated=dp)
         state.data["ready"] = True
         state.save()
     except BaseException:
@@ -612,21 +621,63 @@ def cp_api(path: str, timeout: float = 3.0):
     return json.loads(body)
 
 
-def _start_cp(state: State, pod: m.Pod, wait_associated: bool) -> None:
-    build_cp()
+def _duration_s(text: str) -> float | None:
+    """Seconds of a Go-style duration made of one number and a unit (500ms, 5s, 2m)."""
+    for unit, scale in (("ms", 0.001), ("s", 1.0), ("m", 60.0), ("h", 3600.0)):
+        if text.endswith(unit):
+            try:
+                return float(text[: -len(unit)]) * scale
+            except ValueError:
+                return None
+    return None
+
+
+def cp_option_flags(options: dict[str, str]) -> list[str]:
+    """bng-cp flags for the CP_OPTIONS given; a clear error for anything else."""
+    flags = []
+    for name, value in options.items():
+        if name not in CP_OPTIONS:
+            raise EmuError(f"unknown bng-cp option {name!r} (known: {', '.join(sorted(CP_OPTIONS))})")
+        flag, kind, want = CP_OPTIONS[name]
+        value = str(value).strip()
+        if kind == "duration":
+            secs = _duration_s(value)
+            ok = secs is not None and secs >= 1 and (name != "lcp_echo_interval" or secs <= 65535)
+        else:
+            ok = value.isdigit() and 1 <= int(value) <= 255
+        if not ok:
+            raise EmuError(f"{flag} {value!r}: must be {want}")
+        flags += [flag, value]
+    return flags
+
+
+def _cp_command(pod: m.Pod, flags: list[str]) -> list[str]:
     cpdir = run_dir() / "cp"
-    (cpdir / "state").mkdir(parents=True, exist_ok=True)
-    log = run_dir() / "logs" / "bng-cp.log"
-    cmd = [
+    return [
         str(BNG_CP),
         "--config", str(run_dir() / "generated" / "cp.yaml"),
         "--state", str(cpdir / "state"),
         "--ctl", str(cp_socket()),
         "--metrics", f"{pod.control_plane.address}:{CP_METRICS_PORT}",
         "--log-format", "json",
+        *flags,
     ]  # fmt: skip
+
+
+def _start_cp(state: State, pod: m.Pod, flags: list[str], wait_associated: bool) -> None:
+    build_cp()
+    (run_dir() / "cp" / "state").mkdir(parents=True, exist_ok=True)
+    cmd = _cp_command(pod, flags)
+    want = [i.id for i in pod.instances] if wait_associated else []
+    # Recorded so that start_cp() runs it again exactly so (a CP restart).
+    state.data["cp"] = {"cmd": cmd, "instances": want}
+    state.save()
+    _run_cp(state, cmd, want)
+
+
+def _run_cp(state: State, cmd: list[str], want: list[int]) -> None:
+    log = run_dir() / "logs" / "bng-cp.log"
     proc = _spawn(state, "bng-cp", MGMT_NS, cmd, log, "bng-cp")
-    want = {i.id for i in pod.instances} if wait_associated else set()
 
     def associated() -> bool | str:
         try:
@@ -634,10 +685,49 @@ def _start_cp(state: State, pod: m.Pod, wait_associated: bool) -> None:
         except (OSError, EmuError, ValueError) as exc:
             return f"management API: {exc}"
         up = {v["id"] for v in views if v.get("state") == "associated"}
-        missing = sorted(want - up)
+        missing = sorted(set(want) - up)
         return not missing or "instances not associated: " + ", ".join(map(str, missing))
 
     _wait("bng-cp", proc, log, associated)
+
+
+def _running_state() -> State:
+    state = State.load()
+    if state is None or not state.data.get("ready"):
+        raise EmuError("no pod is up (bngpod up)")
+    if "cp" not in state.data:
+        raise EmuError("this pod runs no bng-cp (it was started with --no-cp)")
+    return state
+
+
+def cp_pid() -> int | None:
+    """The pid of the running bng-cp, None when it is stopped."""
+    entry = _running_state().data["pids"].get("bng-cp")
+    return entry["pid"] if entry and _alive(entry["pid"], entry["exe"]) else None
+
+
+def stop_cp(sig: int = signal.SIGTERM, timeout: float = 10.0) -> None:
+    """Stop bng-cp with sig (SIGTERM: a clean stop that keeps the sessions in the store and
+    the DPs; SIGKILL: a crash) and wait until it is gone."""
+    pid = cp_pid()
+    if pid is None:
+        raise EmuError("bng-cp is not running")
+    os.kill(pid, sig)
+    deadline = time.monotonic() + timeout
+    while _alive(pid, "bng-cp"):
+        if time.monotonic() > deadline:
+            raise EmuError(f"bng-cp ({pid}) did not stop within {timeout:.0f} s after signal {sig}")
+        time.sleep(0.05)
+
+
+def start_cp() -> int:
+    """Start bng-cp again exactly as `up` did (recording its new pid in the state file) and
+    wait until every instance is associated; its pid."""
+    state = _running_state()
+    if cp_pid() is not None:
+        raise EmuError("bng-cp is already running")
+    _run_cp(state, state.data["cp"]["cmd"], state.data["cp"]["instances"])
+    return state.data["pids"]["bng-cp"]["pid"]
 
 
 # -- inet servers ----------------------------------------------------------------------------------
