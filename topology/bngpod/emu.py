@@ -287,9 +287,7 @@ def _start_dps(state: State, pod: m.Pod, gen: Path) -> None:
         _wait_dp(inst, proc, logs / f"{inst.name}.log")
 
 
-def _wait_dp(
-    inst: m.Instance, proc: subprocess.Popen, log: Path, timeout: float = 30.0, offset: int = 0
-) -> None:
+def _wait_dp(inst: m.Instance, proc: subprocess.Popen, log: Path, timeout: float = 30.0, offset: int = 0) -> None:
     """Until bng-dp says it is up (in log after offset); its own error when it exits instead."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
