@@ -226,6 +226,7 @@ struct pfcp_up {
 	uint64_t hb_next_ms;
 	uint32_t hb_seq; /* pending heartbeat's seq, valid when hb_pending */
 	bool hb_pending;
+	bool hb_started; /* the heartbeat announcing our Recovery Time Stamp went out */
 
 	/* sessions */
 	struct up_sess *sess;
@@ -2721,6 +2722,16 @@ void
 pfcp_up_tick(struct pfcp_up *u, uint64_t now_ms, pfcp_send_fn send, void *arg)
 {
 	tick_pending(u, now_ms, send, arg);
+	/*
+	 * One heartbeat to the CP at start, associated or not (29.244 6.2.2: a node
+	 * answers heartbeats from any peer): its Recovery Time Stamp tells a CP that
+	 * knew this instance that it restarted, so the CP re-associates and re-pushes
+	 * the sessions at once instead of at its next heartbeat.
+	 */
+	if (!u->hb_started && !u->assoc && !u->hb_pending) {
+		u->hb_started = true;
+		send_heartbeat(u, now_ms, send, arg);
+	}
 	if (u->assoc && !u->hb_pending && now_ms >= u->hb_next_ms) {
 		u->hb_next_ms = now_ms + u->conf.heartbeat_ms;
 		send_heartbeat(u, now_ms, send, arg);

@@ -43,7 +43,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import generate, radius, servers, users
+from . import generate, radius, servers, users, validate
 from . import model as m
 from .rawsock import in_netns
 
@@ -305,6 +305,9 @@ def _start_dps(state: State, pod: m.Pod, gen: Path, capacity: dict[str, int]) ->
     if not BNG_DP.exists():
         raise EmuError(f"{BNG_DP} is not built; run `make build` (or `bngpod up --no-dp`)")
     huge = _free_hugepages_mb() >= sum(dp_memory_mb(capacity[i.name]) for i in pod.instances)
+    state.data["dp_hugepages"] = huge  # a restarted instance runs as it did (restart_dp)
+    state.data["dp_capacity"] = capacity
+    state.save()
     logs = run_dir() / "logs"
     logs.mkdir(parents=True, exist_ok=True)
     procs = []
@@ -319,11 +322,11 @@ def _start_dps(state: State, pod: m.Pod, gen: Path, capacity: dict[str, int]) ->
         _wait_dp(inst, proc, logs / f"{inst.name}.log")
 
 
-def _wait_dp(inst: m.Instance, proc: subprocess.Popen, log: Path, timeout: float = 30.0) -> None:
-    """Until bng-dp says it is up; its own error when it exits instead."""
+def _wait_dp(inst: m.Instance, proc: subprocess.Popen, log: Path, timeout: float = 30.0, offset: int = 0) -> None:
+    """Until bng-dp says it is up (in log after offset); its own error when it exits instead."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        text = log.read_text(errors="replace") if log.exists() else ""
+        text = log.read_text(errors="replace")[offset:] if log.exists() else ""
         if " up: port " in text:
             return
         if proc.poll() is not None:
@@ -331,6 +334,48 @@ def _wait_dp(inst: m.Instance, proc: subprocess.Popen, log: Path, timeout: float
             raise EmuError(f"bng-dp {inst.name} exited ({proc.returncode}): " + " / ".join(last))
         time.sleep(0.05)
     raise EmuError(f"bng-dp {inst.name} did not come up within {timeout:.0f} s (see {log})")
+
+
+def dp_pid(name: str) -> int | None:
+    """The pid of instance name's bng-dp when it is running."""
+    state = State.load()
+    entry = state and state.data.get("pids", {}).get(f"bng-dp {name}")
+    if not entry or not _alive(entry["pid"], entry["exe"]):
+        return None
+    return entry["pid"]
+
+
+def restart_dp(name: str) -> int:
+    """Start instance name's bng-dp again exactly as `up` did (after a crash or kill: a
+    running one is stopped first), record its new pid and wait until it is up. The CP
+    re-associates and re-pushes the instance's sessions. Returns the new pid."""
+    state = State.load()
+    if state is None or not state.data.get("source"):
+        raise EmuError("no pod is up")
+    pod = validate.load(state.data["source"])
+    inst = next((i for i in pod.instances if i.name == name), None)
+    if inst is None:
+        raise EmuError(f"no instance {name} in pod {pod.name}")
+    key = f"bng-dp {name}"
+    entry = state.data.get("pids", {}).get(key)
+    if entry:
+        _stop_pid(entry["pid"], entry["exe"])
+    # A killed bng-dp leaves its DPDK runtime directory (and telemetry socket) behind.
+    shutil.rmtree(DPDK_RUNTIME / dp_file_prefix(inst), ignore_errors=True)
+    gen = run_dir() / "generated"
+    huge = state.data.get("dp_hugepages", False)
+    log = run_dir() / "logs" / f"{inst.name}.log"
+    offset = len(log.read_text(errors="replace")) if log.exists() else 0
+    sessions = state.data.get("dp_capacity", {}).get(inst.name, DP_SESSIONS)
+    cmd = dp_command(inst, gen / "dp" / f"{inst.name}.ini", huge, sessions)
+    out = open(log, "ab")  # noqa: SIM115 - handed to the child
+    try:
+        proc = subprocess.Popen(["ip", "netns", "exec", dp_ns(inst), *cmd], stdout=out, stderr=subprocess.STDOUT)
+    finally:
+        out.close()
+    state.add_pid(key, proc.pid, "bng-dp")
+    _wait_dp(inst, proc, log, offset=offset)
+    return proc.pid
 
 
 def up(
