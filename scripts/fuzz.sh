@@ -5,7 +5,8 @@
 #       the core-side ARP table and the PFCP codec / user-plane function
 #   Go  accel-ppp-glue: go test -fuzz on the control-plane configuration parser, the
 #       PPPoE frame and tag decoders, the PPP engine (LCP/PAP/CHAP/IPCP), RADIUS
-#       replies and CoA/DM requests, the PFCP input path and the address pools
+#       replies and CoA/DM requests, the PFCP input path, the address pools and the
+#       subscriber emulator's receive path (bng-subemu)
 # The pod-file validator is fuzzed by deterministic mutation tests inside pytest
 # (topology/tests/test_validate_fuzz.py), which run with every `make test`.
 set -euo pipefail
@@ -45,13 +46,14 @@ cd "$root/accel-ppp-glue"
 files_in() { if [ -d "$1" ]; then find "$1" -type f | wc -l; else echo 0; fi; }
 for target in config:FuzzParse pppoe:FuzzDecodeFrame pppoe:FuzzParseTags ppp:FuzzLink \
     aaa:FuzzParseReply aaa:FuzzDecodeDyn pfcpcp:FuzzInput pfcpcp:FuzzLineGroupIE pool:FuzzGroup \
-    onos:FuzzDecodePlacement; do
+    onos:FuzzDecodePlacement cmd/bng-subemu:FuzzInput; do
     pkg=${target%%:*} fn=${target#*:}
+    case $pkg in */*) dir=$pkg ;; *) dir=internal/$pkg ;; esac
     echo "== Go: $fn ($pkg) for ${seconds}s"
-    corpus="internal/$pkg/testdata/fuzz/$fn"
+    corpus="$dir/testdata/fuzz/$fn"
     before=$(files_in "$corpus")
     if ! go test -run '^$' -fuzz "^${fn}\$" -fuzztime "${seconds}s" -fuzzminimizetime 5s \
-        "./internal/$pkg" 2>&1 | tee "$work/go-fuzz.log"; then
+        "./$dir" 2>&1 | tee "$work/go-fuzz.log"; then
         after=$(files_in "$corpus")
         # Go's fuzz coordinator can report its own -fuzztime deadline as a failure
         # (go.dev/issue/75804, fixed in Go 1.27): that is no finding when no failing

@@ -1,0 +1,950 @@
+package main
+
+import (
+	"bytes"
+	"crypto/md5"
+	"encoding/binary"
+
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/pppoe"
+)
+
+// One subscriber's client: PPPoE discovery (RFC 2516), LCP (RFC 1661), PAP
+// (RFC 1334) or CHAP-MD5 (RFC 1994), IPCP with DNS (RFC 1332, 1877), LCP
+// echoes both ways, then UDP traffic. Everything runs on the Emu's loop.
+
+type state uint8
+
+const (
+	stQueued state = iota
+	stBackoff
+	stPADI
+	stPADR
+	stLCP
+	stAuth
+	stIPCP
+	stUp
+	stFailed // gave up after its retries
+	stClosed // hung up at stop, or down without redial
+)
+
+var stateNames = [...]string{"queued", "backoff", "padi", "padr", "lcp", "auth", "ipcp", "up", "failed", "closed"}
+
+func (s state) String() string {
+	if int(s) < len(stateNames) {
+		return stateNames[s]
+	}
+	return "?"
+}
+
+// dialling reports whether the state counts against the concurrency limit.
+func (s state) dialling() bool { return s >= stPADI && s <= stIPCP }
+
+type sess struct {
+	sub     Subscriber
+	idx     int32
+	mac     [6]byte
+	port    uint16 // our UDP source port
+	state   state
+	attempt int
+	lastErr string
+
+	// discovery
+	hostUniq [8]byte // subscriber index + attempt: a late PADO of an old attempt does not count
+	acMAC    [6]byte
+	sid      uint16
+	cookie   []byte
+	relay    []byte
+	hasRelay bool
+
+	// LCP
+	lcpID               uint8
+	magic               uint32
+	mru                 uint16
+	noMRU, noMagic      bool
+	ourAcked, peerAcked bool
+	peerMRU             uint16
+	authProto           uint16
+	// auth
+	papID  uint8
+	chapID uint8
+	// IPCP
+	ipcpID                      uint8
+	addr, dns1, dns2            [4]byte
+	wantDNS1, wantDNS2          bool
+	ipcpOurAcked, ipcpPeerAcked bool
+
+	// timers: ns since the Emu's start, 0 = off
+	retxAt, phaseAt, echoAt, txAt, retryAt int64
+	retxN                                  int
+	wheelTick                              int64
+	echoID                                 uint8
+	echoPending                            bool
+	echoMisses                             int
+
+	dialStart, upAt int64
+	wasUp           bool
+	rejID           uint8
+
+	// traffic
+	seq                                 uint64
+	txPkts, rxPkts, txBytes, rxBytes    uint64
+	rxBad, rttSum                       uint64
+	echoSent, echoReplies, echoAnswered uint64
+}
+
+// --- life cycle
+
+func (e *Emu) startDial(s *sess) {
+	s.attempt++
+	e.st.dialled++
+	if e.st.firstDial == 0 {
+		e.st.firstDial = e.now + 1
+	}
+	e.dialing++
+	s.state = stPADI
+	s.dialStart = e.now
+	binary.BigEndian.PutUint32(s.hostUniq[:4], s.sub.Index)
+	binary.BigEndian.PutUint32(s.hostUniq[4:], uint32(s.attempt))
+	s.acMAC, s.sid = [6]byte{}, 0
+	s.cookie, s.relay, s.hasRelay = s.cookie[:0], s.relay[:0], false
+	s.lcpID, s.mru, s.noMRU, s.noMagic, s.ourAcked, s.peerAcked = 0, 1492, false, false, false, false
+	s.peerMRU, s.authProto = 0, 0
+	s.magic = uint32(e.rand64()) | 1
+	s.ipcpID, s.addr, s.dns1, s.dns2 = 0, [4]byte{}, [4]byte{}, [4]byte{}
+	s.wantDNS1, s.wantDNS2, s.ipcpOurAcked, s.ipcpPeerAcked = true, true, false, false
+	s.echoAt, s.txAt, s.retryAt, s.echoPending, s.echoMisses = 0, 0, 0, false, 0
+	e.sendPADI(s)
+	e.phase(s)
+}
+
+// phase starts a new phase: the restart timer and the phase timeout.
+func (e *Emu) phase(s *sess) {
+	s.retxN = 0
+	s.retxAt = e.now + int64(e.cfg.Retransmit)
+	s.phaseAt = e.now + int64(e.cfg.PhaseTimeout)
+	e.arm(s)
+}
+
+// fail ends a dialling attempt: counted by reason, retried after a backoff
+// or given up.
+func (e *Emu) fail(s *sess, reason string) {
+	if !s.state.dialling() {
+		return
+	}
+	e.st.failReasons[reason]++
+	s.lastErr = reason
+	if s.sid != 0 {
+		e.sendPADT(s)
+	}
+	s.sid = 0
+	e.dialing--
+	s.retxAt, s.phaseAt = 0, 0
+	if s.attempt <= e.cfg.Retries {
+		s.state = stBackoff
+		shift := s.attempt - 1
+		if shift > 5 {
+			shift = 5
+		}
+		d := int64(e.cfg.Backoff) << shift
+		s.retryAt = e.now + d + int64(e.rand64()%uint64(d/2+1))
+	} else {
+		s.state = stFailed
+		e.st.failed++
+	}
+	e.arm(s)
+	e.pump()
+}
+
+// drop ends a session that was up: counted by reason, dialled again when
+// Redial is set.
+func (e *Emu) drop(s *sess, reason string) {
+	if s.state != stUp {
+		return
+	}
+	e.st.dropReasons[reason]++
+	e.st.upNow--
+	s.lastErr = reason
+	if s.sid != 0 {
+		e.sendPADT(s)
+	}
+	s.sid = 0
+	s.echoAt, s.txAt, s.retxAt, s.phaseAt = 0, 0, 0, 0
+	if e.cfg.Redial {
+		s.state = stBackoff
+		s.attempt = 0
+		s.retryAt = e.now + int64(e.cfg.Backoff) + int64(e.rand64()%uint64(e.cfg.Backoff/2+1))
+	} else {
+		s.state = stClosed
+	}
+	e.arm(s)
+}
+
+// up: IPCP opened both ways with an address.
+func (e *Emu) up(s *sess) {
+	s.state = stUp
+	s.upAt = e.now
+	e.dialing--
+	e.st.upNow++
+	e.st.upEvents++
+	if !s.wasUp {
+		s.wasUp = true
+		e.st.everUp++
+	}
+	s.lastErr = ""
+	e.st.lastUp = e.now
+	e.lat = append(e.lat, float32(float64(e.now-s.dialStart)/1e6))
+	s.retxAt, s.phaseAt = 0, 0
+	if e.cfg.EchoInterval > 0 {
+		s.echoAt = e.now + int64(e.cfg.EchoInterval)
+	}
+	if e.cfg.Rate > 0 && e.cfg.Target.IsValid() {
+		iv := int64(1e9 / e.cfg.Rate)
+		s.txAt = e.now + 1 + int64(e.rand64()%uint64(iv+1)) // spread the sessions over one interval
+	}
+	e.arm(s)
+	e.pump()
+}
+
+// hangup sends PADT for every session that has one (at stop).
+func (e *Emu) hangup() {
+	for i := range e.sess {
+		s := &e.sess[i]
+		if s.sid != 0 && s.state >= stLCP && s.state <= stUp {
+			e.sendPADT(s)
+		}
+		if s.state == stUp {
+			e.st.upNow--
+		}
+		if s.state.dialling() {
+			e.dialing--
+		}
+		if s.state != stFailed {
+			s.state = stClosed
+		}
+		s.sid = 0
+		s.retxAt, s.phaseAt, s.echoAt, s.txAt, s.retryAt = 0, 0, 0, 0, 0
+	}
+}
+
+// onTimer runs the session's due timers.
+func (e *Emu) onTimer(s *sess) {
+	now := e.now
+	if s.retryAt != 0 && now >= s.retryAt {
+		s.retryAt = 0
+		if s.state == stBackoff {
+			e.enqueue(s)
+			e.pump()
+		}
+	}
+	if s.phaseAt != 0 && now >= s.phaseAt {
+		s.phaseAt = 0
+		e.fail(s, s.state.String()+"_timeout")
+	}
+	if s.retxAt != 0 && now >= s.retxAt {
+		s.retxN++
+		iv := int64(e.cfg.Retransmit)
+		if s.state == stPADI || s.state == stPADR {
+			sh := s.retxN
+			if sh > 3 {
+				sh = 3
+			}
+			iv <<= sh
+		}
+		s.retxAt = now + iv
+		e.retransmit(s)
+	}
+	if s.echoAt != 0 && now >= s.echoAt {
+		s.echoAt = now + int64(e.cfg.EchoInterval)
+		if s.echoPending {
+			s.echoMisses++
+		}
+		if s.echoMisses >= e.cfg.EchoFailures {
+			e.drop(s, "echo_timeout")
+		} else {
+			e.sendEcho(s)
+		}
+	}
+	if s.txAt != 0 && now >= s.txAt && s.state == stUp {
+		iv := int64(1e9 / e.cfg.Rate)
+		if iv <= 0 {
+			iv = 1
+		}
+		n := (now-s.txAt)/iv + 1
+		if n > 64 {
+			// far behind (a stalled loop): do not burst, restart the clock
+			n, s.txAt = 64, now
+		}
+		for i := int64(0); i < n; i++ {
+			e.sendUDP(s)
+		}
+		s.txAt += n * iv
+	}
+	e.arm(s)
+}
+
+func (e *Emu) retransmit(s *sess) {
+	switch s.state {
+	case stPADI:
+		e.sendPADI(s)
+	case stPADR:
+		e.sendPADR(s)
+	case stLCP:
+		if !s.ourAcked {
+			e.sendLCPReq(s)
+		}
+	case stAuth:
+		if s.authProto == protoPAP {
+			e.sendPAP(s)
+		}
+		// CHAP: the authenticator retransmits its challenge
+	case stIPCP:
+		if !s.ipcpOurAcked {
+			e.sendIPCPReq(s)
+		}
+	}
+}
+
+// --- input
+
+// input handles one frame from the wire (hostile).
+func (e *Emu) input(b []byte) {
+	e.st.rxFrames++
+	f, err := pppoe.DecodeFrame(b)
+	if err != nil {
+		e.st.rxMalformed++
+		return
+	}
+	if f.Dst[0] != 0x02 || f.Dst[1] != 0x5b {
+		e.st.rxNotOurs++
+		return
+	}
+	i, ok := e.byIdx[binary.BigEndian.Uint32(f.Dst[2:])]
+	if !ok {
+		e.st.rxNotOurs++
+		return
+	}
+	s := &e.sess[i]
+	if f.STag != s.sub.STag || f.CTag != s.sub.CTag {
+		e.st.rxWrongLine++
+		return
+	}
+	if f.EtherType == pppoe.EtherTypeDiscovery {
+		e.discovery(s, &f)
+	} else {
+		e.sessionFrame(s, &f)
+	}
+	e.arm(s)
+}
+
+func (e *Emu) unexpected() { e.st.rxUnexpected++ }
+
+func (e *Emu) discovery(s *sess, f *pppoe.Frame) {
+	switch f.Code {
+	case pppoe.CodePADO, pppoe.CodePADS:
+	case pppoe.CodePADT:
+		if s.sid != 0 && f.SessionID == s.sid && f.Src == s.acMAC {
+			s.sid = 0 // the server's PADT needs no answer
+			if s.state == stUp {
+				e.drop(s, "padt")
+			} else {
+				e.fail(s, "padt")
+			}
+			return
+		}
+		e.st.rxWrongSession++
+		return
+	default:
+		e.unexpected()
+		return
+	}
+	t, err := pppoe.ParseTags(f.Payload)
+	if err != nil {
+		e.st.rxMalformed++
+		return
+	}
+	if !t.HasHostUniq || !bytes.Equal(t.HostUniq, s.hostUniq[:]) {
+		e.unexpected() // another attempt's, or no Host-Uniq
+		return
+	}
+	switch f.Code {
+	case pppoe.CodePADO:
+		if s.state != stPADI {
+			e.unexpected()
+			return
+		}
+		if f.Src[0]&1 != 0 || f.Src == ([6]byte{}) {
+			e.st.rxMalformed++
+			return
+		}
+		if t.ErrorTags > 0 {
+			e.fail(s, "pado_error")
+			return
+		}
+		s.acMAC = f.Src
+		s.cookie = append(s.cookie[:0], t.ACCookie...)
+		s.relay, s.hasRelay = append(s.relay[:0], t.RelaySessionID...), t.HasRelaySessionID
+		s.state = stPADR
+		e.sendPADR(s)
+		e.phase(s)
+	case pppoe.CodePADS:
+		if s.state != stPADR || f.Src != s.acMAC {
+			e.unexpected()
+			return
+		}
+		if f.SessionID == 0 || t.ErrorTags > 0 {
+			e.fail(s, "pads_error")
+			return
+		}
+		if f.SessionID == 0xffff {
+			e.st.rxMalformed++
+			return
+		}
+		s.sid = f.SessionID
+		s.state = stLCP
+		e.sendLCPReq(s)
+		e.phase(s)
+	}
+}
+
+func (e *Emu) sessionFrame(s *sess, f *pppoe.Frame) {
+	if s.sid == 0 || f.SessionID != s.sid || f.Src != s.acMAC || s.state < stLCP || s.state > stUp {
+		e.st.rxWrongSession++
+		return
+	}
+	p := f.Payload
+	if len(p) < 2 {
+		e.st.rxMalformed++
+		return
+	}
+	proto := binary.BigEndian.Uint16(p)
+	if proto == protoIPv4 {
+		if s.state == stUp {
+			e.rxUDP(s, p[2:])
+		} else {
+			e.unexpected()
+		}
+		return
+	}
+	var pkt cpPacket
+	switch proto {
+	case protoLCP, protoPAP, protoCHAP, protoIPCP:
+		var ok bool
+		if pkt, ok = parseCP(p[2:]); !ok {
+			e.st.rxMalformed++
+			return
+		}
+	}
+	switch proto {
+	case protoLCP:
+		e.lcp(s, pkt)
+	case protoPAP:
+		e.pap(s, pkt)
+	case protoCHAP:
+		e.chap(s, pkt)
+	case protoIPCP:
+		e.ipcp(s, pkt)
+	default:
+		// IPv6CP, CCP, ...: not run here (RFC 1661 5.7), once LCP is open
+		e.unexpected()
+		if s.state > stLCP {
+			e.sendProtoRej(s, p)
+		}
+	}
+}
+
+// --- LCP
+
+// lcpOptions appends our LCP Configure-Request options.
+func (s *sess) lcpOptions(b []byte) []byte {
+	if !s.noMRU {
+		b = append(b, lcpMRU, 4, byte(s.mru>>8), byte(s.mru))
+	}
+	if !s.noMagic {
+		b = append(b, lcpMagic, 6)
+		b = binary.BigEndian.AppendUint32(b, s.magic)
+	}
+	return b
+}
+
+func (s *sess) ourMagic() uint32 {
+	if s.noMagic {
+		return 0
+	}
+	return s.magic
+}
+
+func (e *Emu) wantAuth() []byte {
+	if e.cfg.Auth == "chap" {
+		return []byte{0xc2, 0x23, 5}
+	}
+	return []byte{0xc0, 0x23}
+}
+
+func (e *Emu) lcp(s *sess, p cpPacket) {
+	switch p.code {
+	case confReq:
+		if s.state >= stIPCP {
+			// the peer restarted LCP after authentication: this session is over
+			if s.state == stUp {
+				e.drop(s, "lcp_restart")
+			} else {
+				e.fail(s, "lcp_restart")
+			}
+			return
+		}
+		e.lcpConfReq(s, p)
+	case confAck:
+		var tmp [16]byte
+		if s.state != stLCP || p.id != s.lcpID || s.ourAcked || !bytes.Equal(p.data, s.lcpOptions(tmp[:0])) {
+			e.unexpected()
+			return
+		}
+		s.ourAcked = true
+		e.lcpMaybeOpen(s)
+	case confNak, confRej:
+		if s.state != stLCP || p.id != s.lcpID || s.ourAcked || !validOptions(p.data) {
+			e.unexpected()
+			return
+		}
+		for o := p.data; len(o) > 0; {
+			typ, val, _, rest := nextOption(o)
+			o = rest
+			switch typ {
+			case lcpMRU:
+				if p.code == confRej {
+					s.noMRU = true
+				} else if len(val) == 2 {
+					if v := binary.BigEndian.Uint16(val); v >= 128 && v <= 1492 {
+						s.mru = v
+					}
+				}
+			case lcpMagic:
+				if p.code == confRej {
+					s.noMagic = true
+				} else {
+					s.magic = uint32(e.rand64()) | 1
+				}
+			}
+		}
+		s.lcpID++
+		e.sendLCPReq(s)
+	case termReq:
+		e.sendCP(s, protoLCP, termAck, p.id, nil)
+		s.sid = 0 // the server follows with its own PADT
+		if s.state == stUp {
+			e.drop(s, "peer_terminate")
+		} else {
+			e.fail(s, "peer_terminate")
+		}
+	case echoReq:
+		if s.state <= stLCP || len(p.data) < 4 {
+			e.unexpected()
+			return
+		}
+		if m := binary.BigEndian.Uint32(p.data); m != 0 && m == s.ourMagic() {
+			e.st.echoLoops++
+			return
+		}
+		var fb frameBuilder
+		fb.begin(e.slot(), s.acMAC, s.mac, s.sub.TPID, s.sub.STag, s.sub.CTag, pppoe.EtherTypeSession, 0, s.sid)
+		st := fb.cp(protoLCP, echoRep, p.id)
+		fb.b = binary.BigEndian.AppendUint32(fb.b, s.ourMagic())
+		fb.b = append(fb.b, p.data[4:]...)
+		fb.cpEnd(st)
+		e.commit(fb.end())
+		s.echoAnswered++
+		e.st.echoAnswered++
+	case echoRep:
+		if len(p.data) < 4 {
+			e.st.rxMalformed++
+			return
+		}
+		if m := binary.BigEndian.Uint32(p.data); m != 0 && m == s.ourMagic() {
+			e.st.echoLoops++
+			return
+		}
+		s.echoPending, s.echoMisses = false, 0
+		s.echoReplies++
+		e.st.echoReplies++
+	case discReq:
+	case codeRej, protoRej, termAck:
+		e.unexpected()
+	default:
+		e.unexpected()
+		if s.state > stLCP {
+			// Code-Reject carries the rejected packet (RFC 1661 5.6)
+			var hdr [4]byte
+			hdr[0], hdr[1] = p.code, p.id
+			binary.BigEndian.PutUint16(hdr[2:], uint16(4+len(p.data)))
+			s.rejID++
+			var fb frameBuilder
+			fb.begin(e.slot(), s.acMAC, s.mac, s.sub.TPID, s.sub.STag, s.sub.CTag, pppoe.EtherTypeSession, 0, s.sid)
+			st := fb.cp(protoLCP, codeRej, s.rejID)
+			fb.b = append(fb.b, hdr[:]...)
+			d := p.data
+			if len(d) > 1400 {
+				d = d[:1400]
+			}
+			fb.b = append(fb.b, d...)
+			fb.cpEnd(st)
+			e.commit(fb.end())
+		}
+	}
+}
+
+// lcpConfReq judges the server's options: MRU and Magic-Number taken, the
+// authentication protocol we run acked (another one Nak'd to ours),
+// everything else rejected.
+func (e *Emu) lcpConfReq(s *sess, p cpPacket) {
+	if !validOptions(p.data) {
+		e.st.rxMalformed++
+		return
+	}
+	var rej, nak [64]byte
+	r, n := rej[:0], nak[:0]
+	var mru uint16
+	var auth uint16
+	want := e.wantAuth()
+	for o := p.data; len(o) > 0; {
+		typ, val, whole, rest := nextOption(o)
+		o = rest
+		switch {
+		case typ == lcpMRU && len(val) == 2:
+			mru = binary.BigEndian.Uint16(val)
+		case typ == lcpMagic && len(val) == 4:
+			if m := binary.BigEndian.Uint32(val); m != 0 && m == s.ourMagic() {
+				e.st.echoLoops++
+				n = append(n, lcpMagic, 6)
+				n = binary.BigEndian.AppendUint32(n, m^0x5a5a5a5a)
+			}
+		case typ == lcpAuth && len(val) >= 2:
+			if bytes.Equal(val, want) {
+				auth = binary.BigEndian.Uint16(want)
+			} else {
+				n = append(n, lcpAuth, byte(2+len(want)))
+				n = append(n, want...)
+			}
+		default:
+			if len(r)+len(whole) <= cap(r) {
+				r = append(r, whole...)
+			}
+		}
+	}
+	switch {
+	case len(r) > 0:
+		e.sendCP(s, protoLCP, confRej, p.id, r)
+	case len(n) > 0:
+		e.sendCP(s, protoLCP, confNak, p.id, n)
+	default:
+		e.sendCP(s, protoLCP, confAck, p.id, p.data)
+		s.peerMRU, s.authProto = mru, auth
+		if s.state == stLCP {
+			s.peerAcked = true
+			e.lcpMaybeOpen(s)
+		}
+		// in stAuth: our Ack of its request was lost; acked again, nothing changes
+	}
+}
+
+func (e *Emu) lcpMaybeOpen(s *sess) {
+	if !s.ourAcked || !s.peerAcked {
+		return
+	}
+	switch s.authProto {
+	case protoPAP:
+		s.state = stAuth
+		s.papID++
+		e.sendPAP(s)
+		e.phase(s)
+	case protoCHAP:
+		s.state = stAuth
+		e.phase(s)
+	default:
+		e.startIPCP(s)
+	}
+}
+
+// --- authentication
+
+func (e *Emu) pap(s *sess, p cpPacket) {
+	if s.state != stAuth || s.authProto != protoPAP || p.id != s.papID {
+		e.unexpected()
+		return
+	}
+	switch p.code {
+	case papAck:
+		e.startIPCP(s)
+	case papNak:
+		e.fail(s, "auth_rejected")
+	default:
+		e.unexpected()
+	}
+}
+
+func (e *Emu) chap(s *sess, p cpPacket) {
+	if s.state != stAuth || s.authProto != protoCHAP {
+		e.unexpected()
+		return
+	}
+	switch p.code {
+	case chapChallenge:
+		if len(p.data) < 1 || int(p.data[0]) == 0 || len(p.data) < 1+int(p.data[0]) {
+			e.st.rxMalformed++
+			return
+		}
+		ch := p.data[1 : 1+int(p.data[0])]
+		h := md5.New()
+		h.Write([]byte{p.id})
+		h.Write([]byte(s.sub.Password))
+		h.Write(ch)
+		var sum [16]byte
+		h.Sum(sum[:0])
+		s.chapID = p.id
+		var fb frameBuilder
+		fb.begin(e.slot(), s.acMAC, s.mac, s.sub.TPID, s.sub.STag, s.sub.CTag, pppoe.EtherTypeSession, 0, s.sid)
+		st := fb.cp(protoCHAP, chapResponse, p.id)
+		fb.b = append(fb.b, 16)
+		fb.b = append(fb.b, sum[:]...)
+		fb.b = append(fb.b, s.sub.User...)
+		fb.cpEnd(st)
+		e.commit(fb.end())
+	case chapSuccess:
+		if p.id != s.chapID {
+			e.unexpected()
+			return
+		}
+		e.startIPCP(s)
+	case chapFailure:
+		if p.id != s.chapID {
+			e.unexpected()
+			return
+		}
+		e.fail(s, "auth_rejected")
+	default:
+		e.unexpected()
+	}
+}
+
+// --- IPCP
+
+func (s *sess) ipcpOptions(b []byte) []byte {
+	b = append(b, ipcpAddr, 6)
+	b = append(b, s.addr[:]...)
+	if s.wantDNS1 {
+		b = append(b, ipcpDNS1, 6)
+		b = append(b, s.dns1[:]...)
+	}
+	if s.wantDNS2 {
+		b = append(b, ipcpDNS2, 6)
+		b = append(b, s.dns2[:]...)
+	}
+	return b
+}
+
+func (e *Emu) startIPCP(s *sess) {
+	s.state = stIPCP
+	s.ipcpID++
+	e.sendIPCPReq(s)
+	e.phase(s)
+}
+
+func (e *Emu) ipcp(s *sess, p cpPacket) {
+	if s.state < stIPCP {
+		e.unexpected() // before the network phase (RFC 1661 3.5)
+		return
+	}
+	switch p.code {
+	case confReq:
+		if !validOptions(p.data) {
+			e.st.rxMalformed++
+			return
+		}
+		var rej [64]byte
+		r := rej[:0]
+		for o := p.data; len(o) > 0; {
+			typ, val, whole, rest := nextOption(o)
+			o = rest
+			if typ == ipcpAddr && len(val) == 4 {
+				continue
+			}
+			if len(r)+len(whole) <= cap(r) {
+				r = append(r, whole...)
+			}
+		}
+		if len(r) > 0 {
+			e.sendCP(s, protoIPCP, confRej, p.id, r)
+			return
+		}
+		e.sendCP(s, protoIPCP, confAck, p.id, p.data)
+		s.ipcpPeerAcked = true
+		e.ipcpMaybeUp(s)
+	case confAck:
+		var tmp [32]byte
+		if s.state != stIPCP || p.id != s.ipcpID || s.ipcpOurAcked || !bytes.Equal(p.data, s.ipcpOptions(tmp[:0])) {
+			e.unexpected()
+			return
+		}
+		s.ipcpOurAcked = true
+		e.ipcpMaybeUp(s)
+	case confNak, confRej:
+		if s.state != stIPCP || p.id != s.ipcpID || s.ipcpOurAcked || !validOptions(p.data) {
+			e.unexpected()
+			return
+		}
+		for o := p.data; len(o) > 0; {
+			typ, val, _, rest := nextOption(o)
+			o = rest
+			if p.code == confRej {
+				switch typ {
+				case ipcpAddr:
+					e.fail(s, "ipcp_no_address")
+					return
+				case ipcpDNS1:
+					s.wantDNS1 = false
+				case ipcpDNS2:
+					s.wantDNS2 = false
+				}
+				continue
+			}
+			if len(val) != 4 {
+				continue
+			}
+			switch typ {
+			case ipcpAddr:
+				copy(s.addr[:], val)
+			case ipcpDNS1:
+				copy(s.dns1[:], val)
+			case ipcpDNS2:
+				copy(s.dns2[:], val)
+			}
+		}
+		s.ipcpID++
+		e.sendIPCPReq(s)
+	case termReq:
+		e.sendCP(s, protoIPCP, termAck, p.id, nil)
+		if s.state == stUp {
+			e.drop(s, "peer_terminate")
+		} else {
+			e.fail(s, "peer_terminate")
+		}
+	default:
+		e.unexpected()
+	}
+}
+
+func (e *Emu) ipcpMaybeUp(s *sess) {
+	if s.state == stIPCP && s.ipcpOurAcked && s.ipcpPeerAcked {
+		if s.addr == ([4]byte{}) {
+			e.fail(s, "ipcp_no_address")
+			return
+		}
+		e.up(s)
+	}
+}
+
+// --- sending control frames
+
+func (e *Emu) discoveryTags(s *sess, b []byte, padr bool) []byte {
+	b = pppoe.AppendTag(b, pppoe.TagServiceName, []byte(e.cfg.ServiceName))
+	b = pppoe.AppendTag(b, pppoe.TagHostUniq, s.hostUniq[:])
+	if padr {
+		if len(s.cookie) > 0 {
+			b = pppoe.AppendTag(b, pppoe.TagACCookie, s.cookie)
+		}
+		if s.hasRelay {
+			b = pppoe.AppendTag(b, pppoe.TagRelaySessionID, s.relay)
+		}
+	}
+	return b
+}
+
+var broadcast = [6]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff}
+
+func (e *Emu) sendPADI(s *sess) {
+	var fb frameBuilder
+	fb.begin(e.slot(), broadcast, s.mac, s.sub.TPID, s.sub.STag, s.sub.CTag, pppoe.EtherTypeDiscovery, pppoe.CodePADI, 0)
+	fb.b = e.discoveryTags(s, fb.b, false)
+	e.commit(fb.end())
+}
+
+func (e *Emu) sendPADR(s *sess) {
+	var fb frameBuilder
+	fb.begin(e.slot(), s.acMAC, s.mac, s.sub.TPID, s.sub.STag, s.sub.CTag, pppoe.EtherTypeDiscovery, pppoe.CodePADR, 0)
+	fb.b = e.discoveryTags(s, fb.b, true)
+	e.commit(fb.end())
+}
+
+func (e *Emu) sendPADT(s *sess) {
+	var fb frameBuilder
+	fb.begin(e.slot(), s.acMAC, s.mac, s.sub.TPID, s.sub.STag, s.sub.CTag, pppoe.EtherTypeDiscovery, pppoe.CodePADT, s.sid)
+	e.commit(fb.end())
+}
+
+// sendCP sends a control packet with body.
+func (e *Emu) sendCP(s *sess, proto uint16, code, id uint8, body []byte) {
+	var fb frameBuilder
+	fb.begin(e.slot(), s.acMAC, s.mac, s.sub.TPID, s.sub.STag, s.sub.CTag, pppoe.EtherTypeSession, 0, s.sid)
+	st := fb.cp(proto, code, id)
+	fb.b = append(fb.b, body...)
+	fb.cpEnd(st)
+	e.commit(fb.end())
+}
+
+func (e *Emu) sendLCPReq(s *sess) {
+	var fb frameBuilder
+	fb.begin(e.slot(), s.acMAC, s.mac, s.sub.TPID, s.sub.STag, s.sub.CTag, pppoe.EtherTypeSession, 0, s.sid)
+	st := fb.cp(protoLCP, confReq, s.lcpID)
+	fb.b = s.lcpOptions(fb.b)
+	fb.cpEnd(st)
+	e.commit(fb.end())
+}
+
+func (e *Emu) sendIPCPReq(s *sess) {
+	var fb frameBuilder
+	fb.begin(e.slot(), s.acMAC, s.mac, s.sub.TPID, s.sub.STag, s.sub.CTag, pppoe.EtherTypeSession, 0, s.sid)
+	st := fb.cp(protoIPCP, confReq, s.ipcpID)
+	fb.b = s.ipcpOptions(fb.b)
+	fb.cpEnd(st)
+	e.commit(fb.end())
+}
+
+func (e *Emu) sendPAP(s *sess) {
+	var fb frameBuilder
+	fb.begin(e.slot(), s.acMAC, s.mac, s.sub.TPID, s.sub.STag, s.sub.CTag, pppoe.EtherTypeSession, 0, s.sid)
+	st := fb.cp(protoPAP, papReq, s.papID)
+	u, pw := s.sub.User, s.sub.Password
+	if len(u) > 255 {
+		u = u[:255]
+	}
+	if len(pw) > 255 {
+		pw = pw[:255]
+	}
+	fb.b = append(fb.b, byte(len(u)))
+	fb.b = append(fb.b, u...)
+	fb.b = append(fb.b, byte(len(pw)))
+	fb.b = append(fb.b, pw...)
+	fb.cpEnd(st)
+	e.commit(fb.end())
+}
+
+func (e *Emu) sendEcho(s *sess) {
+	s.echoID++
+	var fb frameBuilder
+	fb.begin(e.slot(), s.acMAC, s.mac, s.sub.TPID, s.sub.STag, s.sub.CTag, pppoe.EtherTypeSession, 0, s.sid)
+	st := fb.cp(protoLCP, echoReq, s.echoID)
+	fb.b = binary.BigEndian.AppendUint32(fb.b, s.ourMagic())
+	fb.cpEnd(st)
+	e.commit(fb.end())
+	s.echoPending = true
+	s.echoSent++
+	e.st.echoSent++
+}
+
+// sendProtoRej answers a protocol we do not run (p: protocol + data).
+func (e *Emu) sendProtoRej(s *sess, p []byte) {
+	if len(p) > 1400 {
+		p = p[:1400]
+	}
+	s.rejID++
+	e.sendCP(s, protoLCP, protoRej, s.rejID, p)
+}
