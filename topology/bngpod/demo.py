@@ -363,7 +363,6 @@ def render(pod: m.Pod, cur: Sample, prev: Sample | None, ctx: dict) -> str:
 
     # Control plane: sessions and the setup rate.
     setups_rate = _rate(cur.setups or 0, prev.setups if prev else None, dt)
-    ctx["peak_setup"] = max(ctx.get("peak_setup", 0.0), setups_rate)
     emu_rate = sum(float(st.get("setup_rate", 0)) for st in cur.emulators.values())
     ever = sum(int(st.get("ever_up", 0)) for st in cur.emulators.values())
     dialling = sum(int(st.get("dialling", 0)) for st in cur.emulators.values())
@@ -388,19 +387,23 @@ def render(pod: m.Pod, cur: Sample, prev: Sample | None, ctx: dict) -> str:
         hq, phq = d.get("hqos", {}), p.get("hqos", {})
         drops = int(hq.get("port_drop_pkts", 0)) + int(hq.get("enq_drops", 0))
         pdrops = int(phq.get("port_drop_pkts", 0)) + int(phq.get("enq_drops", 0)) if phq else None
+        sent = sum(int((x or {}).get("bytes_down", 0)) for x in d.get("sessions", {}).values())
+        psent = sum(int((x or {}).get("bytes_down", 0)) for x in p.get("sessions", {}).values()) if p else None
         rows.append((
             inst.name,
             ",".join(g.name for g in inst.groups),
             str(cur.cp.get(inst.id, "?")),
             str(len(d.get("sessions", {}))) if d else "?",
             _mbit(8 * _rate(st.get("down_bytes", 0), pst.get("down_bytes") if pst else None, dt)),
+            _mbit(8 * _rate(sent, psent, dt)),
             _mbit(8 * _rate(st.get("up_bytes", 0), pst.get("up_bytes") if pst else None, dt)),
             f"{_rate(drops, pdrops, dt):.0f}",
             str(drops),
             cur.dp_errors.get(inst.name, ""),
         ))  # fmt: skip
     out.append(table(
-        ("instance", "groups", "sessions (CP)", "(DP)", "down Mbit/s", "up Mbit/s", "HQoS drops/s", "HQoS drops", ""),
+        ("instance", "groups", "sessions CP", "DP", "down in Mbit/s", "shaped out", "up Mbit/s", "HQoS drops/s",
+         "HQoS drops", ""),
         rows,
     ))  # fmt: skip
     out.append("")
@@ -448,10 +451,10 @@ def render(pod: m.Pod, cur: Sample, prev: Sample | None, ctx: dict) -> str:
             f"{no} {name}",
             f"{_rate(c[0], pc[0] if pc else None, dt):.0f}", _mbit(8 * _rate(c[1], pc[1] if pc else None, dt)),
             f"{_rate(c[3], pc[3] if pc else None, dt):.0f}", _mbit(8 * _rate(c[4], pc[4] if pc else None, dt)),
-            str(c[0]), str(c[3]), str(c[2] + c[5]),
+            str(c[0]), str(c[3]),
         ))  # fmt: skip
     out.append("switch bpsw ports (rx: into the switch, tx: out of it):")
-    header = ("port", "rx pkt/s", "rx Mbit/s", "tx pkt/s", "tx Mbit/s", "rx pkts", "tx pkts", "drops")
+    header = ("port", "rx pkt/s", "rx Mbit/s", "tx pkt/s", "tx Mbit/s", "rx pkts", "tx pkts")
     out.append(table(header, rows, "  "))
     return "\n".join(out)
 
@@ -588,6 +591,7 @@ def run(path: str, opts: Options | None = None, hold: bool | None = None) -> int
         emulators = start_emulators(pod, state, users, opts.rate)
         print(f"dialling {len(users)} subscribers: bng-subemu on {', '.join(e.port.name for e in emulators)}")
         ctx = {"started": time.monotonic(), "emulators": emulators, "rate": opts.rate, "load": [], "top": opts.top}
+        ctx["peak_setup"] = 0.0
         keys = Keys(live)
         if live:
             print("q or Ctrl-C: hang up, tear the pod down and quit\n")
@@ -622,6 +626,8 @@ def run(path: str, opts: Options | None = None, hold: bool | None = None) -> int
             elif time.monotonic() >= next_print or (end is not None and time.monotonic() >= end - 1):
                 print(render(pod, cur, prev, ctx) + "\n", flush=True)
                 next_print = time.monotonic() + interval
+            if prev is not None and cur.setups is not None and prev.setups is not None:
+                ctx["peak_setup"] = max(ctx["peak_setup"], _rate(cur.setups, prev.setups, cur.t - prev.t))
             prev = cur
             if end is not None and time.monotonic() >= end:
                 break
