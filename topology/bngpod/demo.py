@@ -600,7 +600,7 @@ def run(path: str, opts: Options | None = None, hold: bool | None = None) -> int
         deadline = time.monotonic() + DIAL_TIMEOUT
         if duration is not None:
             deadline = min(deadline, ctx["started"] + duration * 0.6)
-        prev, first, drawn_lines = None, None, 0
+        prev, first = None, None
         load_started = opts.load <= 0
         next_print = time.monotonic() + interval
         end = ctx["started"] + duration if duration is not None else None
@@ -616,13 +616,11 @@ def run(path: str, opts: Options | None = None, hold: bool | None = None) -> int
             if not load_started and (all_up or time.monotonic() > deadline):
                 ctx["load"] = start_load(pod, state, emulators, opts.load)
                 load_started = True
-            if live:
+            if live and (prev is not None or not opts.fold):  # the fold's table stays one refresh
+                # Home and clear: the dashboard may be taller than the terminal.
                 text = render(pod, cur, prev, ctx)
-                if drawn_lines:
-                    sys.stdout.write(f"\x1b[{drawn_lines}A\x1b[J")
-                sys.stdout.write(text + "\n")
+                sys.stdout.write(f"\x1b[H\x1b[2J{text}\n\nq or Ctrl-C: hang up and tear down\n")
                 sys.stdout.flush()
-                drawn_lines = text.count("\n") + 1
             elif time.monotonic() >= next_print or (end is not None and time.monotonic() >= end - 1):
                 print(render(pod, cur, prev, ctx) + "\n", flush=True)
                 next_print = time.monotonic() + interval
