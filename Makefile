@@ -5,7 +5,7 @@ POD ?= topology/examples/lab.yaml
 .PHONY: help setup demo test lint build fuzz bench bench-dp bench-cp bench-move bench-pod bench-onos up down status clean
 
 help:
-	@echo "make demo    set up when needed, bring the lab pod up and show it (Ctrl-C tears it down)"
+	@echo "make demo    set up when needed, bring the lab pod up, dial 100 subscribers, show a live dashboard (q/Ctrl-C tears it down)"
 	@echo "make test    set up when needed, then run every lint and test suite"
 	@echo "make setup   install everything (Debian packages, Python venv, Go modules, Maven deps)"
 	@echo "make up|down|status [POD=file]   drive the emulated pod by hand"
@@ -21,6 +21,8 @@ setup:
 	@scripts/setup.sh
 
 demo: setup
+	@[ -f server-dp/build/build.ninja ] || meson setup server-dp/build server-dp >/dev/null
+	@ninja -C server-dp/build bng-dp >/dev/null
 	./bngpod demo $(POD)
 
 test: setup

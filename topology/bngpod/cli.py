@@ -151,7 +151,11 @@ def cmd_demo(args) -> int:
     _need_root("demo")
     from . import demo
 
-    return demo.run(args.file, hold=args.hold)
+    opts = demo.Options(
+        hold=args.hold, duration=args.duration, subscribers=args.subscribers, rate=args.rate,
+        load=args.load, fold=args.fold, top=args.top, interval=args.interval,
+    )  # fmt: skip
+    return demo.run(args.file, opts)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -206,14 +210,29 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("args", nargs=argparse.REMAINDER)
     p.set_defaults(func=cmd_ofctl)
 
-    p = sub.add_parser("demo", help="bring a pod up, show the fold at work, tear it down on Ctrl-C")
+    p = sub.add_parser(
+        "demo", help="bring a pod up, dial subscribers, run traffic, show a live dashboard; tear it down on Ctrl-C"
+    )
     p.add_argument("file", nargs="?", default=str(Path(__file__).resolve().parents[1] / "examples" / "lab.yaml"))
     p.add_argument(
         "--hold",
         action=argparse.BooleanOptionalAction,
         default=None,
-        help="keep the pod up until Ctrl-C (default: when run on a terminal)",
+        help="run until Ctrl-C or q (default: when run on a terminal)",
     )
+    p.add_argument(
+        "--duration", type=float, default=None,
+        help="stop after this many seconds (default: 60 when not on a terminal)",
+    )  # fmt: skip
+    p.add_argument("--subscribers", type=int, default=100, help="subscribers to dial across the line groups")
+    p.add_argument("--rate", type=float, default=5.0, help="UDP echo datagrams per second per subscriber")
+    p.add_argument(
+        "--load", type=float, default=1.25,
+        help="downstream load to one subscriber per line group, times its profile's rate (0: none)",
+    )  # fmt: skip
+    p.add_argument("--fold", action=argparse.BooleanOptionalAction, default=True, help="run the fold probe first")
+    p.add_argument("--top", type=int, default=10, help="subscribers shown by downstream rate")
+    p.add_argument("--interval", type=float, default=None, help="seconds between dashboard refreshes")
     p.set_defaults(func=cmd_demo)
 
     args = parser.parse_args(argv)

@@ -1,23 +1,49 @@
-"""`bngpod demo`: bring a pod up, show how the switch folds each subscriber line into
-its DP instance, keep a live view of the switch counters, tear it all down on Ctrl-C.
+"""`bngpod demo`: the pod at work. Brings the pod up (unless it is up already), shows how
+the switch folds each subscriber line into its DP instance (the fold probe), dials about
+a hundred PPPoE subscribers with bng-subemu in every access namespace, sends them light
+UDP echo traffic and a downstream load above their profile to a few of them, and shows a
+refreshing dashboard: sessions per instance, the control plane's setup rate, rate per
+subscriber, HQoS drops per instance and the switch's port counters.
 
-The DP instances, control plane and subscriber sessions join the demo as they land
-(server-dp, accel-ppp-glue and end-to-end issues); today it shows the pod's wiring and
-the fold with PPPoE discovery frames sent from each access port."""
+On a terminal it runs until Ctrl-C or `q`; otherwise (CI: `make demo < /dev/null`) for
+--duration seconds, printing the dashboard a few times, and exits 0 only when every
+subscriber came up, every instance holds sessions and traffic flowed both ways. Either
+way the emulators hang up (PADT) and the pod is torn down, leaving nothing."""
 
 from __future__ import annotations
 
+import http.client
+import json
+import math
+import os
 import re
+import select
+import signal
+import socket
 import struct
+import subprocess
 import sys
 import time
+from dataclasses import dataclass, field
+from pathlib import Path
 
 from . import emu, probe, validate
+from . import model as m
+from .rawsock import in_netns
 
 SUB_MAC = bytes.fromhex("025b00000001")
 PADI = bytes.fromhex("1109000000040101000000")  # PPPoE discovery: PADI, Service-Name ""
+BNG_SUBEMU = Path(os.environ.get("BNG_SUBEMU", emu.GLUE / "build" / "bng-subemu"))
+ECHO_TARGET = f"{emu.INET_HOST}:7"
+DIAL_TIMEOUT = 60.0  # for every subscriber to come up before the downstream load starts
+HEADLESS_DURATION = 60.0
 
 
+class DemoError(Exception):
+    pass
+
+
+# -- the fold probe (the first screen) ---------------------------------------------------------------
 def padi(tpid: int, stag: int, ctag: int) -> bytes:
     frame = b"\xff" * 6 + SUB_MAC + struct.pack("!HHHHH", tpid, stag, 0x8100, ctag, 0x8863) + PADI
     return frame.ljust(60, b"\0")  # Ethernet minimum without FCS
@@ -29,7 +55,7 @@ def _probe_lines(pod, edges) -> list[tuple[str, ...]]:
         for line in group.lines:
             for stag in sorted({line.stag.lo, line.stag.hi}):
                 ctag = line.ctags.lo
-                got = probe.send_and_collect(edges, line.port.name, padi(0x88A8, stag, ctag))
+                got = probe.send_and_collect(edges, line.port.name, padi(line.port.tpid, stag, ctag))
                 want = group.instance.name if group.instance else "-"
                 seen = ",".join(sorted(got)) or "dropped"
                 rows.append(
@@ -38,84 +64,642 @@ def _probe_lines(pod, edges) -> list[tuple[str, ...]]:
     for port in pod.ports_with_role("access"):
         used = {t for g in pod.groups for ln in g.lines if ln.port is port for t in ln.stag}
         spare = next(t for t in range(1, 4095) if t not in used)
-        got = probe.send_and_collect(edges, port.name, padi(0x8100, spare, 1))
+        got = probe.send_and_collect(edges, port.name, padi(port.tpid, spare, 1))
         seen = ",".join(sorted(got)) or "dropped"
         rows.append((port.name, str(spare), "1", "(nobody)", "dropped", seen, "ok" if seen == "dropped" else "WRONG"))
     return rows
 
 
-def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
+def fold_probe(pod) -> bool:
+    edges = probe.open_edges(pod, emu)
+    try:
+        print("The fold: a PPPoE PADI from each end of every line, and from an S-tag nobody serves")
+        rows = _probe_lines(pod, edges)
+    finally:
+        for edge in edges.values():
+            edge.close()
+    print(table(("access", "S-tag", "C-tag", "group", "expected", "arrived at", ""), rows))
+    wrong = [r for r in rows if r[-1] != "ok"]
+    print(f"\n{len(rows) - len(wrong)} of {len(rows)} probes went where the pod file says\n")
+    return not wrong
+
+
+def table(header: tuple[str, ...], rows: list[tuple[str, ...]], indent: str = "") -> str:
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
-    return "\n".join(fmt.format(*r) for r in [header, *rows])
+    fmt = indent + "  ".join(f"{{:<{w}}}" for w in widths)
+    return "\n".join(fmt.format(*r).rstrip() for r in [header, *rows])
 
 
-def _counters(pod) -> list[tuple[str, ...]]:
-    flows = emu.ofctl("dump-flows", emu.BRIDGE, check=False).stdout
-    by_cookie: dict[int, list[int]] = {}
-    for line in flows.splitlines():
-        cookie = re.search(r"cookie=(0x[0-9a-f]+)", line)
-        counts = re.search(r"n_packets=(\d+), n_bytes=(\d+)", line)
-        if cookie and counts:
-            total = by_cookie.setdefault(int(cookie.group(1), 16), [0, 0, 0])
-            total[0] += 1
-            total[1] += int(counts.group(1))
-            total[2] += int(counts.group(2))
+# -- data sources -------------------------------------------------------------------------------------
+def unix_get(path: Path, url: str, timeout: float = 2.0):
+    """GET url from an HTTP server on the unix socket path; its JSON."""
+
+    class _Conn(http.client.HTTPConnection):
+        def connect(self):
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.settimeout(timeout)
+            s.connect(str(path))
+            self.sock = s
+
+    conn = _Conn("localhost", timeout=timeout)
+    try:
+        conn.request("GET", url)
+        r = conn.getresponse()
+        body = r.read()
+    finally:
+        conn.close()
+    if r.status != 200:
+        raise OSError(f"{path} {url}: HTTP {r.status}")
+    return json.loads(body)
+
+
+def dp_telemetry(inst: m.Instance, commands: list[str]) -> list:
+    """Run commands on one bng-dp's DPDK telemetry socket; their values in order."""
+    path = emu.DPDK_RUNTIME / emu.dp_file_prefix(inst) / "dpdk_telemetry.v2"
+    out = []
+    with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as s:
+        s.settimeout(2)
+        s.connect(str(path))
+        s.recv(16384)  # greeting: version, pid, max_output_len
+        for cmd in commands:
+            s.send(cmd.encode())
+            reply = json.loads(s.recv(1 << 20))
+            out.append(reply.get(cmd.split(",", 1)[0]))
+    return out
+
+
+def cp_metrics(pod: m.Pod) -> dict[str, float]:
+    """bng-cp's Prometheus metrics (unlabelled and labelled samples by their full name)."""
+    with in_netns(emu.MGMT_NS):
+        conn = http.client.HTTPConnection(str(pod.control_plane.address), emu.CP_METRICS_PORT, timeout=2)
+        try:
+            conn.request("GET", "/metrics")
+            text = conn.getresponse().read().decode()
+        finally:
+            conn.close()
+    got = {}
+    for line in text.splitlines():
+        if line and not line.startswith("#"):
+            name, _, value = line.rpartition(" ")
+            try:
+                got[name] = float(value)
+            except ValueError:
+                pass
+    return got
+
+
+_PORT_STATS = re.compile(
+    r"port\s+(\S+):\s*rx pkts=(\d+), bytes=(\d+), drop=(\d+).*?tx pkts=(\d+), bytes=(\d+), drop=(\d+)", re.S
+)
+
+
+def switch_ports() -> dict[str, tuple[int, ...]]:
+    """Per OpenFlow port number: rx pkts, rx bytes, rx drops, tx pkts, tx bytes, tx drops."""
+    text = emu.ofctl("dump-ports", emu.BRIDGE, check=False).stdout
+    return {p: tuple(int(x) for x in rest) for p, *rest in _PORT_STATS.findall(text)}
+
+
+# -- the emulators and the load -------------------------------------------------------------------
+@dataclass
+class Emulator:
+    port: m.SwitchPort
+    count: int
+    proc: subprocess.Popen
+    status: Path
+    out: Path
+
+    def stats(self) -> dict:
+        return unix_get(self.status, "/v1/stats")
+
+    def sessions(self) -> list[dict]:
+        return unix_get(self.status, "/v1/sessions")
+
+    def final(self) -> dict | None:
+        """The emulator's last JSON line (the "final" one after it stopped)."""
+        try:
+            lines = self.out.read_text().splitlines()
+        except OSError:
+            return None
+        for line in reversed(lines):
+            try:
+                return json.loads(line)
+            except ValueError:
+                continue
+        return None
+
+
+def build_subemu() -> None:
+    """go build bng-subemu when missing (as `bngpod up` builds bng-cp)."""
+    if BNG_SUBEMU.exists():
+        return
+    go = emu._go()
+    if go is None:
+        raise DemoError(f"{BNG_SUBEMU} is missing and go is not installed to build it (make setup)")
+    proc = subprocess.run(
+        [go, "build", "-o", str(BNG_SUBEMU), "./cmd/bng-subemu"],
+        cwd=emu.GLUE, capture_output=True, text=True, timeout=900,
+    )  # fmt: skip
+    if proc.returncode != 0:
+        raise DemoError(f"go build ./cmd/bng-subemu failed: {proc.stderr.strip()[-2000:]}")
+
+
+def pick_subscribers(pod: m.Pod, users: list[dict], total: int) -> list[dict]:
+    """About total subscribers, spread evenly over the line groups (users.json order)."""
+    per_group = math.ceil(total / max(1, len(pod.groups)))
+    chosen, taken = [], {}
+    for u in users:
+        if taken.get(u["line_group"], 0) < per_group:
+            taken[u["line_group"]] = taken.get(u["line_group"], 0) + 1
+            chosen.append(u)
+    return chosen
+
+
+def start_emulators(pod: m.Pod, state: emu.State, users: list[dict], rate: float) -> list[Emulator]:
+    work = emu.run_dir() / "demo"
+    work.mkdir(parents=True, exist_ok=True)
+    users_file = work / "users.json"
+    users_file.write_text(json.dumps(users, indent=1))
+    emulators = []
+    for port in pod.ports_with_role("access"):
+        count = sum(1 for u in users if u["port"] == port.name)
+        if not count:
+            continue
+        status = work / f"subemu-{port.name}.sock"
+        out = work / f"subemu-{port.name}.jsonl"
+        cmd = [
+            str(BNG_SUBEMU), "--iface", "sub0", "--subscribers", str(users_file), "--port", port.name,
+            "--tpid", f"{port.tpid:#06x}", "--status", str(status), "--json-every", "1s",
+        ]  # fmt: skip
+        if rate > 0:
+            cmd += ["--rate", f"{rate:g}", "--target", ECHO_TARGET]
+        with open(out, "wb") as stdout, open(work / f"subemu-{port.name}.log", "wb") as stderr:
+            # A session of its own: Ctrl-C reaches the demo, which stops the emulators in
+            # order (PADT while the control plane still runs).
+            proc = subprocess.Popen(
+                ["ip", "netns", "exec", emu.access_ns(port), *cmd],
+                stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr, start_new_session=True,
+            )  # fmt: skip
+        state.add_pid(f"bng-subemu {port.name}", proc.pid, BNG_SUBEMU.name)
+        emulators.append(Emulator(port, count, proc, status, out))
+    return emulators
+
+
+def stop_emulators(emulators: list[Emulator], timeout: float = 15.0) -> None:
+    for e in emulators:
+        if e.proc.poll() is None:
+            e.proc.send_signal(signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    for e in emulators:
+        try:
+            e.proc.wait(max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            e.proc.kill()
+            e.proc.wait()
+
+
+def start_load(pod: m.Pod, state: emu.State, emulators: list[Emulator], factor: float) -> list[tuple[str, str, int]]:
+    """A UDP stream from the inet host to the first subscriber up of every line group, at
+    factor times its profile's downstream rate: the shaper has to drop the excess."""
+    targets, seen = [], set()
+    profiles = {g.name: g.qos_profile for g in pod.groups}
+    for e in emulators:
+        try:
+            sessions = e.sessions()
+        except (OSError, ValueError):
+            continue
+        by_user = {u: s for s in sessions if s.get("state") == "up" for u in [s["user"]]}
+        for user, s in by_user.items():
+            group = user.rsplit("-", 1)[0]
+            if group in profiles and group not in seen and s.get("address"):
+                seen.add(group)
+                targets.append((user, s["address"], int(profiles[group].down_rate * factor)))
+    if not targets:
+        return []
+    log = emu.run_dir() / "demo" / "loadgen.jsonl"
+    cmd = [sys.executable, "-m", "bngpod.loadgen", *(f"{a}:{bps}" for _, a, bps in targets)]
+    env = dict(os.environ, PYTHONPATH=str(emu.REPO / "topology") + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            ["ip", "netns", "exec", emu.INET_NS, *cmd],
+            stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True,
+        )  # fmt: skip
+    state.add_pid("loadgen", proc.pid, os.path.basename(sys.executable))
+    _LOAD.append(proc)
+    return targets
+
+
+# -- sampling and the dashboard ---------------------------------------------------------------------
+@dataclass
+class Sample:
+    t: float
+    cp: dict[int, int] = field(default_factory=dict)  # instance id -> sessions
+    cp_error: str | None = None
+    setups: float | None = None  # bngcp_session_setups_total
+    emulators: dict[str, dict] = field(default_factory=dict)  # port -> /v1/stats
+    users: dict[str, dict] = field(default_factory=dict)  # address -> emulator session
+    dp: dict[str, dict] = field(default_factory=dict)  # instance -> {"stats", "hqos", "sessions": {id: {...}}}
+    dp_errors: dict[str, str] = field(default_factory=dict)
+    ports: dict[str, tuple[int, ...]] = field(default_factory=dict)
+
+
+def sample(pod: m.Pod, emulators: list[Emulator]) -> Sample:
+    s = Sample(time.monotonic())
+    try:
+        s.cp = {v["id"]: int(v.get("sessions") or 0) for v in emu.cp_api("/v1/instances", timeout=2)}
+    except (OSError, emu.EmuError, ValueError) as exc:
+        s.cp_error = str(exc)
+    try:
+        s.setups = cp_metrics(pod).get("bngcp_session_setups_total")
+    except (OSError, http.client.HTTPException):
+        pass
+    for e in emulators:
+        try:
+            s.emulators[e.port.name] = e.stats()
+            for sess in e.sessions():
+                if sess.get("address"):
+                    s.users[sess["address"]] = sess
+        except (OSError, ValueError, http.client.HTTPException):
+            pass
+    for inst in pod.instances:
+        try:
+            stats, hqos, sessions = dp_telemetry(inst, ["/bng/stats", "/bng/hqos", "/bng/sessions"])
+            ids = (sessions or {}).get("ids") or []
+            per = dp_telemetry(inst, [f"/bng/sessions,{i}" for i in ids]) if ids else []
+            s.dp[inst.name] = {"stats": stats or {}, "hqos": hqos or {}, "sessions": dict(zip(ids, per, strict=True))}
+        except (OSError, ValueError) as exc:
+            s.dp_errors[inst.name] = str(exc)
+    s.ports = switch_ports()
+    return s
+
+
+def _rate(now: float, before: float | None, dt: float) -> float:
+    return max(0.0, (now - before) / dt) if before is not None and dt > 0 else 0.0
+
+
+def _mbit(bits_per_s: float) -> str:
+    return f"{bits_per_s / 1e6:.2f}"
+
+
+def port_names(pod: m.Pod) -> dict[str, str]:
+    names = {str(p.number): p.name for p in pod.ports if p.role in ("access", "uplink")}
+    names.update({str(i.vf.emu_ofport): f"{i.name} VF" for i in pod.instances})
+    return names
+
+
+def render(pod: m.Pod, cur: Sample, prev: Sample | None, ctx: dict) -> str:
+    dt = cur.t - prev.t if prev else 0.0
+    out = []
+    elapsed = cur.t - ctx["started"]
+    up = sum(int(st.get("up", 0)) for st in cur.emulators.values())
+    dialled = sum(e.count for e in ctx["emulators"])
+    out.append(
+        f"bngpod demo: pod {pod.name}, {elapsed:.0f} s; {dialled} subscribers on "
+        f"{len(ctx['emulators'])} access ports, UDP echo {ctx['rate']:g} pps each to {ECHO_TARGET}"
+    )
+    if ctx["load"]:
+        loads = ", ".join(f"{u} {bps / 1e6:g}M" for u, _, bps in ctx["load"])
+        out.append(f"downstream load from {emu.INET_HOST} (UDP, above the profile): {loads}")
+    out.append("")
+
+    # Control plane: sessions and the setup rate.
+    setups_rate = _rate(cur.setups or 0, prev.setups if prev else None, dt)
+    emu_rate = sum(float(st.get("setup_rate", 0)) for st in cur.emulators.values())
+    ever = sum(int(st.get("ever_up", 0)) for st in cur.emulators.values())
+    dialling = sum(int(st.get("dialling", 0)) for st in cur.emulators.values())
+    failed = sum(int(st.get("failed", 0)) for st in cur.emulators.values())
+    p50 = max((float(st.get("setup_ms_p50", 0)) for st in cur.emulators.values()), default=0.0)
+    setups = "?" if cur.setups is None else f"{cur.setups:.0f}"
+    out.append(
+        f"control plane: {setups} sessions set up, {setups_rate:.1f}/s now (peak {ctx['peak_setup']:.1f}/s); "
+        f"emulators: {up} up, {dialling} dialling, {failed} failed, {ever} ever up, "
+        f"{emu_rate:.1f}/s, setup p50 {p50:.0f} ms"
+    )
+    if cur.cp_error:
+        out.append(f"  management API: {cur.cp_error}")
+    out.append("")
+
+    # Per instance: sessions (CP and DP), rates, HQoS drops.
     rows = []
     for inst in pod.instances:
-        n, pkts, octets = by_cookie.get(inst.id, [0, 0, 0])
-        groups = ",".join(g.name for g in inst.groups)
-        rows.append((inst.name, str(inst.id), groups, f"{inst.vf.emu_ofport}", str(n), str(pkts), str(octets)))
-    n, pkts, octets = by_cookie.get(0, [0, 0, 0])
-    rows.append(("(shared/drop)", "-", "-", "-", str(n), str(pkts), str(octets)))
-    return rows
+        d = cur.dp.get(inst.name, {})
+        p = prev.dp.get(inst.name, {}) if prev else {}
+        st, pst = d.get("stats", {}), p.get("stats", {})
+        hq, phq = d.get("hqos", {}), p.get("hqos", {})
+        drops = int(hq.get("port_drop_pkts", 0)) + int(hq.get("enq_drops", 0))
+        pdrops = int(phq.get("port_drop_pkts", 0)) + int(phq.get("enq_drops", 0)) if phq else None
+        sent = sum(int((x or {}).get("bytes_down", 0)) for x in d.get("sessions", {}).values())
+        psent = sum(int((x or {}).get("bytes_down", 0)) for x in p.get("sessions", {}).values()) if p else None
+        rows.append((
+            inst.name,
+            ",".join(g.name for g in inst.groups),
+            str(cur.cp.get(inst.id, "?")),
+            str(len(d.get("sessions", {}))) if d else "?",
+            _mbit(8 * _rate(st.get("down_bytes", 0), pst.get("down_bytes") if pst else None, dt)),
+            _mbit(8 * _rate(sent, psent, dt)),
+            _mbit(8 * _rate(st.get("up_bytes", 0), pst.get("up_bytes") if pst else None, dt)),
+            f"{_rate(drops, pdrops, dt):.0f}",
+            str(drops),
+            cur.dp_errors.get(inst.name, ""),
+        ))  # fmt: skip
+    out.append(table(
+        ("instance", "groups", "sessions CP", "DP", "down in Mbit/s", "shaped out", "up Mbit/s", "HQoS drops/s",
+         "HQoS drops", ""),
+        rows,
+    ))  # fmt: skip
+    out.append("")
+
+    # Top subscribers by downstream rate, from bng-dp's per-session counters.
+    subs = []
+    for inst in pod.instances:
+        d = cur.dp.get(inst.name, {})
+        p = prev.dp.get(inst.name, {}).get("sessions", {}) if prev else {}
+        for sid, sess in d.get("sessions", {}).items():
+            if not sess:
+                continue
+            ps = p.get(sid)
+            same = ps and ps.get("ipv4") == sess.get("ipv4")
+            down = 8 * _rate(sess.get("bytes_down", 0), ps.get("bytes_down") if same else None, dt)
+            upr = 8 * _rate(sess.get("bytes_up", 0), ps.get("bytes_up") if same else None, dt)
+            user = cur.users.get(sess.get("ipv4"), {})
+            subs.append((down, upr, inst.name, sess, user))
+    subs.sort(key=lambda x: (-x[0], -x[1]))
+    top = ctx["top"]
+    rows = [
+        (
+            user.get("user", "?"), name, sess.get("ipv4", "?"),
+            f"{sess.get('qos_profile', '?')} {int(sess.get('hqos_rate_bps', 0)) / 1e6:g}M",
+            _mbit(down), f"{upr / 1e3:.1f}", str(sess.get("drops_down", 0)),
+            f"{user.get('rx_pkts', 0)}/{user.get('tx_pkts', 0)}",
+        )
+        for down, upr, name, sess, user in subs[:top]
+    ]  # fmt: skip
+    out.append(f"top {top} of {len(subs)} subscribers by downstream rate (bng-dp session counters):")
+    out.append(table(
+        ("user", "instance", "address", "profile", "down Mbit/s", "up kbit/s", "down drops", "echo rx/tx"), rows, "  "
+    ))  # fmt: skip
+    out.append("")
+
+    # The switch's ports.
+    names = port_names(pod)
+    rows = []
+    for no, name in sorted(names.items(), key=lambda kv: int(kv[0])):
+        c = cur.ports.get(no)
+        if c is None:
+            continue
+        pc = prev.ports.get(no) if prev else None
+        rows.append((
+            f"{no} {name}",
+            f"{_rate(c[0], pc[0] if pc else None, dt):.0f}", _mbit(8 * _rate(c[1], pc[1] if pc else None, dt)),
+            f"{_rate(c[3], pc[3] if pc else None, dt):.0f}", _mbit(8 * _rate(c[4], pc[4] if pc else None, dt)),
+            str(c[0]), str(c[3]),
+        ))  # fmt: skip
+    out.append("switch bpsw ports (rx: into the switch, tx: out of it):")
+    header = ("port", "rx pkt/s", "rx Mbit/s", "tx pkt/s", "tx Mbit/s", "rx pkts", "tx pkts")
+    out.append(table(header, rows, "  "))
+    return "\n".join(out)
 
 
-def run(path: str, hold: bool | None) -> int:
-    if hold is None:
-        hold = sys.stdin.isatty()
+def verdict(pod: m.Pod, first: Sample | None, last: Sample, emulators: list[Emulator], load: list) -> list[str]:
+    """Why the demo did not show a working pod ([] when it did)."""
+    why = []
+    for e in emulators:
+        st = last.emulators.get(e.port.name)
+        if st is None:
+            why.append(f"bng-subemu on {e.port.name} gave no status")
+            continue
+        if int(st.get("up", 0)) < e.count:
+            reasons = ", ".join(f"{k} {v}" for k, v in (st.get("fail_reasons") or {}).items())
+            because = f" ({reasons})" if reasons else ""
+            why.append(f"{e.port.name}: {st.get('up', 0)} of {e.count} sessions up{because}")
+        if int(st.get("rx_pkts", 0)) == 0:
+            why.append(f"{e.port.name}: no UDP echo came back ({st.get('tx_pkts', 0)} sent)")
+    served = {g.instance.name for g in pod.groups if g.instance is not None}
+    for inst in pod.instances:
+        if inst.name in served and last.cp.get(inst.id, 0) == 0:
+            why.append(f"{inst.name}: the control plane holds no session on it")
+    if load and first is not None:
+        for inst in pod.instances:
+            a = first.dp.get(inst.name, {}).get("stats", {}).get("down_bytes", 0)
+            b = last.dp.get(inst.name, {}).get("stats", {}).get("down_bytes", 0)
+            if inst.name in served and b <= a:
+                why.append(f"{inst.name}: no downstream bytes forwarded")
+    return why
+
+
+# -- the run --------------------------------------------------------------------------------------------
+class _Stop(Exception):
+    pass
+
+
+def _on_term(signum, frame):
+    raise _Stop()
+
+
+class Keys:
+    """The terminal in cbreak mode without signal keys: `q` and Ctrl-C are read as keys, so
+    the demo (not every process of the pod at once) decides the order of the teardown."""
+
+    def __init__(self, interactive: bool):
+        self.fd = sys.stdin.fileno() if interactive else None
+        self.saved = None
+        if self.fd is not None:
+            import termios
+
+            self.saved = termios.tcgetattr(self.fd)
+            mode = termios.tcgetattr(self.fd)
+            mode[3] &= ~(termios.ICANON | termios.ECHO | termios.ISIG)
+            termios.tcsetattr(self.fd, termios.TCSANOW, mode)
+
+    def wait(self, seconds: float) -> bool:
+        """Sleep seconds; True when the user asked to stop."""
+        if self.fd is None:
+            time.sleep(seconds)
+            return False
+        ready, _, _ = select.select([self.fd], [], [], seconds)
+        if ready:
+            key = os.read(self.fd, 16)
+            return any(c in key for c in (b"q", b"Q", b"\x03", b"\x1b"))
+        return False
+
+    def restore(self) -> None:
+        if self.saved is not None:
+            import termios
+
+            termios.tcsetattr(self.fd, termios.TCSANOW, self.saved)
+            self.saved = None
+
+
+@dataclass
+class Options:
+    hold: bool | None = None
+    duration: float | None = None
+    subscribers: int = 100
+    rate: float = 5.0
+    load: float = 1.25
+    fold: bool = True
+    top: int = 10
+    interval: float | None = None
+
+
+def run(path: str, opts: Options | None = None, hold: bool | None = None) -> int:
+    opts = opts or Options(hold=hold)
+    interactive = sys.stdin.isatty() and sys.stdout.isatty()
+    hold = interactive if opts.hold is None else opts.hold
+    duration = opts.duration if opts.duration is not None else (None if hold else HEADLESS_DURATION)
+    if duration is not None and duration <= 0:
+        print("bngpod demo: --duration must be positive", file=sys.stderr)
+        return 2
+    if not 1 <= opts.subscribers <= 4000:
+        print("bngpod demo: --subscribers must be 1..4000", file=sys.stderr)
+        return 2
+    live = hold and interactive  # redraw in place; otherwise print the dashboard a few times
+    interval = opts.interval or (2.0 if live else max(5.0, (duration or 60) / 4))
     try:
         pod = validate.load(path)
     except validate.PodError as exc:
         print(exc, file=sys.stderr)
         return 1
-    if emu.State.load() is not None:
-        print("a pod is already up; run `bngpod down` first", file=sys.stderr)
-        return 2
-    print(f"bngpod demo: building pod {pod.name} from {path}")
-    started = time.monotonic()
+
+    old_term = signal.signal(signal.SIGTERM, _on_term)
+    ours = False  # whether the demo brought the pod up (and so takes it down)
+    emulators: list[Emulator] = []
+    keys = None
     try:
-        emu.up(pod, path)
-        print(f"pod {pod.name} is up in {time.monotonic() - started:.1f} s\n")
+        build_subemu()
+        state = emu.State.load()
+        per_group = math.ceil(opts.subscribers / max(1, len(pod.groups)))
+        if state is not None and (state.data.get("pod") != pod.name or not emu.generated_users()):
+            raise DemoError(f"another pod ({state.data.get('pod')}) is up without users.json: run `bngpod down` first")
+        if state is None:
+            print(f"bngpod demo: building pod {pod.name} from {path}")
+            started = time.monotonic()
+            ours = True
+            state = emu.up(pod, path, subscribers=max(per_group, 1))
+            print(f"pod {pod.name} is up in {time.monotonic() - started:.1f} s\n")
+        else:
+            print(f"bngpod demo: pod {pod.name} is up already; using it (it stays up afterwards)\n")
         status = emu.status()
         for name, proc in status["processes"].items():
-            print(f"  {name:<13} pid {proc['pid']}")
-        print(f"  namespaces:   {' '.join(sorted(status['namespaces']))}")
-        print(f"  flow table:   {status['flows']}\n")
+            print(f"  {name:<18} pid {proc['pid']}")
+        print(f"  namespaces:        {' '.join(sorted(status['namespaces']))}\n")
 
-        edges = probe.open_edges(pod, emu)
-        print("The fold: a PPPoE PADI from each end of every line, and from an S-tag nobody serves")
-        rows = _probe_lines(pod, edges)
-        print(_table(("access", "S-tag", "C-tag", "group", "expected", "arrived at", ""), rows))
-        wrong = [r for r in rows if r[-1] != "ok"]
-        print(f"\n{len(rows) - len(wrong)} of {len(rows)} probes went where the pod file says\n")
-        header = ("instance", "id", "groups", "VF port", "flows", "packets", "bytes")
-        if hold:
-            print("The pod stays up: try `bngpod status`, `bngpod ofctl dump-flows bpsw`,")
-            print("`ip netns exec bngpod-acc-access1 ...`. Ctrl-C tears it down.\n")
-        print(_table(header, _counters(pod)))
-        while hold:
-            time.sleep(2)
-            sys.stdout.write(f"\x1b[{len(pod.instances) + 2}A")  # back to the table's header
-            print(_table(header, _counters(pod)))
-        return 1 if wrong else 0
-    except KeyboardInterrupt:
-        print()
-        return 0
-    except emu.EmuError as exc:
+        fold_ok = fold_probe(pod) if opts.fold else True
+
+        users = pick_subscribers(pod, emu.generated_users(), opts.subscribers)
+        if not users:
+            raise DemoError("users.json lists no subscriber to dial")
+        emulators = start_emulators(pod, state, users, opts.rate)
+        print(f"dialling {len(users)} subscribers: bng-subemu on {', '.join(e.port.name for e in emulators)}")
+        ctx = {"started": time.monotonic(), "emulators": emulators, "rate": opts.rate, "load": [], "top": opts.top}
+        ctx["peak_setup"] = 0.0
+        keys = Keys(live)
+        if live:
+            print("q or Ctrl-C: hang up, tear the pod down and quit\n")
+
+        # Dial: until every subscriber is up (or the time is up), then the downstream load.
+        deadline = time.monotonic() + DIAL_TIMEOUT
+        if duration is not None:
+            deadline = min(deadline, ctx["started"] + duration * 0.6)
+        prev, first = None, None
+        load_started = opts.load <= 0
+        next_print = time.monotonic() + interval
+        end = ctx["started"] + duration if duration is not None else None
+        stop = False
+        while not stop:
+            for e in emulators:
+                if e.proc.poll() is not None:
+                    raise DemoError(f"bng-subemu on {e.port.name} exited ({e.proc.returncode}): see {e.out.parent}")
+            cur = sample(pod, emulators)
+            if first is None and load_started:
+                first = cur
+            all_up = sum(int(s.get("up", 0)) for s in cur.emulators.values()) >= len(users)
+            if not load_started and (all_up or time.monotonic() > deadline):
+                ctx["load"] = start_load(pod, state, emulators, opts.load)
+                load_started = True
+            if live and (prev is not None or not opts.fold):  # the fold's table stays one refresh
+                # Home and clear: the dashboard may be taller than the terminal.
+                text = render(pod, cur, prev, ctx)
+                sys.stdout.write(f"\x1b[H\x1b[2J{text}\n\nq or Ctrl-C: hang up and tear down\n")
+                sys.stdout.flush()
+            elif time.monotonic() >= next_print or (end is not None and time.monotonic() >= end - 1):
+                print(render(pod, cur, prev, ctx) + "\n", flush=True)
+                next_print = time.monotonic() + interval
+            if prev is not None and cur.setups is not None and prev.setups is not None:
+                ctx["peak_setup"] = max(ctx["peak_setup"], _rate(cur.setups, prev.setups, cur.t - prev.t))
+            prev = cur
+            if end is not None and time.monotonic() >= end:
+                break
+            stop = keys.wait(min(2.0, interval))
+        last = prev
+        why = [] if fold_ok else ["the fold probe saw a frame arrive at the wrong place"]
+        why += verdict(pod, first, last, emulators, ctx["load"])
+        if stop:
+            print("stopping (asked to)")
+            why = []
+        return _finish(emulators, why)
+    except (KeyboardInterrupt, _Stop):
+        print("\nstopping (signal)")
+        return 0 if not emulators else _finish(emulators, [])
+    except (emu.EmuError, DemoError) as exc:
         print(f"bngpod demo: {exc}", file=sys.stderr)
         return 2
     finally:
+        if keys is not None:
+            keys.restore()
+        _teardown(emulators, ours)
+        signal.signal(signal.SIGTERM, old_term)
+
+
+def _finish(emulators: list[Emulator], why: list[str]) -> int:
+    print("hanging up: bng-subemu sends a PADT for every session ...")
+    stop_emulators(emulators)
+    stop_load()
+    for e in emulators:
+        final = e.final() or {}
+        print(
+            f"  {e.port.name}: {final.get('ever_up', '?')} of {e.count} came up, "
+            f"{final.get('tx_pkts', '?')} datagrams sent, {final.get('rx_pkts', '?')} echoed, "
+            f"{final.get('lost', '?')} lost"
+        )
+    try:
+        left = sum(int(v.get("sessions") or 0) for v in emu.cp_api("/v1/instances", timeout=2))
+        deadline = time.monotonic() + 5
+        while left and time.monotonic() < deadline:
+            time.sleep(0.2)
+            left = sum(int(v.get("sessions") or 0) for v in emu.cp_api("/v1/instances", timeout=2))
+        print(f"  the control plane holds {left} session(s) after the hang-up")
+    except (OSError, emu.EmuError, ValueError):
+        pass
+    if why:
+        print("bngpod demo: the pod did not work as shown:", file=sys.stderr)
+        for reason in why:
+            print(f"  - {reason}", file=sys.stderr)
+        return 1
+    return 0
+
+
+_LOAD: list[subprocess.Popen] = []  # the running load generator
+
+
+def stop_load() -> None:
+    while _LOAD:
+        proc = _LOAD.pop()
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def _teardown(emulators: list[Emulator], ours: bool) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not stop the clean-up half-way
+    try:
+        stop_emulators(emulators, timeout=5)
+        stop_load()
+        if not ours:
+            return
         print("tearing the pod down ...")
         removed = emu.down(quiet=True)
         left = emu.our_namespaces()
@@ -123,3 +707,5 @@ def run(path: str, hold: bool | None) -> int:
             print(f"could not remove {', '.join(left)}: run `bngpod down`", file=sys.stderr)
         else:
             print(f"removed {len(removed)} item(s); nothing of the pod is left")
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
