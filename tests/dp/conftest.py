@@ -1,8 +1,7 @@
 """Fixtures for the bng-dp functional tests: root, a built bng-dp, namespaces.
 With BNGPOD_REQUIRE_POD=1 (as `make test` sets) a missing prerequisite fails."""
 
-import os
-
+import podenv
 import pytest
 
 from .pfcp_cp import Cp
@@ -11,21 +10,11 @@ from .rig import BNG_DP, REPO, DpRig, cleanup_stale
 LAB_DP1 = REPO / "topology" / "tests" / "golden" / "lab" / "dp" / "dp1.ini"
 
 
-def _missing() -> str | None:
-    if os.geteuid() != 0:
-        return "needs root (network namespaces)"
-    if not BNG_DP.exists():
-        return f"{BNG_DP} is not built"
-    return None
-
-
 @pytest.fixture(scope="session")
 def dp_prereqs():
-    why = _missing()
-    if why:
-        if os.environ.get("BNGPOD_REQUIRE_POD") == "1":
-            pytest.fail(f"bng-dp functional tests cannot run: {why}")
-        pytest.skip(why)
+    podenv.require(
+        "bng-dp functional tests", podenv.missing(tools=(), files=(BNG_DP,), root_why=" (network namespaces)")
+    )
 
 
 @pytest.fixture(scope="module")

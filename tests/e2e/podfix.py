@@ -13,8 +13,6 @@ Layers (DESIGN.md Decisions, docs/dp/datapath.md):
 from __future__ import annotations
 
 import ipaddress
-import os
-import shutil
 import socket
 import struct
 import subprocess
@@ -22,29 +20,19 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import podenv
 import pytest
 from cp.pppoe_client import IPV4, PppoeClient
 from emulated.rawaccess import RawAccess
 
-from bngpod import emu, radius, validate
+from bngpod import emu, radius
 from bngpod.rawsock import in_netns
 
-REPO = Path(__file__).resolve().parents[2]
-LAB = REPO / "topology" / "examples" / "lab.yaml"
 FCS = 4
 ACCESS_HEADER = 30  # Ethernet 14 + S-tag 4 + C-tag 4 + PPPoE 6 + PPP 2, before the IPv4 packet
 UDP_IP_HEADER = 28  # IPv4 20 + UDP 8
 COA_PORT = 3799
 ETH_QINQ_PPPOE_SESSION = 0x8864
-
-
-def _missing() -> str | None:
-    if os.geteuid() != 0:
-        return "needs root"
-    for tool in ("ovs-vswitchd", "ovsdb-server", "ethtool", "radclient"):
-        if shutil.which(tool) is None:
-            return f"{tool} is not installed (make setup)"
-    return None
 
 
 def lab_pod_fixture(**cp_options: str):
@@ -53,20 +41,11 @@ def lab_pod_fixture(**cp_options: str):
 
     @pytest.fixture(scope="module")
     def lab_pod():
-        why = _missing()
-        if why:
-            if os.environ.get("BNGPOD_REQUIRE_POD") == "1":
-                pytest.fail(f"E2E pod tests cannot run: {why}")
-            pytest.skip(why)
-        emu.down(quiet=True)
-        pod = validate.load(LAB)
+        podenv.require("E2E pod tests", podenv.missing(podenv.POD_TOOLS + ("radclient",)))
         t0 = time.monotonic()
-        emu.up(pod, str(LAB), subscribers=8, cp_options=cp_options)
-        print(f"\nlab pod up in {time.monotonic() - t0:.1f} s (bng-cp options {cp_options})")
-        try:
+        with podenv.lab_pod(subscribers=8, cp_options=cp_options) as pod:
+            print(f"\nlab pod up in {time.monotonic() - t0:.1f} s (bng-cp options {cp_options})")
             yield pod
-        finally:
-            emu.down(quiet=True)
 
     return lab_pod
 
