@@ -10,19 +10,19 @@ import json
 import socket
 import struct
 import subprocess
-import threading
 import time
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
 from cp.pppoe_client import IPV4, PADO, PppoeClient
+from emulated.rawaccess import RawLoop
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 
 from bngpod import emu
 from bngpod import model as m
-from bngpod.rawsock import RawPort, in_netns
+from bngpod.rawsock import in_netns
 
 REPO = Path(__file__).resolve().parents[2]
 LAB = REPO / "topology" / "examples" / "lab.yaml"
@@ -63,62 +63,41 @@ class Frame:
         return struct.unpack_from("!H", self.raw, 24)[0] if len(self.raw) >= 26 else -1
 
 
-class AccessLine:
+class AccessLine(RawLoop):
     """sub0 of an access port's namespace: PPPoE clients on any of its lines (frames go to
     a client by destination MAC, S-tag and C-tag, so one MAC on two lines is two clients)
     and a tap of every frame the port receives."""
 
     def __init__(self, port: m.SwitchPort):
         self.port = port
-        self.raw = RawPort(emu.access_ns(port), "sub0")
         self.clients: dict[tuple[str, int, int], PppoeClient] = {}
         self.tap: list[Frame] = []
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name=f"e2e-{port.name}", daemon=True)
-        self._thread.start()
+        super().__init__(emu.access_ns(port), "sub0", f"e2e-{port.name}")
 
     def attach(self, client: PppoeClient) -> None:
         self.clients[(client.mac, client.stag, client.ctag)] = client
 
     def send_frame(self, frame: bytes) -> None:
-        self.raw.send(frame)
+        self.sock.send(frame)
 
     def frames(self, since: float = 0.0, pred=None) -> list[Frame]:
         return [f for f in list(self.tap) if f.t >= since and (pred is None or pred(f))]
 
-    def close(self) -> None:
-        self._stop.set()
-        self._thread.join(5)
-        self.raw.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            raw = self.raw.recv(0.1)
-            if raw is None:
-                continue
-            f = Frame(time.monotonic(), raw)
-            self.tap.append(f)
-            tags = f.tags()
-            client = tags and self.clients.get((f.dst, tags[1], tags[2]))
-            if client is not None:
-                client.deliver(Ether(raw))
+    def on_frame(self, raw: bytes) -> None:
+        f = Frame(time.monotonic(), raw)
+        self.tap.append(f)
+        tags = f.tags()
+        client = tags and self.clients.get((f.dst, tags[1], tags[2]))
+        if client is not None:
+            client.deliver(Ether(raw))
 
 
-class WireTap:
+class WireTap(RawLoop):
     """Every frame on an interface of a namespace (e.g. eth0 of bngpod-inet)."""
 
     def __init__(self, ns: str, ifname: str):
-        self.raw = RawPort(ns, ifname)
         self.frames: list[Frame] = []
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name=f"tap-{ns}", daemon=True)
-        self._thread.start()
+        super().__init__(ns, ifname, f"tap-{ns}")
 
     def ipv4(self, pred) -> list[IP]:
         out = []
@@ -129,22 +108,8 @@ class WireTap:
                     out.append(ip)
         return out
 
-    def close(self) -> None:
-        self._stop.set()
-        self._thread.join(5)
-        self.raw.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            raw = self.raw.recv(0.1)
-            if raw is not None:
-                self.frames.append(Frame(time.monotonic(), raw))
+    def on_frame(self, raw: bytes) -> None:
+        self.frames.append(Frame(time.monotonic(), raw))
 
 
 # -- subscribers -----------------------------------------------------------------------------------

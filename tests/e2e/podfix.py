@@ -97,29 +97,18 @@ class Line(RawAccess):
         self.meters[(client.session_id, udp_port)] = m
         return m
 
-    def _run(self) -> None:
-        from scapy.layers.l2 import Ether
-
-        while not self._stop.is_set():
-            frame = self.port.recv(0.1)
-            if frame is None:
-                continue
-            now = time.monotonic()
-            if self.meters and len(frame) >= ACCESS_HEADER + UDP_IP_HEADER:
-                ethertype, sid, _len, proto = struct.unpack_from("!HxxHHH", frame, 20)
-                if ethertype == ETH_QINQ_PPPOE_SESSION and proto == IPV4 and frame[ACCESS_HEADER + 9] == 17:
-                    ihl = (frame[ACCESS_HEADER] & 0x0F) * 4
-                    dport = struct.unpack_from("!H", frame, ACCESS_HEADER + ihl + 2)[0]
-                    m = self.meters.get((sid, dport))
-                    if m is not None:
-                        ip_len = struct.unpack_from("!H", frame, ACCESS_HEADER + 2)[0]
-                        m.frames.append((now, len(frame), ip_len))
-                        continue
-            client = self.clients.get(frame[0:6].hex(":"))
-            if client is not None and frame[12:14] in (b"\x81\x00", b"\x88\xa8"):
-                client.deliver(Ether(frame))
-            else:
-                self.other.append(frame)
+    def on_frame(self, frame: bytes) -> None:
+        if self.meters and len(frame) >= ACCESS_HEADER + UDP_IP_HEADER:
+            ethertype, sid, _len, proto = struct.unpack_from("!HxxHHH", frame, 20)
+            if ethertype == ETH_QINQ_PPPOE_SESSION and proto == IPV4 and frame[ACCESS_HEADER + 9] == 17:
+                ihl = (frame[ACCESS_HEADER] & 0x0F) * 4
+                dport = struct.unpack_from("!H", frame, ACCESS_HEADER + ihl + 2)[0]
+                m = self.meters.get((sid, dport))
+                if m is not None:
+                    ip_len = struct.unpack_from("!H", frame, ACCESS_HEADER + 2)[0]
+                    m.frames.append((time.monotonic(), len(frame), ip_len))
+                    return
+        super().on_frame(frame)
 
 
 def dial(line: Line, pod, name: str, mac: str) -> tuple[PppoeClient, str]:
