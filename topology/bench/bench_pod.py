@@ -116,6 +116,7 @@ class Emulators:
 
     def __init__(self, pod, users_file: Path, rate: float, size: int = 64, concurrency: int = 1000, tag: str = ""):
         self.procs: list[tuple[str, subprocess.Popen, Path]] = []
+        self.outs: list[Path] = []
         entries = json.loads(users_file.read_text())
         ports = {p.name: p for p in pod.ports_with_role("access")}
         run = emu.run_dir()
@@ -125,7 +126,7 @@ class Emulators:
             out = run / "logs" / f"bench-subemu-{name}{tag}.jsonl"
             cmd = [
                 "ip", "netns", "exec", emu.access_ns(port), str(SUBEMU), "--iface", "sub0",
-                "--subscribers", str(users_file), "--port", name, "--tpid", f"{port.tpid:#06x}",
+                "--subscribers", str(users_file), "--port", name,  # the TPID: users.json's
                 "--concurrency", str(concurrency), "--status", str(sock), "--json-every", "1s",
                 "--size", str(size), "--retries", "5",
             ]  # fmt: skip
@@ -134,6 +135,7 @@ class Emulators:
             with open(out, "wb") as f, open(out.with_suffix(".err"), "wb") as ferr:
                 proc = subprocess.Popen(cmd, stdout=f, stderr=ferr, stdin=subprocess.DEVNULL)
             self.procs.append((name, proc, sock))
+            self.outs.append(out)
 
     def pids(self) -> dict[str, int]:
         return {f"bng-subemu {n}": p.pid for n, p, _ in self.procs}
@@ -152,11 +154,14 @@ class Emulators:
     def sessions(self) -> list[tuple[dict, list[dict]]]:
         return [(unix_get(sock, "/v1/stats"), unix_get(sock, "/v1/sessions", 30)) for _, _, sock in self.procs]
 
-    def stop(self) -> None:
+    def stop(self) -> float:
+        """SIGTERM: each emulator hangs its sessions up, paced (at most its --hangup-max,
+        10 s). Returns the seconds until the last one exited."""
+        t0 = time.monotonic()
         for _, proc, _ in self.procs:
             if proc.poll() is None:
                 proc.send_signal(signal.SIGTERM)
-        deadline = time.monotonic() + 15
+        deadline = t0 + 20
         for _, proc, _ in self.procs:
             try:
                 proc.wait(max(0.1, deadline - time.monotonic()))
@@ -164,6 +169,19 @@ class Emulators:
                 proc.kill()
                 proc.wait()
         self.procs = []
+        return time.monotonic() - t0
+
+    def finals(self) -> list[dict]:
+        """The last JSON line ("final") of every emulator's output."""
+        out = []
+        for path in self.outs:
+            lines = [ln for ln in path.read_text().splitlines() if ln.strip()]
+            if lines:
+                try:
+                    out.append(json.loads(lines[-1]))
+                except ValueError:
+                    pass
+        return out
 
 
 def subset(all_users: list[dict], pod, per_group: int, path: Path) -> Path:
@@ -189,6 +207,29 @@ def wait_cp_empty(timeout: float) -> int:
         time.sleep(0.5)
         n = cp_sessions()
     return n
+
+
+def after_stop(emus: Emulators) -> dict:
+    """Stop the emulators (paced hangups) and see what the CP still holds: at once, and
+    after up to 10 s (sessions whose hangup was lost stay until their echoes fail)."""
+    held_before = cp_sessions()
+    stop_s = emus.stop()
+    held_at_stop = cp_sessions()
+    t0 = time.monotonic()
+    held = wait_cp_empty(10)
+    wire: dict[str, int] = {}
+    for st in emus.finals():
+        for k, v in (st.get("wire") or {}).items():
+            wire[k] = wire.get(k, 0) + v
+    return {
+        "stop_s": round(stop_s, 2),
+        "cp_sessions_before_stop": held_before,
+        "cp_sessions_at_stop": held_at_stop,
+        "cp_sessions_after_stop": held,
+        "cp_empty_s": round(time.monotonic() - t0, 1) if held == 0 else None,
+        "hangups": wire.get("hangups"),
+        "wire": {k: wire.get(k, 0) for k in ("wrong_session", "early", "late", "unexpected", "tx_dropped")},
+    }
 
 
 def pct(values: list[float], p: float) -> float:
@@ -226,6 +267,7 @@ def bench_setup(pod, all_users: list[dict], n: int, rate: float, concurrency: in
         cpu_emu = {k: cpu_seconds(v) for k, v in emus.pids().items()}
         cpu1 = cpu_by_part(pids)
         per = emus.sessions()
+        stop = after_stop(emus)
     finally:
         emus.stop()
     first_dial, up_at, first_rx, to_echo, setup_ms = [], [], [], [], []
@@ -271,6 +313,7 @@ def bench_setup(pod, all_users: list[dict], n: int, rate: float, concurrency: in
         "emulators": len(stats),
         "cpu_s": cpu,
         "wall_s": round(time.monotonic() - t0, 1),
+        **stop,
     }
 
 
@@ -412,7 +455,7 @@ def main(argv=None) -> int:
             emit(res)
             left = wait_cp_empty(30)
             if left:
-                log(f"  bng-cp still holds {left} sessions 30 s after the PADTs")
+                log(f"  bng-cp still holds {left} sessions 40 s after the stop")
         if not a.no_throughput:
             bench_throughput(pod, all_users, a.seconds, a.factor)
         ok = True
