@@ -114,7 +114,16 @@ def link_stats(ns: str, ifname: str) -> dict:
 class Emulators:
     """bng-subemu in each access namespace that has subscribers in users_file."""
 
-    def __init__(self, pod, users_file: Path, rate: float, size: int = 64, concurrency: int = 1000, tag: str = ""):
+    def __init__(
+        self,
+        pod,
+        users_file: Path,
+        rate: float,
+        size: int = 64,
+        concurrency: int = 1000,
+        tag: str = "",
+        hangup_rate: float | None = None,
+    ):
         self.procs: list[tuple[str, subprocess.Popen, Path]] = []
         self.outs: list[Path] = []
         entries = json.loads(users_file.read_text())
@@ -132,6 +141,8 @@ class Emulators:
             ]  # fmt: skip
             if rate > 0:
                 cmd += ["--rate", str(rate), "--target", f"{emu.INET_HOST}:{TARGET_PORT}"]
+            if hangup_rate is not None:
+                cmd += ["--hangup-rate", f"{hangup_rate:g}"]
             with open(out, "wb") as f, open(out.with_suffix(".err"), "wb") as ferr:
                 proc = subprocess.Popen(cmd, stdout=f, stderr=ferr, stdin=subprocess.DEVNULL)
             self.procs.append((name, proc, sock))
@@ -239,7 +250,9 @@ def pct(values: list[float], p: float) -> float:
     return v[min(len(v) - 1, int(len(v) * p))]
 
 
-def bench_setup(pod, all_users: list[dict], n: int, rate: float, concurrency: int, timeout: float) -> dict:
+def bench_setup(
+    pod, all_users: list[dict], n: int, rate: float, concurrency: int, timeout: float, hangup_rate=None
+) -> dict:
     groups = len(pod.groups)
     per_group = n // groups
     path = subset(all_users, pod, per_group, emu.run_dir() / f"bench-users-{n}.json")
@@ -248,7 +261,7 @@ def bench_setup(pod, all_users: list[dict], n: int, rate: float, concurrency: in
     pids = pod_pids()
     cpu0 = cpu_by_part(pids)
     t0 = time.monotonic()
-    emus = Emulators(pod, path, rate, concurrency=concurrency, tag=f"-{n}")
+    emus = Emulators(pod, path, rate, concurrency=concurrency, tag=f"-{n}", hangup_rate=hangup_rate)
     pids.update(emus.pids())
     done = False
     try:
@@ -425,6 +438,7 @@ def main(argv=None) -> int:
     ap.add_argument("--sizes", default="1000,10000", help="session counts of the setup runs")
     ap.add_argument("--rate", type=float, default=1.0, help="datagrams per second per session (setup runs)")
     ap.add_argument("--concurrency", type=int, default=1000, help="dials in flight per emulator")
+    ap.add_argument("--hangup-rate", type=float, help="bng-subemu --hangup-rate at the stop (default: its own)")
     ap.add_argument("--timeout", type=float, default=120.0, help="time limit of one setup run (s)")
     ap.add_argument("--seconds", type=float, default=3.0, help="measuring window of each throughput test")
     ap.add_argument("--factor", type=float, default=1.5, help="offered rate / profile rate")
@@ -451,7 +465,7 @@ def main(argv=None) -> int:
         log(f"pod up in {time.monotonic() - t0:.1f} s")
         all_users = json.loads((emu.users_dir() / "users.json").read_text())
         for n in sizes:
-            res = bench_setup(pod, all_users, n, a.rate, a.concurrency, a.timeout)
+            res = bench_setup(pod, all_users, n, a.rate, a.concurrency, a.timeout, a.hangup_rate)
             emit(res)
             left = wait_cp_empty(30)
             if left:

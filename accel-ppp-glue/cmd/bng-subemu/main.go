@@ -120,7 +120,7 @@ func run(args []string) int {
 	status := fs.String("status", "", "unix socket of the status API (empty: none)")
 	every := fs.Duration("json-every", time.Second, "interval of the JSON lines on stdout (0: only the final one)")
 	duration := fs.Duration("duration", 0, "stop after this long (0: until SIGTERM/SIGINT)")
-	hangupRate := fs.Float64("hangup-rate", 1000, "sessions hung up per second at stop (LCP Terminate-Request + PADT; 0: all at once)")
+	hangupRate := fs.Float64("hangup-rate", 250, "sessions hung up per second at stop (LCP Terminate-Request + PADT; 0: all at once)")
 	hangupMax := fs.Duration("hangup-max", 10*time.Second, "the stop's hangups take at most this long (the rate rises to fit)")
 	if err := fs.Parse(args); err != nil {
 		return 2
