@@ -114,8 +114,18 @@ def link_stats(ns: str, ifname: str) -> dict:
 class Emulators:
     """bng-subemu in each access namespace that has subscribers in users_file."""
 
-    def __init__(self, pod, users_file: Path, rate: float, size: int = 64, concurrency: int = 1000, tag: str = ""):
+    def __init__(
+        self,
+        pod,
+        users_file: Path,
+        rate: float,
+        size: int = 64,
+        concurrency: int = 1000,
+        tag: str = "",
+        hangup_rate: float | None = None,
+    ):
         self.procs: list[tuple[str, subprocess.Popen, Path]] = []
+        self.outs: list[Path] = []
         entries = json.loads(users_file.read_text())
         ports = {p.name: p for p in pod.ports_with_role("access")}
         run = emu.run_dir()
@@ -125,15 +135,18 @@ class Emulators:
             out = run / "logs" / f"bench-subemu-{name}{tag}.jsonl"
             cmd = [
                 "ip", "netns", "exec", emu.access_ns(port), str(SUBEMU), "--iface", "sub0",
-                "--subscribers", str(users_file), "--port", name, "--tpid", f"{port.tpid:#06x}",
+                "--subscribers", str(users_file), "--port", name,  # the TPID: users.json's
                 "--concurrency", str(concurrency), "--status", str(sock), "--json-every", "1s",
                 "--size", str(size), "--retries", "5",
             ]  # fmt: skip
             if rate > 0:
                 cmd += ["--rate", str(rate), "--target", f"{emu.INET_HOST}:{TARGET_PORT}"]
+            if hangup_rate is not None:
+                cmd += ["--hangup-rate", f"{hangup_rate:g}"]
             with open(out, "wb") as f, open(out.with_suffix(".err"), "wb") as ferr:
                 proc = subprocess.Popen(cmd, stdout=f, stderr=ferr, stdin=subprocess.DEVNULL)
             self.procs.append((name, proc, sock))
+            self.outs.append(out)
 
     def pids(self) -> dict[str, int]:
         return {f"bng-subemu {n}": p.pid for n, p, _ in self.procs}
@@ -152,11 +165,14 @@ class Emulators:
     def sessions(self) -> list[tuple[dict, list[dict]]]:
         return [(unix_get(sock, "/v1/stats"), unix_get(sock, "/v1/sessions", 30)) for _, _, sock in self.procs]
 
-    def stop(self) -> None:
+    def stop(self) -> float:
+        """SIGTERM: each emulator hangs its sessions up, paced (at most its --hangup-max,
+        10 s). Returns the seconds until the last one exited."""
+        t0 = time.monotonic()
         for _, proc, _ in self.procs:
             if proc.poll() is None:
                 proc.send_signal(signal.SIGTERM)
-        deadline = time.monotonic() + 15
+        deadline = t0 + 20
         for _, proc, _ in self.procs:
             try:
                 proc.wait(max(0.1, deadline - time.monotonic()))
@@ -164,6 +180,19 @@ class Emulators:
                 proc.kill()
                 proc.wait()
         self.procs = []
+        return time.monotonic() - t0
+
+    def finals(self) -> list[dict]:
+        """The last JSON line ("final") of every emulator's output."""
+        out = []
+        for path in self.outs:
+            lines = [ln for ln in path.read_text().splitlines() if ln.strip()]
+            if lines:
+                try:
+                    out.append(json.loads(lines[-1]))
+                except ValueError:
+                    pass
+        return out
 
 
 def subset(all_users: list[dict], pod, per_group: int, path: Path) -> Path:
@@ -191,6 +220,29 @@ def wait_cp_empty(timeout: float) -> int:
     return n
 
 
+def after_stop(emus: Emulators) -> dict:
+    """Stop the emulators (paced hangups) and see what the CP still holds: at once, and
+    after up to 10 s (sessions whose hangup was lost stay until their echoes fail)."""
+    held_before = cp_sessions()
+    stop_s = emus.stop()
+    held_at_stop = cp_sessions()
+    t0 = time.monotonic()
+    held = wait_cp_empty(10)
+    wire: dict[str, int] = {}
+    for st in emus.finals():
+        for k, v in (st.get("wire") or {}).items():
+            wire[k] = wire.get(k, 0) + v
+    return {
+        "stop_s": round(stop_s, 2),
+        "cp_sessions_before_stop": held_before,
+        "cp_sessions_at_stop": held_at_stop,
+        "cp_sessions_after_stop": held,
+        "cp_empty_s": round(time.monotonic() - t0, 1) if held == 0 else None,
+        "hangups": wire.get("hangups"),
+        "wire": {k: wire.get(k, 0) for k in ("wrong_session", "early", "late", "unexpected", "tx_dropped")},
+    }
+
+
 def pct(values: list[float], p: float) -> float:
     if not values:
         return math.nan
@@ -198,7 +250,9 @@ def pct(values: list[float], p: float) -> float:
     return v[min(len(v) - 1, int(len(v) * p))]
 
 
-def bench_setup(pod, all_users: list[dict], n: int, rate: float, concurrency: int, timeout: float) -> dict:
+def bench_setup(
+    pod, all_users: list[dict], n: int, rate: float, concurrency: int, timeout: float, hangup_rate=None
+) -> dict:
     groups = len(pod.groups)
     per_group = n // groups
     path = subset(all_users, pod, per_group, emu.run_dir() / f"bench-users-{n}.json")
@@ -207,7 +261,7 @@ def bench_setup(pod, all_users: list[dict], n: int, rate: float, concurrency: in
     pids = pod_pids()
     cpu0 = cpu_by_part(pids)
     t0 = time.monotonic()
-    emus = Emulators(pod, path, rate, concurrency=concurrency, tag=f"-{n}")
+    emus = Emulators(pod, path, rate, concurrency=concurrency, tag=f"-{n}", hangup_rate=hangup_rate)
     pids.update(emus.pids())
     done = False
     try:
@@ -226,6 +280,7 @@ def bench_setup(pod, all_users: list[dict], n: int, rate: float, concurrency: in
         cpu_emu = {k: cpu_seconds(v) for k, v in emus.pids().items()}
         cpu1 = cpu_by_part(pids)
         per = emus.sessions()
+        stop = after_stop(emus)
     finally:
         emus.stop()
     first_dial, up_at, first_rx, to_echo, setup_ms = [], [], [], [], []
@@ -271,6 +326,7 @@ def bench_setup(pod, all_users: list[dict], n: int, rate: float, concurrency: in
         "emulators": len(stats),
         "cpu_s": cpu,
         "wall_s": round(time.monotonic() - t0, 1),
+        **stop,
     }
 
 
@@ -382,6 +438,7 @@ def main(argv=None) -> int:
     ap.add_argument("--sizes", default="1000,10000", help="session counts of the setup runs")
     ap.add_argument("--rate", type=float, default=1.0, help="datagrams per second per session (setup runs)")
     ap.add_argument("--concurrency", type=int, default=1000, help="dials in flight per emulator")
+    ap.add_argument("--hangup-rate", type=float, help="bng-subemu --hangup-rate at the stop (default: its own)")
     ap.add_argument("--timeout", type=float, default=120.0, help="time limit of one setup run (s)")
     ap.add_argument("--seconds", type=float, default=3.0, help="measuring window of each throughput test")
     ap.add_argument("--factor", type=float, default=1.5, help="offered rate / profile rate")
@@ -408,11 +465,11 @@ def main(argv=None) -> int:
         log(f"pod up in {time.monotonic() - t0:.1f} s")
         all_users = json.loads((emu.users_dir() / "users.json").read_text())
         for n in sizes:
-            res = bench_setup(pod, all_users, n, a.rate, a.concurrency, a.timeout)
+            res = bench_setup(pod, all_users, n, a.rate, a.concurrency, a.timeout, a.hangup_rate)
             emit(res)
             left = wait_cp_empty(30)
             if left:
-                log(f"  bng-cp still holds {left} sessions 30 s after the PADTs")
+                log(f"  bng-cp still holds {left} sessions 40 s after the stop")
         if not a.no_throughput:
             bench_throughput(pod, all_users, a.seconds, a.factor)
         ok = True

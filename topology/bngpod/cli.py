@@ -178,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--users",
         metavar="FILE",
-        help="subscribers: a users.json ([{user, password, line_group, port, stag, ctag}]) or a FreeRADIUS "
+        help="subscribers: a users.json ([{user, password, line_group, port, stag, ctag[, tpid]}]) or a FreeRADIUS "
         "users file, instead of the generated ones",
     )
     p.add_argument(

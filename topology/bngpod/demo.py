@@ -228,7 +228,7 @@ def start_emulators(pod: m.Pod, state: emu.State, users: list[dict], rate: float
         out = work / f"subemu-{port.name}.jsonl"
         cmd = [
             str(BNG_SUBEMU), "--iface", "sub0", "--subscribers", str(users_file), "--port", port.name,
-            "--tpid", f"{port.tpid:#06x}", "--status", str(status), "--json-every", "1s",
+            "--status", str(status), "--json-every", "1s",  # the TPID: users.json's
         ]  # fmt: skip
         if rate > 0:
             cmd += ["--rate", f"{rate:g}", "--target", ECHO_TARGET]

@@ -4,8 +4,9 @@ For every line group, N users named `<group>-<i>` (i from 1) with password `pw-<
 each on its own line slot (access port, S-tag, C-tag): slots are taken in order across the
 group's lines, S-tags first: the first C-tag of every S-tag of every line, then the second
 C-tag of each, and so on (a line without a C-tag range takes C-tags from 1). The list is
-written as users.json ([{"user", "password", "line_group", "port", "stag", "ctag"}]) for the
-subscriber emulator and the tests, and as a FreeRADIUS users file whose Access-Accept
+written as users.json ([{"user", "password", "line_group", "port", "stag", "ctag", "tpid"}];
+tpid: the access port's outer TPID, "0x8100" or "0x88a8") for the subscriber emulator and the
+tests, and as a FreeRADIUS users file whose Access-Accept
 carries the group's QoS profile as Filter-Id (docs/cp/radius.md)."""
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from .radius import users_file
 
 DEFAULT_PER_GROUP = 64
 MAX_PER_GROUP = 100_000
-USER_KEYS = ("user", "password", "line_group", "port", "stag", "ctag")
+USER_KEYS = ("user", "password", "line_group", "port", "stag", "ctag", "tpid")
+TPIDS = (m.TPID_8021Q, m.TPID_8021AD)
 
 
 class UsersError(ValueError):
@@ -34,7 +36,7 @@ def _slots(group: m.LineGroup):
             if ctag > line.ctags.hi:
                 continue
             for stag in range(line.stag.lo, line.stag.hi + 1):
-                yield line.port.name, stag, ctag
+                yield line.port, stag, ctag
 
 
 def generate(pod: m.Pod, per_group: int = DEFAULT_PER_GROUP) -> list[dict]:
@@ -53,12 +55,29 @@ def generate(pod: m.Pod, per_group: int = DEFAULT_PER_GROUP) -> list[dict]:
                     "user": f"{group.name}-{i}",
                     "password": f"pw-{group.name}-{i}",
                     "line_group": group.name,
-                    "port": port,
+                    "port": port.name,
                     "stag": stag,
                     "ctag": ctag,
+                    "tpid": tpid_text(port.tpid),
                 }
             )
     return out
+
+
+def tpid_text(tpid: int) -> str:
+    return f"{tpid:#06x}"
+
+
+def parse_tpid(v) -> int | None:
+    """A users.json tpid (a number or "0x88a8") as an int; None when it is neither TPID."""
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, str):
+        try:
+            v = int(v.strip(), 0)
+        except ValueError:
+            return None
+    return v if isinstance(v, int) and v in TPIDS else None
 
 
 def load_json(path: Path, pod: m.Pod) -> list[dict]:
@@ -70,7 +89,7 @@ def load_json(path: Path, pod: m.Pod) -> list[dict]:
     if not isinstance(doc, list):
         raise UsersError(f"{path}: expected a list of users")
     groups = {g.name for g in pod.groups}
-    ports = {p.name for p in pod.ports_with_role("access")}
+    ports = {p.name: p for p in pod.ports_with_role("access")}
     seen = set()
     for n, u in enumerate(doc):
         where = f"{path}: user {n}"
@@ -87,6 +106,13 @@ def load_json(path: Path, pod: m.Pod) -> list[dict]:
             v = u.get(key)
             if v is not None and (not isinstance(v, int) or isinstance(v, bool) or not 1 <= v <= 4094):
                 raise UsersError(f"{where}: {key} must be 1..4094")
+        if u.get("tpid") is not None:
+            tpid = parse_tpid(u["tpid"])
+            if tpid is None:
+                raise UsersError(f"{where}: tpid must be 0x8100 or 0x88a8")
+            port = ports.get(u.get("port"))
+            if port is not None and tpid != port.tpid:
+                raise UsersError(f"{where}: tpid {tpid:#06x} is not access port {port.name}'s ({port.tpid:#06x})")
     return doc
 
 
@@ -103,7 +129,16 @@ def write(out_dir: Path, pod: m.Pod, users: list[dict]) -> tuple[Path, Path]:
     """users.json and the FreeRADIUS users file `users` in out_dir."""
     out_dir.mkdir(parents=True, exist_ok=True)
     js = out_dir / "users.json"
-    js.write_text(json.dumps([{k: u.get(k) for k in USER_KEYS} for u in users], indent=1) + "\n")
+    tpids = {p.name: p.tpid for p in pod.ports_with_role("access")}
+
+    def entry(u: dict) -> dict:
+        e = {k: u.get(k) for k in USER_KEYS}
+        # the access port's TPID, so that the emulator needs no --tpid
+        tpid = parse_tpid(u.get("tpid")) or tpids.get(u.get("port"))
+        e["tpid"] = tpid_text(tpid) if tpid else None
+        return e
+
+    js.write_text(json.dumps([entry(u) for u in users], indent=1) + "\n")
     txt = out_dir / "users"
     txt.write_text(radius_text(pod, users))
     return js, txt

@@ -19,11 +19,12 @@ def test_generated_slots_and_names(lab):
     got = users.generate(lab, 3)
     assert [u["user"] for u in got[:3]] == ["lg1-1", "lg1-2", "lg1-3"]
     lg2 = [u for u in got if u["line_group"] == "lg2"]
-    assert [(u["port"], u["stag"], u["ctag"]) for u in lg2] == [
-        ("access2", 200, 1),
-        ("access2", 201, 1),
-        ("access2", 202, 1),
+    assert [(u["port"], u["stag"], u["ctag"], u["tpid"]) for u in lg2] == [
+        ("access2", 200, 1, "0x88a8"),
+        ("access2", 201, 1, "0x88a8"),
+        ("access2", 202, 1, "0x88a8"),
     ]
+    assert {u["tpid"] for u in got if u["port"] == "access1"} == {"0x8100"}
     lg4 = [u for u in users.generate(lab, 2) if u["line_group"] == "lg4"]
     # access3 splits S-tag 300 by C-tag: lg4's first line starts at C-tag 2000
     assert (lg4[0]["port"], lg4[0]["stag"], lg4[0]["ctag"]) == ("access3", 300, 2000)
@@ -55,6 +56,10 @@ def test_radius_text_carries_the_profile(lab):
         ([{"user": "a", "password": "b", "port": "uplink1"}], "access port 'uplink1' is not in the pod"),
         ([{"user": "a", "password": "b", "stag": 4095}], "stag must be 1..4094"),
         ([{"user": "a", "password": "b", "ctag": True}], "ctag must be 1..4094"),
+        ([{"user": "a", "password": "b", "tpid": "0x9100"}], "tpid must be 0x8100 or 0x88a8"),
+        ([{"user": "a", "password": "b", "tpid": True}], "tpid must be 0x8100 or 0x88a8"),
+        ([{"user": "a", "password": "b", "tpid": "x"}], "tpid must be 0x8100 or 0x88a8"),
+        ([{"user": "a", "password": "b", "port": "access2", "tpid": "0x8100"}], r"access port access2's \(0x88a8\)"),
     ],
 )
 def test_given_users_json_is_checked(lab, tmp_path, doc, error):
@@ -68,6 +73,20 @@ def test_given_users_json_round_trips(lab, tmp_path):
     js, txt = users.write(tmp_path, lab, users.generate(lab, 2))
     assert users.load_json(js, lab) == users.generate(lab, 2)
     assert "lg4-2" in txt.read_text()
+
+
+def test_written_users_json_carries_the_port_tpid(lab, tmp_path):
+    # a given file without tpid (or with it as a number): written with the access port's
+    given = [
+        {"user": "a", "password": "p", "port": "access2", "stag": 200, "ctag": 1},
+        {"user": "b", "password": "p", "port": "access1", "stag": 100, "ctag": 1, "tpid": 0x8100},
+        {"user": "c", "password": "p"},
+    ]
+    src = tmp_path / "given.json"
+    src.write_text(json.dumps(given))
+    js, _ = users.write(tmp_path / "out", lab, users.load_json(src, lab))
+    got = json.loads(js.read_text())
+    assert [u["tpid"] for u in got] == ["0x88a8", "0x8100", None]
 
 
 def test_dp_capacity_follows_the_subscribers(lab):

@@ -55,6 +55,15 @@ type sess struct {
 	cookie   []byte
 	relay    []byte
 	hasRelay bool
+	// session frames of the offered session that came before its PADS (a switch
+	// may reorder the PADS behind the server's first LCP Configure-Request):
+	// replayed once the PADS is in, instead of waiting for the server's restart timer
+	early    [maxEarly][]byte
+	earlyN   uint8
+	earlySID uint16
+	// the PPPoE session id this client last hung up: the server's late frames
+	// of it (its own PADT after ours, a Terminate-Ack) are expected, not wrong
+	oldSID uint16
 
 	// LCP
 	lcpID               uint8
@@ -113,6 +122,7 @@ func (e *Emu) startDial(s *sess) {
 	binary.BigEndian.PutUint32(s.hostUniq[4:], uint32(s.attempt))
 	s.acMAC, s.sid = [6]byte{}, 0
 	s.cookie, s.relay, s.hasRelay = s.cookie[:0], s.relay[:0], false
+	s.earlyN, s.earlySID = 0, 0
 	s.lcpID, s.mru, s.noMRU, s.noMagic, s.ourAcked, s.peerAcked = 0, 1492, false, false, false, false
 	s.peerMRU, s.authProto = 0, 0
 	s.magic = uint32(e.rand64()) | 1
@@ -141,6 +151,7 @@ func (e *Emu) fail(s *sess, reason string) {
 	s.lastErr = reason
 	if s.sid != 0 {
 		e.sendPADT(s)
+		s.oldSID = s.sid
 	}
 	s.sid = 0
 	e.dialing--
@@ -172,6 +183,7 @@ func (e *Emu) drop(s *sess, reason string) {
 	s.lastErr = reason
 	if s.sid != 0 {
 		e.sendPADT(s)
+		s.oldSID = s.sid
 	}
 	s.sid = 0
 	s.echoAt, s.txAt, s.retxAt, s.phaseAt = 0, 0, 0, 0
@@ -212,12 +224,17 @@ func (e *Emu) up(s *sess) {
 	e.pump()
 }
 
-// hangup sends PADT for every session that has one (at stop).
-func (e *Emu) hangup() {
+// beginStop closes every session (no more dialling, no timers) and queues
+// the ones with a PPPoE session for their hangup.
+func (e *Emu) beginStop() {
+	e.stopping = true
+	e.hq = e.hq[:0]
 	for i := range e.sess {
 		s := &e.sess[i]
 		if s.sid != 0 && s.state >= stLCP && s.state <= stUp {
-			e.sendPADT(s)
+			e.hq = append(e.hq, int32(i))
+		} else {
+			s.sid = 0
 		}
 		if s.state == stUp {
 			e.st.upNow--
@@ -228,9 +245,27 @@ func (e *Emu) hangup() {
 		if s.state != stFailed {
 			s.state = stClosed
 		}
-		s.sid = 0
+		s.earlyN = 0
 		s.retxAt, s.phaseAt, s.echoAt, s.txAt, s.retryAt = 0, 0, 0, 0, 0
 	}
+}
+
+// hangupN hangs up the next n queued sessions: LCP Terminate-Request (RFC
+// 1661: the server acks and ends the session) and PADT (RFC 2516: in case the
+// request is lost or the server waits for it). Neither is retransmitted.
+func (e *Emu) hangupN(n int) {
+	for _, i := range e.hq[:n] {
+		s := &e.sess[i]
+		if s.sid == 0 {
+			continue // the server ended it meanwhile
+		}
+		s.lcpID++
+		e.sendCP(s, protoLCP, termReq, s.lcpID, []byte("bng-subemu stop"))
+		e.sendPADT(s)
+		e.st.hangups++
+		s.oldSID, s.sid = s.sid, 0
+	}
+	e.hq = e.hq[:copy(e.hq, e.hq[n:])]
 }
 
 // onTimer runs the session's due timers.
@@ -349,13 +384,16 @@ func (e *Emu) discovery(s *sess, f *pppoe.Frame) {
 	switch f.Code {
 	case pppoe.CodePADO, pppoe.CodePADS:
 	case pppoe.CodePADT:
-		if s.sid != 0 && f.SessionID == s.sid && f.Src == s.acMAC {
-			s.sid = 0 // the server's PADT needs no answer
+		if s.sid != 0 && f.SessionID == s.sid && f.Src == s.acMAC && s.state != stClosed {
+			s.oldSID, s.sid = s.sid, 0 // the server's PADT needs no answer
 			if s.state == stUp {
 				e.drop(s, "padt")
 			} else {
 				e.fail(s, "padt")
 			}
+			return
+		}
+		if e.late(s, f) {
 			return
 		}
 		e.st.rxWrongSession++
@@ -410,12 +448,77 @@ func (e *Emu) discovery(s *sess, f *pppoe.Frame) {
 		s.state = stLCP
 		e.sendLCPReq(s)
 		e.phase(s)
+		e.replayEarly(s)
+	}
+}
+
+// maxEarly session frames are kept per session before its PADS.
+const maxEarly = 4
+
+// late reports (and counts) a frame of the session this client hung up or is
+// hanging up: the server's answers to our Terminate-Request and PADT.
+func (e *Emu) late(s *sess, f *pppoe.Frame) bool {
+	if f.Src != s.acMAC || f.SessionID == 0 {
+		return false
+	}
+	if s.oldSID != 0 && f.SessionID == s.oldSID {
+		e.st.rxLate++
+		return true
+	}
+	if s.state == stClosed && s.sid != 0 && f.SessionID == s.sid {
+		// waiting for its hangup at stop
+		e.st.rxLate++
+		if f.EtherType == pppoe.EtherTypeDiscovery && f.Code == pppoe.CodePADT {
+			s.oldSID, s.sid = s.sid, 0 // the server ended it: nothing to hang up
+		}
+		return true
+	}
+	return false
+}
+
+// keepEarly keeps a session frame that came from the offering AC before its
+// PADS (reordered on the way); false when it is not one.
+func (e *Emu) keepEarly(s *sess, f *pppoe.Frame) bool {
+	if s.state != stPADR || s.sid != 0 || f.Src != s.acMAC || f.SessionID == 0 || f.SessionID == 0xffff {
+		return false
+	}
+	if s.earlyN > 0 && f.SessionID != s.earlySID {
+		s.earlyN = 0 // another session id: only the latest offer counts
+	}
+	if int(s.earlyN) == maxEarly || len(f.Payload) > 1500 {
+		e.st.rxEarlyDropped++
+		return true
+	}
+	s.earlySID = f.SessionID
+	s.early[s.earlyN] = append(s.early[s.earlyN][:0], f.Payload...)
+	s.earlyN++
+	e.st.rxEarly++
+	return true
+}
+
+// replayEarly handles the frames kept before the PADS, now that the session is known.
+func (e *Emu) replayEarly(s *sess) {
+	n := s.earlyN
+	s.earlyN = 0
+	if n == 0 {
+		return
+	}
+	if s.earlySID != s.sid {
+		e.st.rxWrongSession += uint64(n)
+		return
+	}
+	for i := uint8(0); i < n && s.state >= stLCP && s.state <= stUp; i++ {
+		f := pppoe.Frame{Src: s.acMAC, Dst: s.mac, STag: s.sub.STag, CTag: s.sub.CTag,
+			EtherType: pppoe.EtherTypeSession, SessionID: s.sid, Payload: s.early[i]}
+		e.sessionFrame(s, &f)
 	}
 }
 
 func (e *Emu) sessionFrame(s *sess, f *pppoe.Frame) {
 	if s.sid == 0 || f.SessionID != s.sid || f.Src != s.acMAC || s.state < stLCP || s.state > stUp {
-		e.st.rxWrongSession++
+		if !e.keepEarly(s, f) && !e.late(s, f) {
+			e.st.rxWrongSession++
+		}
 		return
 	}
 	p := f.Payload
@@ -537,7 +640,7 @@ func (e *Emu) lcp(s *sess, p cpPacket) {
 		e.sendLCPReq(s)
 	case termReq:
 		e.sendCP(s, protoLCP, termAck, p.id, nil)
-		s.sid = 0 // the server follows with its own PADT
+		s.oldSID, s.sid = s.sid, 0 // the server follows with its own PADT
 		if s.state == stUp {
 			e.drop(s, "peer_terminate")
 		} else {

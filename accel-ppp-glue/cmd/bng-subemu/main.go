@@ -120,6 +120,8 @@ func run(args []string) int {
 	status := fs.String("status", "", "unix socket of the status API (empty: none)")
 	every := fs.Duration("json-every", time.Second, "interval of the JSON lines on stdout (0: only the final one)")
 	duration := fs.Duration("duration", 0, "stop after this long (0: until SIGTERM/SIGINT)")
+	hangupRate := fs.Float64("hangup-rate", 250, "sessions hung up per second at stop (LCP Terminate-Request + PADT; 0: all at once)")
+	hangupMax := fs.Duration("hangup-max", 10*time.Second, "the stop's hangups take at most this long (the rate rises to fit)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -137,12 +139,16 @@ func run(args []string) int {
 		return usage("--auth must be pap or chap")
 	}
 	if *count < 0 || *conc < 1 || *retries < 0 || *rate < 0 || *echoFail < 1 || *size < payloadMin || *size > 1400 ||
-		*retx <= 0 || *phaseTO <= 0 || *backoff <= 0 || *echoIv < 0 || *every < 0 || *duration < 0 {
+		*retx <= 0 || *phaseTO <= 0 || *backoff <= 0 || *echoIv < 0 || *every < 0 || *duration < 0 ||
+		*hangupRate < 0 || *hangupMax <= 0 {
 		return usage("a numeric flag is out of range")
 	}
 	cfg := Config{Auth: *auth, ServiceName: *service, Concurrency: *conc, Retries: *retries, Retransmit: *retx,
 		PhaseTimeout: *phaseTO, Backoff: *backoff, Redial: !*noRedial, EchoInterval: *echoIv,
-		EchoFailures: *echoFail, Rate: *rate, Size: *size}
+		EchoFailures: *echoFail, Rate: *rate, Size: *size, HangupRate: *hangupRate, HangupMax: *hangupMax}
+	if cfg.HangupRate == 0 {
+		cfg.HangupRate = -1
+	}
 	if cfg.Retries == 0 {
 		cfg.Retries = -1
 	}

@@ -69,6 +69,8 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{"--iface", "x", "--subscribers", "/nonexistent"},
 		{"--bogus"},
 		{"--iface", "x", "--subscribers", p, "extra"},
+		{"--iface", "x", "--subscribers", p, "--hangup-rate", "-1"},
+		{"--iface", "x", "--subscribers", p, "--hangup-max", "0s"},
 	} {
 		if rc := run(args); rc != 2 {
 			t.Errorf("%q: exit %d, want 2", args, rc)

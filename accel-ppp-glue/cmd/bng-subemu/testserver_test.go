@@ -46,6 +46,11 @@ type serverConfig struct {
 	Echo    time.Duration // the server's own LCP echoes
 	NoDNS   bool
 	UDPEcho bool
+	Restart time.Duration // the PPP restart timer (0: 200 ms; bng-cp runs ppp's default, 3 s)
+	// LCPBeforePADS sends the first LCP Configure-Request ahead of the PADS, as
+	// the pod's switch (OVS) does: the PADS hits a cached flow and waits for its
+	// batch, the first session frame to the MAC misses and goes out at once
+	LCPBeforePADS bool
 }
 
 type srvSess struct {
@@ -164,12 +169,21 @@ func (s *testServer) input(out [][]byte, b []byte, now time.Time) [][]byte {
 			if s.nextSID == 0xffff {
 				s.nextSID = 1
 			}
+			restart := s.cfg.Restart
+			if restart == 0 {
+				restart = 200 * time.Millisecond
+			}
 			ss := &srvSess{mac: f.Src, sid: s.nextSID, stag: f.STag, ctag: f.CTag, tpid: f.OuterTPID,
-				link: ppp.NewLink(ppp.LinkConfig{Auth: s.cfg.Auth, EchoInterval: s.cfg.Echo, Restart: 200 * time.Millisecond})}
+				link: ppp.NewLink(ppp.LinkConfig{Auth: s.cfg.Auth, EchoInterval: s.cfg.Echo, Restart: restart})}
 			s.sessions[f.Src] = ss
 			out = s.frame(out, f.Src, f.OuterTPID, f.STag, f.CTag, pppoe.CodePADS, ss.sid, echo(nil))
+			n := len(out)
 			ss.link.Start(now)
-			return s.drain(out, ss, now)
+			out = s.drain(out, ss, now)
+			if s.cfg.LCPBeforePADS && len(out) > n {
+				out[n-1], out[n] = out[n], out[n-1]
+			}
+			return out
 		case pppoe.CodePADT:
 			s.padtIn[f.Src]++
 			if ss := s.sessions[f.Src]; ss != nil && ss.sid == f.SessionID {
