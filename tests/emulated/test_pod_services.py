@@ -41,7 +41,10 @@ def test_generated_users(lab_pod, users):
     lg1 = [u for u in users if u["line_group"] == "lg1"]
     assert lg1[0] == {
         "user": "lg1-1", "password": "pw-lg1-1", "line_group": "lg1", "port": "access1", "stag": 100, "ctag": 1,
+        "tpid": "0x8100",
     }  # fmt: skip
+    # each entry carries its access port's outer TPID
+    assert {u["tpid"] for u in users if u["port"] in ("access2", "access4")} == {"0x88a8"}
     # S-tags first (100..149), then the next C-tag
     assert [(u["stag"], u["ctag"]) for u in lg1[49:52]] == [(149, 1), (100, 2), (101, 2)]
     lg3 = [u for u in users if u["line_group"] == "lg3"]

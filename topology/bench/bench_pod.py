@@ -24,7 +24,6 @@ also on failure (`emu.down`). Needs root and the bngpod-netns lock (bench_pod.sh
 from __future__ import annotations
 
 import argparse
-import http.client
 import json
 import math
 import os
@@ -58,26 +57,6 @@ def log(msg: str) -> None:
 
 def emit(doc: dict) -> None:
     print(json.dumps(doc), flush=True)
-
-
-def unix_get(path: Path, url: str, timeout: float = 10.0):
-    class Conn(http.client.HTTPConnection):
-        def connect(self):
-            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            s.settimeout(timeout)
-            s.connect(str(path))
-            self.sock = s
-
-    conn = Conn("localhost", timeout=timeout)
-    try:
-        conn.request("GET", url)
-        r = conn.getresponse()
-        body = r.read()
-    finally:
-        conn.close()
-    if r.status != 200:
-        raise RuntimeError(f"{path} {url}: HTTP {r.status}")
-    return json.loads(body)
 
 
 def cpu_seconds(pid: int) -> float:
@@ -157,13 +136,15 @@ class Emulators:
             if proc.poll() is not None:
                 raise RuntimeError(f"bng-subemu on {name} exited ({proc.returncode})")
             try:
-                out.append(unix_get(sock, "/v1/stats"))
+                out.append(emu.unix_get(sock, "/v1/stats", 10.0))
             except (OSError, RuntimeError, ValueError):
                 out.append(None)
         return out
 
     def sessions(self) -> list[tuple[dict, list[dict]]]:
-        return [(unix_get(sock, "/v1/stats"), unix_get(sock, "/v1/sessions", 30)) for _, _, sock in self.procs]
+        return [
+            (emu.unix_get(sock, "/v1/stats", 10.0), emu.unix_get(sock, "/v1/sessions", 30)) for _, _, sock in self.procs
+        ]
 
     def stop(self) -> float:
         """SIGTERM: each emulator hangs its sessions up, paced (at most its --hangup-max,
@@ -427,7 +408,7 @@ def wait_session(emus: Emulators, timeout: float = 20.0) -> dict:
     while time.monotonic() < deadline:
         st = emus.stats()
         if st and st[0] and st[0]["up"] >= 1:
-            return unix_get(emus.procs[0][2], "/v1/sessions?state=up")[0]
+            return emu.unix_get(emus.procs[0][2], "/v1/sessions?state=up", 10.0)[0]
         time.sleep(0.2)
     raise RuntimeError("the throughput subscriber did not come up")
 

@@ -91,26 +91,6 @@ def table(header: tuple[str, ...], rows: list[tuple[str, ...]], indent: str = ""
 
 
 # -- data sources -------------------------------------------------------------------------------------
-def unix_get(path: Path, url: str, timeout: float = 2.0):
-    """GET url from an HTTP server on the unix socket path; its JSON."""
-
-    class _Conn(http.client.HTTPConnection):
-        def connect(self):
-            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            s.settimeout(timeout)
-            s.connect(str(path))
-            self.sock = s
-
-    conn = _Conn("localhost", timeout=timeout)
-    try:
-        conn.request("GET", url)
-        r = conn.getresponse()
-        body = r.read()
-    finally:
-        conn.close()
-    if r.status != 200:
-        raise OSError(f"{path} {url}: HTTP {r.status}")
-    return json.loads(body)
 
 
 def dp_telemetry(inst: m.Instance, commands: list[str]) -> list:
@@ -169,10 +149,10 @@ class Emulator:
     out: Path
 
     def stats(self) -> dict:
-        return unix_get(self.status, "/v1/stats")
+        return emu.unix_get(self.status, "/v1/stats", 2.0)
 
     def sessions(self) -> list[dict]:
-        return unix_get(self.status, "/v1/sessions")
+        return emu.unix_get(self.status, "/v1/sessions", 2.0)
 
     def final(self) -> dict | None:
         """The emulator's last JSON line (the "final" one after it stopped)."""

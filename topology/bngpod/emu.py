@@ -643,27 +643,38 @@ def build_cp() -> None:
             raise EmuError(f"go build ./cmd/{name} failed: {proc.stderr.strip()[-2000:]}")
 
 
-def cp_api(path: str, timeout: float = 3.0):
-    """GET path of the running bng-cp's management API (its JSON)."""
+def unix_get(sock: Path, url: str, timeout: float = 3.0):
+    """GET url from an HTTP server on a unix socket (bng-cp's management API, bng-subemu's
+    status API); its JSON. OSError when it cannot be reached or does not answer 200."""
     import http.client
 
     class _Conn(http.client.HTTPConnection):
         def connect(self):
             s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             s.settimeout(timeout)
-            s.connect(str(cp_socket()))
+            s.connect(str(sock))
             self.sock = s
 
     conn = _Conn("localhost", timeout=timeout)
     try:
-        conn.request("GET", path)
+        conn.request("GET", url)
         r = conn.getresponse()
         body = r.read()
     finally:
         conn.close()
     if r.status != 200:
-        raise EmuError(f"bng-cp {path}: HTTP {r.status}: {body[:200]!r}")
+        raise OSError(f"{sock} {url}: HTTP {r.status}: {body[:200]!r}")
     return json.loads(body)
+
+
+def cp_api(path: str, timeout: float = 3.0):
+    """GET path of the running bng-cp's management API (its JSON)."""
+    try:
+        return unix_get(cp_socket(), path, timeout)
+    except OSError as exc:
+        if "HTTP" in str(exc):
+            raise EmuError(f"bng-cp {path}: {exc}") from None
+        raise
 
 
 def _duration_s(text: str) -> float | None:
