@@ -656,7 +656,7 @@ func (e *Emu) lcp(s *sess, p cpPacket) {
 			return
 		}
 		var fb frameBuilder
-		fb.begin(e.slot(), s.acMAC, s.mac, s.sub.TPID, s.sub.STag, s.sub.CTag, pppoe.EtherTypeSession, 0, s.sid)
+		e.beginSession(&fb, s)
 		st := fb.cp(protoLCP, echoRep, p.id)
 		fb.b = binary.BigEndian.AppendUint32(fb.b, s.ourMagic())
 		fb.b = append(fb.b, p.data[4:]...)
@@ -688,7 +688,7 @@ func (e *Emu) lcp(s *sess, p cpPacket) {
 			binary.BigEndian.PutUint16(hdr[2:], uint16(4+len(p.data)))
 			s.rejID++
 			var fb frameBuilder
-			fb.begin(e.slot(), s.acMAC, s.mac, s.sub.TPID, s.sub.STag, s.sub.CTag, pppoe.EtherTypeSession, 0, s.sid)
+			e.beginSession(&fb, s)
 			st := fb.cp(protoLCP, codeRej, s.rejID)
 			fb.b = append(fb.b, hdr[:]...)
 			d := p.data
@@ -811,7 +811,7 @@ func (e *Emu) chap(s *sess, p cpPacket) {
 		h.Sum(sum[:0])
 		s.chapID = p.id
 		var fb frameBuilder
-		fb.begin(e.slot(), s.acMAC, s.mac, s.sub.TPID, s.sub.STag, s.sub.CTag, pppoe.EtherTypeSession, 0, s.sid)
+		e.beginSession(&fb, s)
 		st := fb.cp(protoCHAP, chapResponse, p.id)
 		fb.b = append(fb.b, 16)
 		fb.b = append(fb.b, sum[:]...)
@@ -990,10 +990,16 @@ func (e *Emu) sendPADT(s *sess) {
 	e.commit(fb.end())
 }
 
+// beginSession starts a PPPoE session frame of s (the AC as destination) in the next
+// send slot.
+func (e *Emu) beginSession(fb *frameBuilder, s *sess) {
+	fb.begin(e.slot(), s.acMAC, s.mac, s.sub.TPID, s.sub.STag, s.sub.CTag, pppoe.EtherTypeSession, 0, s.sid)
+}
+
 // sendCP sends a control packet with body.
 func (e *Emu) sendCP(s *sess, proto uint16, code, id uint8, body []byte) {
 	var fb frameBuilder
-	fb.begin(e.slot(), s.acMAC, s.mac, s.sub.TPID, s.sub.STag, s.sub.CTag, pppoe.EtherTypeSession, 0, s.sid)
+	e.beginSession(&fb, s)
 	st := fb.cp(proto, code, id)
 	fb.b = append(fb.b, body...)
 	fb.cpEnd(st)
@@ -1002,7 +1008,7 @@ func (e *Emu) sendCP(s *sess, proto uint16, code, id uint8, body []byte) {
 
 func (e *Emu) sendLCPReq(s *sess) {
 	var fb frameBuilder
-	fb.begin(e.slot(), s.acMAC, s.mac, s.sub.TPID, s.sub.STag, s.sub.CTag, pppoe.EtherTypeSession, 0, s.sid)
+	e.beginSession(&fb, s)
 	st := fb.cp(protoLCP, confReq, s.lcpID)
 	fb.b = s.lcpOptions(fb.b)
 	fb.cpEnd(st)
@@ -1011,7 +1017,7 @@ func (e *Emu) sendLCPReq(s *sess) {
 
 func (e *Emu) sendIPCPReq(s *sess) {
 	var fb frameBuilder
-	fb.begin(e.slot(), s.acMAC, s.mac, s.sub.TPID, s.sub.STag, s.sub.CTag, pppoe.EtherTypeSession, 0, s.sid)
+	e.beginSession(&fb, s)
 	st := fb.cp(protoIPCP, confReq, s.ipcpID)
 	fb.b = s.ipcpOptions(fb.b)
 	fb.cpEnd(st)
@@ -1020,7 +1026,7 @@ func (e *Emu) sendIPCPReq(s *sess) {
 
 func (e *Emu) sendPAP(s *sess) {
 	var fb frameBuilder
-	fb.begin(e.slot(), s.acMAC, s.mac, s.sub.TPID, s.sub.STag, s.sub.CTag, pppoe.EtherTypeSession, 0, s.sid)
+	e.beginSession(&fb, s)
 	st := fb.cp(protoPAP, papReq, s.papID)
 	u, pw := s.sub.User, s.sub.Password
 	if len(u) > 255 {
@@ -1040,7 +1046,7 @@ func (e *Emu) sendPAP(s *sess) {
 func (e *Emu) sendEcho(s *sess) {
 	s.echoID++
 	var fb frameBuilder
-	fb.begin(e.slot(), s.acMAC, s.mac, s.sub.TPID, s.sub.STag, s.sub.CTag, pppoe.EtherTypeSession, 0, s.sid)
+	e.beginSession(&fb, s)
 	st := fb.cp(protoLCP, echoReq, s.echoID)
 	fb.b = binary.BigEndian.AppendUint32(fb.b, s.ourMagic())
 	fb.cpEnd(st)

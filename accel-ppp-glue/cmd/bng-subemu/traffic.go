@@ -1,10 +1,6 @@
 package main
 
-import (
-	"encoding/binary"
-
-	"github.com/bngpod/bngpod/accel-ppp-glue/internal/pppoe"
-)
+import "encoding/binary"
 
 // Per-session UDP traffic: each datagram to the target carries a magic, the
 // subscriber index, a sequence number and the send time; the echo server
@@ -17,7 +13,7 @@ const (
 // sendUDP builds one IPv4/UDP datagram straight into a send slot: no allocation.
 func (e *Emu) sendUDP(s *sess) {
 	var fb frameBuilder
-	fb.begin(e.slot(), s.acMAC, s.mac, s.sub.TPID, s.sub.STag, s.sub.CTag, pppoe.EtherTypeSession, 0, s.sid)
+	e.beginSession(&fb, s)
 	b := binary.BigEndian.AppendUint16(fb.b, protoIPv4)
 	ipOff := len(b)
 	ipLen := 20 + 8 + e.cfg.Size

@@ -1,5 +1,13 @@
 package org.bngpod.app.impl;
 
+import org.bngpod.api.PlacementService;
+import org.bngpod.api.PodService;
+import org.bngpod.api.SessionService;
+import org.bngpod.app.codec.BngPodCodecs;
+import org.onlab.osgi.ServiceDirectory;
+import org.onlab.osgi.TestServiceDirectory;
+import org.onosproject.codec.CodecService;
+import org.onosproject.codec.impl.CodecManager;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -175,6 +183,23 @@ public final class Testbed {
     public void limitStaging(int perResync, int perNode) {
         sessions.maxResync = perResync;
         sessions.maxStaged = perNode;
+    }
+
+    /**
+     * Returns what the REST resources look up: the three services and a codec
+     * service with the app's codecs registered.
+     *
+     * @return the service directory for ResourceTest
+     */
+    public ServiceDirectory webServices() {
+        CodecManager codecs = new CodecManager();
+        codecs.activate();
+        BngPodCodecs.register(codecs);
+        return new TestServiceDirectory()
+                .add(PodService.class, pods)
+                .add(PlacementService.class, placement)
+                .add(SessionService.class, sessions)
+                .add(CodecService.class, codecs);
     }
 
     /** Stops the managers. */

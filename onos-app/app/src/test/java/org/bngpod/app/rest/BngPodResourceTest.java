@@ -3,19 +3,12 @@ package org.bngpod.app.rest;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.common.base.Splitter;
-import org.bngpod.api.PlacementService;
-import org.bngpod.api.PodService;
 import org.bngpod.api.SessionService;
-import org.bngpod.app.codec.BngPodCodecs;
 import org.bngpod.app.impl.Testbed;
 import org.glassfish.jersey.server.ResourceConfig;
 import org.junit.After;
 import org.junit.Before;
 import org.junit.Test;
-import org.onlab.osgi.ServiceDirectory;
-import org.onlab.osgi.TestServiceDirectory;
-import org.onosproject.codec.CodecService;
-import org.onosproject.codec.impl.CodecManager;
 import org.onosproject.rest.resources.ResourceTest;
 
 import javax.ws.rs.client.Entity;
@@ -52,15 +45,7 @@ public class BngPodResourceTest extends ResourceTest {
     @Before
     public void setUpServices() {
         bed = new Testbed(Testbed.fixturePod());
-        CodecManager codecs = new CodecManager();
-        codecs.activate();
-        BngPodCodecs.register(codecs);
-        ServiceDirectory dir = new TestServiceDirectory()
-                .add(PodService.class, bed.pods)
-                .add(PlacementService.class, bed.placement)
-                .add(SessionService.class, bed.sessions)
-                .add(CodecService.class, codecs);
-        setServiceDirectory(dir);
+        setServiceDirectory(bed.webServices());
     }
 
     @After

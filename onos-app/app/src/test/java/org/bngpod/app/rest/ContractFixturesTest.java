@@ -7,21 +7,13 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.common.base.Splitter;
 import org.bngpod.api.GroupPlacement;
 import org.bngpod.api.InstanceStatus;
-import org.bngpod.api.PlacementService;
-import org.bngpod.api.PodService;
 import org.bngpod.api.Session;
 import org.bngpod.api.SessionEvent;
-import org.bngpod.api.SessionService;
-import org.bngpod.app.codec.BngPodCodecs;
 import org.bngpod.app.impl.Testbed;
 import org.glassfish.jersey.server.ResourceConfig;
 import org.junit.After;
 import org.junit.Before;
 import org.junit.Test;
-import org.onlab.osgi.ServiceDirectory;
-import org.onlab.osgi.TestServiceDirectory;
-import org.onosproject.codec.CodecService;
-import org.onosproject.codec.impl.CodecManager;
 import org.onosproject.rest.resources.ResourceTest;
 
 import javax.ws.rs.client.Entity;
@@ -81,15 +73,7 @@ public class ContractFixturesTest extends ResourceTest {
         bed = new Testbed(netcfg.path("apps").path("org.bngpod.app").path("pod"));
         bed.fixClock(FAILOVER_AT);
         bed.sessions.addListener(sessionEvents::add);
-        CodecManager codecs = new CodecManager();
-        codecs.activate();
-        BngPodCodecs.register(codecs);
-        ServiceDirectory dir = new TestServiceDirectory()
-                .add(PodService.class, bed.pods)
-                .add(PlacementService.class, bed.placement)
-                .add(SessionService.class, bed.sessions)
-                .add(CodecService.class, codecs);
-        setServiceDirectory(dir);
+        setServiceDirectory(bed.webServices());
     }
 
     @After
