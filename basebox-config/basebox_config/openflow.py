@@ -8,6 +8,11 @@ Layout (docs/switch-fold.md explains why):
   table 1  access S-tags shared by several lines (split by C-tag): outer tag popped,
            match the C-tag, re-push the S-tag, output to the VF.
   table 2  the same for frames from a VF back to the access port.
+  table 3  a VF's core-side frames (untagged, or on the core VLAN): by source MAC and
+           ARP sender address to the uplink. Kept out of table 0 so that looking a
+           QinQ frame up never consults MAC addresses: Open vSwitch's megaflow for a
+           VF's access-side frames then covers a whole S-tag (or line), not one
+           subscriber MAC, and a new session's frames find it cached (docs/switch-fold.md).
 OpenFlow matches no ranges: each S-tag of a range gets its own entry (as on an OF-DPA
 VLAN table). C-tag ranges become VID/mask blocks, since a split S-tag would otherwise
 need up to 4094 entries.
@@ -18,7 +23,7 @@ from __future__ import annotations
 
 from .fold import Fold, Target
 
-TABLE_CLASSIFY, TABLE_ACCESS_CTAG, TABLE_VF_CTAG = 0, 1, 2
+TABLE_CLASSIFY, TABLE_ACCESS_CTAG, TABLE_VF_CTAG, TABLE_VF_CORE = 0, 1, 2, 3
 PRIO_ARP, PRIO_STEER, PRIO_DROP = 300, 200, 0
 VID_PRESENT = 0x1000
 
@@ -111,7 +116,7 @@ def render_flows(fold: Fold) -> list[str]:
             )
 
     flows.extend(_core_flows(fold))
-    for table in (TABLE_CLASSIFY, TABLE_ACCESS_CTAG, TABLE_VF_CTAG):
+    for table in (TABLE_CLASSIFY, TABLE_ACCESS_CTAG, TABLE_VF_CTAG, TABLE_VF_CORE):
         flows.append(_flow(table, PRIO_DROP, 0, "", "drop"))
     return flows
 
@@ -128,20 +133,22 @@ def _core_flows(fold: Fold) -> list[str]:
             ),
             _flow(0, PRIO_STEER, t.instance_id, f"in_port={up},{vlan},dl_dst={g.core_mac}", f"output:{t.vf_port}"),
             _flow(
-                0,
+                TABLE_VF_CORE,
                 PRIO_STEER,
                 t.instance_id,
-                f"in_port={t.vf_port},{vlan},dl_src={g.core_mac},dl_dst={fold.router_mac}",
+                f"in_port={t.vf_port},dl_src={g.core_mac},dl_dst={fold.router_mac}",
                 f"output:{up}",
             ),
             _flow(
-                0,
+                TABLE_VF_CORE,
                 PRIO_ARP,
                 t.instance_id,
-                f"in_port={t.vf_port},{vlan},dl_src={g.core_mac},dl_dst=ff:ff:ff:ff:ff:ff,arp,arp_spa={g.core_address}",
+                f"in_port={t.vf_port},dl_src={g.core_mac},dl_dst=ff:ff:ff:ff:ff:ff,arp,arp_spa={g.core_address}",
                 f"output:{up}",
             ),
         ]
+    for vf in sorted({g.target.vf_port: g.target.instance_id for g in fold.core_groups}.items()):
+        flows.append(_flow(0, PRIO_STEER, vf[1], f"in_port={vf[0]},{vlan}", f"goto_table:{TABLE_VF_CORE}"))
     return flows
 
 

@@ -72,7 +72,7 @@ def test_flows_steer_each_tag_both_ways():
     assert "push_vlan:0x88a8,mod_vlan_vid:20,output:3302" in text
     # every table ends in a counted drop
     assert [f for f in flows if f.endswith("actions=drop")] == [
-        f"table={t},priority=0,cookie=0x0,actions=drop" for t in (0, 1, 2)
+        f"table={t},priority=0,cookie=0x0,actions=drop" for t in (0, 1, 2, 3)
     ]
 
 
@@ -80,11 +80,28 @@ def test_core_side_by_mac_untagged_and_tagged():
     text = "\n".join(openflow.render_flows(small_fold()))
     assert "in_port=9,vlan_tci=0x0000/0x1000,dl_dst=02:cc:00:00:00:0b,actions=output:3302" in text
     assert "in_port=9,vlan_tci=0x0000/0x1000,arp,arp_tpa=192.0.2.10,actions=output:3301" in text
+    # a VF's core-side frames: in a table of their own, by source MAC
+    assert "table=0,priority=200,cookie=0x7,in_port=3301,vlan_tci=0x0000/0x1000,actions=goto_table:3" in text
     assert (
-        "in_port=3301,vlan_tci=0x0000/0x1000,dl_src=02:cc:00:00:00:0a,dl_dst=02:ee:00:00:00:01,actions=output:9" in text
+        "table=3,priority=200,cookie=0x7,in_port=3301,dl_src=02:cc:00:00:00:0a,dl_dst=02:ee:00:00:00:01,"
+        "actions=output:9" in text
     )
     tagged = "\n".join(openflow.render_flows(small_fold(core_vlan=77)))
     assert "in_port=9,dl_vlan=77,dl_dst=02:cc:00:00:00:0a,actions=output:3301" in tagged
+    assert "table=0,priority=200,cookie=0x8,in_port=3302,dl_vlan=77,actions=goto_table:3" in tagged
+
+
+def test_no_table_0_flow_of_a_vf_matches_a_mac():
+    """Table 0 looks QinQ frames of a VF up by port and S-tag only: a flow there that
+    matched a MAC of that VF would make Open vSwitch cache one megaflow per subscriber MAC
+    for every access-side frame of the VF, so each new session's first frames would miss
+    the cache (and overtake its discovery frames, docs/switch-fold.md)."""
+    for core_vlan in (None, 77):
+        fold = small_fold(core_vlan)
+        vfs = {t.vf_port for t in fold.targets}
+        for f in openflow.render_flows(fold):
+            if f.startswith("table=0,") and any(f"in_port={vf}," in f for vf in vfs):
+                assert "dl_src" not in f and "dl_dst" not in f and "arp" not in f, f
 
 
 def test_overlapping_model_is_refused():
