@@ -197,6 +197,14 @@ def wait_session(user: str, pred, timeout: float = 10.0) -> dict:
     raise AssertionError(f"bng-cp's session of {user} not as expected: {got}")
 
 
+def wait_gone(user: str, timeout: float = 10.0) -> None:
+    """bng-cp holds no session of `user` (it ended and was released)."""
+    deadline = time.monotonic() + timeout
+    while cp_sessions(user):
+        assert time.monotonic() < deadline, f"bng-cp still holds a session of {user}: {cp_sessions(user)}"
+        time.sleep(0.1)
+
+
 def cp_metrics() -> dict[str, float]:
     """bng-cp's Prometheus metrics: 'name{labels}' -> value."""
     pod_cp = "10.200.0.1"  # lab.yaml control_plane.address
