@@ -7,6 +7,8 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/ppp"
 )
 
 // Config is what the emulator does with its subscribers.
@@ -708,9 +710,9 @@ func (e *Emu) sessions() []SessionStatus {
 			ss.SetupMs = float64(s.upAt-s.dialStart) / 1e6
 			ss.UpMs = msSince(s.upAt)
 			switch s.authProto {
-			case protoPAP:
+			case ppp.ProtoPAP:
 				ss.Auth = "pap"
-			case protoCHAP:
+			case ppp.ProtoCHAP:
 				ss.Auth = "chap"
 			}
 		}

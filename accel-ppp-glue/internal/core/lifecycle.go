@@ -332,7 +332,7 @@ func (sh *shard) teardown(s *session, cause int, padt bool, why string) {
 			// 3.7), then the PADT that ends the PPPoE session whether or not
 			// the CPE acknowledges (RFC 2516 5.5).
 			if s.link == nil || s.link.Phase() != ppp.PhaseDead {
-				sh.sendPPP(s, ppp.ProtoLCP, []byte{5, 0xfe, 0, 4})
+				sh.sendPPP(s, ppp.ProtoLCP, []byte{ppp.CodeTermReq, 0xfe, 0, 4})
 			}
 		}
 		sh.sendPADT(s.inst, s.line, s.key.line, s.key.sid, "")

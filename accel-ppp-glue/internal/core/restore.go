@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"sync"
 	"time"
+
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/ppp"
 )
 
 // sidAllocator hands out PPPoE session ids, unique per (access port, S-tag):
@@ -157,7 +159,7 @@ func (d *Daemon) restore() error {
 		sh := d.shardFor(r.MAC)
 		s := &session{
 			sh: sh, key: sessKey{lk, r.PPPoESID}, state: stEstablished, inst: inst, line: line,
-			group: line.Group, rec: r, lastInterim: now,
+			group: line.Group, rec: r, lastInterim: now, restored: ppp.NewRestored(r.MagicTx),
 		}
 		if old := sh.byLine[lk]; old != nil {
 			d.pools[line.Group.Name].Release(r.IPv4)

@@ -87,8 +87,9 @@ type session struct {
 	inst       *config.Instance
 	line       *config.Line
 	group      *config.LineGroup
-	link       *ppp.Link // nil for sessions restored from the store
-	hostUniq   []byte    // PADR's Host-Uniq and Relay-Session-Id, for a repeated PADS
+	link       *ppp.Link     // nil for sessions restored from the store
+	restored   *ppp.Restored // the PPP side of a session restored from the store
+	hostUniq   []byte        // PADR's Host-Uniq and Relay-Session-Id, for a repeated PADS
 	relayID    []byte
 	hasRelay   bool
 	maxPayload uint16

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/binary"
+	"errors"
 	mrand "math/rand/v2"
 	"time"
 
@@ -474,8 +475,8 @@ func (sh *shard) sessionIn(now time.Time, s *session, payload []byte) {
 	if s.state == stTerminating {
 		return
 	}
-	if s.link == nil {
-		sh.restoredIn(now, s, proto, data)
+	if s.restored != nil {
+		sh.restoredIn(s, proto, data)
 		return
 	}
 	if proto == ppp.ProtoLCP {
@@ -485,29 +486,23 @@ func (sh *shard) sessionIn(now time.Time, s *session, payload []byte) {
 	sh.flush(now, s)
 }
 
-// restoredIn handles PPP control frames of a session restored from the
-// store after a CP restart: its PPP negotiation state is gone, but LCP and
-// IPCP are open on both ends and the DP answers echoes. What can still come
-// is a Terminate-Request, an echo the DP did not answer, or a renegotiation.
-func (sh *shard) restoredIn(now time.Time, s *session, proto uint16, data []byte) {
-	if len(data) < 4 {
+// restoredIn handles a PPP frame of a session restored from the store after
+// a CP restart (ppp.Restored says what it takes).
+func (sh *shard) restoredIn(s *session, proto uint16, data []byte) {
+	reply, down, err := s.restored.Input(proto, data)
+	switch {
+	case errors.Is(err, ppp.ErrMalformed):
 		sh.drop("malformed_ppp", "short PPP control packet", "session", s.rec.ID)
 		return
-	}
-	code, id := data[0], data[1]
-	switch {
-	case proto == ppp.ProtoLCP && code == 5: // Terminate-Request
-		sh.sendPPP(s, ppp.ProtoLCP, []byte{6, id, 0, 4})
-		sh.teardown(s, causeUserRequest, true, "LCP Terminate-Request from the subscriber")
-	case proto == ppp.ProtoLCP && code == 9: // Echo-Request
-		rep := []byte{10, id, 0, 8, 0, 0, 0, 0}
-		binary.BigEndian.PutUint32(rep[4:], s.rec.MagicTx)
-		sh.sendPPP(s, ppp.ProtoLCP, rep)
-	case proto == ppp.ProtoLCP && (code == 10 || code == 11): // Echo-Reply, Discard-Request
-	case (proto == ppp.ProtoLCP || proto == ppp.ProtoIPCP) && code == 1: // Configure-Request
-		sh.teardown(s, causeUserError, true, "the subscriber renegotiated a restored session")
-	default:
+	case err != nil:
 		sh.d.m.drops.WithLabelValues("restored_ppp").Inc()
+		return
+	}
+	if reply != nil {
+		sh.sendPPP(s, reply.Proto, reply.Data)
+	}
+	if down != nil {
+		sh.teardown(s, downCause(down.Reason), true, down.Detail)
 	}
 }
 

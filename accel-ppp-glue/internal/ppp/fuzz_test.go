@@ -76,7 +76,7 @@ func FuzzLink(f *testing.F) {
 				if len(p.Data) < 4 || int(binary.BigEndian.Uint16(p.Data[2:])) != len(p.Data) {
 					t.Fatalf("bad Length: %04x % x", p.Proto, p.Data)
 				}
-				if p.Data[0] == codeConfReq {
+				if p.Data[0] == CodeConfReq {
 					switch p.Proto {
 					case ProtoLCP:
 						lastLCP = append(lastLCP[:0], p.Data...)
@@ -152,7 +152,7 @@ func FuzzLink(f *testing.F) {
 				}
 				if len(last) > 0 {
 					ack := append([]byte(nil), last...)
-					ack[0] = codeConfAck
+					ack[0] = CodeConfAck
 					l.Input(now, proto, ack)
 				}
 			}

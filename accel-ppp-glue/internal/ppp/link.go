@@ -524,7 +524,7 @@ func (l *Link) protocolReject(proto uint16, data []byte) {
 	}
 	l.counters.ProtocolRejectsSent++
 	l.lcp.nextID++
-	start := l.begin(codeProtoRej, l.lcp.nextID)
+	start := l.begin(CodeProtoRej, l.lcp.nextID)
 	l.out = binary.BigEndian.AppendUint16(l.out, proto)
 	l.out = append(l.out, data...)
 	l.finish(ProtoLCP, start, true)
@@ -615,7 +615,7 @@ func (l *Link) echoTimeout() {
 		}
 	}
 	l.echoID++
-	start := l.begin(codeEchoReq, l.echoID)
+	start := l.begin(CodeEchoReq, l.echoID)
 	ours, _ := l.Magic()
 	l.out = binary.BigEndian.AppendUint32(l.out, ours)
 	l.finish(ProtoLCP, start, false)

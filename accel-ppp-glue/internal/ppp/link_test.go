@@ -389,12 +389,12 @@ func TestLCPLoopback(t *testing.T) {
 		ps, _ = h.l.Drain()
 		var next []byte
 		for _, p := range ps {
-			if p.Data[0] == codeConfReq {
+			if p.Data[0] == CodeConfReq {
 				next = append([]byte(nil), p.Data...)
 			}
 		}
 		for _, p := range ps {
-			if p.Data[0] != codeConfReq {
+			if p.Data[0] != CodeConfReq {
 				h.l.Input(h.now, ProtoLCP, append([]byte(nil), p.Data...))
 			}
 		}
