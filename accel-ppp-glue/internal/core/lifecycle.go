@@ -36,15 +36,9 @@ func (sh *shard) authorize(now time.Time, s *session, e ppp.EvAuth) {
 		CircuitID: s.rec.CircuitID, RemoteID: s.rec.RemoteID,
 	}
 	go func() {
-		var res *aaa.AccessResult
-		var err error
-		if d.users != nil {
-			res = d.users.Authenticate(req)
-		} else {
-			ctx, cancel := context.WithTimeout(d.ctx, 60*time.Second)
-			res, err = d.radius.Authenticate(ctx, req)
-			cancel()
-		}
+		ctx, cancel := context.WithTimeout(d.ctx, 60*time.Second)
+		res, err := d.auth.Authenticate(ctx, req)
+		cancel()
 		sh.post(func() { sh.authDone(s, res, err) })
 	}()
 }
@@ -224,7 +218,7 @@ func (sh *shard) establish(now time.Time, s *session, e ppp.EvUp) {
 func (d *Daemon) establishPFCP(r *record) (uint64, error) {
 	ctx, cancel := context.WithTimeout(d.ctx, 30*time.Second)
 	defer cancel()
-	up, err := d.pf.Establish(ctx, r.Instance, d.pfcpSession(r))
+	up, err := d.plane.Establish(ctx, r.Instance, d.pfcpSession(r))
 	if err != nil {
 		d.pfcpError("establishment", err)
 		return 0, err
@@ -357,7 +351,7 @@ func (sh *shard) finishTeardown(s *session, up uint64, cause int) {
 	rec := s.rec
 	go func() {
 		ctx, cancel := context.WithTimeout(d.ctx, 30*time.Second)
-		usage, err := d.pf.Delete(ctx, rec.Instance, up)
+		usage, err := d.plane.Delete(ctx, rec.Instance, up)
 		cancel()
 		if err != nil {
 			d.pfcpError("deletion", err)

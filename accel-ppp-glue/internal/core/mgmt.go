@@ -171,7 +171,7 @@ func (d *Daemon) mgmtHandler() http.Handler {
 			byState[v.State]++
 		}
 		api.WriteJSON(w, http.StatusOK, api.Stats{"sessions": len(all), "by_state": byState, "boot": d.boot,
-			"pfcp": d.pf.Stats(), "radius": d.radius.Stats()})
+			"pfcp": d.plane.Stats(), "radius": d.radius.Stats()})
 	})
 	return mux
 }

@@ -139,7 +139,7 @@ func (sh *shard) resynced(s *session, up uint64, err error) {
 	d := sh.d
 	if s.dead {
 		if err == nil {
-			go func() { _, _ = d.pf.Delete(d.ctx, s.rec.Instance, up) }()
+			go func() { _, _ = d.plane.Delete(d.ctx, s.rec.Instance, up) }()
 		}
 		return
 	}

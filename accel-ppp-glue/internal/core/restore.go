@@ -171,7 +171,7 @@ func (d *Daemon) restore() error {
 		sh.byLine[lk] = s
 		d.index(s, true)
 		if r.Established && r.UPSEID != 0 {
-			d.pf.Restore(r.Instance, r.CPSEID, r.UPSEID) // so the DP's reports find it
+			d.plane.Restore(r.Instance, r.CPSEID, r.UPSEID) // so the DP's reports find it
 		}
 		d.m.sessions.WithLabelValues(stEstablished.String()).Inc()
 	}
