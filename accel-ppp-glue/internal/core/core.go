@@ -45,6 +45,14 @@ type Options struct {
 	// PADI admission per client MAC and line: a token bucket.
 	PADIRate  float64 // tokens per second
 	PADIBurst float64
+
+	// The order of a session's first and last frames (closing.go, and
+	// docs/cp/sessions.md). A zero value takes the default noted; a negative
+	// one turns the feature off.
+	LCPStartDelay time.Duration // after the PADS, wait this long for the client's first LCP frame before LCP speaks (100 ms; off: at once)
+	Restart       time.Duration // PPP restart timer (RFC 1661 4.6; 3 s)
+	RestartFirst  time.Duration // restart timer after a first Configure-Request, doubling up to Restart (500 ms; off: Restart throughout)
+	TerminateWait time.Duration // how long the PADT waits for the subscriber's PADT or Terminate-Ack (1 s; off: at once)
 }
 
 func (o *Options) defaults() {
@@ -78,6 +86,21 @@ func (o *Options) defaults() {
 	if o.PADIBurst == 0 {
 		o.PADIBurst = 8
 	}
+	o.LCPStartDelay = durationDefault(o.LCPStartDelay, 100*time.Millisecond)
+	o.Restart = durationDefault(o.Restart, 3*time.Second)
+	o.RestartFirst = durationDefault(o.RestartFirst, 500*time.Millisecond)
+	o.TerminateWait = durationDefault(o.TerminateWait, time.Second)
+}
+
+// durationDefault: 0 is def, a negative duration is 0 (off).
+func durationDefault(v, def time.Duration) time.Duration {
+	switch {
+	case v == 0:
+		return def
+	case v < 0:
+		return 0
+	}
+	return v
 }
 
 // Daemon is the session control plane: it owns the VXLAN endpoint the DP

@@ -189,7 +189,7 @@ func (sh *shard) padrIn(now time.Time, inst *config.Instance, line *config.Line,
 		}
 		// The CPE dials again while the CP still holds its session: it
 		// rebooted. The old session is stale; end it before the new one.
-		sh.teardown(old, causeLostCarrier, false, "replaced by a new PADR from the same CPE")
+		sh.teardown(old, causeLostCarrier, padtNone, "replaced by a new PADR from the same CPE")
 	}
 	sid, ok := d.sids.alloc(lk.port, lk.stag)
 	if !ok {
@@ -232,6 +232,11 @@ func (sh *shard) padrIn(now time.Time, inst *config.Instance, line *config.Line,
 	}
 	s.link = ppp.NewLink(ppp.LinkConfig{
 		MaxMRU: mru, Auth: d.opt.Auth, Magic: magic, // echoes: decided once installed (established)
+		Restart: d.opt.Restart, RestartFirst: d.opt.RestartFirst,
+		// A switch may deliver our first session frame ahead of the PADS, and
+		// a CPE drops it: LCP speaks once the client has (so it has the
+		// PADS), or after the start delay (closing.go has the other end).
+		StartDelay: d.opt.LCPStartDelay,
 	})
 	sh.sessions[s.key] = s
 	sh.byLine[lk] = s

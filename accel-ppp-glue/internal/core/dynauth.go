@@ -116,7 +116,7 @@ func (d *Daemon) dynamic(ctx context.Context, r *aaa.DynRequest) int {
 			if s.dead {
 				return false
 			}
-			s.sh.teardown(s, causeAdminReset, true, "RADIUS Disconnect-Request")
+			s.sh.teardown(s, causeAdminReset, padtSend, "RADIUS Disconnect-Request")
 			return true
 		})
 		if err != nil || !ok {

@@ -110,7 +110,7 @@ func (d *Daemon) mgmtHandler() http.Handler {
 			if s.dead {
 				return res{}
 			}
-			s.sh.teardown(s, causeAdminReset, true, "terminated by the operator")
+			s.sh.teardown(s, causeAdminReset, padtSend, "terminated by the operator")
 			return res{s.view(), true}
 		})
 		if err != nil || !out.ok {

@@ -307,7 +307,7 @@ func (d *Daemon) moveSession(s *session, rec record, to uint32) (movedSession, b
 		}
 		if err != nil {
 			d.m.sessionMoves.WithLabelValues("failed").Inc()
-			s.sh.teardown(s, causeNASError, true, "could not install the session on the line group's new instance: "+err.Error())
+			s.sh.teardown(s, causeNASError, padtSend, "could not install the session on the line group's new instance: "+err.Error())
 			done <- false
 			return
 		}

@@ -73,10 +73,15 @@ type fakePlane struct {
 	seid      atomic.Uint64
 	installed sync.Map // UP SEID -> CP SEID
 	deletes   atomic.Int64
+	hold      chan struct{} // when set, establishments wait for it to close
 }
 
 func (f *fakePlane) Run(ctx context.Context) error { <-ctx.Done(); return nil }
 func (f *fakePlane) Establish(_ context.Context, _ uint32, s *pfcpcp.Session) (uint64, error) {
+	if f.hold != nil {
+		f.log.add("establishing %x", s.CPSEID)
+		<-f.hold
+	}
 	up := f.seid.Add(1)
 	f.installed.Store(up, s.CPSEID)
 	f.log.add("establish %x", s.CPSEID)
@@ -420,6 +425,7 @@ type client struct {
 	magic      uint32
 	id         uint8
 	addr       [4]byte
+	lcpAcked   bool // the client has acked the CP's LCP Configure-Request already
 }
 
 func (p *testPod) client(i int) *client {
@@ -487,7 +493,7 @@ func (c *client) negotiate() {
 	p := c.p
 	p.t.Helper()
 	p.send(c.lcpRequest())
-	ourAcked, theirsAcked := false, false
+	ourAcked, theirsAcked := false, c.lcpAcked
 	for !ourAcked || !theirsAcked {
 		r := p.expect("LCP", 2*time.Second, func(r rxFrame) bool { return r.proto == ppp.ProtoLCP })
 		switch r.code {

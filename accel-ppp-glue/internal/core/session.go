@@ -100,6 +100,12 @@ type session struct {
 	timerOn     bool
 	lastInterim time.Time
 	cause       int // Acct-Terminate-Cause once dead
+
+	// once dead: the state it was torn down in (what its end still needs),
+	// and what its PPPoE session waits for until when (closing.go)
+	endFrom   state
+	closeWait closeWait
+	closeAt   time.Time
 }
 
 // record is a session as it is persisted in the store and shown to

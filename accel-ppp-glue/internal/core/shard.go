@@ -36,6 +36,7 @@ type shard struct {
 	padi     map[lineKey]*bucket
 	padiLine map[lineKey]*bucket // per line (MAC zero): a flood of forged MACs on one line
 	padt     map[lineKey]*bucket // PADTs for unknown sessions, per line and MAC
+	closing  closeQueue          // sessions whose PPPoE session is ending (closing.go)
 
 	out   []byte       // scratch for an outgoing frame
 	batch *vxlan.Batch // outgoing datagrams, sent together
@@ -154,7 +155,11 @@ func (sh *shard) frame(in inFrame) {
 				sh.drop("padt_unknown", "PADT for no session", "instance", in.inst.Name, "sid", f.SessionID)
 				return
 			}
-			sh.teardown(s, causeUserRequest, false, "PADT from the subscriber")
+			if s.closeWait != waitNone {
+				sh.closingPADT(s)
+				return
+			}
+			sh.teardown(s, causeUserRequest, padtNone, "PADT from the subscriber")
 		default:
 			sh.drop("discovery_code", "PPPoE discovery code a client does not send", "code", f.Code)
 		}
@@ -202,6 +207,7 @@ func (sh *shard) sessionIn(now time.Time, s *session, payload []byte) {
 		return
 	}
 	if s.state == stTerminating {
+		sh.closingIn(s, proto, data)
 		return
 	}
 	if s.restored != nil {
@@ -231,7 +237,7 @@ func (sh *shard) restoredIn(s *session, proto uint16, data []byte) {
 		sh.sendPPP(s, reply.Proto, reply.Data)
 	}
 	if down != nil {
-		sh.teardown(s, downCause(down.Reason), true, down.Detail)
+		sh.teardown(s, downCause(down.Reason), padtFor(*down), down.Detail)
 	}
 }
 
@@ -251,7 +257,7 @@ func (sh *shard) flush(now time.Time, s *session) {
 		case ppp.EvUp:
 			sh.establish(now, s, e)
 		case ppp.EvDown:
-			sh.teardown(s, downCause(e.Reason), true, e.Detail)
+			sh.teardown(s, downCause(e.Reason), padtFor(e), e.Detail)
 		}
 	}
 	if s.dead || s.link == nil {
@@ -263,6 +269,16 @@ func (sh *shard) flush(now time.Time, s *session) {
 	} else {
 		sh.timed[s] = struct{}{}
 	}
+}
+
+// padtFor says how the PPPoE session of a link that went down ends: after
+// the subscriber's own PADT when it terminated LCP (and we acked), at once
+// otherwise (the link is dead, or LCP's own Terminate exchange is over).
+func padtFor(e ppp.EvDown) padtMode {
+	if e.Acked {
+		return padtAfterPeer
+	}
+	return padtSend
 }
 
 func downCause(r ppp.DownReason) int {
@@ -281,6 +297,7 @@ func downCause(r ppp.DownReason) int {
 }
 
 func (sh *shard) tick(now time.Time) {
+	sh.closing.expire(now, sh.closeTimeout)
 	for s := range sh.timed {
 		if s.dead || s.link == nil {
 			delete(sh.timed, s)
@@ -298,7 +315,7 @@ func (sh *shard) slowTick(now time.Time) {
 	for _, s := range sh.sessions {
 		if s.state == stEstablished && s.rec.SessionTimeout > 0 &&
 			now.Sub(s.rec.Started) >= time.Duration(s.rec.SessionTimeout)*time.Second {
-			sh.teardown(s, causeSessionTimout, true, "RADIUS Session-Timeout reached")
+			sh.teardown(s, causeSessionTimout, padtSend, "RADIUS Session-Timeout reached")
 		}
 	}
 }

@@ -101,7 +101,23 @@ func (c *cp) scr() {
 	c.reqSent = true
 	l.finish(c.proto, start, false)
 	c.counter--
-	c.deadline = l.now.Add(l.cfg.Restart)
+	c.deadline = l.now.Add(c.confRestart())
+}
+
+// confRestart is the restart timer after a Configure-Request: RestartFirst
+// after the first since the counter was initialized, doubled per request
+// sent since, up to Restart.
+func (c *cp) confRestart() time.Duration {
+	cfg := &c.l.cfg
+	iv := cfg.Restart
+	if cfg.RestartFirst <= 0 || cfg.RestartFirst >= iv {
+		return iv
+	}
+	iv = cfg.RestartFirst
+	for sent := cfg.MaxConfigure - c.counter; sent > 1 && iv < cfg.Restart; sent-- {
+		iv *= 2
+	}
+	return min(iv, cfg.Restart)
 }
 
 // str: send a Terminate-Request.

@@ -258,6 +258,7 @@ func (l *Link) inputLCP(data []byte) {
 			l.down(l.closeReason, l.closeDetail)
 		} else {
 			l.down(DownPeerTerminate, "")
+			l.evs[len(l.evs)-1] = EvDown{Reason: DownPeerTerminate, Acked: true}
 		}
 	case CodeTermAck:
 		if opened {

@@ -38,7 +38,7 @@ func (r *Restored) Input(proto uint16, data []byte) (reply *Packet, down *EvDown
 	switch {
 	case proto == ProtoLCP && code == CodeTermReq:
 		return &Packet{Proto: ProtoLCP, Data: []byte{CodeTermAck, id, 0, 4}},
-			&EvDown{Reason: DownPeerTerminate, Detail: "LCP Terminate-Request from the subscriber"}, nil
+			&EvDown{Reason: DownPeerTerminate, Detail: "LCP Terminate-Request from the subscriber", Acked: true}, nil
 	case proto == ProtoLCP && code == CodeEchoReq:
 		rep := []byte{CodeEchoRep, id, 0, 8, 0, 0, 0, 0}
 		binary.BigEndian.PutUint32(rep[4:], r.magic)

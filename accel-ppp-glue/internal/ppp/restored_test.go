@@ -43,6 +43,8 @@ func TestRestored(t *testing.T) {
 				t.Fatalf("down %+v, want none", down)
 			case tc.down != 0 && (down == nil || down.Reason != tc.down):
 				t.Fatalf("down %+v, want %v", down, tc.down)
+			case down != nil && down.Acked != (tc.down == DownPeerTerminate):
+				t.Fatalf("down %+v: Acked only for the Terminate-Request it answers", down)
 			}
 		})
 	}
