@@ -65,6 +65,13 @@ type sess struct {
 	// the PPPoE session id this client last hung up: the server's late frames
 	// of it (its own PADT after ours, a Terminate-Ack) are expected, not wrong
 	oldSID uint16
+	// our hang-up of oldSID: the Terminate-Ack is still due (a PADT before it
+	// is out of order); a strict hang-up waits for it (PADT, Terminate-Request
+	// again or giving up at hangAt)
+	termAckDue bool
+	hangWait   bool
+	hangTries  uint8
+	hangAt     int64
 
 	// LCP
 	lcpID               uint8
@@ -124,6 +131,8 @@ func (e *Emu) startDial(s *sess) {
 	s.acMAC, s.sid = [6]byte{}, 0
 	s.cookie, s.relay, s.hasRelay = s.cookie[:0], s.relay[:0], false
 	s.earlyN, s.earlySID = 0, 0
+	e.ackSettled(s)
+	s.hangWait = false
 	s.lcpID, s.mru, s.noMRU, s.noMagic, s.ourAcked, s.peerAcked = 0, 1492, false, false, false, false
 	s.peerMRU, s.authProto = 0, 0
 	s.magic = uint32(e.rand64()) | 1
@@ -253,7 +262,8 @@ func (e *Emu) beginStop() {
 
 // hangupN hangs up the next n queued sessions: LCP Terminate-Request (RFC
 // 1661: the server acks and ends the session) and PADT (RFC 2516: in case the
-// request is lost or the server waits for it). Neither is retransmitted.
+// request is lost or the server waits for it), neither retransmitted. A
+// strict client sends the PADT once the Terminate-Ack is in (hangAck).
 func (e *Emu) hangupN(n int) {
 	for _, i := range e.hq[:n] {
 		s := &e.sess[i]
@@ -262,11 +272,115 @@ func (e *Emu) hangupN(n int) {
 		}
 		s.lcpID++
 		e.sendCP(s, ppp.ProtoLCP, ppp.CodeTermReq, s.lcpID, []byte("bng-subemu stop"))
-		e.sendPADT(s)
 		e.st.hangups++
+		s.termAckDue = true
+		e.acksDue++
+		e.lingerUntil = e.now + int64(e.cfg.Retransmit)
+		if e.cfg.Strict {
+			s.hangWait, s.hangTries, s.hangAt = true, 1, e.now+int64(e.cfg.Retransmit)
+			e.hw = append(e.hw, i)
+		} else {
+			e.sendPADT(s)
+		}
 		s.oldSID, s.sid = s.sid, 0
 	}
 	e.hq = e.hq[:copy(e.hq, e.hq[n:])]
+}
+
+// hangWaiting reports whether strict hang-ups still wait for a Terminate-Ack.
+func (e *Emu) hangWaiting() bool {
+	for e.hwHead < len(e.hw) && !e.sess[e.hw[e.hwHead]].hangWait {
+		e.hwHead++
+	}
+	if e.hwHead == len(e.hw) {
+		e.hw, e.hwHead = e.hw[:0], 0
+		return false
+	}
+	return true
+}
+
+// hangTimers: a strict hang-up whose Terminate-Ack is late sends the
+// Terminate-Request once more (RFC 1661 Max-Terminate 2), then gives up
+// waiting and sends the PADT.
+func (e *Emu) hangTimers() {
+	for e.hangWaiting() {
+		i := e.hw[e.hwHead]
+		s := &e.sess[i]
+		if s.hangAt > e.now {
+			return
+		}
+		e.hwHead++
+		if s.hangTries < 2 {
+			s.hangTries++
+			s.hangAt = e.now + int64(e.cfg.Retransmit)
+			e.onOldSID(s, func(s *sess) { e.sendCP(s, ppp.ProtoLCP, ppp.CodeTermReq, s.lcpID, []byte("bng-subemu stop")) })
+			e.hw = append(e.hw, i)
+			continue
+		}
+		e.hangDone(s, true)
+	}
+}
+
+// ackSettled: the Terminate-Ack of our hang-up is in, or no longer awaited.
+func (e *Emu) ackSettled(s *sess) {
+	if s.termAckDue {
+		s.termAckDue = false
+		e.acksDue--
+	}
+}
+
+// hangDone ends a strict hang-up's wait, with our PADT or without (the
+// server's PADT ended the session).
+func (e *Emu) hangDone(s *sess, padt bool) {
+	s.hangWait = false
+	e.ackSettled(s)
+	if padt {
+		e.onOldSID(s, e.sendPADT)
+	}
+}
+
+// onOldSID runs send with the session's frames in the session it hung up.
+func (e *Emu) onOldSID(s *sess, send func(*sess)) {
+	sid := s.sid
+	s.sid = s.oldSID
+	send(s)
+	s.sid = sid
+}
+
+// endHangWaits sends the PADT of every strict hang-up still waiting (the
+// transport failed, or the stop's bound was reached).
+func (e *Emu) endHangWaits() {
+	for e.hangWaiting() {
+		s := &e.sess[e.hw[e.hwHead]]
+		e.hwHead++
+		e.hangDone(s, true)
+	}
+}
+
+// hangAnswer handles the server's answer to our hang-up (a frame of
+// oldSID): the Terminate-Ack (a strict client's PADT goes now), or its
+// PADT (before the Ack: out of the documented order, and the session is over).
+func (e *Emu) hangAnswer(s *sess, f *pppoe.Frame) {
+	if !s.termAckDue {
+		return
+	}
+	if f.EtherType == pppoe.EtherTypeDiscovery {
+		if f.Code == pppoe.CodePADT {
+			e.st.padtBeforeTermAck++
+			e.ackSettled(s)
+			if s.hangWait {
+				e.hangDone(s, false)
+			}
+		}
+		return
+	}
+	p := f.Payload
+	if len(p) >= 6 && binary.BigEndian.Uint16(p) == ppp.ProtoLCP && p[2] == ppp.CodeTermAck && p[3] == s.lcpID {
+		e.ackSettled(s)
+		if s.hangWait {
+			e.hangDone(s, true)
+		}
+	}
 }
 
 // onTimer runs the session's due timers.
@@ -464,6 +578,7 @@ func (e *Emu) late(s *sess, f *pppoe.Frame) bool {
 	}
 	if s.oldSID != 0 && f.SessionID == s.oldSID {
 		e.st.rxLate++
+		e.hangAnswer(s, f)
 		return true
 	}
 	if s.state == stClosed && s.sid != 0 && f.SessionID == s.sid {
@@ -478,10 +593,16 @@ func (e *Emu) late(s *sess, f *pppoe.Frame) bool {
 }
 
 // keepEarly keeps a session frame that came from the offering AC before its
-// PADS (reordered on the way); false when it is not one.
+// PADS (reordered on the way), or drops it in strict mode; false when it is
+// not one.
 func (e *Emu) keepEarly(s *sess, f *pppoe.Frame) bool {
 	if s.state != stPADR || s.sid != 0 || f.Src != s.acMAC || f.SessionID == 0 || f.SessionID == 0xffff {
 		return false
+	}
+	e.st.rxEarly++
+	if e.cfg.Strict {
+		e.st.rxEarlyDropped++ // a CPE has no session to put it in yet
+		return true
 	}
 	if s.earlyN > 0 && f.SessionID != s.earlySID {
 		s.earlyN = 0 // another session id: only the latest offer counts
@@ -493,7 +614,6 @@ func (e *Emu) keepEarly(s *sess, f *pppoe.Frame) bool {
 	s.earlySID = f.SessionID
 	s.early[s.earlyN] = append(s.early[s.earlyN][:0], f.Payload...)
 	s.earlyN++
-	e.st.rxEarly++
 	return true
 }
 
