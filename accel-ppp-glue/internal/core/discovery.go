@@ -171,14 +171,7 @@ func (sh *shard) padrIn(now time.Time, inst *config.Instance, line *config.Line,
 		return
 	}
 	if !tags.HasServiceName || !sh.acceptService(tags.ServiceName) {
-		rep := sh.discoveryReply(line, lk, pppoe.CodePADS, 0)
-		var p []byte
-		p = pppoe.AppendTag(p, pppoe.TagServiceNameError, []byte("service not offered"))
-		if tags.HasHostUniq {
-			p = pppoe.AppendTag(p, pppoe.TagHostUniq, tags.HostUniq)
-		}
-		rep.Payload = p
-		sh.sendDiscovery(inst, rep, "pads_error")
+		sh.sendPADSError(inst, line, lk, &tags, pppoe.TagServiceNameError, "service not offered")
 		return
 	}
 	if old := sh.byLine[lk]; old != nil {
@@ -193,14 +186,7 @@ func (sh *shard) padrIn(now time.Time, inst *config.Instance, line *config.Line,
 	}
 	sid, ok := d.sids.alloc(lk.port, lk.stag)
 	if !ok {
-		rep := sh.discoveryReply(line, lk, pppoe.CodePADS, 0)
-		var p []byte
-		p = pppoe.AppendTag(p, pppoe.TagACSystemError, []byte("no free session id"))
-		if tags.HasHostUniq {
-			p = pppoe.AppendTag(p, pppoe.TagHostUniq, tags.HostUniq)
-		}
-		rep.Payload = p
-		sh.sendDiscovery(inst, rep, "pads_error")
+		sh.sendPADSError(inst, line, lk, &tags, pppoe.TagACSystemError, "no free session id")
 		sh.drop("no_session_id", "no free PPPoE session id", "port", lk.port, "stag", lk.stag)
 		return
 	}
@@ -244,6 +230,18 @@ func (sh *shard) padrIn(now time.Time, inst *config.Instance, line *config.Line,
 	sh.sendPADS(s, tags.ServiceName)
 	s.link.Start(now)
 	sh.flush(now, s)
+}
+
+// sendPADSError refuses a PADR: a PADS with session id 0 and the error tag
+// (RFC 2516 5.4), the client's Host-Uniq echoed.
+func (sh *shard) sendPADSError(inst *config.Instance, line *config.Line, lk lineKey, tags *pppoe.Tags, tag uint16, msg string) {
+	rep := sh.discoveryReply(line, lk, pppoe.CodePADS, 0)
+	p := pppoe.AppendTag(nil, tag, []byte(msg))
+	if tags.HasHostUniq {
+		p = pppoe.AppendTag(p, pppoe.TagHostUniq, tags.HostUniq)
+	}
+	rep.Payload = p
+	sh.sendDiscovery(inst, rep, "pads_error")
 }
 
 func (sh *shard) sendPADS(s *session, service []byte) {

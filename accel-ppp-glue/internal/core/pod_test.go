@@ -493,19 +493,7 @@ func (c *client) negotiate() {
 	p := c.p
 	p.t.Helper()
 	p.send(c.lcpRequest())
-	ourAcked, theirsAcked := false, c.lcpAcked
-	for !ourAcked || !theirsAcked {
-		r := p.expect("LCP", 2*time.Second, func(r rxFrame) bool { return r.proto == ppp.ProtoLCP })
-		switch r.code {
-		case ppp.CodeConfReq:
-			p.send(c.cpFrame(ppp.ProtoLCP, ppp.CodeConfAck, r.id, r.body))
-			theirsAcked = true
-		case ppp.CodeConfAck:
-			ourAcked = true
-		default:
-			p.t.Fatalf("LCP: %v", r)
-		}
-	}
+	c.configure(ppp.ProtoLCP, c.lcpAcked, nil)
 	pap := []byte{byte(len(c.user))}
 	pap = append(pap, c.user...)
 	pap = append(pap, byte(len(podPassword)))
@@ -514,21 +502,31 @@ func (c *client) negotiate() {
 	p.expect("PAP Ack", 2*time.Second, func(r rxFrame) bool { return r.is(ppp.ProtoPAP, ppp.PAPAck) })
 	c.id++
 	p.send(c.cpFrame(ppp.ProtoIPCP, ppp.CodeConfReq, c.id, []byte{ppp.IPCPOptAddress, 6, 0, 0, 0, 0}))
-	ourAcked, theirsAcked = false, false
-	for !ourAcked || !theirsAcked {
-		r := p.expect("IPCP", 2*time.Second, func(r rxFrame) bool { return r.proto == ppp.ProtoIPCP })
-		switch r.code {
-		case ppp.CodeConfReq:
-			p.send(c.cpFrame(ppp.ProtoIPCP, ppp.CodeConfAck, r.id, r.body))
-			theirsAcked = true
-		case ppp.CodeConfNak:
-			copy(c.addr[:], r.body[2:6])
-			c.id++
-			p.send(c.cpFrame(ppp.ProtoIPCP, ppp.CodeConfReq, c.id, append([]byte{ppp.IPCPOptAddress, 6}, c.addr[:]...)))
-		case ppp.CodeConfAck:
-			ourAcked = true
+	c.configure(ppp.ProtoIPCP, false, func(r rxFrame) {
+		copy(c.addr[:], r.body[2:6])
+		c.id++
+		p.send(c.cpFrame(ppp.ProtoIPCP, ppp.CodeConfReq, c.id, append([]byte{ppp.IPCPOptAddress, 6}, c.addr[:]...)))
+	})
+}
+
+// configure answers the CP's Configure-Requests of proto with Acks until
+// both sides are acked (theirs already when acked); nak handles a Nak of ours.
+func (c *client) configure(proto uint16, acked bool, nak func(rxFrame)) {
+	p := c.p
+	p.t.Helper()
+	ours := false
+	for !ours || !acked {
+		r := p.expect(fmt.Sprintf("protocol %#04x", proto), 2*time.Second, func(r rxFrame) bool { return r.proto == proto })
+		switch {
+		case r.code == ppp.CodeConfReq:
+			p.send(c.cpFrame(proto, ppp.CodeConfAck, r.id, r.body))
+			acked = true
+		case r.code == ppp.CodeConfAck:
+			ours = true
+		case r.code == ppp.CodeConfNak && nak != nil:
+			nak(r)
 		default:
-			p.t.Fatalf("IPCP: %v", r)
+			p.t.Fatalf("%v", r)
 		}
 	}
 }
