@@ -54,6 +54,9 @@ func FuzzLink(f *testing.F) {
 			cfg.Auth = []AuthMethod{AuthCHAP}
 			cfg.MaxMRU = 1500
 		}
+		if b[0]&4 != 0 { // bng-cp's start: passive, first requests retransmitted soon
+			cfg.StartDelay, cfg.RestartFirst = 100*time.Millisecond, 500*time.Millisecond
+		}
 		b = b[1:]
 		l := NewLink(cfg)
 		now := t0
