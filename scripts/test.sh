@@ -41,7 +41,12 @@ c_tests() {
 }
 
 go_tests() {
-    (cd accel-ppp-glue && go test -count=1 ./...)
+    # BNGPOD_REQUIRE_POD=1: a Go test whose prerequisite is missing fails instead of
+    # skipping (internal/prereq). They need root, FreeRADIUS, radclient, tshark, ip and
+    # the C build: server-dp/build/bng-dp, server-dp/build/tests/pfcp-up-pipe and
+    # pfcp-encode-samples (c_tests builds them first). The raw-socket and bng-dp tests
+    # take /tmp/bngpod-netns.lock themselves.
+    (cd accel-ppp-glue && BNGPOD_REQUIRE_POD=1 go test -count=1 ./...)
 }
 
 java_tests() {

@@ -43,6 +43,10 @@ func run(args []string, stderr io.Writer) int {
 		services  = fs.String("service-names", "", "comma-separated Service-Names offered (empty: any)")
 		maxPay    = fs.Uint("max-payload", 1500, "largest PPP-Max-Payload granted (RFC 4638), 1492..9000")
 		shards    = fs.Int("shards", 4, "session shards (goroutines)")
+		lcpStart  = fs.Duration("lcp-start-delay", 100*time.Millisecond, "after the PADS, wait this long for the client's first LCP frame before sending our Configure-Request (0: at once)")
+		restart   = fs.Duration("ppp-restart", 3*time.Second, "PPP restart timer (RFC 1661): retransmission of Configure- and Terminate-Requests")
+		restart1  = fs.Duration("ppp-restart-first", 500*time.Millisecond, "restart timer after a first Configure-Request, doubled per retransmission up to --ppp-restart (0: --ppp-restart throughout)")
+		termWait  = fs.Duration("terminate-wait", time.Second, "how long the PADT waits for the subscriber's own PADT (after its LCP Terminate-Request) or its Terminate-Ack (after ours) (0: no wait)")
 		logFormat = fs.String("log-format", "json", "log format: json or text")
 		logLevel  = fs.String("log-level", "info", "log level: debug, info, warn, error")
 		cpuProf   = fs.String("cpuprofile", "", "write a Go CPU profile to this file until exit (benchmarks)")
@@ -102,6 +106,25 @@ func run(args []string, stderr io.Writer) int {
 	if *shards < 1 || *shards > 256 {
 		return usage("-shards: %d is outside 1..256", *shards)
 	}
+	if *lcpStart < 0 || *lcpStart > 3*time.Second {
+		return usage("-lcp-start-delay: %v is outside 0..3s", *lcpStart)
+	}
+	if *restart < 100*time.Millisecond || *restart > 60*time.Second {
+		return usage("-ppp-restart: %v is outside 100ms..60s", *restart)
+	}
+	if *restart1 < 0 || *restart1 > *restart {
+		return usage("-ppp-restart-first: %v is outside 0..%v (-ppp-restart)", *restart1, *restart)
+	}
+	if *termWait < 0 || *termWait > 10*time.Second {
+		return usage("-terminate-wait: %v is outside 0..10s", *termWait)
+	}
+	// core.Options: 0 takes the default, a negative duration turns it off.
+	off := func(d time.Duration) time.Duration {
+		if d == 0 {
+			return -1
+		}
+		return d
+	}
 	var names []string
 	if *services != "" {
 		for _, s := range strings.Split(*services, ",") {
@@ -117,6 +140,7 @@ func run(args []string, stderr io.Writer) int {
 		Config: cfg, StateDir: *stateDir, UsersFile: *users, MetricsAddr: *metrics, CtlSocket: *ctl,
 		EchoInterval: *echoIv, EchoFailures: *echoFail, Interim: *interim, Auth: methods,
 		ACName: *acName, ServiceNames: names, MaxPayload: uint16(*maxPay), Shards: *shards, Logger: log,
+		LCPStartDelay: off(*lcpStart), Restart: *restart, RestartFirst: off(*restart1), TerminateWait: off(*termWait),
 	})
 	if err != nil {
 		log.Error("cannot start", "err", err)

@@ -5,6 +5,7 @@ import (
 	"crypto/md5"
 	"encoding/binary"
 
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/ppp"
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/pppoe"
 )
 
@@ -64,6 +65,13 @@ type sess struct {
 	// the PPPoE session id this client last hung up: the server's late frames
 	// of it (its own PADT after ours, a Terminate-Ack) are expected, not wrong
 	oldSID uint16
+	// our hang-up of oldSID: the Terminate-Ack is still due (a PADT before it
+	// is out of order); a strict hang-up waits for it (PADT, Terminate-Request
+	// again or giving up at hangAt)
+	termAckDue bool
+	hangWait   bool
+	hangTries  uint8
+	hangAt     int64
 
 	// LCP
 	lcpID               uint8
@@ -123,6 +131,8 @@ func (e *Emu) startDial(s *sess) {
 	s.acMAC, s.sid = [6]byte{}, 0
 	s.cookie, s.relay, s.hasRelay = s.cookie[:0], s.relay[:0], false
 	s.earlyN, s.earlySID = 0, 0
+	e.ackSettled(s)
+	s.hangWait = false
 	s.lcpID, s.mru, s.noMRU, s.noMagic, s.ourAcked, s.peerAcked = 0, 1492, false, false, false, false
 	s.peerMRU, s.authProto = 0, 0
 	s.magic = uint32(e.rand64()) | 1
@@ -252,7 +262,8 @@ func (e *Emu) beginStop() {
 
 // hangupN hangs up the next n queued sessions: LCP Terminate-Request (RFC
 // 1661: the server acks and ends the session) and PADT (RFC 2516: in case the
-// request is lost or the server waits for it). Neither is retransmitted.
+// request is lost or the server waits for it), neither retransmitted. A
+// strict client sends the PADT once the Terminate-Ack is in (hangAck).
 func (e *Emu) hangupN(n int) {
 	for _, i := range e.hq[:n] {
 		s := &e.sess[i]
@@ -260,12 +271,116 @@ func (e *Emu) hangupN(n int) {
 			continue // the server ended it meanwhile
 		}
 		s.lcpID++
-		e.sendCP(s, protoLCP, termReq, s.lcpID, []byte("bng-subemu stop"))
-		e.sendPADT(s)
+		e.sendCP(s, ppp.ProtoLCP, ppp.CodeTermReq, s.lcpID, []byte("bng-subemu stop"))
 		e.st.hangups++
+		s.termAckDue = true
+		e.acksDue++
+		e.lingerUntil = e.now + int64(e.cfg.Retransmit)
+		if e.cfg.Strict {
+			s.hangWait, s.hangTries, s.hangAt = true, 1, e.now+int64(e.cfg.Retransmit)
+			e.hw = append(e.hw, i)
+		} else {
+			e.sendPADT(s)
+		}
 		s.oldSID, s.sid = s.sid, 0
 	}
 	e.hq = e.hq[:copy(e.hq, e.hq[n:])]
+}
+
+// hangWaiting reports whether strict hang-ups still wait for a Terminate-Ack.
+func (e *Emu) hangWaiting() bool {
+	for e.hwHead < len(e.hw) && !e.sess[e.hw[e.hwHead]].hangWait {
+		e.hwHead++
+	}
+	if e.hwHead == len(e.hw) {
+		e.hw, e.hwHead = e.hw[:0], 0
+		return false
+	}
+	return true
+}
+
+// hangTimers: a strict hang-up whose Terminate-Ack is late sends the
+// Terminate-Request once more (RFC 1661 Max-Terminate 2), then gives up
+// waiting and sends the PADT.
+func (e *Emu) hangTimers() {
+	for e.hangWaiting() {
+		i := e.hw[e.hwHead]
+		s := &e.sess[i]
+		if s.hangAt > e.now {
+			return
+		}
+		e.hwHead++
+		if s.hangTries < 2 {
+			s.hangTries++
+			s.hangAt = e.now + int64(e.cfg.Retransmit)
+			e.onOldSID(s, func(s *sess) { e.sendCP(s, ppp.ProtoLCP, ppp.CodeTermReq, s.lcpID, []byte("bng-subemu stop")) })
+			e.hw = append(e.hw, i)
+			continue
+		}
+		e.hangDone(s, true)
+	}
+}
+
+// ackSettled: the Terminate-Ack of our hang-up is in, or no longer awaited.
+func (e *Emu) ackSettled(s *sess) {
+	if s.termAckDue {
+		s.termAckDue = false
+		e.acksDue--
+	}
+}
+
+// hangDone ends a strict hang-up's wait, with our PADT or without (the
+// server's PADT ended the session).
+func (e *Emu) hangDone(s *sess, padt bool) {
+	s.hangWait = false
+	e.ackSettled(s)
+	if padt {
+		e.onOldSID(s, e.sendPADT)
+	}
+}
+
+// onOldSID runs send with the session's frames in the session it hung up.
+func (e *Emu) onOldSID(s *sess, send func(*sess)) {
+	sid := s.sid
+	s.sid = s.oldSID
+	send(s)
+	s.sid = sid
+}
+
+// endHangWaits sends the PADT of every strict hang-up still waiting (the
+// transport failed, or the stop's bound was reached).
+func (e *Emu) endHangWaits() {
+	for e.hangWaiting() {
+		s := &e.sess[e.hw[e.hwHead]]
+		e.hwHead++
+		e.hangDone(s, true)
+	}
+}
+
+// hangAnswer handles the server's answer to our hang-up (a frame of
+// oldSID): the Terminate-Ack (a strict client's PADT goes now), or its
+// PADT (before the Ack: out of the documented order, and the session is over).
+func (e *Emu) hangAnswer(s *sess, f *pppoe.Frame) {
+	if !s.termAckDue {
+		return
+	}
+	if f.EtherType == pppoe.EtherTypeDiscovery {
+		if f.Code == pppoe.CodePADT {
+			e.st.padtBeforeTermAck++
+			e.ackSettled(s)
+			if s.hangWait {
+				e.hangDone(s, false)
+			}
+		}
+		return
+	}
+	p := f.Payload
+	if len(p) >= 6 && binary.BigEndian.Uint16(p) == ppp.ProtoLCP && p[2] == ppp.CodeTermAck && p[3] == s.lcpID {
+		e.ackSettled(s)
+		if s.hangWait {
+			e.hangDone(s, true)
+		}
+	}
 }
 
 // onTimer runs the session's due timers.
@@ -335,7 +450,7 @@ func (e *Emu) retransmit(s *sess) {
 			e.sendLCPReq(s)
 		}
 	case stAuth:
-		if s.authProto == protoPAP {
+		if s.authProto == ppp.ProtoPAP {
 			e.sendPAP(s)
 		}
 		// CHAP: the authenticator retransmits its challenge
@@ -463,6 +578,7 @@ func (e *Emu) late(s *sess, f *pppoe.Frame) bool {
 	}
 	if s.oldSID != 0 && f.SessionID == s.oldSID {
 		e.st.rxLate++
+		e.hangAnswer(s, f)
 		return true
 	}
 	if s.state == stClosed && s.sid != 0 && f.SessionID == s.sid {
@@ -477,10 +593,16 @@ func (e *Emu) late(s *sess, f *pppoe.Frame) bool {
 }
 
 // keepEarly keeps a session frame that came from the offering AC before its
-// PADS (reordered on the way); false when it is not one.
+// PADS (reordered on the way), or drops it in strict mode; false when it is
+// not one.
 func (e *Emu) keepEarly(s *sess, f *pppoe.Frame) bool {
 	if s.state != stPADR || s.sid != 0 || f.Src != s.acMAC || f.SessionID == 0 || f.SessionID == 0xffff {
 		return false
+	}
+	e.st.rxEarly++
+	if e.cfg.Strict {
+		e.st.rxEarlyDropped++ // a CPE has no session to put it in yet
+		return true
 	}
 	if s.earlyN > 0 && f.SessionID != s.earlySID {
 		s.earlyN = 0 // another session id: only the latest offer counts
@@ -492,7 +614,6 @@ func (e *Emu) keepEarly(s *sess, f *pppoe.Frame) bool {
 	s.earlySID = f.SessionID
 	s.early[s.earlyN] = append(s.early[s.earlyN][:0], f.Payload...)
 	s.earlyN++
-	e.st.rxEarly++
 	return true
 }
 
@@ -527,7 +648,7 @@ func (e *Emu) sessionFrame(s *sess, f *pppoe.Frame) {
 		return
 	}
 	proto := binary.BigEndian.Uint16(p)
-	if proto == protoIPv4 {
+	if proto == ppp.ProtoIPv4 {
 		if s.state == stUp {
 			e.rxUDP(s, p[2:])
 		} else {
@@ -537,7 +658,7 @@ func (e *Emu) sessionFrame(s *sess, f *pppoe.Frame) {
 	}
 	var pkt cpPacket
 	switch proto {
-	case protoLCP, protoPAP, protoCHAP, protoIPCP:
+	case ppp.ProtoLCP, ppp.ProtoPAP, ppp.ProtoCHAP, ppp.ProtoIPCP:
 		var ok bool
 		if pkt, ok = parseCP(p[2:]); !ok {
 			e.st.rxMalformed++
@@ -545,13 +666,13 @@ func (e *Emu) sessionFrame(s *sess, f *pppoe.Frame) {
 		}
 	}
 	switch proto {
-	case protoLCP:
+	case ppp.ProtoLCP:
 		e.lcp(s, pkt)
-	case protoPAP:
+	case ppp.ProtoPAP:
 		e.pap(s, pkt)
-	case protoCHAP:
+	case ppp.ProtoCHAP:
 		e.chap(s, pkt)
-	case protoIPCP:
+	case ppp.ProtoIPCP:
 		e.ipcp(s, pkt)
 	default:
 		// IPv6CP, CCP, ...: not run here (RFC 1661 5.7), once LCP is open
@@ -567,10 +688,10 @@ func (e *Emu) sessionFrame(s *sess, f *pppoe.Frame) {
 // lcpOptions appends our LCP Configure-Request options.
 func (s *sess) lcpOptions(b []byte) []byte {
 	if !s.noMRU {
-		b = append(b, lcpMRU, 4, byte(s.mru>>8), byte(s.mru))
+		b = append(b, ppp.LCPOptMRU, 4, byte(s.mru>>8), byte(s.mru))
 	}
 	if !s.noMagic {
-		b = append(b, lcpMagic, 6)
+		b = append(b, ppp.LCPOptMagic, 6)
 		b = binary.BigEndian.AppendUint32(b, s.magic)
 	}
 	return b
@@ -592,7 +713,7 @@ func (e *Emu) wantAuth() []byte {
 
 func (e *Emu) lcp(s *sess, p cpPacket) {
 	switch p.code {
-	case confReq:
+	case ppp.CodeConfReq:
 		if s.state >= stIPCP {
 			// the peer restarted LCP after authentication: this session is over
 			if s.state == stUp {
@@ -603,7 +724,7 @@ func (e *Emu) lcp(s *sess, p cpPacket) {
 			return
 		}
 		e.lcpConfReq(s, p)
-	case confAck:
+	case ppp.CodeConfAck:
 		var tmp [16]byte
 		if s.state != stLCP || p.id != s.lcpID || s.ourAcked || !bytes.Equal(p.data, s.lcpOptions(tmp[:0])) {
 			e.unexpected()
@@ -611,7 +732,7 @@ func (e *Emu) lcp(s *sess, p cpPacket) {
 		}
 		s.ourAcked = true
 		e.lcpMaybeOpen(s)
-	case confNak, confRej:
+	case ppp.CodeConfNak, ppp.CodeConfRej:
 		if s.state != stLCP || p.id != s.lcpID || s.ourAcked || !validOptions(p.data) {
 			e.unexpected()
 			return
@@ -620,16 +741,16 @@ func (e *Emu) lcp(s *sess, p cpPacket) {
 			typ, val, _, rest := nextOption(o)
 			o = rest
 			switch typ {
-			case lcpMRU:
-				if p.code == confRej {
+			case ppp.LCPOptMRU:
+				if p.code == ppp.CodeConfRej {
 					s.noMRU = true
 				} else if len(val) == 2 {
 					if v := binary.BigEndian.Uint16(val); v >= 128 && v <= 1492 {
 						s.mru = v
 					}
 				}
-			case lcpMagic:
-				if p.code == confRej {
+			case ppp.LCPOptMagic:
+				if p.code == ppp.CodeConfRej {
 					s.noMagic = true
 				} else {
 					s.magic = uint32(e.rand64()) | 1
@@ -638,15 +759,15 @@ func (e *Emu) lcp(s *sess, p cpPacket) {
 		}
 		s.lcpID++
 		e.sendLCPReq(s)
-	case termReq:
-		e.sendCP(s, protoLCP, termAck, p.id, nil)
+	case ppp.CodeTermReq:
+		e.sendCP(s, ppp.ProtoLCP, ppp.CodeTermAck, p.id, nil)
 		s.oldSID, s.sid = s.sid, 0 // the server follows with its own PADT
 		if s.state == stUp {
 			e.drop(s, "peer_terminate")
 		} else {
 			e.fail(s, "peer_terminate")
 		}
-	case echoReq:
+	case ppp.CodeEchoReq:
 		if s.state <= stLCP || len(p.data) < 4 {
 			e.unexpected()
 			return
@@ -657,14 +778,14 @@ func (e *Emu) lcp(s *sess, p cpPacket) {
 		}
 		var fb frameBuilder
 		e.beginSession(&fb, s)
-		st := fb.cp(protoLCP, echoRep, p.id)
+		st := fb.cp(ppp.ProtoLCP, ppp.CodeEchoRep, p.id)
 		fb.b = binary.BigEndian.AppendUint32(fb.b, s.ourMagic())
 		fb.b = append(fb.b, p.data[4:]...)
 		fb.cpEnd(st)
 		e.commit(fb.end())
 		s.echoAnswered++
 		e.st.echoAnswered++
-	case echoRep:
+	case ppp.CodeEchoRep:
 		if len(p.data) < 4 {
 			e.st.rxMalformed++
 			return
@@ -676,8 +797,8 @@ func (e *Emu) lcp(s *sess, p cpPacket) {
 		s.echoPending, s.echoMisses = false, 0
 		s.echoReplies++
 		e.st.echoReplies++
-	case discReq:
-	case codeRej, protoRej, termAck:
+	case ppp.CodeDiscardReq:
+	case ppp.CodeCodeRej, ppp.CodeProtoRej, ppp.CodeTermAck:
 		e.unexpected()
 	default:
 		e.unexpected()
@@ -689,7 +810,7 @@ func (e *Emu) lcp(s *sess, p cpPacket) {
 			s.rejID++
 			var fb frameBuilder
 			e.beginSession(&fb, s)
-			st := fb.cp(protoLCP, codeRej, s.rejID)
+			st := fb.cp(ppp.ProtoLCP, ppp.CodeCodeRej, s.rejID)
 			fb.b = append(fb.b, hdr[:]...)
 			d := p.data
 			if len(d) > 1400 {
@@ -719,19 +840,19 @@ func (e *Emu) lcpConfReq(s *sess, p cpPacket) {
 		typ, val, whole, rest := nextOption(o)
 		o = rest
 		switch {
-		case typ == lcpMRU && len(val) == 2:
+		case typ == ppp.LCPOptMRU && len(val) == 2:
 			mru = binary.BigEndian.Uint16(val)
-		case typ == lcpMagic && len(val) == 4:
+		case typ == ppp.LCPOptMagic && len(val) == 4:
 			if m := binary.BigEndian.Uint32(val); m != 0 && m == s.ourMagic() {
 				e.st.echoLoops++
-				n = append(n, lcpMagic, 6)
+				n = append(n, ppp.LCPOptMagic, 6)
 				n = binary.BigEndian.AppendUint32(n, m^0x5a5a5a5a)
 			}
-		case typ == lcpAuth && len(val) >= 2:
+		case typ == ppp.LCPOptAuth && len(val) >= 2:
 			if bytes.Equal(val, want) {
 				auth = binary.BigEndian.Uint16(want)
 			} else {
-				n = append(n, lcpAuth, byte(2+len(want)))
+				n = append(n, ppp.LCPOptAuth, byte(2+len(want)))
 				n = append(n, want...)
 			}
 		default:
@@ -742,11 +863,11 @@ func (e *Emu) lcpConfReq(s *sess, p cpPacket) {
 	}
 	switch {
 	case len(r) > 0:
-		e.sendCP(s, protoLCP, confRej, p.id, r)
+		e.sendCP(s, ppp.ProtoLCP, ppp.CodeConfRej, p.id, r)
 	case len(n) > 0:
-		e.sendCP(s, protoLCP, confNak, p.id, n)
+		e.sendCP(s, ppp.ProtoLCP, ppp.CodeConfNak, p.id, n)
 	default:
-		e.sendCP(s, protoLCP, confAck, p.id, p.data)
+		e.sendCP(s, ppp.ProtoLCP, ppp.CodeConfAck, p.id, p.data)
 		s.peerMRU, s.authProto = mru, auth
 		if s.state == stLCP {
 			s.peerAcked = true
@@ -761,12 +882,12 @@ func (e *Emu) lcpMaybeOpen(s *sess) {
 		return
 	}
 	switch s.authProto {
-	case protoPAP:
+	case ppp.ProtoPAP:
 		s.state = stAuth
 		s.papID++
 		e.sendPAP(s)
 		e.phase(s)
-	case protoCHAP:
+	case ppp.ProtoCHAP:
 		s.state = stAuth
 		e.phase(s)
 	default:
@@ -777,14 +898,14 @@ func (e *Emu) lcpMaybeOpen(s *sess) {
 // --- authentication
 
 func (e *Emu) pap(s *sess, p cpPacket) {
-	if s.state != stAuth || s.authProto != protoPAP || p.id != s.papID {
+	if s.state != stAuth || s.authProto != ppp.ProtoPAP || p.id != s.papID {
 		e.unexpected()
 		return
 	}
 	switch p.code {
-	case papAck:
+	case ppp.PAPAck:
 		e.startIPCP(s)
-	case papNak:
+	case ppp.PAPNak:
 		e.fail(s, "auth_rejected")
 	default:
 		e.unexpected()
@@ -792,12 +913,12 @@ func (e *Emu) pap(s *sess, p cpPacket) {
 }
 
 func (e *Emu) chap(s *sess, p cpPacket) {
-	if s.state != stAuth || s.authProto != protoCHAP {
+	if s.state != stAuth || s.authProto != ppp.ProtoCHAP {
 		e.unexpected()
 		return
 	}
 	switch p.code {
-	case chapChallenge:
+	case ppp.CHAPChallenge:
 		if len(p.data) < 1 || int(p.data[0]) == 0 || len(p.data) < 1+int(p.data[0]) {
 			e.st.rxMalformed++
 			return
@@ -812,19 +933,19 @@ func (e *Emu) chap(s *sess, p cpPacket) {
 		s.chapID = p.id
 		var fb frameBuilder
 		e.beginSession(&fb, s)
-		st := fb.cp(protoCHAP, chapResponse, p.id)
+		st := fb.cp(ppp.ProtoCHAP, ppp.CHAPResponse, p.id)
 		fb.b = append(fb.b, 16)
 		fb.b = append(fb.b, sum[:]...)
 		fb.b = append(fb.b, s.sub.User...)
 		fb.cpEnd(st)
 		e.commit(fb.end())
-	case chapSuccess:
+	case ppp.CHAPSuccess:
 		if p.id != s.chapID {
 			e.unexpected()
 			return
 		}
 		e.startIPCP(s)
-	case chapFailure:
+	case ppp.CHAPFailure:
 		if p.id != s.chapID {
 			e.unexpected()
 			return
@@ -838,14 +959,14 @@ func (e *Emu) chap(s *sess, p cpPacket) {
 // --- IPCP
 
 func (s *sess) ipcpOptions(b []byte) []byte {
-	b = append(b, ipcpAddr, 6)
+	b = append(b, ppp.IPCPOptAddress, 6)
 	b = append(b, s.addr[:]...)
 	if s.wantDNS1 {
-		b = append(b, ipcpDNS1, 6)
+		b = append(b, ppp.IPCPOptDNS1, 6)
 		b = append(b, s.dns1[:]...)
 	}
 	if s.wantDNS2 {
-		b = append(b, ipcpDNS2, 6)
+		b = append(b, ppp.IPCPOptDNS2, 6)
 		b = append(b, s.dns2[:]...)
 	}
 	return b
@@ -864,7 +985,7 @@ func (e *Emu) ipcp(s *sess, p cpPacket) {
 		return
 	}
 	switch p.code {
-	case confReq:
+	case ppp.CodeConfReq:
 		if !validOptions(p.data) {
 			e.st.rxMalformed++
 			return
@@ -874,7 +995,7 @@ func (e *Emu) ipcp(s *sess, p cpPacket) {
 		for o := p.data; len(o) > 0; {
 			typ, val, whole, rest := nextOption(o)
 			o = rest
-			if typ == ipcpAddr && len(val) == 4 {
+			if typ == ppp.IPCPOptAddress && len(val) == 4 {
 				continue
 			}
 			if len(r)+len(whole) <= cap(r) {
@@ -882,13 +1003,13 @@ func (e *Emu) ipcp(s *sess, p cpPacket) {
 			}
 		}
 		if len(r) > 0 {
-			e.sendCP(s, protoIPCP, confRej, p.id, r)
+			e.sendCP(s, ppp.ProtoIPCP, ppp.CodeConfRej, p.id, r)
 			return
 		}
-		e.sendCP(s, protoIPCP, confAck, p.id, p.data)
+		e.sendCP(s, ppp.ProtoIPCP, ppp.CodeConfAck, p.id, p.data)
 		s.ipcpPeerAcked = true
 		e.ipcpMaybeUp(s)
-	case confAck:
+	case ppp.CodeConfAck:
 		var tmp [32]byte
 		if s.state != stIPCP || p.id != s.ipcpID || s.ipcpOurAcked || !bytes.Equal(p.data, s.ipcpOptions(tmp[:0])) {
 			e.unexpected()
@@ -896,7 +1017,7 @@ func (e *Emu) ipcp(s *sess, p cpPacket) {
 		}
 		s.ipcpOurAcked = true
 		e.ipcpMaybeUp(s)
-	case confNak, confRej:
+	case ppp.CodeConfNak, ppp.CodeConfRej:
 		if s.state != stIPCP || p.id != s.ipcpID || s.ipcpOurAcked || !validOptions(p.data) {
 			e.unexpected()
 			return
@@ -904,14 +1025,14 @@ func (e *Emu) ipcp(s *sess, p cpPacket) {
 		for o := p.data; len(o) > 0; {
 			typ, val, _, rest := nextOption(o)
 			o = rest
-			if p.code == confRej {
+			if p.code == ppp.CodeConfRej {
 				switch typ {
-				case ipcpAddr:
+				case ppp.IPCPOptAddress:
 					e.fail(s, "ipcp_no_address")
 					return
-				case ipcpDNS1:
+				case ppp.IPCPOptDNS1:
 					s.wantDNS1 = false
-				case ipcpDNS2:
+				case ppp.IPCPOptDNS2:
 					s.wantDNS2 = false
 				}
 				continue
@@ -920,18 +1041,18 @@ func (e *Emu) ipcp(s *sess, p cpPacket) {
 				continue
 			}
 			switch typ {
-			case ipcpAddr:
+			case ppp.IPCPOptAddress:
 				copy(s.addr[:], val)
-			case ipcpDNS1:
+			case ppp.IPCPOptDNS1:
 				copy(s.dns1[:], val)
-			case ipcpDNS2:
+			case ppp.IPCPOptDNS2:
 				copy(s.dns2[:], val)
 			}
 		}
 		s.ipcpID++
 		e.sendIPCPReq(s)
-	case termReq:
-		e.sendCP(s, protoIPCP, termAck, p.id, nil)
+	case ppp.CodeTermReq:
+		e.sendCP(s, ppp.ProtoIPCP, ppp.CodeTermAck, p.id, nil)
 		if s.state == stUp {
 			e.drop(s, "peer_terminate")
 		} else {
@@ -1009,7 +1130,7 @@ func (e *Emu) sendCP(s *sess, proto uint16, code, id uint8, body []byte) {
 func (e *Emu) sendLCPReq(s *sess) {
 	var fb frameBuilder
 	e.beginSession(&fb, s)
-	st := fb.cp(protoLCP, confReq, s.lcpID)
+	st := fb.cp(ppp.ProtoLCP, ppp.CodeConfReq, s.lcpID)
 	fb.b = s.lcpOptions(fb.b)
 	fb.cpEnd(st)
 	e.commit(fb.end())
@@ -1018,7 +1139,7 @@ func (e *Emu) sendLCPReq(s *sess) {
 func (e *Emu) sendIPCPReq(s *sess) {
 	var fb frameBuilder
 	e.beginSession(&fb, s)
-	st := fb.cp(protoIPCP, confReq, s.ipcpID)
+	st := fb.cp(ppp.ProtoIPCP, ppp.CodeConfReq, s.ipcpID)
 	fb.b = s.ipcpOptions(fb.b)
 	fb.cpEnd(st)
 	e.commit(fb.end())
@@ -1027,7 +1148,7 @@ func (e *Emu) sendIPCPReq(s *sess) {
 func (e *Emu) sendPAP(s *sess) {
 	var fb frameBuilder
 	e.beginSession(&fb, s)
-	st := fb.cp(protoPAP, papReq, s.papID)
+	st := fb.cp(ppp.ProtoPAP, ppp.PAPRequest, s.papID)
 	u, pw := s.sub.User, s.sub.Password
 	if len(u) > 255 {
 		u = u[:255]
@@ -1047,7 +1168,7 @@ func (e *Emu) sendEcho(s *sess) {
 	s.echoID++
 	var fb frameBuilder
 	e.beginSession(&fb, s)
-	st := fb.cp(protoLCP, echoReq, s.echoID)
+	st := fb.cp(ppp.ProtoLCP, ppp.CodeEchoReq, s.echoID)
 	fb.b = binary.BigEndian.AppendUint32(fb.b, s.ourMagic())
 	fb.cpEnd(st)
 	e.commit(fb.end())
@@ -1062,5 +1183,5 @@ func (e *Emu) sendProtoRej(s *sess, p []byte) {
 		p = p[:1400]
 	}
 	s.rejID++
-	e.sendCP(s, protoLCP, protoRej, s.rejID, p)
+	e.sendCP(s, ppp.ProtoLCP, ppp.CodeProtoRej, s.rejID, p)
 }

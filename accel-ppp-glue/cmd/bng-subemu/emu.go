@@ -7,6 +7,8 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/ppp"
 )
 
 // Config is what the emulator does with its subscribers.
@@ -33,6 +35,12 @@ type Config struct {
 	// than HangupMax (default 10 s); <0 = all at once.
 	HangupRate float64
 	HangupMax  time.Duration
+	// Strict behaves as common CPEs do: session frames that come before their
+	// session's PADS are dropped (counted as early and early_dropped), not kept;
+	// a hang-up sends LCP Terminate-Request, waits for the Terminate-Ack (sent
+	// again after Retransmit, given up after twice that) and then sends the
+	// PADT, unless the server's PADT came first.
+	Strict bool
 }
 
 func (c *Config) defaults() {
@@ -140,6 +148,15 @@ type Emu struct {
 	hq       []int32
 	hqTokens float64
 	hqLast   int64
+	// strict hang-ups waiting for their Terminate-Ack, in the order they
+	// started waiting (every wait is as long: deadline order); entries of
+	// sessions that stopped waiting are skipped
+	hw     []int32
+	hwHead int
+	// hang-ups whose Terminate-Ack (or the server's PADT) has not come: the
+	// stop waits for them until lingerUntil, so that the order counts are whole
+	acksDue     int
+	lingerUntil int64
 
 	mu       sync.Mutex
 	finalSt  *Stats
@@ -156,7 +173,7 @@ type counters struct {
 
 	rxFrames, rxMalformed, rxNotOurs, rxWrongLine, rxWrongSession, rxUnexpected uint64
 	rxEarly, rxEarlyDropped, rxLate                                             uint64
-	hangups                                                                     uint64
+	hangups, padtBeforeTermAck                                                  uint64
 	txFrames, txDropped                                                         uint64
 	trTx, trRx, trTxBytes, trRxBytes, trRxBad                                   uint64
 	echoSent, echoReplies, echoAnswered, echoLoops                              uint64
@@ -311,10 +328,11 @@ loop:
 	}
 	e.now = int64(time.Since(e.start))
 	e.beginStop()
-	if err == nil && e.cfg.HangupRate > 0 {
+	if err == nil {
 		err = e.pacedStop(rxCh, free, rxErr, tick.C)
 	}
 	e.hangupN(len(e.hq)) // what is left: at once (a broken transport, or the bound reached)
+	e.endHangWaits()
 	e.flush()
 	st := e.stats()
 	st.Type = "final"
@@ -382,17 +400,25 @@ func (e *Emu) rand64() uint64 {
 	return x
 }
 
-// pacedStop hangs the sessions up at the hangup rate, still receiving (the
-// server's answers count as late, not wrong), within HangupMax.
+// pacedStop hangs the sessions up at the hangup rate (all at once when it
+// is negative), still receiving (the server's answers count as late, not
+// wrong), within HangupMax; then it waits for the Terminate-Acks, at most
+// Retransmit after the last hang-up (strict hang-ups: twice Retransmit).
 func (e *Emu) pacedStop(rxCh, free chan *RxBatch, rxErr chan error, tick <-chan time.Time) error {
 	rate := e.cfg.HangupRate
-	if min := float64(len(e.hq)) / e.cfg.HangupMax.Seconds(); rate < min {
+	if rate < 0 {
+		e.hangupN(len(e.hq))
+		e.flush()
+	} else if min := float64(len(e.hq)) / e.cfg.HangupMax.Seconds(); rate < min {
 		rate = min
 	}
 	deadline := e.now + int64(e.cfg.HangupMax) + int64(time.Second)
+	if e.cfg.Strict {
+		deadline += 2 * int64(e.cfg.Retransmit)
+	}
 	e.hqLast = e.now
 	e.hqTokens = 1 // the first one at once
-	for len(e.hq) > 0 && e.now < deadline {
+	for (len(e.hq) > 0 || e.hangWaiting() || (e.acksDue > 0 && e.now < e.lingerUntil)) && e.now < deadline {
 		select {
 		case b := <-rxCh:
 			e.now = int64(time.Since(e.start))
@@ -404,13 +430,14 @@ func (e *Emu) pacedStop(rxCh, free chan *RxBatch, rxErr chan error, tick <-chan 
 			e.now = int64(time.Since(e.start))
 			e.hqTokens += rate * float64(e.now-e.hqLast) / 1e9
 			e.hqLast = e.now
-			if n := int(e.hqTokens); n > 0 {
+			if n := int(e.hqTokens); n > 0 && len(e.hq) > 0 {
 				if n > len(e.hq) {
 					n = len(e.hq)
 				}
 				e.hqTokens -= float64(n)
 				e.hangupN(n)
 			}
+			e.hangTimers()
 		case f := <-e.reqs:
 			e.now = int64(time.Since(e.start))
 			f()
@@ -594,7 +621,8 @@ func (e *Emu) stats() Stats {
 		Wire: map[string]uint64{"rx": e.st.rxFrames, "malformed": e.st.rxMalformed, "not_ours": e.st.rxNotOurs,
 			"wrong_line": e.st.rxWrongLine, "wrong_session": e.st.rxWrongSession, "unexpected": e.st.rxUnexpected,
 			"early": e.st.rxEarly, "early_dropped": e.st.rxEarlyDropped, "late": e.st.rxLate, "hangups": e.st.hangups,
-			"tx": e.st.txFrames, "tx_dropped": e.st.txDropped},
+			"padt_before_term_ack": e.st.padtBeforeTermAck,
+			"tx":                   e.st.txFrames, "tx_dropped": e.st.txDropped},
 	}
 	if st.TxPkts > st.RxPkts {
 		st.Lost = st.TxPkts - st.RxPkts
@@ -708,9 +736,9 @@ func (e *Emu) sessions() []SessionStatus {
 			ss.SetupMs = float64(s.upAt-s.dialStart) / 1e6
 			ss.UpMs = msSince(s.upAt)
 			switch s.authProto {
-			case protoPAP:
+			case ppp.ProtoPAP:
 				ss.Auth = "pap"
-			case protoCHAP:
+			case ppp.ProtoCHAP:
 				ss.Auth = "chap"
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"testing"
 
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/ppp"
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/pppoe"
 )
 
@@ -53,7 +54,7 @@ func fuzzEmu(tb testing.TB) *Emu {
 			s.addr = [4]byte{100, 64, 0, byte(i + 2)}
 		}
 		if st >= stAuth {
-			s.ourAcked, s.peerAcked, s.authProto = true, true, protoCHAP
+			s.ourAcked, s.peerAcked, s.authProto = true, true, ppp.ProtoCHAP
 		}
 	}
 	return e

@@ -9,8 +9,10 @@
 //
 // Output: a JSON line of totals every --json-every on stdout (type "stats",
 // the last one "final"), and the status API on --status (GET /v1/stats,
-// GET /v1/sessions). SIGTERM, SIGINT or the end of --duration send a PADT for
-// every session and exit.
+// GET /v1/sessions). SIGTERM, SIGINT or the end of --duration hang every
+// session up (LCP Terminate-Request and PADT) and exit. --strict behaves as
+// common CPEs do: session frames before their PADS are dropped, and a hang-up
+// sends its PADT only once the Terminate-Request is acknowledged.
 //
 // Exit status: 0 after a stop (whatever the sessions did: the JSON says),
 // 1 when the socket fails, 2 on bad flags or a bad users file.
@@ -122,6 +124,7 @@ func run(args []string) int {
 	duration := fs.Duration("duration", 0, "stop after this long (0: until SIGTERM/SIGINT)")
 	hangupRate := fs.Float64("hangup-rate", 250, "sessions hung up per second at stop (LCP Terminate-Request + PADT; 0: all at once)")
 	hangupMax := fs.Duration("hangup-max", 10*time.Second, "the stop's hangups take at most this long (the rate rises to fit)")
+	strict := fs.Bool("strict", false, "behave as common CPEs: drop session frames that come before their PADS; hang up with Terminate-Request, then the PADT once acked")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -145,7 +148,7 @@ func run(args []string) int {
 	}
 	cfg := Config{Auth: *auth, ServiceName: *service, Concurrency: *conc, Retries: *retries, Retransmit: *retx,
 		PhaseTimeout: *phaseTO, Backoff: *backoff, Redial: !*noRedial, EchoInterval: *echoIv,
-		EchoFailures: *echoFail, Rate: *rate, Size: *size, HangupRate: *hangupRate, HangupMax: *hangupMax}
+		EchoFailures: *echoFail, Rate: *rate, Size: *size, HangupRate: *hangupRate, HangupMax: *hangupMax, Strict: *strict}
 	if cfg.HangupRate == 0 {
 		cfg.HangupRate = -1
 	}

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/prereq"
 )
 
 // TestRawSocketOverVeth runs the emulator on a real AF_PACKET socket: a veth
@@ -17,20 +19,11 @@ import (
 // strips the outer tag on receive (rx VLAN offload), so this checks that the
 // tag comes back from PACKET_AUXDATA, for 0x8100 and 0x88a8. Needs root.
 func TestRawSocketOverVeth(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root (netns, veth, AF_PACKET)")
-	}
+	prereq.Root(t, "netns, veth, AF_PACKET")
 	if _, err := exec.LookPath("ip"); err != nil {
-		t.Skip("no ip command")
+		prereq.Skip(t, "no ip command")
 	}
-	lock, err := os.OpenFile("/tmp/bngpod-netns.lock", os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lock.Close()
-	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
-		t.Fatal(err)
-	}
+	prereq.NetnsLock(t)
 	ns := "subemu-test-" + strconv.Itoa(os.Getpid())
 	ip := func(args ...string) {
 		t.Helper()

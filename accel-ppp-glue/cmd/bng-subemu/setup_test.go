@@ -1,6 +1,7 @@
 package main
 
 import (
+	"reflect"
 	"testing"
 	"time"
 
@@ -103,6 +104,88 @@ func TestPacedHangup(t *testing.T) {
 			st := r.emu.Stats()
 			if st.Up != 0 || st.Wire["hangups"] != n || st.Wire["wrong_session"] != 0 || st.Wire["late"] == 0 {
 				t.Fatalf("final stats up %d wire %v", st.Up, st.Wire)
+			}
+		})
+	}
+}
+
+// A strict client (--strict) drops the server's first LCP Configure-Request
+// that overtook the PADS, as common CPEs do, and counts it. It comes up on the
+// server's retransmission: after half a second with bng-cp's backoff
+// (RestartFirst), after the whole restart timer (3 s) without.
+func TestStrictDropsLCPBeforePADS(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		restartFirst time.Duration
+		min, max     float64 // setup ms
+	}{
+		{"server backs off from 0.5 s", 500 * time.Millisecond, 450, 1500},
+		{"server waits its restart timer", 0, 2900, 4500},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			const n = 4
+			subs, users := testSubs(n)
+			cfg := fastConfig("pap")
+			cfg.Strict = true
+			cfg.Retransmit, cfg.PhaseTimeout = time.Second, 10*time.Second
+			r := newRig(t, cfg, subs, serverConfig{Auth: []ppp.AuthMethod{ppp.AuthPAP}, Users: users,
+				Restart: 3 * time.Second, RestartFirst: tc.restartFirst, LCPBeforePADS: true})
+			st := r.waitUp(n, 8*time.Second)
+			if st.SetupP50 < tc.min || st.SetupP99 > tc.max {
+				t.Fatalf("setup p50 %.0f ms, p99 %.0f ms, want %.0f..%.0f", st.SetupP50, st.SetupP99, tc.min, tc.max)
+			}
+			if st.Wire["early"] != n || st.Wire["early_dropped"] != n || st.Wire["wrong_session"] != 0 || st.EverUp != n {
+				t.Fatalf("wire %v, ever up %d", st.Wire, st.EverUp)
+			}
+		})
+	}
+}
+
+// A strict hang-up: Terminate-Request, and the PADT only once the server has
+// acknowledged it; a server whose PADT overtakes its Terminate-Ack has ended
+// the session itself (no PADT of ours), and that is counted; a server that
+// does not answer gets the Terminate-Request again after Retransmit, and the
+// PADT after twice that. The lenient client counts the order as well.
+func TestStrictHangup(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		strict     bool
+		srv        serverConfig
+		want       []string // what the server got from each client
+		padtFirst  uint64   // hang-ups that saw the server's PADT before its Terminate-Ack
+		minStopDur time.Duration
+	}{
+		{"strict, in order", true, serverConfig{}, []string{"termreq", "padt"}, 0, 0},
+		{"strict, PADT first", true, serverConfig{PADTBeforeTermAck: true}, []string{"termreq"}, 3, 0},
+		{"strict, no answer", true, serverConfig{NoTermAck: true}, []string{"termreq", "termreq", "padt"}, 0, 180 * time.Millisecond},
+		{"lenient, PADT first", false, serverConfig{PADTBeforeTermAck: true}, []string{"termreq", "padt"}, 3, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			const n = 3
+			subs, users := testSubs(n)
+			cfg := fastConfig("pap")
+			cfg.Strict = tc.strict
+			cfg.HangupRate = -1
+			srv := tc.srv
+			srv.Users = users
+			r := newRig(t, cfg, subs, srv)
+			r.waitUp(n, 5*time.Second)
+			t0 := time.Now()
+			r.stop()
+			if took := time.Since(t0); took < tc.minStopDur || took > 2*time.Second {
+				t.Fatalf("stop took %v", took)
+			}
+			time.Sleep(100 * time.Millisecond) // the last frames on their way to the server
+			r.srv.with(func() {
+				for _, s := range subs {
+					if got := r.srv.hangups[s.MAC()]; !reflect.DeepEqual(got, tc.want) {
+						t.Errorf("client %d: the server got %v, want %v", s.Index, got, tc.want)
+					}
+				}
+			})
+			st := r.emu.Stats()
+			if st.Wire["hangups"] != n || st.Wire["padt_before_term_ack"] != tc.padtFirst || st.Wire["wrong_session"] != 0 {
+				t.Fatalf("wire %v", st.Wire)
 			}
 		})
 	}

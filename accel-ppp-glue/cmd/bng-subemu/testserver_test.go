@@ -32,6 +32,7 @@ type testServer struct {
 	downs    map[string]int
 	tpids    map[uint16]int
 	kill     [][6]byte
+	hangups  map[[6]byte][]string // the client's Terminate-Requests ("termreq") and PADTs ("padt"), in order
 
 	dropPct atomic.Int32 // drop this percentage of client frames (loss)
 	mute    atomic.Bool  // send nothing (a dead access concentrator)
@@ -51,6 +52,13 @@ type serverConfig struct {
 	// the pod's switch (OVS) does: the PADS hits a cached flow and waits for its
 	// batch, the first session frame to the MAC misses and goes out at once
 	LCPBeforePADS bool
+	RestartFirst  time.Duration // ppp.LinkConfig.RestartFirst (bng-cp: 500 ms)
+	// PADTBeforeTermAck sends the PADT that follows the Terminate-Ack of a
+	// client's Terminate-Request ahead of it, as the pod's switch delivered
+	// them before bng-cp waited for the client's PADT
+	PADTBeforeTermAck bool
+	// NoTermAck ignores the clients' LCP Terminate-Requests
+	NoTermAck bool
 }
 
 type srvSess struct {
@@ -76,7 +84,7 @@ func newTestServer(tr Transport, cfg serverConfig) *testServer {
 	s := &testServer{tr: tr, acMAC: [6]byte{0x02, 0xac, 0, 0, 0, 1}, cfg: cfg,
 		jar:      pppoe.NewCookieJar([]byte("test"), 30*time.Second),
 		sessions: map[[6]byte]*srvSess{}, padtIn: map[[6]byte]int{}, downs: map[string]int{},
-		tpids: map[uint16]int{}, nextSID: 1, nextAddr: 0x64400002, done: make(chan struct{})}
+		tpids: map[uint16]int{}, hangups: map[[6]byte][]string{}, nextSID: 1, nextAddr: 0x64400002, done: make(chan struct{})}
 	go s.run()
 	return s
 }
@@ -174,7 +182,8 @@ func (s *testServer) input(out [][]byte, b []byte, now time.Time) [][]byte {
 				restart = 200 * time.Millisecond
 			}
 			ss := &srvSess{mac: f.Src, sid: s.nextSID, stag: f.STag, ctag: f.CTag, tpid: f.OuterTPID,
-				link: ppp.NewLink(ppp.LinkConfig{Auth: s.cfg.Auth, EchoInterval: s.cfg.Echo, Restart: restart})}
+				link: ppp.NewLink(ppp.LinkConfig{Auth: s.cfg.Auth, EchoInterval: s.cfg.Echo, Restart: restart,
+					RestartFirst: s.cfg.RestartFirst})}
 			s.sessions[f.Src] = ss
 			out = s.frame(out, f.Src, f.OuterTPID, f.STag, f.CTag, pppoe.CodePADS, ss.sid, echo(nil))
 			n := len(out)
@@ -186,6 +195,7 @@ func (s *testServer) input(out [][]byte, b []byte, now time.Time) [][]byte {
 			return out
 		case pppoe.CodePADT:
 			s.padtIn[f.Src]++
+			s.hangups[f.Src] = append(s.hangups[f.Src], "padt")
 			if ss := s.sessions[f.Src]; ss != nil && ss.sid == f.SessionID {
 				delete(s.sessions, f.Src)
 			}
@@ -202,6 +212,12 @@ func (s *testServer) input(out [][]byte, b []byte, now time.Time) [][]byte {
 	}
 	if proto == ppp.ProtoIPv4 && ss.up && s.cfg.UDPEcho {
 		return s.udpEcho(out, ss, data)
+	}
+	if proto == ppp.ProtoLCP && len(data) > 0 && data[0] == ppp.CodeTermReq {
+		s.hangups[f.Src] = append(s.hangups[f.Src], "termreq")
+		if s.cfg.NoTermAck {
+			return out
+		}
 	}
 	ss.link.Input(now, proto, data)
 	return s.drain(out, ss, now)
@@ -262,6 +278,9 @@ func (s *testServer) drain(out [][]byte, ss *srvSess, now time.Time) [][]byte {
 			case ppp.EvDown:
 				s.downs[ev.Reason.String()]++
 				out = s.frame(out, ss.mac, ss.tpid, ss.stag, ss.ctag, pppoe.CodePADT, ss.sid, nil)
+				if n := len(out) - 1; ev.Acked && s.cfg.PADTBeforeTermAck && n > 0 {
+					out[n-1], out[n] = out[n], out[n-1]
+				}
 				delete(s.sessions, ss.mac)
 			}
 		}

@@ -1,6 +1,10 @@
 package main
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/ppp"
+)
 
 // Per-session UDP traffic: each datagram to the target carries a magic, the
 // subscriber index, a sequence number and the send time; the echo server
@@ -14,7 +18,7 @@ const (
 func (e *Emu) sendUDP(s *sess) {
 	var fb frameBuilder
 	e.beginSession(&fb, s)
-	b := binary.BigEndian.AppendUint16(fb.b, protoIPv4)
+	b := binary.BigEndian.AppendUint16(fb.b, ppp.ProtoIPv4)
 	ipOff := len(b)
 	ipLen := 20 + 8 + e.cfg.Size
 	b = b[:ipOff+ipLen]

@@ -6,45 +6,6 @@ import (
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/pppoe"
 )
 
-// PPP protocol numbers, control codes and options the client uses
-// (RFC 1661, 1334, 1994, 1332, 1877).
-const (
-	protoIPv4 uint16 = 0x0021
-	protoLCP  uint16 = 0xc021
-	protoPAP  uint16 = 0xc023
-	protoCHAP uint16 = 0xc223
-	protoIPCP uint16 = 0x8021
-
-	confReq  = 1
-	confAck  = 2
-	confNak  = 3
-	confRej  = 4
-	termReq  = 5
-	termAck  = 6
-	codeRej  = 7
-	protoRej = 8
-	echoReq  = 9
-	echoRep  = 10
-	discReq  = 11
-
-	lcpMRU   = 1
-	lcpAuth  = 3
-	lcpMagic = 5
-
-	ipcpAddr = 3
-	ipcpDNS1 = 129
-	ipcpDNS2 = 131
-
-	papReq = 1
-	papAck = 2
-	papNak = 3
-
-	chapChallenge = 1
-	chapResponse  = 2
-	chapSuccess   = 3
-	chapFailure   = 4
-)
-
 // cpPacket is a PPP control packet (LCP, IPCP, PAP, CHAP) trimmed to its
 // Length; data aliases the frame.
 type cpPacket struct {

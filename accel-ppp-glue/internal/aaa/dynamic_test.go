@@ -14,6 +14,8 @@ import (
 	"layeh.com/radius"
 	"layeh.com/radius/rfc2865"
 	"layeh.com/radius/rfc2866"
+
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/prereq"
 )
 
 type dynRecorder struct {
@@ -68,7 +70,7 @@ func radclient(t *testing.T, to netip.AddrPort, kind, secret, attrs string) stri
 	t.Helper()
 	bin, err := exec.LookPath("radclient")
 	if err != nil {
-		t.Skip("radclient not installed (freeradius-utils)")
+		prereq.Skip(t, "radclient not installed (freeradius-utils)")
 	}
 	cmd := exec.Command(bin, "-x", "-t", "1", "-r", "1", to.String(), kind, secret)
 	cmd.Stdin = strings.NewReader(attrs + "\n")

@@ -207,19 +207,19 @@ alice	Cleartext-Password := "pw a"
 	if u.Len() != 2 {
 		t.Fatal(u.Len())
 	}
-	r := u.Authenticate(&AccessRequest{UserName: "alice", PAPPassword: []byte("pw a")})
+	r := u.check(&AccessRequest{UserName: "alice", PAPPassword: []byte("pw a")})
 	if !r.Accept || r.FramedIP != netip.MustParseAddr("100.64.0.7") || r.FilterID != "gold" || r.RateDown != 100000000 ||
 		r.RateUp != 20000000 || r.SessionTimeout != time.Hour || len(r.Class) != 1 || r.Server != "local" {
 		t.Fatalf("%+v", r)
 	}
 	r.Class[0][0] = 'X' // callers may scribble: the table is unchanged
-	if r := u.Authenticate(&AccessRequest{UserName: "alice", PAPPassword: []byte("pw a")}); string(r.Class[0]) != "c1" {
+	if r := u.check(&AccessRequest{UserName: "alice", PAPPassword: []byte("pw a")}); string(r.Class[0]) != "c1" {
 		t.Fatal("table shared with result")
 	}
-	if u.Authenticate(&AccessRequest{UserName: "alice", PAPPassword: []byte("pw b")}).Accept {
+	if u.check(&AccessRequest{UserName: "alice", PAPPassword: []byte("pw b")}).Accept {
 		t.Fatal("wrong password accepted")
 	}
-	if u.Authenticate(&AccessRequest{UserName: "carol", PAPPassword: []byte("pw a")}).Accept {
+	if u.check(&AccessRequest{UserName: "carol", PAPPassword: []byte("pw a")}).Accept {
 		t.Fatal("unknown user accepted")
 	}
 	chal := []byte("challenge")
@@ -228,10 +228,10 @@ alice	Cleartext-Password := "pw a"
 	h.Write([]byte(`x"y`))
 	h.Write(chal)
 	resp := h.Sum(nil)
-	if !u.Authenticate(&AccessRequest{UserName: "bob@isp", CHAPID: 3, CHAPChallenge: chal, CHAPResponse: resp}).Accept {
+	if !u.check(&AccessRequest{UserName: "bob@isp", CHAPID: 3, CHAPChallenge: chal, CHAPResponse: resp}).Accept {
 		t.Fatal("CHAP rejected")
 	}
-	if u.Authenticate(&AccessRequest{UserName: "bob@isp", CHAPID: 4, CHAPChallenge: chal, CHAPResponse: resp}).Accept {
+	if u.check(&AccessRequest{UserName: "bob@isp", CHAPID: 4, CHAPChallenge: chal, CHAPResponse: resp}).Accept {
 		t.Fatal("CHAP with wrong id accepted")
 	}
 

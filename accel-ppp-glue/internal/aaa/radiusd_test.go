@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/prereq"
 )
 
 // freeRADIUS is a private FreeRADIUS started by a test: a copy of
@@ -96,10 +98,10 @@ func startFreeRADIUS(t *testing.T, users string) *freeRADIUS {
 	t.Helper()
 	bin, err := exec.LookPath("freeradius")
 	if err != nil {
-		t.Skip("freeradius not installed (Debian package freeradius): skipping the real-server test")
+		prereq.Skip(t, "freeradius not installed (Debian package freeradius)")
 	}
 	if _, err := os.Stat("/etc/freeradius/3.0/radiusd.conf"); err != nil {
-		t.Skip("no /etc/freeradius/3.0/radiusd.conf: skipping the real-server test")
+		prereq.Skip(t, "no /etc/freeradius/3.0/radiusd.conf (Debian package freeradius)")
 	}
 	f := &freeRADIUS{dir: t.TempDir(), secret: []byte("testing123-secret")}
 	f.conf = filepath.Join(f.dir, "conf")

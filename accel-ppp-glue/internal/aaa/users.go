@@ -2,6 +2,7 @@ package aaa
 
 import (
 	"bufio"
+	"context"
 	"crypto/md5"
 	"crypto/subtle"
 	"fmt"
@@ -198,8 +199,13 @@ func (u *Users) Len() int { return len(u.m) }
 
 // Authenticate checks a PAP password or a CHAP-MD5 response (RFC 1994:
 // MD5(ID || secret || challenge)) and returns an Accept with the user's reply
-// items, or a Reject (never nil).
-func (u *Users) Authenticate(r *AccessRequest) *AccessResult {
+// items, or a Reject (never nil, never an error: the file is in memory; the
+// signature is the RADIUS client's, so either can authenticate sessions).
+func (u *Users) Authenticate(_ context.Context, r *AccessRequest) (*AccessResult, error) {
+	return u.check(r), nil
+}
+
+func (u *Users) check(r *AccessRequest) *AccessResult {
 	reject := &AccessResult{Server: "local"}
 	e, ok := u.m[r.UserName]
 	if !ok {

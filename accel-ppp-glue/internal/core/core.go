@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"golang.org/x/net/ipv4"
 	"log/slog"
 	"net"
 	"net/netip"
@@ -23,6 +22,7 @@ import (
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/ppp"
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/pppoe"
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/store"
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/vxlan"
 )
 
 // Options are the daemon's settings beyond cp.yaml.
@@ -45,6 +45,14 @@ type Options struct {
 	// PADI admission per client MAC and line: a token bucket.
 	PADIRate  float64 // tokens per second
 	PADIBurst float64
+
+	// The order of a session's first and last frames (closing.go, and
+	// docs/cp/sessions.md). A zero value takes the default noted; a negative
+	// one turns the feature off.
+	LCPStartDelay time.Duration // after the PADS, wait this long for the client's first LCP frame before LCP speaks (100 ms; off: at once)
+	Restart       time.Duration // PPP restart timer (RFC 1661 4.6; 3 s)
+	RestartFirst  time.Duration // restart timer after a first Configure-Request, doubling up to Restart (500 ms; off: Restart throughout)
+	TerminateWait time.Duration // how long the PADT waits for the subscriber's PADT or Terminate-Ack (1 s; off: at once)
 }
 
 func (o *Options) defaults() {
@@ -78,6 +86,21 @@ func (o *Options) defaults() {
 	if o.PADIBurst == 0 {
 		o.PADIBurst = 8
 	}
+	o.LCPStartDelay = durationDefault(o.LCPStartDelay, 100*time.Millisecond)
+	o.Restart = durationDefault(o.Restart, 3*time.Second)
+	o.RestartFirst = durationDefault(o.RestartFirst, 500*time.Millisecond)
+	o.TerminateWait = durationDefault(o.TerminateWait, time.Second)
+}
+
+// durationDefault: 0 is def, a negative duration is 0 (off).
+func durationDefault(v, def time.Duration) time.Duration {
+	switch {
+	case v == 0:
+		return def
+	case v < 0:
+		return 0
+	}
+	return v
 }
 
 // Daemon is the session control plane: it owns the VXLAN endpoint the DP
@@ -91,17 +114,17 @@ type Daemon struct {
 	blog *burstLog
 	m    *metrics
 
-	db      *store.DB
-	pools   map[string]*pool.Group // by line group name
-	radius  *aaa.Client
-	users   *aaa.Users
-	pf      *pfcpcp.Function
-	cookies *pppoe.CookieJar
-	sids    *sidAllocator
+	db       sessionStore
+	pools    map[string]*pool.Group // by line group name
+	auth     authenticator          // RADIUS, or the users file
+	radius   accountant             // accounting (RADIUS)
+	newPlane newUserPlane           // Run makes the user plane with it
+	plane    userPlane              // PFCP to the DP instances, from Run on
+	cookies  *pppoe.CookieJar
+	sids     *sidAllocator
 
-	vx         *net.UDPConn
-	vxb        *ipv4.PacketConn // batched I/O (recvmmsg, sendmmsg) on vx
-	vxAddr     map[uint32]*net.UDPAddr
+	vx         *vxlan.Conn             // the control-frame redirect of every instance
+	vxAddr     map[uint32]*net.UDPAddr // each instance's VTEP
 	instByAddr map[netip.Addr]*config.Instance
 	shards     []*shard
 	acct       []chan acctJob
@@ -181,7 +204,7 @@ func New(opt Options) (*Daemon, error) {
 		if err != nil {
 			return nil, fmt.Errorf("users file: %w", err)
 		}
-		d.users = u
+		d.auth = u
 	}
 	var servers []aaa.Server
 	for _, s := range cfg.Radius.Servers {
@@ -204,6 +227,10 @@ func New(opt Options) (*Daemon, error) {
 		return nil, fmt.Errorf("RADIUS client: %w", err)
 	}
 	d.radius = rc
+	if d.auth == nil {
+		d.auth = rc
+	}
+	d.newPlane = newPFCP
 	d.m.reg.MustRegister(newRadiusCollector(rc.Stats))
 	secret := make([]byte, 32)
 	if _, err := randRead(secret); err != nil {
@@ -251,24 +278,21 @@ func (d *Daemon) newSEID() (uint64, string) {
 func (d *Daemon) Run(ctx context.Context) error {
 	d.ctx = ctx
 	cp := d.cfg.ControlPlane
-	vx, err := net.ListenUDP("udp4", net.UDPAddrFromAddrPort(netip.AddrPortFrom(cp.Address, cp.VXLANPort)))
+	vx, err := vxlan.Listen(netip.AddrPortFrom(cp.Address, cp.VXLANPort))
 	if err != nil {
 		return fmt.Errorf("VXLAN endpoint: %w", err)
 	}
 	d.vx = vx
-	d.vxb = ipv4.NewPacketConn(vx)
 	d.vxAddr = make(map[uint32]*net.UDPAddr)
 	for _, in := range d.cfg.Instances {
 		d.vxAddr[in.ID] = net.UDPAddrFromAddrPort(netip.AddrPortFrom(in.ControlAddress, cp.VXLANPort))
 	}
-	_ = vx.SetReadBuffer(8 << 20)
-	_ = vx.SetWriteBuffer(8 << 20)
 
 	var peers []pfcpcp.Peer
 	for _, in := range d.cfg.Instances {
 		peers = append(peers, pfcpcp.Peer{Instance: in.ID, Addr: netip.AddrPortFrom(in.ControlAddress, cp.PFCPPort)})
 	}
-	pf, err := pfcpcp.New(pfcpcp.Config{
+	plane, err := d.newPlane(pfcpcp.Config{
 		Local:        netip.AddrPortFrom(cp.Address, cp.PFCPPort),
 		NodeID:       cp.Address,
 		Redirect:     netip.AddrPortFrom(cp.Address, cp.VXLANPort),
@@ -279,7 +303,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 		vx.Close()
 		return fmt.Errorf("PFCP: %w", err)
 	}
-	d.pf = pf
+	d.plane = plane
 
 	d.shards = make([]*shard, d.opt.Shards)
 	for i := range d.shards {
@@ -305,7 +329,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	d.wg.Add(1)
 	go func() {
 		defer d.wg.Done()
-		if err := pf.Run(ctx); err != nil && ctx.Err() == nil {
+		if err := plane.Run(ctx); err != nil && ctx.Err() == nil {
 			errc <- fmt.Errorf("PFCP: %w", err)
 		}
 	}()
@@ -359,120 +383,11 @@ func (d *Daemon) sessionCount() int {
 	return len(d.bySEID)
 }
 
-// readVXLAN receives redirected control frames: only from the instances'
-// control addresses, only with the instance's own VNI.
-func (d *Daemon) readVXLAN() {
-	msgs := make([]ipv4.Message, batchSize)
-	for i := range msgs {
-		msgs[i].Buffers = [][]byte{make([]byte, 9216+8)}
-	}
-	for {
-		n, err := d.vxb.ReadBatch(msgs, 0)
-		if err != nil {
-			if errors.Is(err, net.ErrClosed) {
-				return
-			}
-			d.blog.Warn("vxlan_read", "VXLAN read failed", "err", err)
-			continue
-		}
-		for i := 0; i < n; i++ {
-			ua, _ := msgs[i].Addr.(*net.UDPAddr)
-			d.vxlanIn(ua, msgs[i].Buffers[0][:msgs[i].N])
-		}
-	}
-}
-
-func (d *Daemon) vxlanIn(ua *net.UDPAddr, buf []byte) {
-	if ua == nil {
-		return
-	}
-	from := ua.AddrPort()
-	inst, ok := d.instByAddr[from.Addr().Unmap()]
-	if !ok {
-		d.m.drops.WithLabelValues("vxlan_not_allowed").Inc()
-		d.blog.Warn("vxlan_not_allowed", "VXLAN datagram from an address that is no DP instance", "from", from.String())
-		return
-	}
-	n := len(buf)
-	if n < 8+14 || buf[0]&0x08 == 0 {
-		d.m.drops.WithLabelValues("vxlan_malformed").Inc()
-		d.blog.Warn("vxlan_malformed", "malformed VXLAN datagram", "from", from.String(), "len", n)
-		return
-	}
-	vni := uint32(buf[4])<<16 | uint32(buf[5])<<8 | uint32(buf[6])
-	if vni != inst.ID {
-		d.m.drops.WithLabelValues("vxlan_wrong_vni").Inc()
-		d.blog.Warn("vxlan_wrong_vni", "VXLAN VNI is not the sending instance's id", "instance", inst.Name, "vni", vni)
-		return
-	}
-	frame := make([]byte, n-8)
-	copy(frame, buf[8:n])
-	var src [6]byte
-	copy(src[:], frame[6:12]) // n >= 8+14: the Ethernet header is there
-	sh := d.shardFor(src)
-	select {
-	case sh.in <- inFrame{inst: inst, data: frame}:
-	default:
-		d.m.drops.WithLabelValues("cp_overload").Inc()
-		d.blog.Warn("cp_overload", "control frame queue full, frame dropped", "shard", sh.id)
-	}
-}
-
 // shardFor picks the shard of a client MAC: every frame of one subscriber
 // device is handled by the same goroutine.
 func (d *Daemon) shardFor(mac [6]byte) *shard {
 	h := binary.BigEndian.Uint32(mac[2:6]) * 2654435761
 	return d.shards[h%uint32(len(d.shards))]
-}
-
-// outBatch collects a shard's outgoing VXLAN datagrams; they leave in one
-// sendmmsg when the shard has worked off what it received (up to 64
-// frames): one system call per batch, not per frame.
-type outBatch struct {
-	msgs []ipv4.Message
-	bufs [][]byte
-	n    int
-}
-
-const batchSize = 64
-
-func newOutBatch() *outBatch {
-	b := &outBatch{msgs: make([]ipv4.Message, batchSize), bufs: make([][]byte, batchSize)}
-	for i := range b.bufs {
-		b.bufs[i] = make([]byte, 0, 2048)
-		b.msgs[i].Buffers = make([][]byte, 1)
-	}
-	return b
-}
-
-// emit queues an access frame to a DP instance inside VXLAN (VNI = its id).
-func (sh *shard) emit(inst *config.Instance, frame []byte) {
-	b := sh.batch
-	if b.n == batchSize {
-		sh.flushOut()
-	}
-	buf := append(b.bufs[b.n][:0], 0x08, 0, 0, 0, byte(inst.ID>>16), byte(inst.ID>>8), byte(inst.ID), 0)
-	buf = append(buf, frame...)
-	b.bufs[b.n] = buf
-	b.msgs[b.n].Buffers[0] = buf
-	b.msgs[b.n].Addr = sh.d.vxAddr[inst.ID]
-	b.n++
-}
-
-func (sh *shard) flushOut() {
-	b := sh.batch
-	for off := 0; off < b.n; {
-		k, err := sh.d.vxb.WriteBatch(b.msgs[off:b.n], 0)
-		if err != nil {
-			if !errors.Is(err, net.ErrClosed) {
-				sh.d.m.drops.WithLabelValues("vxlan_send_error").Add(float64(b.n - off))
-				sh.d.blog.Warn("vxlan_send", "VXLAN send failed", "err", err)
-			}
-			break
-		}
-		off += k
-	}
-	b.n = 0
 }
 
 // index adds or removes a session from the daemon-wide indexes used by PFCP

@@ -116,7 +116,7 @@ func (d *Daemon) dynamic(ctx context.Context, r *aaa.DynRequest) int {
 			if s.dead {
 				return false
 			}
-			s.sh.teardown(s, causeAdminReset, true, "RADIUS Disconnect-Request")
+			s.sh.teardown(s, causeAdminReset, padtSend, "RADIUS Disconnect-Request")
 			return true
 		})
 		if err != nil || !ok {
@@ -158,7 +158,7 @@ func (d *Daemon) dynamic(ctx context.Context, r *aaa.DynRequest) int {
 	ps := d.pfcpSession(&rec)
 	prof := rec.QosProfile
 	mod := &pfcpcp.Mod{QosProfile: &prof, DownMBR: &ps.DownMBR, UpMBR: &ps.UpMBR, UpGBR: &ps.UpGBR}
-	if _, err := d.pf.Modify(ctx, rec.Instance, rec.UPSEID, rec.CPSEID, mod); err != nil {
+	if _, err := d.plane.Modify(ctx, rec.Instance, rec.UPSEID, rec.CPSEID, mod); err != nil {
 		d.pfcpError("modification", err)
 		return result(errCauseUnavailable)
 	}

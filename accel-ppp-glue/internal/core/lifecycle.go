@@ -36,15 +36,9 @@ func (sh *shard) authorize(now time.Time, s *session, e ppp.EvAuth) {
 		CircuitID: s.rec.CircuitID, RemoteID: s.rec.RemoteID,
 	}
 	go func() {
-		var res *aaa.AccessResult
-		var err error
-		if d.users != nil {
-			res = d.users.Authenticate(req)
-		} else {
-			ctx, cancel := context.WithTimeout(d.ctx, 60*time.Second)
-			res, err = d.radius.Authenticate(ctx, req)
-			cancel()
-		}
+		ctx, cancel := context.WithTimeout(d.ctx, 60*time.Second)
+		res, err := d.auth.Authenticate(ctx, req)
+		cancel()
 		sh.post(func() { sh.authDone(s, res, err) })
 	}()
 }
@@ -196,7 +190,7 @@ func (sh *shard) establish(now time.Time, s *session, e ppp.EvUp) {
 		return // IPCP renegotiated the same address: the session is installed already
 	}
 	if e.Peer != s.rec.IPv4 {
-		sh.teardown(s, causeNASError, true, "IPCP opened with an unexpected address")
+		sh.teardown(s, causeNASError, padtSend, "IPCP opened with an unexpected address")
 		return
 	}
 	d.setState(s, stEstablishing)
@@ -224,7 +218,7 @@ func (sh *shard) establish(now time.Time, s *session, e ppp.EvUp) {
 func (d *Daemon) establishPFCP(r *record) (uint64, error) {
 	ctx, cancel := context.WithTimeout(d.ctx, 30*time.Second)
 	defer cancel()
-	up, err := d.pf.Establish(ctx, r.Instance, d.pfcpSession(r))
+	up, err := d.plane.Establish(ctx, r.Instance, d.pfcpSession(r))
 	if err != nil {
 		d.pfcpError("establishment", err)
 		return 0, err
@@ -270,6 +264,17 @@ func causeLabel(c uint8) string {
 
 func (sh *shard) established(s *session, up uint64, err error) {
 	d := sh.d
+	if s.dead && s.closeWait != waitNone {
+		// Torn down while the DP installed it, and the PPPoE session is
+		// still ending: the DP's answer says how the end goes on.
+		if err == nil {
+			s.rec.UPSEID, s.endFrom = up, stEstablished
+		} else {
+			d.unpersist(s.rec.ID)
+			s.endFrom = stNegotiating
+		}
+		return
+	}
 	if s.dead {
 		// Torn down while the DP installed it: finish the teardown now.
 		if err == nil {
@@ -281,7 +286,7 @@ func (sh *shard) established(s *session, up uint64, err error) {
 		return
 	}
 	if err != nil {
-		sh.teardown(s, causeNASError, true, "the DP did not install the session: "+err.Error())
+		sh.teardown(s, causeNASError, padtSend, "the DP did not install the session: "+err.Error())
 		return
 	}
 	s.rec.UPSEID, s.rec.Established, s.rec.AcctStarted = up, true, true
@@ -310,44 +315,38 @@ func (sh *shard) established(s *session, up uint64, err error) {
 	}
 }
 
-// teardown ends a session: it leaves the shard's tables at once (so the CPE
-// can dial again), the DP's and RADIUS's bookkeeping follows off the shard.
-func (sh *shard) teardown(s *session, cause int, padt bool, why string) {
+// teardown ends a session: it leaves the line's table at once (so the CPE
+// can dial again); the PPPoE session ends as padt says (closing.go), then
+// the DP's and RADIUS's bookkeeping follows off the shard.
+func (sh *shard) teardown(s *session, cause int, padt padtMode, why string) {
 	d := sh.d
 	if s.dead {
 		return
 	}
 	prev := s.state
-	s.dead, s.cause = true, cause
+	s.dead, s.cause, s.endFrom = true, cause, prev
 	d.setState(s, stTerminating)
-	delete(sh.sessions, s.key)
 	if sh.byLine[s.key.line] == s {
 		delete(sh.byLine, s.key.line)
 	}
 	delete(sh.timed, s)
-	if padt {
-		switch cause {
-		case causeAdminReset, causeSessionTimout, causeNASError, causeNASRequest:
-			// The BNG ends a live link: LCP Terminate-Request first (RFC 1661
-			// 3.7), then the PADT that ends the PPPoE session whether or not
-			// the CPE acknowledges (RFC 2516 5.5).
-			if s.link == nil || s.link.Phase() != ppp.PhaseDead {
-				sh.sendPPP(s, ppp.ProtoLCP, []byte{5, 0xfe, 0, 4})
-			}
-		}
-		sh.sendPADT(s.inst, s.line, s.key.line, s.key.sid, "")
-	}
 	d.m.teardowns.WithLabelValues(causeName(cause)).Inc()
 	d.log.Info("session terminated", "session", s.rec.ID, "user", s.rec.User, "state", prev.String(),
 		"cause", causeName(cause), "why", why)
-	switch prev {
-	case stEstablished:
-		sh.finishTeardown(s, s.rec.UPSEID, cause)
-	case stEstablishing:
-		// established() finishes once the DP has answered.
-	default:
-		sh.release(s)
+	switch {
+	case padt == padtAfterPeer:
+		sh.awaitClose(s, waitPADT)
+		return
+	case padt == padtSend && bngEndsLink(cause) && (s.link == nil || s.link.Phase() != ppp.PhaseDead):
+		// The BNG ends a live link: LCP Terminate-Request first (RFC 1661
+		// 3.7), the PADT once it is acknowledged or after the wait.
+		sh.sendPPP(s, ppp.ProtoLCP, []byte{ppp.CodeTermReq, bngTermReqID, 0, 4})
+		sh.awaitClose(s, waitTermAck)
+		return
+	case padt == padtSend:
+		sh.sendPADT(s.inst, s.line, s.key.line, s.key.sid, "")
 	}
+	sh.pppoeClosed(s)
 }
 
 // finishTeardown removes an installed session from its DP, sends the
@@ -357,13 +356,17 @@ func (sh *shard) finishTeardown(s *session, up uint64, cause int) {
 	rec := s.rec
 	go func() {
 		ctx, cancel := context.WithTimeout(d.ctx, 30*time.Second)
-		usage, err := d.pf.Delete(ctx, rec.Instance, up)
+		usage, err := d.plane.Delete(ctx, rec.Instance, up)
 		cancel()
 		if err != nil {
 			d.pfcpError("deletion", err)
 		} else {
 			d.m.pfcpRequests.WithLabelValues("deletion", "ok").Inc()
 		}
+		// Out of the store here, not on the shard: a hang-up storm must not
+		// hold the shard in one fsync after another. Before the release, so
+		// that a restart never finds the record of an address handed out again.
+		d.unpersist(rec.ID)
 		sh.post(func() {
 			for _, u := range usage {
 				if u.Trigger&pfcpcp.TriggerTERMR != 0 {
@@ -375,7 +378,6 @@ func (sh *shard) finishTeardown(s *session, up uint64, cause int) {
 				d.account(s, aaa.AcctStop, cause)
 				d.reportSession(onos.EventDown, s, cause)
 			}
-			d.unpersist(s.rec.ID)
 			sh.release(s)
 		})
 	}()

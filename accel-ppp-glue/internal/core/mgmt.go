@@ -110,7 +110,7 @@ func (d *Daemon) mgmtHandler() http.Handler {
 			if s.dead {
 				return res{}
 			}
-			s.sh.teardown(s, causeAdminReset, true, "terminated by the operator")
+			s.sh.teardown(s, causeAdminReset, padtSend, "terminated by the operator")
 			return res{s.view(), true}
 		})
 		if err != nil || !out.ok {
@@ -171,7 +171,7 @@ func (d *Daemon) mgmtHandler() http.Handler {
 			byState[v.State]++
 		}
 		api.WriteJSON(w, http.StatusOK, api.Stats{"sessions": len(all), "by_state": byState, "boot": d.boot,
-			"pfcp": d.pf.Stats(), "radius": d.radius.Stats()})
+			"pfcp": d.plane.Stats(), "radius": d.radius.Stats()})
 	})
 	return mux
 }

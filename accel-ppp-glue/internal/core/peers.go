@@ -98,7 +98,7 @@ func (d *Daemon) LCPDead(inst uint32, cpSEID uint64) {
 		d.m.drops.WithLabelValues("lcp_dead_unknown_session").Inc()
 		return
 	}
-	s.sh.post(func() { s.sh.teardown(s, causeLostCarrier, true, "LCP echoes unanswered (DP report)") })
+	s.sh.post(func() { s.sh.teardown(s, causeLostCarrier, padtSend, "LCP echoes unanswered (DP report)") })
 }
 
 func (d *Daemon) instanceName(id uint32) string {
@@ -139,12 +139,12 @@ func (sh *shard) resynced(s *session, up uint64, err error) {
 	d := sh.d
 	if s.dead {
 		if err == nil {
-			go func() { _, _ = d.pf.Delete(d.ctx, s.rec.Instance, up) }()
+			go func() { _, _ = d.plane.Delete(d.ctx, s.rec.Instance, up) }()
 		}
 		return
 	}
 	if err != nil {
-		sh.teardown(s, causeNASError, true, "could not install the session again: "+err.Error())
+		sh.teardown(s, causeNASError, padtSend, "could not install the session again: "+err.Error())
 		return
 	}
 	firstStart := !s.rec.AcctStarted

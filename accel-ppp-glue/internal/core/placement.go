@@ -114,7 +114,7 @@ func groupIE(g *config.LineGroup, action pfcpcp.GroupAction) *pfcpcp.LineGroup {
 func (d *Daemon) groupCall(inst uint32, g *config.LineGroup, action pfcpcp.GroupAction) error {
 	ctx, cancel := context.WithTimeout(d.ctx, 30*time.Second)
 	defer cancel()
-	err := d.pf.UpdateLineGroup(ctx, inst, groupIE(g, action))
+	err := d.plane.UpdateLineGroup(ctx, inst, groupIE(g, action))
 	if err != nil {
 		d.pfcpError("association_update", err)
 		d.m.groupCalls.WithLabelValues(action.String(), "error").Inc()
@@ -233,7 +233,7 @@ func (d *Daemon) moveGroup(g *config.LineGroup, to uint32, reason string) error 
 		}
 	} else {
 		for _, m := range moved {
-			d.pf.Forget(from, m.cpSEID)
+			d.plane.Forget(from, m.cpSEID)
 		}
 		d.owe(from, g.Name) // sent after its next association
 	}
@@ -300,14 +300,14 @@ func (d *Daemon) moveSession(s *session, rec record, to uint32) (movedSession, b
 	s.sh.post(func() {
 		if s.dead {
 			if err == nil {
-				go func() { _, _ = d.pf.Delete(d.ctx, to, up) }()
+				go func() { _, _ = d.plane.Delete(d.ctx, to, up) }()
 			}
 			done <- false
 			return
 		}
 		if err != nil {
 			d.m.sessionMoves.WithLabelValues("failed").Inc()
-			s.sh.teardown(s, causeNASError, true, "could not install the session on the line group's new instance: "+err.Error())
+			s.sh.teardown(s, causeNASError, padtSend, "could not install the session on the line group's new instance: "+err.Error())
 			done <- false
 			return
 		}
@@ -336,11 +336,11 @@ func (d *Daemon) deleteMoved(from uint32, m movedSession) {
 		return
 	}
 	ctx, cancel := context.WithTimeout(d.ctx, 30*time.Second)
-	usage, err := d.pf.Delete(ctx, from, m.oldUP)
+	usage, err := d.plane.Delete(ctx, from, m.oldUP)
 	cancel()
 	if err != nil {
 		d.pfcpError("deletion", err)
-		d.pf.Forget(from, m.cpSEID)
+		d.plane.Forget(from, m.cpSEID)
 		return
 	}
 	d.m.pfcpRequests.WithLabelValues("deletion", "ok").Inc()

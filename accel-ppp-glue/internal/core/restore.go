@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"sync"
 	"time"
+
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/ppp"
 )
 
 // sidAllocator hands out PPPoE session ids, unique per (access port, S-tag):
@@ -157,7 +159,7 @@ func (d *Daemon) restore() error {
 		sh := d.shardFor(r.MAC)
 		s := &session{
 			sh: sh, key: sessKey{lk, r.PPPoESID}, state: stEstablished, inst: inst, line: line,
-			group: line.Group, rec: r, lastInterim: now,
+			group: line.Group, rec: r, lastInterim: now, restored: ppp.NewRestored(r.MagicTx),
 		}
 		if old := sh.byLine[lk]; old != nil {
 			d.pools[line.Group.Name].Release(r.IPv4)
@@ -169,7 +171,7 @@ func (d *Daemon) restore() error {
 		sh.byLine[lk] = s
 		d.index(s, true)
 		if r.Established && r.UPSEID != 0 {
-			d.pf.Restore(r.Instance, r.CPSEID, r.UPSEID) // so the DP's reports find it
+			d.plane.Restore(r.Instance, r.CPSEID, r.UPSEID) // so the DP's reports find it
 		}
 		d.m.sessions.WithLabelValues(stEstablished.String()).Inc()
 	}

@@ -87,8 +87,9 @@ type session struct {
 	inst       *config.Instance
 	line       *config.Line
 	group      *config.LineGroup
-	link       *ppp.Link // nil for sessions restored from the store
-	hostUniq   []byte    // PADR's Host-Uniq and Relay-Session-Id, for a repeated PADS
+	link       *ppp.Link     // nil for sessions restored from the store
+	restored   *ppp.Restored // the PPP side of a session restored from the store
+	hostUniq   []byte        // PADR's Host-Uniq and Relay-Session-Id, for a repeated PADS
 	relayID    []byte
 	hasRelay   bool
 	maxPayload uint16
@@ -99,6 +100,12 @@ type session struct {
 	timerOn     bool
 	lastInterim time.Time
 	cause       int // Acct-Terminate-Cause once dead
+
+	// once dead: the state it was torn down in (what its end still needs),
+	// and what its PPPoE session waits for until when (closing.go)
+	endFrom   state
+	closeWait closeWait
+	closeAt   time.Time
 }
 
 // record is a session as it is persisted in the store and shown to

@@ -1,16 +1,16 @@
 package core
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/binary"
-	mrand "math/rand/v2"
+	"errors"
 	"time"
 
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/config"
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/ppp"
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/pppoe"
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/vxlan"
 )
 
 func randRead(b []byte) (int, error) { return rand.Read(b) }
@@ -36,9 +36,10 @@ type shard struct {
 	padi     map[lineKey]*bucket
 	padiLine map[lineKey]*bucket // per line (MAC zero): a flood of forged MACs on one line
 	padt     map[lineKey]*bucket // PADTs for unknown sessions, per line and MAC
+	closing  closeQueue          // sessions whose PPPoE session is ending (closing.go)
 
-	out   []byte    // scratch for an outgoing frame
-	batch *outBatch // outgoing datagrams, sent together
+	out   []byte       // scratch for an outgoing frame
+	batch *vxlan.Batch // outgoing datagrams, sent together
 }
 
 func newShard(d *Daemon, id int) *shard {
@@ -53,7 +54,7 @@ func newShard(d *Daemon, id int) *shard {
 		padiLine: make(map[lineKey]*bucket),
 		padt:     make(map[lineKey]*bucket),
 		out:      make([]byte, 0, 2048),
-		batch:    newOutBatch(),
+		batch:    d.vx.NewBatch(),
 	}
 }
 
@@ -77,7 +78,7 @@ func (sh *shard) run(ctx context.Context) {
 			sh.frame(f)
 			// Work off what else has arrived before the replies leave together.
 		more:
-			for i := 1; i < batchSize; i++ {
+			for i := 1; i < vxlan.BatchSize; i++ {
 				select {
 				case f = <-sh.in:
 					sh.frame(f)
@@ -94,47 +95,10 @@ func (sh *shard) run(ctx context.Context) {
 				sh.slowTick(now)
 			}
 		}
-		if sh.batch.n > 0 {
+		if sh.batch.Len() > 0 {
 			sh.flushOut()
 		}
 	}
-}
-
-// bucket is a token bucket for frame admission.
-type bucket struct {
-	tokens float64
-	last   time.Time
-}
-
-func (b *bucket) take(now time.Time, rate, burst float64) bool {
-	if b.last.IsZero() {
-		b.tokens = burst
-	} else {
-		b.tokens += now.Sub(b.last).Seconds() * rate
-		if b.tokens > burst {
-			b.tokens = burst
-		}
-	}
-	b.last = now
-	if b.tokens < 1 {
-		return false
-	}
-	b.tokens--
-	return true
-}
-
-// admit takes a token from the bucket of key in m (rate per second, burst),
-// creating it; a map grown past 64K keys (forged MACs) starts over.
-func admit(m *map[lineKey]*bucket, key lineKey, now time.Time, rate, burst float64) bool {
-	b := (*m)[key]
-	if b == nil {
-		if len(*m) > 1<<16 {
-			*m = make(map[lineKey]*bucket)
-		}
-		b = &bucket{}
-		(*m)[key] = b
-	}
-	return b.take(now, rate, burst)
 }
 
 func (sh *shard) drop(reason, msg string, args ...any) {
@@ -191,7 +155,11 @@ func (sh *shard) frame(in inFrame) {
 				sh.drop("padt_unknown", "PADT for no session", "instance", in.inst.Name, "sid", f.SessionID)
 				return
 			}
-			sh.teardown(s, causeUserRequest, false, "PADT from the subscriber")
+			if s.closeWait != waitNone {
+				sh.closingPADT(s)
+				return
+			}
+			sh.teardown(s, causeUserRequest, padtNone, "PADT from the subscriber")
 		default:
 			sh.drop("discovery_code", "PPPoE discovery code a client does not send", "code", f.Code)
 		}
@@ -212,220 +180,6 @@ func (sh *shard) frame(in inFrame) {
 	}
 }
 
-// acceptService reports whether a requested Service-Name is offered.
-func (sh *shard) acceptService(name []byte) bool {
-	if len(name) == 0 || len(sh.d.opt.ServiceNames) == 0 {
-		return true
-	}
-	for _, s := range sh.d.opt.ServiceNames {
-		if s == string(name) {
-			return true
-		}
-	}
-	return false
-}
-
-// discoveryReply starts a discovery reply to the client of lk.
-func (sh *shard) discoveryReply(line *config.Line, lk lineKey, code uint8, sid uint16) *pppoe.Frame {
-	f := &pppoe.Frame{
-		Dst: lk.mac, OuterTPID: line.AccessPort.TPID, STag: lk.stag, CTag: lk.ctag,
-		EtherType: pppoe.EtherTypeDiscovery, Code: code, SessionID: sid,
-	}
-	copy(f.Src[:], line.Group.ACMAC)
-	return f
-}
-
-func (sh *shard) sendDiscovery(inst *config.Instance, f *pppoe.Frame, kind string) {
-	sh.out = pppoe.AppendFrame(sh.out[:0], f)
-	sh.emit(inst, sh.out)
-	sh.d.m.sent.WithLabelValues(kind).Inc()
-}
-
-// grantedPayload is the PPP-Max-Payload the AC answers with (RFC 4638), 0 for
-// none: only when the client asked for more than 1492.
-func (sh *shard) grantedPayload(asked uint16) uint16 {
-	if asked <= 1492 {
-		return 0
-	}
-	if asked > sh.d.opt.MaxPayload {
-		asked = sh.d.opt.MaxPayload
-	}
-	if asked <= 1492 {
-		return 0
-	}
-	return asked
-}
-
-// PADI admission per line and shard: a line (S-tag, C-tag) normally carries
-// one CPE, a few with N:1 VLANs; a burst of PADIs from many source MACs on
-// one line is a broken or hostile device and must not starve other lines.
-const (
-	padiLineRate  = 25.0
-	padiLineBurst = 50.0
-)
-
-func (sh *shard) padiIn(now time.Time, inst *config.Instance, line *config.Line, lk lineKey, f *pppoe.Frame) {
-	if f.SessionID != 0 {
-		sh.drop("padi_sid", "PADI with a session id", "instance", inst.Name)
-		return
-	}
-	lineOnly := lk
-	lineOnly.mac = [6]byte{}
-	if !admit(&sh.padiLine, lineOnly, now, padiLineRate, padiLineBurst) {
-		sh.d.m.drops.WithLabelValues("padi_line_rate").Inc()
-		sh.d.blog.Warn("padi_line_rate", "PADI rate limit of a line: flood from many MACs", "instance", inst.Name,
-			"port", lk.port, "stag", lk.stag, "ctag", lk.ctag)
-		return
-	}
-	if !admit(&sh.padi, lk, now, sh.d.opt.PADIRate, sh.d.opt.PADIBurst) {
-		sh.d.m.drops.WithLabelValues("padi_rate").Inc()
-		sh.d.blog.Warn("padi_rate", "PADI rate limit: client dialling too fast", "instance", inst.Name,
-			"mac", macString(lk.mac), "stag", lk.stag, "ctag", lk.ctag)
-		return
-	}
-	tags, err := pppoe.ParseTags(f.Payload)
-	if err != nil {
-		sh.drop("bad_tags", "PADI with malformed tags", "instance", inst.Name, "err", err)
-		return
-	}
-	if !tags.HasServiceName {
-		sh.drop("no_service_name", "PADI without Service-Name tag", "instance", inst.Name)
-		return
-	}
-	if !sh.acceptService(tags.ServiceName) {
-		sh.d.m.drops.WithLabelValues("service_name").Inc()
-		return // RFC 2516 5.2: an AC that cannot serve the request does not answer
-	}
-	rep := sh.discoveryReply(line, lk, pppoe.CodePADO, 0)
-	var p []byte
-	p = pppoe.AppendTag(p, pppoe.TagACName, []byte(sh.d.opt.ACName))
-	p = pppoe.AppendTag(p, pppoe.TagServiceName, tags.ServiceName)
-	p = pppoe.AppendTag(p, pppoe.TagACCookie, sh.d.cookies.Make(lk.mac, lk.stag, lk.ctag, now))
-	if tags.HasHostUniq {
-		p = pppoe.AppendTag(p, pppoe.TagHostUniq, tags.HostUniq)
-	}
-	if tags.HasRelaySessionID {
-		p = pppoe.AppendTag(p, pppoe.TagRelaySessionID, tags.RelaySessionID)
-	}
-	if mp := sh.grantedPayload(tags.MaxPayload); mp != 0 {
-		p = pppoe.AppendTag(p, pppoe.TagPPPMaxPayload, binary.BigEndian.AppendUint16(nil, mp))
-	}
-	rep.Payload = p
-	sh.sendDiscovery(inst, rep, "pado")
-}
-
-func (sh *shard) padrIn(now time.Time, inst *config.Instance, line *config.Line, lk lineKey, f *pppoe.Frame) {
-	d := sh.d
-	if f.SessionID != 0 {
-		sh.drop("padr_sid", "PADR with a session id", "instance", inst.Name)
-		return
-	}
-	tags, err := pppoe.ParseTags(f.Payload)
-	if err != nil {
-		sh.drop("bad_tags", "PADR with malformed tags", "instance", inst.Name, "err", err)
-		return
-	}
-	if !d.cookies.Check(tags.ACCookie, lk.mac, lk.stag, lk.ctag, now) {
-		sh.drop("bad_cookie", "PADR without a valid AC-Cookie (no PADO seen, or expired)",
-			"instance", inst.Name, "mac", macString(lk.mac))
-		return
-	}
-	if !tags.HasServiceName || !sh.acceptService(tags.ServiceName) {
-		rep := sh.discoveryReply(line, lk, pppoe.CodePADS, 0)
-		var p []byte
-		p = pppoe.AppendTag(p, pppoe.TagServiceNameError, []byte("service not offered"))
-		if tags.HasHostUniq {
-			p = pppoe.AppendTag(p, pppoe.TagHostUniq, tags.HostUniq)
-		}
-		rep.Payload = p
-		sh.sendDiscovery(inst, rep, "pads_error")
-		return
-	}
-	if old := sh.byLine[lk]; old != nil {
-		if old.state == stNegotiating && !old.lcpSeen && bytes.Equal(old.hostUniq, tags.HostUniq) {
-			// The PADS was lost: the same PADR again. Answer with the same session.
-			sh.sendPADS(old, tags.ServiceName)
-			return
-		}
-		// The CPE dials again while the CP still holds its session: it
-		// rebooted. The old session is stale; end it before the new one.
-		sh.teardown(old, causeLostCarrier, false, "replaced by a new PADR from the same CPE")
-	}
-	sid, ok := d.sids.alloc(lk.port, lk.stag)
-	if !ok {
-		rep := sh.discoveryReply(line, lk, pppoe.CodePADS, 0)
-		var p []byte
-		p = pppoe.AppendTag(p, pppoe.TagACSystemError, []byte("no free session id"))
-		if tags.HasHostUniq {
-			p = pppoe.AppendTag(p, pppoe.TagHostUniq, tags.HostUniq)
-		}
-		rep.Payload = p
-		sh.sendDiscovery(inst, rep, "pads_error")
-		sh.drop("no_session_id", "no free PPPoE session id", "port", lk.port, "stag", lk.stag)
-		return
-	}
-	s := &session{
-		sh: sh, key: sessKey{lk, sid}, state: stNegotiating,
-		inst: inst, line: line, group: line.Group,
-		hostUniq: append([]byte(nil), tags.HostUniq...), padrAt: now,
-	}
-	if tags.HasRelaySessionID {
-		s.relayID, s.hasRelay = append([]byte(nil), tags.RelaySessionID...), true
-	}
-	s.maxPayload = sh.grantedPayload(tags.MaxPayload)
-	seid, id := d.newSEID()
-	s.rec = record{
-		ID: id, CPSEID: seid, Instance: inst.ID, AccessPort: lk.port, STag: lk.stag, CTag: lk.ctag,
-		MAC: lk.mac, PPPoESID: sid, LineGroup: line.Group.Name, QosProfile: line.Group.QosProfile.Name,
-		Interim: int64(d.opt.Interim / time.Second),
-	}
-	if tags.AccessLine != nil {
-		s.rec.CircuitID, s.rec.RemoteID = tags.AccessLine.CircuitID, tags.AccessLine.RemoteID
-	}
-	mru := uint16(1492)
-	if s.maxPayload != 0 {
-		mru = s.maxPayload
-	}
-	magic := mrand.Uint32()
-	for magic == 0 {
-		magic = mrand.Uint32()
-	}
-	s.link = ppp.NewLink(ppp.LinkConfig{
-		MaxMRU: mru, Auth: d.opt.Auth, Magic: magic, // echoes: decided once installed (established)
-	})
-	sh.sessions[s.key] = s
-	sh.byLine[lk] = s
-	d.m.sessions.WithLabelValues(stNegotiating.String()).Inc()
-	sh.sendPADS(s, tags.ServiceName)
-	s.link.Start(now)
-	sh.flush(now, s)
-}
-
-func (sh *shard) sendPADS(s *session, service []byte) {
-	rep := sh.discoveryReply(s.line, s.key.line, pppoe.CodePADS, s.key.sid)
-	var p []byte
-	p = pppoe.AppendTag(p, pppoe.TagServiceName, service)
-	if s.hostUniq != nil {
-		p = pppoe.AppendTag(p, pppoe.TagHostUniq, s.hostUniq)
-	}
-	if s.hasRelay {
-		p = pppoe.AppendTag(p, pppoe.TagRelaySessionID, s.relayID)
-	}
-	if s.maxPayload != 0 {
-		p = pppoe.AppendTag(p, pppoe.TagPPPMaxPayload, binary.BigEndian.AppendUint16(nil, s.maxPayload))
-	}
-	rep.Payload = p
-	sh.sendDiscovery(s.inst, rep, "pads")
-}
-
-func (sh *shard) sendPADT(inst *config.Instance, line *config.Line, lk lineKey, sid uint16, msg string) {
-	rep := sh.discoveryReply(line, lk, pppoe.CodePADT, sid)
-	if msg != "" {
-		rep.Payload = pppoe.AppendTag(nil, pppoe.TagGenericError, []byte(msg))
-	}
-	sh.sendDiscovery(inst, rep, "padt")
-}
-
 // sendPPP sends one PPP packet in the session.
 func (sh *shard) sendPPP(s *session, proto uint16, data []byte) {
 	f := &pppoe.Frame{
@@ -441,25 +195,6 @@ func (sh *shard) sendPPP(s *session, proto uint16, data []byte) {
 	sh.d.m.sent.WithLabelValues("ppp").Inc()
 }
 
-// unknownSession answers a session frame the CP does not know with a PADT
-// (rate-limited per client), so a CPE that lost track of its session (or
-// whose session the CP ended) dials again.
-func (sh *shard) unknownSession(now time.Time, inst *config.Instance, line *config.Line, lk lineKey, f *pppoe.Frame) {
-	sh.d.m.drops.WithLabelValues("unknown_session").Inc()
-	if f.SessionID == 0 || f.SessionID == 0xffff {
-		return
-	}
-	if !admit(&sh.padt, lk, now, 1, 3) {
-		return
-	}
-	var ac [6]byte
-	copy(ac[:], line.Group.ACMAC)
-	if f.Dst != ac {
-		return // not addressed to us: not ours to end
-	}
-	sh.sendPADT(inst, line, lk, f.SessionID, "unknown session")
-}
-
 func (sh *shard) sessionIn(now time.Time, s *session, payload []byte) {
 	proto, data, err := ppp.SplitProto(payload)
 	if err != nil {
@@ -472,10 +207,11 @@ func (sh *shard) sessionIn(now time.Time, s *session, payload []byte) {
 		return
 	}
 	if s.state == stTerminating {
+		sh.closingIn(s, proto, data)
 		return
 	}
-	if s.link == nil {
-		sh.restoredIn(now, s, proto, data)
+	if s.restored != nil {
+		sh.restoredIn(s, proto, data)
 		return
 	}
 	if proto == ppp.ProtoLCP {
@@ -485,29 +221,23 @@ func (sh *shard) sessionIn(now time.Time, s *session, payload []byte) {
 	sh.flush(now, s)
 }
 
-// restoredIn handles PPP control frames of a session restored from the
-// store after a CP restart: its PPP negotiation state is gone, but LCP and
-// IPCP are open on both ends and the DP answers echoes. What can still come
-// is a Terminate-Request, an echo the DP did not answer, or a renegotiation.
-func (sh *shard) restoredIn(now time.Time, s *session, proto uint16, data []byte) {
-	if len(data) < 4 {
+// restoredIn handles a PPP frame of a session restored from the store after
+// a CP restart (ppp.Restored says what it takes).
+func (sh *shard) restoredIn(s *session, proto uint16, data []byte) {
+	reply, down, err := s.restored.Input(proto, data)
+	switch {
+	case errors.Is(err, ppp.ErrMalformed):
 		sh.drop("malformed_ppp", "short PPP control packet", "session", s.rec.ID)
 		return
-	}
-	code, id := data[0], data[1]
-	switch {
-	case proto == ppp.ProtoLCP && code == 5: // Terminate-Request
-		sh.sendPPP(s, ppp.ProtoLCP, []byte{6, id, 0, 4})
-		sh.teardown(s, causeUserRequest, true, "LCP Terminate-Request from the subscriber")
-	case proto == ppp.ProtoLCP && code == 9: // Echo-Request
-		rep := []byte{10, id, 0, 8, 0, 0, 0, 0}
-		binary.BigEndian.PutUint32(rep[4:], s.rec.MagicTx)
-		sh.sendPPP(s, ppp.ProtoLCP, rep)
-	case proto == ppp.ProtoLCP && (code == 10 || code == 11): // Echo-Reply, Discard-Request
-	case (proto == ppp.ProtoLCP || proto == ppp.ProtoIPCP) && code == 1: // Configure-Request
-		sh.teardown(s, causeUserError, true, "the subscriber renegotiated a restored session")
-	default:
+	case err != nil:
 		sh.d.m.drops.WithLabelValues("restored_ppp").Inc()
+		return
+	}
+	if reply != nil {
+		sh.sendPPP(s, reply.Proto, reply.Data)
+	}
+	if down != nil {
+		sh.teardown(s, downCause(down.Reason), padtFor(*down), down.Detail)
 	}
 }
 
@@ -527,7 +257,7 @@ func (sh *shard) flush(now time.Time, s *session) {
 		case ppp.EvUp:
 			sh.establish(now, s, e)
 		case ppp.EvDown:
-			sh.teardown(s, downCause(e.Reason), true, e.Detail)
+			sh.teardown(s, downCause(e.Reason), padtFor(e), e.Detail)
 		}
 	}
 	if s.dead || s.link == nil {
@@ -539,6 +269,16 @@ func (sh *shard) flush(now time.Time, s *session) {
 	} else {
 		sh.timed[s] = struct{}{}
 	}
+}
+
+// padtFor says how the PPPoE session of a link that went down ends: after
+// the subscriber's own PADT when it terminated LCP (and we acked), at once
+// otherwise (the link is dead, or LCP's own Terminate exchange is over).
+func padtFor(e ppp.EvDown) padtMode {
+	if e.Acked {
+		return padtAfterPeer
+	}
+	return padtSend
 }
 
 func downCause(r ppp.DownReason) int {
@@ -557,6 +297,7 @@ func downCause(r ppp.DownReason) int {
 }
 
 func (sh *shard) tick(now time.Time) {
+	sh.closing.expire(now, sh.closeTimeout)
 	for s := range sh.timed {
 		if s.dead || s.link == nil {
 			delete(sh.timed, s)
@@ -574,7 +315,7 @@ func (sh *shard) slowTick(now time.Time) {
 	for _, s := range sh.sessions {
 		if s.state == stEstablished && s.rec.SessionTimeout > 0 &&
 			now.Sub(s.rec.Started) >= time.Duration(s.rec.SessionTimeout)*time.Second {
-			sh.teardown(s, causeSessionTimout, true, "RADIUS Session-Timeout reached")
+			sh.teardown(s, causeSessionTimout, padtSend, "RADIUS Session-Timeout reached")
 		}
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/prereq"
 )
 
 // The real bng-dp process (DPDK without hugepages, an af_packet port on a
@@ -105,26 +107,18 @@ func (d *bngDP) stop() {
 }
 
 func TestAgainstBngDP(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
 	bin := filepath.Join(dpBuild, "bng-dp")
-	why := ""
-	switch {
-	case os.Geteuid() != 0:
-		why = "needs root (network namespace)"
-	case testing.Short():
-		why = "-short"
-	default:
-		if _, err := os.Stat(bin); err != nil {
-			why = bin + " is not built"
-		} else if _, err := exec.LookPath("ip"); err != nil {
-			why = "no ip command"
-		}
+	prereq.Root(t, "network namespace")
+	if _, err := os.Stat(bin); err != nil {
+		prereq.Skip(t, bin+" is not built (ninja -C server-dp/build)")
 	}
-	if why != "" {
-		if os.Getenv("BNGPOD_REQUIRE_POD") == "1" && !testing.Short() {
-			t.Fatal(why)
-		}
-		t.Skip(why)
+	if _, err := exec.LookPath("ip"); err != nil {
+		prereq.Skip(t, "no ip command")
 	}
+	prereq.NetnsLock(t)
 	_ = ipCmd("netns", "delete", bngdpNS) // a stale one from a killed run
 	for _, args := range [][]string{
 		{"netns", "add", bngdpNS},

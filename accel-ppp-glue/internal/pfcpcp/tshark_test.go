@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/prereq"
 )
 
 // writePcap writes PFCP messages as UDP 8805 datagrams in raw-IPv4 frames
@@ -115,10 +117,7 @@ func vals(fs []field, name string) []string {
 // BBF IEs decode with the intended values (as tests/dp/test_pfcp_wire.py checks).
 func TestTsharkDissection(t *testing.T) {
 	if _, err := exec.LookPath("tshark"); err != nil {
-		if os.Getenv("BNGPOD_REQUIRE_POD") == "1" {
-			t.Fatal("tshark is not installed")
-		}
-		t.Skip("tshark is not installed")
+		prereq.Skip(t, "tshark is not installed")
 	}
 	dp := newPipeDP(t)
 	rec := newRecorder()

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/prereq"
 )
 
 // The C build of the DP, relative to this package (make test builds it first).
@@ -20,10 +22,7 @@ func needBuild(t testing.TB, name string) string {
 	t.Helper()
 	p := filepath.Join(dpBuild, "tests", name)
 	if _, err := os.Stat(p); err != nil {
-		if os.Getenv("BNGPOD_REQUIRE_POD") == "1" {
-			t.Fatalf("%s missing: build server-dp first (ninja -C server-dp/build)", p)
-		}
-		t.Skipf("%s missing: build server-dp first (ninja -C server-dp/build)", p)
+		prereq.Skip(t, p+" missing: build server-dp first (ninja -C server-dp/build)")
 	}
 	return p
 }

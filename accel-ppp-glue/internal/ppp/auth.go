@@ -15,7 +15,7 @@ func (l *Link) sendChallenge(fresh bool) {
 		}
 		l.authID++
 	}
-	start := l.begin(chapChallenge, l.authID)
+	start := l.begin(CHAPChallenge, l.authID)
 	l.out = append(l.out, byte(len(l.challenge)))
 	l.out = append(l.out, l.challenge[:]...)
 	l.out = append(l.out, l.cfg.Name...)
@@ -44,7 +44,7 @@ func (l *Link) inputPAP(data []byte) {
 	if !ok {
 		return
 	}
-	if pkt[0] != papRequest || l.method != AuthPAP || l.closing {
+	if pkt[0] != PAPRequest || l.method != AuthPAP || l.closing {
 		l.counters.Discarded++
 		return
 	}
@@ -63,7 +63,7 @@ func (l *Link) inputPAP(data []byte) {
 		l.evs = append(l.evs, EvAuth{Method: AuthPAP, User: string(user), Password: append([]byte(nil), pw...)})
 	case authDone:
 		// Our Ack was lost: repeat it with the request's identifier.
-		l.sendCP(ProtoPAP, papAck, pkt[1], l.lastAuth)
+		l.sendCP(ProtoPAP, PAPAck, pkt[1], l.lastAuth)
 	default:
 		l.counters.Discarded++
 	}
@@ -75,7 +75,7 @@ func (l *Link) inputCHAP(data []byte) {
 	if !ok {
 		return
 	}
-	if pkt[0] != chapResponse || l.method != AuthCHAP || l.closing {
+	if pkt[0] != CHAPResponse || l.method != AuthCHAP || l.closing {
 		l.counters.Discarded++
 		return
 	}
@@ -98,7 +98,7 @@ func (l *Link) inputCHAP(data []byte) {
 		ev.Response = append(buf[16:16], b[1:17]...)
 		l.evs = append(l.evs, ev)
 	case authDone:
-		l.sendCP(ProtoCHAP, chapSuccess, pkt[1], l.lastAuth)
+		l.sendCP(ProtoCHAP, CHAPSuccess, pkt[1], l.lastAuth)
 	default:
 		l.counters.Discarded++
 	}
@@ -121,15 +121,15 @@ func (l *Link) AuthResult(now time.Time, ok bool, message string) {
 	proto := ProtoPAP
 	if l.method == AuthPAP {
 		body = append(body, byte(len(message)))
-		code = papNak
+		code = PAPNak
 		if ok {
-			code = papAck
+			code = PAPAck
 		}
 	} else {
 		proto = ProtoCHAP
-		code = chapFailure
+		code = CHAPFailure
 		if ok {
-			code = chapSuccess
+			code = CHAPSuccess
 		}
 	}
 	body = append(body, message...)

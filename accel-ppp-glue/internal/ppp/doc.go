@@ -10,6 +10,14 @@
 // (states Initial to Opened, restart timer, Max-Configure, Max-Terminate,
 // Max-Failure); each protocol contributes only its options.
 //
+// Two departures from a plain active open, for links where the first frames
+// may be reordered on the way (a switch between a PPPoE AC and its
+// subscribers): with StartDelay, Start is a passive open (LCP waits in
+// Stopped for the peer's first LCP packet, at most StartDelay, RFC 1661 4.2's
+// implementation option), and with RestartFirst the restart timer after a
+// first Configure-Request starts short and doubles up to Restart, so a lost
+// first request costs little; Max-Configure bounds the requests as ever.
+//
 // What the link negotiates, as the access concentrator of a PPPoE session:
 //
 //   - LCP (RFC 1661 section 6, RFC 2516 section 7): we request our MRU
@@ -48,10 +56,16 @@
 // the peer has authenticated (a peer that missed our Configure-Ack sends its
 // Configure-Request again: RFC 1661's Opened/RCR transition, after which
 // authentication starts afresh). A peer Configure-Request once the
-// credentials are with the CP ends the link (EvDown DownLCPFailed); a stray Configure-Ack/Nak/Reject in Opened is discarded. A
-// peer Terminate-Request is acknowledged and ends the link at once
-// (DownPeerTerminate) instead of waiting a restart period in Stopping; an
-// IPCP Terminate-Request from the peer terminates LCP too.
+// credentials are with the CP ends the link (EvDown DownLCPFailed); a stray
+// Configure-Ack/Nak/Reject in Opened is discarded. A peer Terminate-Request
+// is acknowledged and ends the link at once (DownPeerTerminate, with
+// EvDown.Acked: the caller waits for the peer to end the PPPoE session, as
+// Stopping would wait a restart period for the lower layer); an IPCP
+// Terminate-Request from the peer terminates LCP too.
+//
+// Restored is the PPP side of a session taken up again after a CP restart,
+// without a Link: it answers echoes and a Terminate-Request, and ends the
+// session on a renegotiation.
 //
 // Every input is hostile: malformed packets are counted and dropped, and no
 // packet longer than the peer's MRU is ever emitted (Echo-Reply, Code-Reject

@@ -36,8 +36,8 @@ type cpLayer interface {
 	// appendOptions appends the options of our Configure-Request.
 	appendOptions(dst []byte) []byte
 	// checkRequest judges the peer's Configure-Request options and appends
-	// the reply options to dst: the code is codeConfAck (dst gets opts),
-	// codeConfNak or codeConfRej. With rejectOnly (Max-Failure reached) it
+	// the reply options to dst: the code is CodeConfAck (dst gets opts),
+	// CodeConfNak or CodeConfRej. With rejectOnly (Max-Failure reached) it
 	// rejects what it would otherwise Nak. ok false: malformed, discard.
 	checkRequest(opts, dst []byte, rejectOnly bool) (code uint8, reply []byte, ok bool)
 	// acked: the peer's Configure-Request was acknowledged with these options.
@@ -95,26 +95,42 @@ func (c *cp) scr() {
 	c.nextID++
 	c.reqID = c.nextID
 	l := c.l
-	start := l.begin(codeConfReq, c.reqID)
+	start := l.begin(CodeConfReq, c.reqID)
 	l.out = c.layer.appendOptions(l.out)
 	c.req = append(c.req[:0], l.out[start+4:]...)
 	c.reqSent = true
 	l.finish(c.proto, start, false)
 	c.counter--
-	c.deadline = l.now.Add(l.cfg.Restart)
+	c.deadline = l.now.Add(c.confRestart())
+}
+
+// confRestart is the restart timer after a Configure-Request: RestartFirst
+// after the first since the counter was initialized, doubled per request
+// sent since, up to Restart.
+func (c *cp) confRestart() time.Duration {
+	cfg := &c.l.cfg
+	iv := cfg.Restart
+	if cfg.RestartFirst <= 0 || cfg.RestartFirst >= iv {
+		return iv
+	}
+	iv = cfg.RestartFirst
+	for sent := cfg.MaxConfigure - c.counter; sent > 1 && iv < cfg.Restart; sent-- {
+		iv *= 2
+	}
+	return min(iv, cfg.Restart)
 }
 
 // str: send a Terminate-Request.
 func (c *cp) str() {
 	c.nextID++
-	c.l.finish(c.proto, c.l.begin(codeTermReq, c.nextID), false)
+	c.l.finish(c.proto, c.l.begin(CodeTermReq, c.nextID), false)
 	c.counter--
 	c.deadline = c.l.now.Add(c.l.cfg.Restart)
 }
 
 // sta: send a Terminate-Ack.
 func (c *cp) sta(id uint8) {
-	c.l.finish(c.proto, c.l.begin(codeTermAck, id), false)
+	c.l.finish(c.proto, c.l.begin(CodeTermAck, id), false)
 }
 
 // scj: send a Code-Reject carrying the rejected packet (cut to fit).
@@ -122,7 +138,7 @@ func (c *cp) scj(pkt []byte) {
 	l := c.l
 	l.counters.CodeRejectsSent++
 	c.nextID++
-	start := l.begin(codeCodeRej, c.nextID)
+	start := l.begin(CodeCodeRej, c.nextID)
 	l.out = append(l.out, pkt...)
 	l.finish(c.proto, start, true)
 }
@@ -194,27 +210,27 @@ func (c *cp) timeout() {
 func (c *cp) input(pkt []byte) bool {
 	code, id, data := pkt[0], pkt[1], pkt[4:]
 	switch code {
-	case codeConfReq:
+	case CodeConfReq:
 		c.rcr(id, data)
-	case codeConfAck:
+	case CodeConfAck:
 		if !c.reqSent || id != c.reqID || !bytes.Equal(data, c.req) {
 			c.l.counters.Discarded++
 			return true
 		}
 		c.rca()
-	case codeConfNak, codeConfRej:
+	case CodeConfNak, CodeConfRej:
 		if !c.reqSent || id != c.reqID {
 			c.l.counters.Discarded++
 			return true
 		}
 		c.rcn(code, data)
-	case codeTermReq:
+	case CodeTermReq:
 		c.rtr(id)
-	case codeTermAck:
+	case CodeTermAck:
 		c.rta()
-	case codeCodeRej:
+	case CodeCodeRej:
 		// Our codes 1-7 are all needed by the automaton: RXJ-.
-		if len(data) >= 1 && data[0] >= codeConfReq && data[0] <= codeCodeRej {
+		if len(data) >= 1 && data[0] >= CodeConfReq && data[0] <= CodeCodeRej {
 			c.rxj(false)
 		} else {
 			c.rxj(true)
@@ -241,12 +257,12 @@ func (c *cp) rcr(id uint8, opts []byte) {
 		l.counters.Malformed++
 		return
 	}
-	good := code == codeConfAck
+	good := code == CodeConfAck
 	switch code {
-	case codeConfAck:
+	case CodeConfAck:
 		c.naksSent = 0
 		c.layer.acked(opts)
-	case codeConfNak:
+	case CodeConfNak:
 		c.naksSent++
 		l.counters.NaksSent++
 	default:
@@ -318,7 +334,7 @@ func (c *cp) rcn(code uint8, opts []byte) {
 		return
 	}
 	var ok bool
-	if code == codeConfNak {
+	if code == CodeConfNak {
 		ok = c.layer.gotNak(opts)
 	} else {
 		ok = c.layer.gotRej(opts)

@@ -24,9 +24,9 @@ func (s *stubLayer) appendOptions(dst []byte) []byte { return dst }
 // checkRequest: an empty option list is acceptable (RCR+), anything else not (RCR-).
 func (s *stubLayer) checkRequest(opts, dst []byte, rejectOnly bool) (uint8, []byte, bool) {
 	if len(opts) == 0 {
-		return codeConfAck, dst, true
+		return CodeConfAck, dst, true
 	}
-	return codeConfNak, append(dst, opts...), true
+	return CodeConfNak, append(dst, opts...), true
 }
 func (s *stubLayer) acked([]byte)       {}
 func (s *stubLayer) gotNak([]byte) bool { return true }
@@ -58,8 +58,8 @@ func TestAutomatonTable(t *testing.T) {
 		"TO-":   {"-", "-", "tlf/Closed", "tlf/Stopped", "tlf/Stopped", "tlf/Stopped", "tlf/Stopped", "-"},
 		"Close": {"/Closed", "/Closed", "/Closing", "/Closing", "str/Closing", "str/Closing", "str/Closing", "tld,str/Closing"},
 	}
-	names := map[uint8]string{codeConfReq: "scr", codeConfAck: "sca", codeConfNak: "scn", codeConfRej: "scn",
-		codeTermReq: "str", codeTermAck: "sta", codeCodeRej: "scj"}
+	names := map[uint8]string{CodeConfReq: "scr", CodeConfAck: "sca", CodeConfNak: "scn", CodeConfRej: "scn",
+		CodeTermReq: "str", CodeTermAck: "sta", CodeCodeRej: "scj"}
 	for ev, cells := range table {
 		for i, cell := range cells {
 			if cell == "-" {
@@ -76,21 +76,21 @@ func TestAutomatonTable(t *testing.T) {
 				c.reqSent, c.reqID, c.counter = true, 7, 3
 				switch ev {
 				case "RCR+":
-					c.input([]byte{codeConfReq, 1, 0, 4})
+					c.input([]byte{CodeConfReq, 1, 0, 4})
 				case "RCR-":
-					c.input([]byte{codeConfReq, 1, 0, 6, 0xff, 2})
+					c.input([]byte{CodeConfReq, 1, 0, 6, 0xff, 2})
 				case "RCA":
-					c.input([]byte{codeConfAck, 7, 0, 4})
+					c.input([]byte{CodeConfAck, 7, 0, 4})
 				case "RCN":
-					c.input([]byte{codeConfNak, 7, 0, 4})
+					c.input([]byte{CodeConfNak, 7, 0, 4})
 				case "RTR":
-					c.input([]byte{codeTermReq, 1, 0, 4})
+					c.input([]byte{CodeTermReq, 1, 0, 4})
 				case "RTA":
-					c.input([]byte{codeTermAck, 1, 0, 4})
+					c.input([]byte{CodeTermAck, 1, 0, 4})
 				case "RXJ+":
-					c.input([]byte{codeCodeRej, 1, 0, 8, 0x20, 1, 0, 4})
+					c.input([]byte{CodeCodeRej, 1, 0, 8, 0x20, 1, 0, 4})
 				case "RXJ-":
-					c.input([]byte{codeCodeRej, 1, 0, 8, codeTermAck, 1, 0, 4})
+					c.input([]byte{CodeCodeRej, 1, 0, 8, CodeTermAck, 1, 0, 4})
 				case "RUC":
 					if !c.input([]byte{0x20, 1, 0, 4}) {
 						c.scj([]byte{0x20, 1, 0, 4})

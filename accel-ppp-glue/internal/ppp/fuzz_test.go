@@ -54,6 +54,9 @@ func FuzzLink(f *testing.F) {
 			cfg.Auth = []AuthMethod{AuthCHAP}
 			cfg.MaxMRU = 1500
 		}
+		if b[0]&4 != 0 { // bng-cp's start: passive, first requests retransmitted soon
+			cfg.StartDelay, cfg.RestartFirst = 100*time.Millisecond, 500*time.Millisecond
+		}
 		b = b[1:]
 		l := NewLink(cfg)
 		now := t0
@@ -76,7 +79,7 @@ func FuzzLink(f *testing.F) {
 				if len(p.Data) < 4 || int(binary.BigEndian.Uint16(p.Data[2:])) != len(p.Data) {
 					t.Fatalf("bad Length: %04x % x", p.Proto, p.Data)
 				}
-				if p.Data[0] == codeConfReq {
+				if p.Data[0] == CodeConfReq {
 					switch p.Proto {
 					case ProtoLCP:
 						lastLCP = append(lastLCP[:0], p.Data...)
@@ -152,7 +155,7 @@ func FuzzLink(f *testing.F) {
 				}
 				if len(last) > 0 {
 					ack := append([]byte(nil), last...)
-					ack[0] = codeConfAck
+					ack[0] = CodeConfAck
 					l.Input(now, proto, ack)
 				}
 			}

@@ -12,7 +12,7 @@ type ipcpLayer struct{ l *Link }
 
 func (y *ipcpLayer) appendOptions(dst []byte) []byte {
 	if y.l.sendAddr {
-		dst = append(dst, ipcpAddress, 6)
+		dst = append(dst, IPCPOptAddress, 6)
 		dst = append(dst, y.l.local.AsSlice()...)
 	}
 	return dst
@@ -21,11 +21,11 @@ func (y *ipcpLayer) appendOptions(dst []byte) []byte {
 // want returns the address we want for an option (invalid: reject it).
 func (y *ipcpLayer) want(typ uint8) netip.Addr {
 	switch typ {
-	case ipcpAddress:
+	case IPCPOptAddress:
 		return y.l.peer
-	case ipcpDNS1:
+	case IPCPOptDNS1:
 		return y.l.dns1
-	case ipcpDNS2:
+	case IPCPOptDNS2:
 		return y.l.dns2
 	}
 	return netip.Addr{}
@@ -55,22 +55,22 @@ func (y *ipcpLayer) checkRequest(opts, dst []byte, rejectOnly bool) (uint8, []by
 	}
 	start := len(dst)
 	code, reply := judge(opts, dst, rejectOnly, y.classify, y.appendNak)
-	if code == codeConfRej || rejectOnly || !y.l.peer.IsValid() {
+	if code == CodeConfRej || rejectOnly || !y.l.peer.IsValid() {
 		return code, reply, true
 	}
 	// A peer asking for no address gets one appended to a Nak (RFC 1332 3.3).
 	for o := opts; len(o) > 0; {
 		typ, _, _, rest := nextOption(o)
 		o = rest
-		if typ == ipcpAddress {
+		if typ == IPCPOptAddress {
 			return code, reply, true
 		}
 	}
-	if code == codeConfAck {
+	if code == CodeConfAck {
 		reply = reply[:start]
 	}
-	reply = append(reply, ipcpAddress, 6)
-	return codeConfNak, append(reply, y.l.peer.AsSlice()...), true
+	reply = append(reply, IPCPOptAddress, 6)
+	return CodeConfNak, append(reply, y.l.peer.AsSlice()...), true
 }
 
 func (y *ipcpLayer) acked(opts []byte) {
@@ -79,7 +79,7 @@ func (y *ipcpLayer) acked(opts []byte) {
 	for o := opts; len(o) > 0; {
 		typ, val, _, rest := nextOption(o)
 		o = rest
-		if typ == ipcpAddress && len(val) == 4 {
+		if typ == IPCPOptAddress && len(val) == 4 {
 			l.upPeer = netip.AddrFrom4([4]byte(val))
 		}
 	}
@@ -98,7 +98,7 @@ func (y *ipcpLayer) gotRej(opts []byte) bool {
 	for o := opts; len(o) > 0; {
 		typ, _, _, rest := nextOption(o)
 		o = rest
-		if typ == ipcpAddress {
+		if typ == IPCPOptAddress {
 			y.l.sendAddr = false
 		}
 	}
@@ -130,7 +130,7 @@ func (l *Link) inputIPCP(data []byte) {
 	if !ok {
 		return
 	}
-	if pkt[0] == codeTermReq {
+	if pkt[0] == CodeTermReq {
 		l.ipcp.sta(pkt[1])
 		l.fail(DownPeerTerminate, "peer terminated IPCP")
 		return

@@ -8,18 +8,18 @@ type lcpLayer struct{ l *Link }
 func (y *lcpLayer) appendOptions(dst []byte) []byte {
 	l := y.l
 	if l.sendMRU {
-		dst = append(dst, lcpMRU, 4)
+		dst = append(dst, LCPOptMRU, 4)
 		dst = binary.BigEndian.AppendUint16(dst, l.ourMRU)
 	}
 	if l.authIdx >= 0 {
 		if l.cfg.Auth[l.authIdx] == AuthCHAP {
-			dst = append(dst, lcpAuth, 5, 0xc2, 0x23, chapMD5)
+			dst = append(dst, LCPOptAuth, 5, 0xc2, 0x23, CHAPMD5)
 		} else {
-			dst = append(dst, lcpAuth, 4, 0xc0, 0x23)
+			dst = append(dst, LCPOptAuth, 4, 0xc0, 0x23)
 		}
 	}
 	if l.sendMagic {
-		dst = append(dst, lcpMagic, 6)
+		dst = append(dst, LCPOptMagic, 6)
 		dst = binary.BigEndian.AppendUint32(dst, l.ourMagic)
 	}
 	return dst
@@ -28,7 +28,7 @@ func (y *lcpLayer) appendOptions(dst []byte) []byte {
 func (y *lcpLayer) classify(typ uint8, val []byte) verdict {
 	l := y.l
 	switch typ {
-	case lcpMRU:
+	case LCPOptMRU:
 		if len(val) != 2 {
 			return vRej
 		}
@@ -36,7 +36,7 @@ func (y *lcpLayer) classify(typ uint8, val []byte) verdict {
 			return vNak
 		}
 		return vAck
-	case lcpMagic:
+	case LCPOptMagic:
 		if len(val) != 4 {
 			return vRej
 		}
@@ -54,16 +54,16 @@ func (y *lcpLayer) classify(typ uint8, val []byte) verdict {
 func (y *lcpLayer) appendNak(dst []byte, typ uint8, val []byte) []byte {
 	l := y.l
 	switch typ {
-	case lcpMRU:
+	case LCPOptMRU:
 		v := binary.BigEndian.Uint16(val)
 		if v > l.cfg.MaxMRU {
 			v = l.cfg.MaxMRU
 		} else {
 			v = minMRU
 		}
-		dst = append(dst, lcpMRU, 4)
+		dst = append(dst, LCPOptMRU, 4)
 		return binary.BigEndian.AppendUint16(dst, v)
-	case lcpMagic:
+	case LCPOptMagic:
 		v := binary.BigEndian.Uint32(val)
 		if v != 0 {
 			// Our own number: the line may be looped back (RFC 1661 6.4).
@@ -73,7 +73,7 @@ func (y *lcpLayer) appendNak(dst []byte, typ uint8, val []byte) []byte {
 				l.fail(DownLCPFailed, "looped-back line (our Magic-Number came back)")
 			}
 		}
-		dst = append(dst, lcpMagic, 6)
+		dst = append(dst, LCPOptMagic, 6)
 		return binary.BigEndian.AppendUint32(dst, xorshift32(v^l.ourMagic))
 	}
 	return dst
@@ -94,9 +94,9 @@ func (y *lcpLayer) acked(opts []byte) {
 		typ, val, _, rest := nextOption(o)
 		o = rest
 		switch typ {
-		case lcpMRU:
+		case LCPOptMRU:
 			l.peerMRU = binary.BigEndian.Uint16(val)
-		case lcpMagic:
+		case LCPOptMagic:
 			l.peerMagic = binary.BigEndian.Uint32(val)
 		}
 	}
@@ -111,17 +111,17 @@ func (y *lcpLayer) gotNak(opts []byte) bool {
 		typ, val, _, rest := nextOption(o)
 		o = rest
 		switch typ {
-		case lcpMRU:
+		case LCPOptMRU:
 			if len(val) == 2 {
 				if v := binary.BigEndian.Uint16(val); v >= minMRU && v <= l.cfg.MaxMRU {
 					l.ourMRU = v
 				}
 			}
-		case lcpAuth:
+		case LCPOptAuth:
 			if l.authIdx >= 0 {
 				l.nakAuth(val)
 			}
-		case lcpMagic:
+		case LCPOptMagic:
 			if len(val) == 4 && l.sendMagic {
 				l.loops++
 				l.counters.LoopsDetected++
@@ -144,7 +144,7 @@ func (l *Link) nakAuth(val []byte) {
 		case ProtoPAP:
 			want = AuthPAP
 		case ProtoCHAP:
-			if len(val) == 3 && val[2] == chapMD5 {
+			if len(val) == 3 && val[2] == CHAPMD5 {
 				want = AuthCHAP
 			}
 		}
@@ -171,13 +171,13 @@ func (y *lcpLayer) gotRej(opts []byte) bool {
 		typ, _, _, rest := nextOption(o)
 		o = rest
 		switch typ {
-		case lcpMRU:
+		case LCPOptMRU:
 			l.sendMRU = false
-		case lcpAuth:
+		case LCPOptAuth:
 			if l.authIdx >= 0 {
 				l.fail(DownAuthFailed, "peer rejected authentication")
 			}
-		case lcpMagic:
+		case LCPOptMagic:
 			l.sendMagic = false
 		}
 	}
@@ -226,7 +226,7 @@ func (l *Link) inputLCP(data []byte) {
 	}
 	opened := l.lcp.state == stOpened
 	switch code := pkt[0]; code {
-	case codeConfReq:
+	case CodeConfReq:
 		if opened {
 			if l.phase == PhaseAuthenticate && l.authState == authWaitPeer {
 				// The peer has not seen our Configure-Ack (lost, or late
@@ -246,33 +246,34 @@ func (l *Link) inputLCP(data []byte) {
 			return
 		}
 		l.lcp.input(pkt)
-	case codeConfAck, codeConfNak, codeConfRej:
+	case CodeConfAck, CodeConfNak, CodeConfRej:
 		if opened {
 			l.counters.Discarded++
 			return
 		}
 		l.lcp.input(pkt)
-	case codeTermReq:
+	case CodeTermReq:
 		l.lcp.sta(pkt[1])
 		if l.closing {
 			l.down(l.closeReason, l.closeDetail)
 		} else {
 			l.down(DownPeerTerminate, "")
+			l.evs[len(l.evs)-1] = EvDown{Reason: DownPeerTerminate, Acked: true}
 		}
-	case codeTermAck:
+	case CodeTermAck:
 		if opened {
 			// RFC 1661 would renegotiate; we do not (see the package doc).
 			l.counters.Discarded++
 			return
 		}
 		l.lcp.input(pkt)
-	case codeCodeRej:
-		if len(pkt) > 4 && pkt[4] == codeEchoReq {
+	case CodeCodeRej:
+		if len(pkt) > 4 && pkt[4] == CodeEchoReq {
 			l.echoOff = true
 			l.echoDeadline = timeZero
 		}
 		l.lcp.input(pkt)
-	case codeProtoRej:
+	case CodeProtoRej:
 		if !opened {
 			l.counters.Discarded++
 			return
@@ -291,7 +292,7 @@ func (l *Link) inputLCP(data []byte) {
 				l.fail(DownAuthFailed, "peer rejected the authentication protocol")
 			}
 		}
-	case codeEchoReq, codeEchoRep:
+	case CodeEchoReq, CodeEchoRep:
 		if !opened {
 			l.counters.Discarded++
 			return
@@ -304,18 +305,18 @@ func (l *Link) inputLCP(data []byte) {
 			l.counters.LoopsDetected++
 			return
 		}
-		if code == codeEchoRep {
+		if code == CodeEchoRep {
 			l.counters.EchoRepliesHeard++
 			l.echoPending, l.echoMisses = false, 0
 			return
 		}
 		l.counters.EchoesAnswered++
-		start := l.begin(codeEchoRep, pkt[1])
+		start := l.begin(CodeEchoRep, pkt[1])
 		ours, _ := l.Magic()
 		l.out = binary.BigEndian.AppendUint32(l.out, ours)
 		l.out = append(l.out, pkt[8:]...)
 		l.finish(ProtoLCP, start, true)
-	case codeDiscard, codeIdent, codeTimeRemai:
+	case CodeDiscardReq, CodeIdentification, CodeTimeRemaining:
 		l.counters.Discarded++
 	default:
 		l.lcp.scj(pkt)

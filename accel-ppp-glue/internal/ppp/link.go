@@ -28,10 +28,22 @@ func (m AuthMethod) String() string {
 
 // LinkConfig configures a Link. Zero values take the defaults noted.
 type LinkConfig struct {
-	MaxMRU       uint16        // 1492, or up to the PPP-Max-Payload the client offered (RFC 4638); default 1492
-	Auth         []AuthMethod  // in preference order; the first is requested, a Nak may move to the next; empty = no authentication
-	Magic        uint32        // our magic number (non-zero; 0 = drawn from crypto/rand)
-	Restart      time.Duration // RFC 1661 restart timer (default 3 s)
+	MaxMRU  uint16        // 1492, or up to the PPP-Max-Payload the client offered (RFC 4638); default 1492
+	Auth    []AuthMethod  // in preference order; the first is requested, a Nak may move to the next; empty = no authentication
+	Magic   uint32        // our magic number (non-zero; 0 = drawn from crypto/rand)
+	Restart time.Duration // RFC 1661 restart timer (default 3 s)
+	// RestartFirst, when shorter than Restart, is the restart timer after the
+	// first Configure-Request of LCP or IPCP (since the restart counter was
+	// last initialized), doubled after each retransmission up to Restart:
+	// 0.5 s, 1 s, 2 s, 3 s, ... A first request lost on the way (or dropped by
+	// a CPE that had not seen the PADS yet) then costs half a second, not
+	// three. 0 = Restart throughout. Max-Configure bounds the requests as ever.
+	RestartFirst time.Duration
+	// StartDelay > 0 makes Start a passive open (RFC 1661 4.2, Stopped): LCP
+	// sends nothing until the peer's first LCP packet arrives (a
+	// Configure-Request is answered, with ours), or StartDelay has passed, and
+	// then opens as Start would have. 0 = Start sends our Configure-Request at once.
+	StartDelay   time.Duration
 	MaxConfigure int           // default 10
 	MaxTerminate int           // default 2
 	MaxFailure   int           // default 5
@@ -71,6 +83,11 @@ type EvUp struct{ Peer netip.Addr }
 type EvDown struct {
 	Reason DownReason
 	Detail string
+	// Acked: the peer's LCP Terminate-Request ended the link, and its
+	// Terminate-Ack is among the packets drained with this event. The peer is
+	// the one to bring the lower layer down next (RFC 1661's Stopping state
+	// waits for that); on PPPoE its PADT ends the session (RFC 2516 5.5).
+	Acked bool
 }
 
 // DownReason says why a link went down.
@@ -189,6 +206,9 @@ type Link struct {
 	upPeer                  netip.Addr
 	ipcpDeadline            time.Time
 
+	// passive open: LCP opens at startDeadline unless the peer spoke first
+	startDeadline time.Time
+
 	// echo keepalive
 	echoDeadline time.Time
 	echoID       uint8
@@ -281,8 +301,29 @@ func (l *Link) Start(now time.Time) {
 	l.started = true
 	l.phase = PhaseEstablish
 	l.authDeadline = now.Add(l.cfg.AuthTimeout)
+	if l.cfg.StartDelay > 0 {
+		// Passive: Stopped, where a Configure-Request from the peer makes us
+		// send ours and answer (RFC 1661 4.1, Stopped + RCR).
+		l.lcp.naksSent, l.lcp.naksRcvd = 0, 0
+		l.lcp.setState(stStopped)
+		l.startDeadline = now.Add(l.cfg.StartDelay)
+		return
+	}
 	l.lcp.open()
 	l.settle()
+}
+
+// passiveOpen ends the passive wait of Start: the peer spoke, or the start
+// delay passed. A Configure-Request of the peer does that itself (Stopped +
+// RCR); anything else finds LCP opened actively first.
+func (l *Link) passiveOpen(byConfReq bool) {
+	if l.startDeadline.IsZero() {
+		return
+	}
+	l.startDeadline = time.Time{}
+	if !byConfReq && l.lcp.state == stStopped && !l.closing {
+		l.lcp.open()
+	}
 }
 
 // Drain returns the packets to send and the events, in order, produced since
@@ -394,6 +435,7 @@ func (l *Link) down(r DownReason, detail string) {
 	l.lcp.setState(stInitial)
 	l.ipcp.setState(stInitial)
 	l.authDeadline, l.chapDeadline, l.ipcpDeadline, l.echoDeadline = time.Time{}, time.Time{}, time.Time{}, time.Time{}
+	l.startDeadline = time.Time{}
 	l.evs = append(l.evs, EvDown{Reason: r, Detail: detail})
 }
 
@@ -484,6 +526,11 @@ func (l *Link) Input(now time.Time, proto uint16, data []byte) {
 	l.now = now
 	switch proto {
 	case ProtoLCP:
+		if !l.startDeadline.IsZero() && len(data) >= 4 && data[0] != CodeTermReq {
+			// The peer speaks LCP: it has the PADS. (A Terminate-Request
+			// needs no Configure-Request of ours: it is acked, the link ends.)
+			l.passiveOpen(data[0] == CodeConfReq)
+		}
 		l.inputLCP(data)
 	case ProtoPAP:
 		l.inputPAP(data)
@@ -524,7 +571,7 @@ func (l *Link) protocolReject(proto uint16, data []byte) {
 	}
 	l.counters.ProtocolRejectsSent++
 	l.lcp.nextID++
-	start := l.begin(codeProtoRej, l.lcp.nextID)
+	start := l.begin(CodeProtoRej, l.lcp.nextID)
 	l.out = binary.BigEndian.AppendUint16(l.out, proto)
 	l.out = append(l.out, data...)
 	l.finish(ProtoLCP, start, true)
@@ -537,6 +584,9 @@ func (l *Link) Tick(now time.Time) {
 	}
 	l.now = now
 	due := func(t time.Time) bool { return !t.IsZero() && !now.Before(t) }
+	if due(l.startDeadline) {
+		l.passiveOpen(false)
+	}
 	if due(l.lcp.deadline) {
 		l.lcp.timeout()
 	}
@@ -566,7 +616,7 @@ func (l *Link) NextDeadline() time.Time {
 	if l.dead {
 		return t
 	}
-	for _, d := range [...]time.Time{l.lcp.deadline, l.ipcp.deadline, l.chapDeadline, l.authDeadline, l.ipcpDeadline, l.echoDeadline} {
+	for _, d := range [...]time.Time{l.startDeadline, l.lcp.deadline, l.ipcp.deadline, l.chapDeadline, l.authDeadline, l.ipcpDeadline, l.echoDeadline} {
 		if !d.IsZero() && (t.IsZero() || d.Before(t)) {
 			t = d
 		}
@@ -615,7 +665,7 @@ func (l *Link) echoTimeout() {
 		}
 	}
 	l.echoID++
-	start := l.begin(codeEchoReq, l.echoID)
+	start := l.begin(CodeEchoReq, l.echoID)
 	ours, _ := l.Magic()
 	l.out = binary.BigEndian.AppendUint32(l.out, ours)
 	l.finish(ProtoLCP, start, false)

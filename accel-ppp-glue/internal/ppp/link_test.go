@@ -74,7 +74,7 @@ func TestPAPHappyPath(t *testing.T) {
 	h.expect()
 
 	h.in(ProtoLCP, "05 09 0004")
-	h.expectEv([]Event{EvDown{Reason: DownPeerTerminate}}, "c021 06 09 0004")
+	h.expectEv([]Event{EvDown{Reason: DownPeerTerminate, Acked: true}}, "c021 06 09 0004")
 	if h.l.Phase() != PhaseDead || !h.l.NextDeadline().IsZero() {
 		t.Fatal("not dead")
 	}
@@ -389,12 +389,12 @@ func TestLCPLoopback(t *testing.T) {
 		ps, _ = h.l.Drain()
 		var next []byte
 		for _, p := range ps {
-			if p.Data[0] == codeConfReq {
+			if p.Data[0] == CodeConfReq {
 				next = append([]byte(nil), p.Data...)
 			}
 		}
 		for _, p := range ps {
-			if p.Data[0] != codeConfReq {
+			if p.Data[0] != CodeConfReq {
 				h.l.Input(h.now, ProtoLCP, append([]byte(nil), p.Data...))
 			}
 		}
@@ -637,7 +637,7 @@ func TestPeerTerminateDuringEstablish(t *testing.T) {
 	h.l.Start(h.now)
 	h.drain()
 	h.in(ProtoLCP, "05 03 0006 0000")
-	h.expectEv([]Event{EvDown{Reason: DownPeerTerminate}}, "c021 06 03 0004")
+	h.expectEv([]Event{EvDown{Reason: DownPeerTerminate, Acked: true}}, "c021 06 03 0004")
 }
 
 func TestLCPRenegotiationEndsLink(t *testing.T) {

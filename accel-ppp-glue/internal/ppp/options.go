@@ -51,7 +51,7 @@ func judge(opts, dst []byte, rejectOnly bool,
 		}
 	}
 	if len(dst) > start {
-		return codeConfRej, dst
+		return CodeConfRej, dst
 	}
 	for o := opts; len(o) > 0; {
 		typ, val, _, rest := nextOption(o)
@@ -61,9 +61,9 @@ func judge(opts, dst []byte, rejectOnly bool,
 		}
 	}
 	if len(dst) > start {
-		return codeConfNak, dst
+		return CodeConfNak, dst
 	}
-	return codeConfAck, append(dst, opts...)
+	return CodeConfAck, append(dst, opts...)
 }
 
 // xorshift32 derives a new non-zero magic number from an old one.

@@ -44,47 +44,51 @@ func AppendProto(dst []byte, p Packet) []byte {
 	return append(dst, p.Data...)
 }
 
-// Control protocol codes (RFC 1661 section 5).
+// Codes of the control protocols, LCP and IPCP (RFC 1661 section 5; IPCP
+// uses 1-7). LCP's 12 and 13 are RFC 1570's.
 const (
-	codeConfReq   = 1
-	codeConfAck   = 2
-	codeConfNak   = 3
-	codeConfRej   = 4
-	codeTermReq   = 5
-	codeTermAck   = 6
-	codeCodeRej   = 7
-	codeProtoRej  = 8
-	codeEchoReq   = 9
-	codeEchoRep   = 10
-	codeDiscard   = 11
-	codeIdent     = 12 // RFC 1570
-	codeTimeRemai = 13 // RFC 1570
+	CodeConfReq        = 1
+	CodeConfAck        = 2
+	CodeConfNak        = 3
+	CodeConfRej        = 4
+	CodeTermReq        = 5
+	CodeTermAck        = 6
+	CodeCodeRej        = 7
+	CodeProtoRej       = 8
+	CodeEchoReq        = 9
+	CodeEchoRep        = 10
+	CodeDiscardReq     = 11
+	CodeIdentification = 12
+	CodeTimeRemaining  = 13
 )
 
-// LCP options.
+// LCP configuration options (RFC 1661 section 6).
 const (
-	lcpMRU   = 1
-	lcpAuth  = 3
-	lcpMagic = 5
+	LCPOptMRU   = 1
+	LCPOptAuth  = 3 // Authentication-Protocol
+	LCPOptMagic = 5
 )
 
-// IPCP options.
+// IPCP configuration options (RFC 1332, RFC 1877).
 const (
-	ipcpAddress = 3
-	ipcpDNS1    = 129
-	ipcpDNS2    = 131
+	IPCPOptAddress = 3
+	IPCPOptDNS1    = 129 // Primary-DNS-Server-Address
+	IPCPOptDNS2    = 131 // Secondary-DNS-Server-Address
 )
 
-// PAP and CHAP codes.
+// PAP codes (RFC 1334 section 2.2).
 const (
-	papRequest = 1
-	papAck     = 2
-	papNak     = 3
+	PAPRequest = 1
+	PAPAck     = 2
+	PAPNak     = 3
+)
 
-	chapChallenge = 1
-	chapResponse  = 2
-	chapSuccess   = 3
-	chapFailure   = 4
+// CHAP codes and the MD5 algorithm number (RFC 1994 sections 4 and 3).
+const (
+	CHAPChallenge = 1
+	CHAPResponse  = 2
+	CHAPSuccess   = 3
+	CHAPFailure   = 4
 
-	chapMD5 = 5
+	CHAPMD5 = 5
 )
