@@ -19,17 +19,39 @@ tx_features(struct pfcp_up *u)
 	u->tx.bbf_up_features[0] = u->conf.bbf_features;
 }
 
+/* The checks every association request passes first: false with *e set when one fails. */
+static bool
+node_request_ok(const struct pfcp_msg *m, int drc, const struct pfcp_derr *de, struct up_err *e)
+{
+	if (drc != PFCP_OK)
+		up_set_err(e, de->cause, de->offending_ie);
+	else if (!(m->present & PFCP_M_NODE_ID))
+		up_set_err(e, PFCP_CAUSE_MANDATORY_IE_MISSING, PFCP_IE_NODE_ID);
+	else
+		return true;
+	return false;
+}
+
+/* Answer an association request: Node ID, Cause, and for a setup our features. */
+static void
+node_answer(struct pfcp_up *u, const struct pfcp_msg *m, uint8_t rsp_type, const struct up_err *e,
+	    const struct up_io *io)
+{
+	up_tx_init(u, rsp_type, &m->h, false, 0);
+	up_tx_node_id(u);
+	up_tx_cause(u, e);
+	if (rsp_type == PFCP_ASSOC_SETUP_RSP)
+		tx_features(u);
+	up_respond(u, &m->h, io);
+}
+
 void
 up_on_assoc_setup(struct pfcp_up *u, const struct pfcp_msg *m, int drc, const struct pfcp_derr *de,
 		  const struct up_io *io)
 {
 	struct up_err e = {.cause = PFCP_CAUSE_REQUEST_ACCEPTED};
 
-	if (drc != PFCP_OK)
-		up_set_err(&e, de->cause, de->offending_ie);
-	else if (!(m->present & PFCP_M_NODE_ID))
-		up_set_err(&e, PFCP_CAUSE_MANDATORY_IE_MISSING, PFCP_IE_NODE_ID);
-	else if (!(m->present & PFCP_M_RECOVERY_TS))
+	if (node_request_ok(m, drc, de, &e) && !(m->present & PFCP_M_RECOVERY_TS))
 		up_set_err(&e, PFCP_CAUSE_MANDATORY_IE_MISSING, PFCP_IE_RECOVERY_TIME_STAMP);
 	if (e.cause == PFCP_CAUSE_REQUEST_ACCEPTED) {
 		/*
@@ -47,11 +69,7 @@ up_on_assoc_setup(struct pfcp_up *u, const struct pfcp_msg *m, int drc, const st
 		u->st.assoc_setups++;
 		up_cp_state_set(u, UP_CP_ASSOCIATED);
 	}
-	up_tx_init(u, PFCP_ASSOC_SETUP_RSP, &m->h, false, 0);
-	up_tx_node_id(u);
-	up_tx_cause(u, &e);
-	tx_features(u);
-	up_respond(u, &m->h, io);
+	node_answer(u, m, PFCP_ASSOC_SETUP_RSP, &e, io);
 }
 
 void
@@ -60,18 +78,17 @@ up_on_assoc_update(struct pfcp_up *u, const struct pfcp_msg *m, int drc, const s
 {
 	struct up_err e = {.cause = PFCP_CAUSE_REQUEST_ACCEPTED};
 
-	if (drc != PFCP_OK)
-		up_set_err(&e, de->cause, de->offending_ie);
-	else if (!(m->present & PFCP_M_NODE_ID))
-		up_set_err(&e, PFCP_CAUSE_MANDATORY_IE_MISSING, PFCP_IE_NODE_ID);
-	else if (!u->assoc)
+	if (!node_request_ok(m, drc, de, &e)) {
+		/* e says why */
+	} else if (!u->assoc) {
 		up_set_err(&e, PFCP_CAUSE_NO_ESTABLISHED_ASSOCIATION, 0);
-	else if (!(m->present & PFCP_M_BNGPOD_LINE_GROUP))
+	} else if (!(m->present & PFCP_M_BNGPOD_LINE_GROUP)) {
 		up_set_err(&e, PFCP_CAUSE_MANDATORY_IE_MISSING, PFCP_IE_BNGPOD_LINE_GROUP);
-	else if (m->n_line_group != 1)
+	} else if (m->n_line_group != 1) {
 		up_set_err(&e, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_BNGPOD_LINE_GROUP);
-	else if (u->ops.line_group == NULL || u->ops.line_group(u->ctx, &m->line_group) != 0)
+	} else if (u->ops.line_group == NULL || u->ops.line_group(u->ctx, &m->line_group) != 0) {
 		up_set_err(&e, PFCP_CAUSE_REQUEST_REJECTED, PFCP_IE_BNGPOD_LINE_GROUP);
+	}
 	if (e.cause == PFCP_CAUSE_REQUEST_ACCEPTED) {
 		if (m->line_group.action == PFCP_LG_ADOPT) {
 			u->st.lg_adopts++;
@@ -82,10 +99,7 @@ up_on_assoc_update(struct pfcp_up *u, const struct pfcp_msg *m, int drc, const s
 	} else {
 		u->st.lg_refused++;
 	}
-	up_tx_init(u, PFCP_ASSOC_UPDATE_RSP, &m->h, false, 0);
-	up_tx_node_id(u);
-	up_tx_cause(u, &e);
-	up_respond(u, &m->h, io);
+	node_answer(u, m, PFCP_ASSOC_UPDATE_RSP, &e, io);
 }
 
 void
@@ -94,11 +108,7 @@ up_on_assoc_release(struct pfcp_up *u, const struct pfcp_msg *m, int drc,
 {
 	struct up_err e = {.cause = PFCP_CAUSE_REQUEST_ACCEPTED};
 
-	if (drc != PFCP_OK)
-		up_set_err(&e, de->cause, de->offending_ie);
-	else if (!(m->present & PFCP_M_NODE_ID))
-		up_set_err(&e, PFCP_CAUSE_MANDATORY_IE_MISSING, PFCP_IE_NODE_ID);
-	else if (!u->assoc)
+	if (node_request_ok(m, drc, de, &e) && !u->assoc)
 		up_set_err(&e, PFCP_CAUSE_NO_ESTABLISHED_ASSOCIATION, 0);
 	if (e.cause == PFCP_CAUSE_REQUEST_ACCEPTED) {
 		up_sess_delete_all(u);
@@ -111,10 +121,7 @@ up_on_assoc_release(struct pfcp_up *u, const struct pfcp_msg *m, int drc,
 		u->st.assoc_releases++;
 		up_cp_state_set(u, UP_CP_NONE);
 	}
-	up_tx_init(u, PFCP_ASSOC_RELEASE_RSP, &m->h, false, 0);
-	up_tx_node_id(u);
-	up_tx_cause(u, &e);
-	up_respond(u, &m->h, io);
+	node_answer(u, m, PFCP_ASSOC_RELEASE_RSP, &e, io);
 }
 
 void

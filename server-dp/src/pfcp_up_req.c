@@ -74,22 +74,32 @@ sess_cp_ip(const struct pfcp_up *u, const struct up_sess *s)
 	return u->conf.cp_ip;
 }
 
+/* A pending entry, with u->tx started as a Session Report Request of s; NULL when full. */
+static struct pend *
+report_start(struct pfcp_up *u, const struct up_sess *s, uint8_t report_type, uint32_t *seq)
+{
+	struct pend *p = pend_alloc(u, seq);
+
+	if (p == NULL)
+		return NULL;
+	up_tx_init(u, PFCP_SESS_REPORT_REQ, NULL, true, s->cp_seid);
+	u->tx.present |= PFCP_M_REPORT_TYPE;
+	u->tx.report_type = report_type;
+	p->n_ur = 0;
+	return p;
+}
+
 /* Session Report Request with usage reports for the URRs in mask. */
 static int
 send_usage_report(struct pfcp_up *u, struct up_sess *s, uint32_t mask,
 		  const uint32_t trig[UP_SESS_MAX_URR], const uint64_t cur[4], uint64_t now_ms,
 		  pfcp_send_fn send, void *arg)
 {
-	struct pend *p;
 	uint32_t seq;
+	struct pend *p = report_start(u, s, PFCP_REPORT_USAR, &seq);
 
-	p = pend_alloc(u, &seq);
 	if (p == NULL)
 		return -ENOBUFS;
-	up_tx_init(u, PFCP_SESS_REPORT_REQ, NULL, true, s->cp_seid);
-	u->tx.present |= PFCP_M_REPORT_TYPE;
-	u->tx.report_type = PFCP_REPORT_USAR;
-	p->n_ur = 0;
 	for (int i = 0; i < s->r.n_urr; i++) {
 		if (!(mask & (1u << i)))
 			continue;
@@ -120,22 +130,18 @@ static int
 send_dead_report(struct pfcp_up *u, struct up_sess *s, uint64_t now_ms, pfcp_send_fn send,
 		 void *arg)
 {
-	struct pend *p;
 	uint32_t seq;
+	struct pend *p = report_start(u, s, PFCP_REPORT_UPIR, &seq);
 
-	p = pend_alloc(u, &seq);
 	if (p == NULL)
 		return -ENOBUFS;
-	up_tx_init(u, PFCP_SESS_REPORT_REQ, NULL, true, s->cp_seid);
-	u->tx.present |= PFCP_M_REPORT_TYPE | PFCP_M_BBF_LCP;
-	u->tx.report_type = PFCP_REPORT_UPIR;
+	u->tx.present |= PFCP_M_BBF_LCP;
 	memset(&u->tx.lcp, 0, sizeof(u->tx.lcp));
 	u->tx.lcp.present = PFCP_LCP_TIMERS | PFCP_LCP_MAGIC;
 	u->tx.lcp.interval = s->a.lcp_interval;
 	u->tx.lcp.count = s->a.lcp_count;
 	u->tx.lcp.magic_tx = s->a.magic_tx;
 	u->tx.lcp.magic_rx = s->a.magic_rx;
-	p->n_ur = 0;
 	if (pend_send(u, p, PK_DEAD, seq, sess_cp_ip(u, s), s->up_seid, now_ms, send, arg) != 0)
 		return -ENOSPC;
 	s->flags |= SF_DEAD_INFLIGHT;

@@ -403,20 +403,34 @@ sess_modify(struct pfcp_up *u, uint32_t slot, const struct pfcp_msg *m, uint64_t
 	up_set_err(e, PFCP_CAUSE_REQUEST_ACCEPTED, 0);
 }
 
+/*
+ * The session a modification or deletion request names, after the checks
+ * both pass first (association, session, decoding); *e says when one fails.
+ * NULL when there is no such session.
+ */
+static struct up_sess *
+sess_of_request(struct pfcp_up *u, const struct pfcp_msg *m, int drc, const struct pfcp_derr *de,
+		struct up_err *e, uint32_t *slot)
+{
+	struct up_sess *s = NULL;
+
+	if (!u->assoc)
+		up_set_err(e, PFCP_CAUSE_NO_ESTABLISHED_ASSOCIATION, 0);
+	else if (!(m->h.flags & PFCP_FLAG_S) || (s = up_sess_by_seid(u, m->h.seid, slot)) == NULL)
+		up_set_err(e, PFCP_CAUSE_SESSION_CONTEXT_NOT_FOUND, 0);
+	else if (drc != PFCP_OK)
+		up_set_err(e, de->cause, de->offending_ie);
+	return s;
+}
+
 void
 up_on_sess_modify(struct pfcp_up *u, const struct pfcp_msg *m, int drc, const struct pfcp_derr *de,
 		  const struct up_io *io)
 {
 	struct up_err e = {.cause = PFCP_CAUSE_REQUEST_ACCEPTED};
-	struct up_sess *s = NULL;
 	uint32_t slot = 0;
+	struct up_sess *s = sess_of_request(u, m, drc, de, &e, &slot);
 
-	if (!u->assoc)
-		up_set_err(&e, PFCP_CAUSE_NO_ESTABLISHED_ASSOCIATION, 0);
-	else if (!(m->h.flags & PFCP_FLAG_S) || (s = up_sess_by_seid(u, m->h.seid, &slot)) == NULL)
-		up_set_err(&e, PFCP_CAUSE_SESSION_CONTEXT_NOT_FOUND, 0);
-	else if (drc != PFCP_OK)
-		up_set_err(&e, de->cause, de->offending_ie);
 	if (e.cause == PFCP_CAUSE_REQUEST_ACCEPTED) {
 		sess_modify(u, slot, m, io->now_ms, &e);
 		if (e.cause == PFCP_CAUSE_REQUEST_ACCEPTED) {
@@ -436,15 +450,9 @@ up_on_sess_delete(struct pfcp_up *u, const struct pfcp_msg *m, int drc, const st
 		  const struct up_io *io)
 {
 	struct up_err e = {.cause = PFCP_CAUSE_REQUEST_ACCEPTED};
-	struct up_sess *s = NULL;
 	uint32_t slot = 0;
+	struct up_sess *s = sess_of_request(u, m, drc, de, &e, &slot);
 
-	if (!u->assoc)
-		up_set_err(&e, PFCP_CAUSE_NO_ESTABLISHED_ASSOCIATION, 0);
-	else if (!(m->h.flags & PFCP_FLAG_S) || (s = up_sess_by_seid(u, m->h.seid, &slot)) == NULL)
-		up_set_err(&e, PFCP_CAUSE_SESSION_CONTEXT_NOT_FOUND, 0);
-	else if (drc != PFCP_OK)
-		up_set_err(&e, de->cause, de->offending_ie);
 	up_tx_init(u, PFCP_SESS_DEL_RSP, &m->h, true, s ? s->cp_seid : 0);
 	if (e.cause == PFCP_CAUSE_REQUEST_ACCEPTED) {
 		if (s->kind == UP_KIND_SUBSCRIBER) {

@@ -19,20 +19,13 @@
 
 #include "app_init.h"
 #include "harness.h"
+#include "pfcp_accept_dp.h"
 #include "pfcp_build.h"
 
 #define RECOVERY_UNIX 1700000000u
 #define ALT_PORT 18805
 
-static char name[160];
-
-#define CHECK(cond, ...)                                   \
-	do {                                               \
-		snprintf(name, sizeof(name), __VA_ARGS__); \
-		check((cond), name, #cond);                \
-	} while (0)
-
-/* ---- captured datagrams and a data path that accepts everything ---------------------------- */
+/* ---- captured datagrams ---------------------------------------------------------------------- */
 
 static struct sent {
 	uint8_t type;
@@ -60,57 +53,18 @@ find_sent(unsigned int from, uint8_t type)
 	return -1;
 }
 
-static int
-f_install(void *ctx, const struct up_sub *s, uint32_t *handle)
-{
-	(void)ctx;
-	(void)s;
-	*handle = 1;
-	return 0;
-}
-
-static int
-f_modify(void *ctx, uint32_t *handle, const struct up_sub *s, uint32_t changed)
-{
-	(void)ctx;
-	(void)handle;
-	(void)s;
-	(void)changed;
-	return 0;
-}
-
+/* The first datagram of this type since mark must go to ip:port. */
 static void
-f_remove(void *ctx, uint32_t handle)
+expect_sent(unsigned int mark, uint8_t type, uint32_t ip, uint16_t port, const char *what,
+	    const char *which)
 {
-	(void)ctx;
-	(void)handle;
+	int i = find_sent(mark, type);
+
+	CHECKF(i >= 0 && sent[i].ip == ip && sent[i].port == port, "%s: %s to %u (got %d)", what,
+	       which, port, i >= 0 ? sent[i].port : -1);
 }
 
-static void
-f_usage(void *ctx, uint32_t handle, struct up_usage *out)
-{
-	(void)ctx;
-	(void)handle;
-	out->ul_pkts = 1;
-	out->ul_bytes = 100;
-}
-
-static void
-f_redirect(void *ctx, const struct up_redirect *r)
-{
-	(void)ctx;
-	(void)r;
-}
-
-static const struct pfcp_up_ops ops = {
-	.install = f_install,
-	.modify = f_modify,
-	.remove = f_remove,
-	.usage = f_usage,
-	.redirect = f_redirect,
-};
-
-/* ---- the cases ------------------------------------------------------------------------------ */
+/* ---- the cases ------------------------------------------------------------------------------- */
 
 /* The lab fixture with "pfcp_port = 8805" made "pfcp_port = <port>", written to path. */
 static int
@@ -148,21 +102,22 @@ check_conf(const char *what, const struct dp_config *cfg, uint16_t want_port)
 
 	memset(&uc, 0xa5, sizeof(uc));
 	app_pfcp_conf(cfg, 4096, RECOVERY_UNIX, -5, &uc);
-	CHECK(uc.cp_port == want_port, "%s: requests go to the CP's pfcp_port %u (got %u)", what,
-	      want_port, uc.cp_port);
-	CHECK(uc.node_ipv4 == cfg->instance.control_address && uc.cp_ip == cfg->instance.cp_address,
-	      "%s: node and CP addresses", what);
-	CHECK(uc.capacity == 4097, "%s: sessions plus the default session", what);
-	CHECK(uc.recovery_unix_s == RECOVERY_UNIX && uc.wall_offset_ms == -5, "%s: clocks", what);
-	CHECK(uc.fallback.fallback && uc.fallback.classes == UP_REDIRECT_ALL &&
-		      uc.fallback.cp_ip == cfg->instance.cp_address &&
-		      uc.fallback.cp_port == cfg->instance.vxlan_port,
-	      "%s: the static redirect fallback to the CP's VXLAN port", what);
-	CHECK(uc.up_features[0] == 0 && uc.up_features[1] == 0 && uc.up_features[2] == 0x10 &&
-		      uc.bbf_features == (PFCP_BBF_UPF_PPPOE | PFCP_BBF_UPF_LCP_KEEPALIVE_OFFLOAD),
-	      "%s: announced features", what);
-	CHECK(uc.heartbeat_ms == 0 && uc.t1_ms == 0 && uc.n1 == 0 && uc.rcache_ttl_ms == 0,
-	      "%s: timers at the UP function's defaults", what);
+	CHECKF(uc.cp_port == want_port, "%s: requests go to the CP's pfcp_port %u (got %u)", what,
+	       want_port, uc.cp_port);
+	CHECKF(uc.node_ipv4 == cfg->instance.control_address &&
+		       uc.cp_ip == cfg->instance.cp_address,
+	       "%s: node and CP addresses", what);
+	CHECKF(uc.capacity == 4097, "%s: sessions plus the default session", what);
+	CHECKF(uc.recovery_unix_s == RECOVERY_UNIX && uc.wall_offset_ms == -5, "%s: clocks", what);
+	CHECKF(uc.fallback.fallback && uc.fallback.classes == UP_REDIRECT_ALL &&
+		       uc.fallback.cp_ip == cfg->instance.cp_address &&
+		       uc.fallback.cp_port == cfg->instance.vxlan_port,
+	       "%s: the static redirect fallback to the CP's VXLAN port", what);
+	CHECKF(uc.up_features[0] == 0 && uc.up_features[1] == 0 && uc.up_features[2] == 0x10 &&
+		       uc.bbf_features == (PFCP_BBF_UPF_PPPOE | PFCP_BBF_UPF_LCP_KEEPALIVE_OFFLOAD),
+	       "%s: announced features", what);
+	CHECKF(uc.heartbeat_ms == 0 && uc.t1_ms == 0 && uc.n1 == 0 && uc.rcache_ttl_ms == 0,
+	       "%s: timers at the UP function's defaults", what);
 }
 
 static void
@@ -171,7 +126,7 @@ feed(struct pfcp_up *u, struct pfcp_msg *m, uint16_t from_port, uint64_t now)
 	static uint8_t b[UP_MAX_MSG];
 	int n = pfcp_msg_encode(m, b, sizeof(b));
 
-	CHECK(n > 0, "encode request type %u", m->h.type);
+	CHECKF(n > 0, "encode request type %u", m->h.type);
 	if (n > 0)
 		pfcp_up_input(u, b, (size_t)n, PB_CP_IP, from_port, now, cap_send, NULL);
 }
@@ -186,30 +141,25 @@ check_requests_reach(const char *what, const struct dp_config *cfg, uint16_t por
 	struct pfcp_up *u;
 	uint32_t cp = cfg->instance.cp_address;
 	unsigned int mark;
-	int i;
 
 	app_pfcp_conf(cfg, 16, RECOVERY_UNIX, 0, &uc);
 	uc.node_ipv4 = PB_UP_IP; /* the builders' addresses */
 	uc.cp_ip = cp = PB_CP_IP;
-	u = pfcp_up_create(&uc, &ops, NULL);
-	CHECK(u != NULL, "%s: UP function created", what);
+	u = pfcp_up_create(&uc, &accept_dp_ops, NULL);
+	CHECKF(u != NULL, "%s: UP function created", what);
 	if (u == NULL)
 		return;
 	n_sent = 0;
 
 	/* the heartbeat announcing our Recovery Time Stamp, before any association */
 	pfcp_up_tick(u, 0, cap_send, NULL);
-	i = find_sent(0, PFCP_HEARTBEAT_REQ);
-	CHECK(i >= 0 && sent[i].ip == cp && sent[i].port == port,
-	      "%s: start heartbeat to the CP's port %u (got %d)", what, port,
-	      i >= 0 ? sent[i].port : -1);
+	expect_sent(0, PFCP_HEARTBEAT_REQ, cp, port, what, "start heartbeat");
 
 	/* answers go where the request came from, whatever the configured port */
 	mark = n_sent;
 	pb_assoc_setup(&m, 1, PB_CP_RECOVERY);
 	feed(u, &m, 40000, 10);
-	i = find_sent(mark, PFCP_ASSOC_SETUP_RSP);
-	CHECK(i >= 0 && sent[i].port == 40000, "%s: association answered to its source port", what);
+	expect_sent(mark, PFCP_ASSOC_SETUP_RSP, cp, 40000, what, "association answer");
 	pb_heartbeat_rsp(&m, 1, PB_CP_RECOVERY); /* the start heartbeat was the DP's request 1 */
 	feed(u, &m, port, 15);
 
@@ -218,32 +168,23 @@ check_requests_reach(const char *what, const struct dp_config *cfg, uint16_t por
 	mark = n_sent;
 	pb_establish(&m, &s, 0x77, 2);
 	feed(u, &m, port, 20);
-	i = find_sent(mark, PFCP_SESS_EST_RSP);
-	CHECK(i >= 0 && sent[i].port == port, "%s: establishment answered", what);
+	expect_sent(mark, PFCP_SESS_EST_RSP, cp, port, what, "establishment answer");
 
 	mark = n_sent;
-	CHECK(pfcp_up_report_lcp_dead(u, 1, 30, cap_send, NULL) == 0, "%s: LCP dead taken", what);
-	i = find_sent(mark, PFCP_SESS_REPORT_REQ);
-	CHECK(i >= 0 && sent[i].ip == cp && sent[i].port == port,
-	      "%s: LCP dead report to the CP's port %u (got %d)", what, port,
-	      i >= 0 ? sent[i].port : -1);
+	CHECKF(pfcp_up_report_lcp_dead(u, 0, 30, cap_send, NULL) == 0, "%s: LCP dead taken", what);
+	expect_sent(mark, PFCP_SESS_REPORT_REQ, cp, port, what, "LCP dead report");
 
 	mark = n_sent;
 	pfcp_up_tick(u, 1100, cap_send, NULL);
-	i = find_sent(mark, PFCP_SESS_REPORT_REQ);
-	CHECK(i >= 0 && sent[i].ip == cp && sent[i].port == port,
-	      "%s: periodic usage report to the CP's port %u (got %d)", what, port,
-	      i >= 0 ? sent[i].port : -1);
+	expect_sent(mark, PFCP_SESS_REPORT_REQ, cp, port, what, "periodic usage report");
 
 	/* the association's heartbeat (every 5 s) and retransmissions (T1 = 3 s) */
 	mark = n_sent;
 	pfcp_up_tick(u, 5100, cap_send, NULL);
-	i = find_sent(mark, PFCP_HEARTBEAT_REQ);
-	CHECK(i >= 0 && sent[i].ip == cp && sent[i].port == port,
-	      "%s: heartbeat to the CP's port %u (got %d)", what, port, i >= 0 ? sent[i].port : -1);
+	expect_sent(mark, PFCP_HEARTBEAT_REQ, cp, port, what, "association heartbeat");
 	for (unsigned int k = mark; k < n_sent; k++)
-		CHECK(sent[k].port == port, "%s: datagram %u (type %u) to port %u", what, k,
-		      sent[k].type, port);
+		CHECKF(sent[k].port == port, "%s: datagram %u (type %u) to port %u", what, k,
+		       sent[k].type, port);
 	pfcp_up_free(u);
 }
 
@@ -264,7 +205,7 @@ main(int argc, char **argv)
 		printf("FAIL load %s: %s\n", fixture, err);
 		return harness_report() | 1;
 	}
-	CHECK(cfg.instance.pfcp_port == PFCP_PORT, "the fixture names port 8805");
+	CHECKF(cfg.instance.pfcp_port == PFCP_PORT, "the fixture names port 8805");
 	check_conf("pfcp_port 8805", &cfg, PFCP_PORT);
 	check_requests_reach("pfcp_port 8805", &cfg, PFCP_PORT);
 
@@ -273,7 +214,7 @@ main(int argc, char **argv)
 		printf("FAIL load %s: %s\n", alt, err);
 		return harness_report() | 1;
 	}
-	CHECK(cfg.instance.pfcp_port == ALT_PORT, "the variant names port %u", ALT_PORT);
+	CHECKF(cfg.instance.pfcp_port == ALT_PORT, "the variant names port %u", ALT_PORT);
 	check_conf("pfcp_port 18805", &cfg, ALT_PORT);
 	check_requests_reach("pfcp_port 18805", &cfg, ALT_PORT);
 	return harness_report();
