@@ -12,6 +12,7 @@
 #
 # Prints the benchmark's JSON line(s) of the first run, then per FUNC one line
 #   {"tool":"callgrind","collect":FUNC,"ir":N,"UNITs":N,"ir_per_UNIT":X.XX}
+# Exits non-zero when the benchmark fails or a FUNC counted no instructions or units.
 # e.g. bench/callgrind_stage.sh build bench_rewrite packet \
 #        'bench_up:up_packets bench_down:down_packets' 20
 set -eu
@@ -42,6 +43,11 @@ for fk in $funcs; do
 		ir=$(sed -n 's/^summary: *\([0-9]*\).*/\1/p' "$out")
 	fi
 	[ "$first" = 1 ] && printf '%s\n' "$json"
+	# A renamed wrapper or a benchmark that counted nothing would print 0 and pass.
+	if [ -z "$n" ] || [ "$n" = 0 ] || [ -z "$ir" ] || [ "$ir" = 0 ]; then
+		echo "$0: $bench: nothing measured in $func* (ir ${ir:-none}, $key ${n:-none})" >&2
+		exit 1
+	fi
 	first=0
 	awk -v ir="$ir" -v n="$n" -v c="$func" -v u="$unit" 'BEGIN {
 		printf "{\"tool\":\"callgrind\",\"collect\":\"%s\",\"ir\":%d,\"%ss\":%d,\"ir_per_%s\":%.2f}\n", c, ir, u, n, u, ir / n

@@ -5,7 +5,8 @@ usage: compare.py BNG_DP.jsonl IP_PIPELINE.jsonl
 Prints one JSON line per (scenario, sessions) measured by both:
   {"compare": "bng-dp/ip_pipeline", "scenario": ..., "sessions": N,
    "mpps_ratio": bng-dp Mpps / ip_pipeline Mpps (the target is >= 1.5),
-   "instructions_ratio": bng-dp instructions / ip_pipeline instructions per packet}"""
+   "instructions_ratio": bng-dp instructions / ip_pipeline instructions per packet}
+Exits 1 when no point was measured by both: a comparison of nothing is a failed bench."""
 
 from __future__ import annotations
 
@@ -21,7 +22,12 @@ def load(path: str) -> dict:
 
 def main(argv: list[str]) -> int:
     ours, base = load(argv[0]), load(argv[1])
-    for key in sorted(ours.keys() & base.keys()):
+    common = sorted(ours.keys() & base.keys())
+    if not common:
+        print(f"compare.py: no point measured by both {argv[0]} ({len(ours)} points)", end="", file=sys.stderr)
+        print(f" and {argv[1]} ({len(base)} points)", file=sys.stderr)
+        return 1
+    for key in common:
         a, b = ours[key], base[key]
         ir = None
         if a.get("instructions_per_packet") and b.get("instructions_per_packet"):

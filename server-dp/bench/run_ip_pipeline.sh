@@ -15,13 +15,8 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-py=python3
-for cand in "$root/.venv/bin/python" /work/main/.venv/bin/python; do
-	if [ -x "$cand" ]; then
-		py=$cand
-		break
-	fi
-done
+py=$root/.venv/bin/python
+[ -x "$py" ] || py=python3
 hp=/proc/sys/vm/nr_hugepages
 old=$(cat "$hp" 2>/dev/null || echo "")
 restore() {

@@ -35,29 +35,42 @@ fail(char *err, size_t errlen, const char *what, const char *why)
 	return -1;
 }
 
+void
+app_pfcp_conf(const struct dp_config *cfg, uint32_t sessions, uint64_t start_time,
+	      int64_t wall_offset_ms, struct pfcp_up_conf *uc)
+{
+	const struct dp_instance *in = &cfg->instance;
+
+	memset(uc, 0, sizeof(*uc));
+	uc->node_ipv4 = in->control_address;
+	uc->cp_ip = in->cp_address;
+	/* The CP listens on the pod's PFCP port as we do (control_plane.pfcp_port). */
+	uc->cp_port = in->pfcp_port;
+	/* What docs/dp/pfcp.md section 4 announces: MNOP (packet counts in usage
+	 * reports), PPPoE and LCP keepalive offload. */
+	uc->up_features[2] = 0x10;
+	uc->bbf_features = PFCP_BBF_UPF_PPPOE | PFCP_BBF_UPF_LCP_KEEPALIVE_OFFLOAD;
+	uc->recovery_unix_s = (uint32_t)start_time;
+	uc->wall_offset_ms = wall_offset_ms;
+	/* Subscriber sessions plus the default session. */
+	uc->capacity = sessions + 1;
+	uc->fallback.cp_ip = in->cp_address;
+	uc->fallback.cp_port = in->vxlan_port;
+	uc->fallback.classes = UP_REDIRECT_ALL;
+	uc->fallback.fallback = true;
+}
+
 static int
 pfcp_setup(struct app *a, char *err, size_t errlen)
 {
-	struct pfcp_up_conf uc = {0};
+	struct pfcp_up_conf uc;
 	struct timeval tv;
 
 	gettimeofday(&tv, NULL);
-	uc.node_ipv4 = a->cfg->instance.control_address;
-	uc.cp_ip = a->cfg->instance.cp_address;
-	uc.cp_port = 8805;
-	/* What docs/dp/pfcp.md section 4 announces: MNOP (packet counts in usage
-	 * reports), PPPoE and LCP keepalive offload. */
-	uc.up_features[2] = 0x10;
-	uc.bbf_features = PFCP_BBF_UPF_PPPOE | PFCP_BBF_UPF_LCP_KEEPALIVE_OFFLOAD;
-	uc.recovery_unix_s = (uint32_t)a->start_time;
-	uc.wall_offset_ms = (int64_t)((uint64_t)tv.tv_sec * 1000 + (uint64_t)tv.tv_usec / 1000) -
-			    (int64_t)control_now_ms();
-	/* Subscriber sessions plus the default session. */
-	uc.capacity = a->opts.sessions + 1;
-	uc.fallback.cp_ip = a->cfg->instance.cp_address;
-	uc.fallback.cp_port = a->cfg->instance.vxlan_port;
-	uc.fallback.classes = UP_REDIRECT_ALL;
-	uc.fallback.fallback = true;
+	app_pfcp_conf(a->cfg, a->opts.sessions, a->start_time,
+		      (int64_t)((uint64_t)tv.tv_sec * 1000 + (uint64_t)tv.tv_usec / 1000) -
+			      (int64_t)control_now_ms(),
+		      &uc);
 	a->pfcp = pfcp_up_create(&uc, &subs_ops, a);
 	if (a->pfcp == NULL)
 		return fail(err, errlen, "PFCP user-plane function",

@@ -82,29 +82,13 @@ struct app_opts {
  * the worker receives ends in exactly one place: transmitted, queued in HQoS,
  * handed to the control thread (punt or ARP ring), answered in place (LCP
  * echo, ICMP error: the frame becomes the answer), or freed with exactly one
- * of these counters (or a classifier drop counter) incremented.
+ * of these counters (or a classifier drop counter) incremented. The list,
+ * with each reason's telemetry name, is app_drop.def.
  */
 enum app_drop {
-	APP_DROP_NO_SESSION_DOWN, /* downstream address of no session */
-	APP_DROP_SPOOF,		  /* upstream source is not the session's address */
-	APP_DROP_ACL,		  /* an operator ACL rule said deny */
-	APP_DROP_POLICED,	  /* upstream policer said red */
-	APP_DROP_NO_ROUTE,	  /* no route (cannot happen with a default route) */
-	APP_DROP_BLACKHOLE,	  /* route to a drop prefix (martian, blackhole) */
-	APP_DROP_LOCAL,		  /* addressed to a line group's core address */
-	APP_DROP_TTL,		  /* TTL expired and no ICMP sent (rate limit, rules) */
-	APP_DROP_NO_NEIGH,	  /* next hop's MAC not (yet) resolved */
-	APP_DROP_FRAG_NEEDED,	  /* DF packet above the session MTU, no ICMP sent */
-	APP_DROP_FRAG,		  /* fragmentation failed (no mbufs, too many pieces) */
-	APP_DROP_REWRITE,	  /* a rewrite stage refused the frame (no headroom) */
-	APP_DROP_PUNT,		  /* refused by the punt policer (punt counters say why) */
-	APP_DROP_LCP,		  /* LCP frame refused by the echo offload (lcp counters) */
-	APP_DROP_ARP_RING,	  /* ARP frame, the control thread's ring is full */
-	APP_DROP_IPOE,		  /* IPoE: parsed and counted, not forwarded this wave */
-	APP_DROP_IPV6,		  /* IPv6 in PPPoE: parsed and counted, not forwarded */
-	APP_DROP_HQOS,		  /* rte_sched refused it (queue full) */
-	APP_DROP_HQOS_STALE,	  /* dequeued for a pipe freed since (deleted session) */
-	APP_DROP_TX,		  /* the port did not take the frame */
+#define APP_DROP_DEF(sym, name) APP_DROP_##sym,
+#include "app_drop.def"
+#undef APP_DROP_DEF
 	APP_DROP_MAX
 };
 

@@ -21,4 +21,15 @@
 int app_init(struct app *a, char *err, size_t errlen);
 void app_fini(struct app *a);
 
+/*
+ * The PFCP user-plane function's configuration for an instance loaded in
+ * cfg: node and CP addresses, the CP's PFCP port (our requests go there:
+ * heartbeats, usage and LCP dead reports), the features bngpod announces,
+ * capacity for sessions plus the default session, and the static redirect
+ * fallback to the CP's VXLAN port. start_time is the Recovery Time Stamp
+ * (Unix seconds), wall_offset_ms the wall clock minus control_now_ms().
+ */
+void app_pfcp_conf(const struct dp_config *cfg, uint32_t sessions, uint64_t start_time,
+		   int64_t wall_offset_ms, struct pfcp_up_conf *uc);
+
 #endif /* BNG_APP_INIT_H */

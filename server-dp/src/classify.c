@@ -12,38 +12,15 @@
 #include "classify.h"
 
 const char *const cls_kind_names[CLS_KIND_MAX] = {
-	[CLS_PPPOE_DISC] = "pppoe_disc",
-	[CLS_PPPOE_SESS_IPV4] = "pppoe_sess_ipv4",
-	[CLS_PPPOE_SESS_IPV6] = "pppoe_sess_ipv6",
-	[CLS_PPPOE_SESS_CTRL] = "pppoe_sess_ctrl",
-	[CLS_IPOE_IPV4] = "ipoe_ipv4",
-	[CLS_IPOE_IPV6] = "ipoe_ipv6",
-	[CLS_CORE_IPV4] = "core_ipv4",
-	[CLS_CORE_ARP] = "core_arp",
-	[CLS_DROP] = "drop",
+#define CLS_KIND_DEF(sym, name) [CLS_##sym] = name,
+#include "classify.def"
+#undef CLS_KIND_DEF
 };
 
 const char *const cls_drop_names[CLS_DROP_MAX] = {
-	[CLS_DROP_NONE] = "none",
-	[CLS_DROP_RUNT] = "runt",
-	[CLS_DROP_UNKNOWN_ETHERTYPE] = "unknown_ethertype",
-	[CLS_DROP_SINGLE_TAG] = "single_tag",
-	[CLS_DROP_BAD_INNER_TPID] = "bad_inner_tpid",
-	[CLS_DROP_UNSERVED_LINE] = "unserved_line",
-	[CLS_DROP_CORE_VLAN] = "core_vlan",
-	[CLS_DROP_DST_MAC] = "dst_mac",
-	[CLS_DROP_PPPOE_VER_TYPE] = "pppoe_ver_type",
-	[CLS_DROP_PPPOE_CODE] = "pppoe_code",
-	[CLS_DROP_PPPOE_DISC_SID] = "pppoe_disc_sid",
-	[CLS_DROP_PPPOE_SESS_SID] = "pppoe_sess_sid",
-	[CLS_DROP_PPPOE_LENGTH] = "pppoe_length",
-	[CLS_DROP_PPP_PROTO] = "ppp_proto",
-	[CLS_DROP_IPV4_VERSION] = "ipv4_version",
-	[CLS_DROP_IPV4_IHL] = "ipv4_ihl",
-	[CLS_DROP_IPV4_TOTAL_LEN] = "ipv4_total_len",
-	[CLS_DROP_IPV6_VERSION] = "ipv6_version",
-	[CLS_DROP_IPV6_PAYLOAD_LEN] = "ipv6_payload_len",
-	[CLS_DROP_ARP_BAD] = "arp_bad",
+#define CLS_DROP_DEF(sym, name) [CLS_DROP_##sym] = name,
+#include "classify.def"
+#undef CLS_DROP_DEF
 };
 
 _Static_assert(DP_MAX_LINES < LM_LIST_FLAG, "line index must not reach the list flag");

@@ -108,41 +108,19 @@ int line_map_build(struct line_map *m, const struct dp_config *cfg, char *err, s
 
 /* --- results ------------------------------------------------------------- */
 
+/* Result kinds and drop reasons, with their telemetry names: classify.def. */
 enum cls_kind {
-	CLS_PPPOE_DISC,	     /* PADI / PADR / PADT from a subscriber */
-	CLS_PPPOE_SESS_IPV4, /* PPP 0x0021 */
-	CLS_PPPOE_SESS_IPV6, /* PPP 0x0057 */
-	CLS_PPPOE_SESS_CTRL, /* LCP, PAP, CHAP, IPCP, IPV6CP */
-	CLS_IPOE_IPV4,	     /* QinQ without PPPoE: counted, not forwarded this wave */
-	CLS_IPOE_IPV6,
-	CLS_CORE_IPV4,
-	CLS_CORE_ARP,
-	CLS_DROP,
+#define CLS_KIND_DEF(sym, name) CLS_##sym,
+#include "classify.def"
+#undef CLS_KIND_DEF
 	CLS_KIND_MAX
 };
 
 /* Drop reasons, one per check, in the order the checks run. */
 enum cls_drop {
-	CLS_DROP_NONE,
-	CLS_DROP_RUNT,		    /* frame shorter than the headers it announces */
-	CLS_DROP_UNKNOWN_ETHERTYPE, /* not an ethertype of its side */
-	CLS_DROP_SINGLE_TAG,	    /* one 0x8100 tag, not the core VLAN, not IPv4/ARP */
-	CLS_DROP_BAD_INNER_TPID,    /* S-tag not followed by a 0x8100 C-tag */
-	CLS_DROP_UNSERVED_LINE,	    /* (S, C) is not a line of this instance */
-	CLS_DROP_CORE_VLAN,	    /* IPv4/ARP with no tag or a tag other than core VLAN */
-	CLS_DROP_DST_MAC,	    /* destination is not ours (or broadcast where allowed) */
-	CLS_DROP_PPPOE_VER_TYPE,    /* PPPoE ver/type is not 1/1 */
-	CLS_DROP_PPPOE_CODE,	    /* discovery code not PADI/PADR/PADT, session code != 0 */
-	CLS_DROP_PPPOE_DISC_SID,    /* PADI/PADR with a session id, PADT without one */
-	CLS_DROP_PPPOE_SESS_SID,    /* session stage with session id 0 or 0xffff */
-	CLS_DROP_PPPOE_LENGTH,	    /* PPPoE length beyond the frame, or < 2 in session */
-	CLS_DROP_PPP_PROTO,	    /* PPP protocol not IPv4/IPv6/LCP/PAP/CHAP/IPCP/IPV6CP */
-	CLS_DROP_IPV4_VERSION,	    /* version != 4 or fewer than 20 bytes */
-	CLS_DROP_IPV4_IHL,	    /* IHL < 5 */
-	CLS_DROP_IPV4_TOTAL_LEN,    /* total length < IHL * 4 or beyond the L3 bytes */
-	CLS_DROP_IPV6_VERSION,	    /* version != 6 or fewer than 40 bytes */
-	CLS_DROP_IPV6_PAYLOAD_LEN,  /* 40 + payload length beyond the L3 bytes */
-	CLS_DROP_ARP_BAD,	    /* shorter than 28 bytes or not Ethernet/IPv4 */
+#define CLS_DROP_DEF(sym, name) CLS_DROP_##sym,
+#include "classify.def"
+#undef CLS_DROP_DEF
 	CLS_DROP_MAX
 };
 

@@ -21,9 +21,9 @@ _Static_assert(RTE_PKTMBUF_HEADROOM >= FRAG_HEADROOM_NEEDED,
 	       "fragments need room for the QinQ + PPPoE header in front");
 
 const char *const frag_result_names[FRAG_R_MAX] = {
-	[FRAG_R_FRAGMENTED] = "fragmented", [FRAG_R_FITS] = "fits",
-	[FRAG_R_DF] = "dont_fragment",	    [FRAG_R_TOO_MANY] = "too_many_fragments",
-	[FRAG_R_NO_MBUF] = "no_mbuf",	    [FRAG_R_INVALID] = "invalid",
+#define FRAG_RESULT_DEF(sym, name) [FRAG_R_##sym] = name,
+#include "frag.def"
+#undef FRAG_RESULT_DEF
 };
 
 static unsigned int

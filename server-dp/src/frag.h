@@ -68,13 +68,11 @@ enum frag_mode {
 	FRAG_CHAIN, /* header mbuf + indirect payload mbufs */
 };
 
+/* What frag_ipv4() did, with telemetry names: frag.def. */
 enum frag_result {
-	FRAG_R_FRAGMENTED, /* split, fragments counted in c->fragments */
-	FRAG_R_FITS,	   /* already within the MTU, passed through */
-	FRAG_R_DF,	   /* -EMSGSIZE */
-	FRAG_R_TOO_MANY,   /* -E2BIG */
-	FRAG_R_NO_MBUF,	   /* -ENOMEM */
-	FRAG_R_INVALID,	   /* -EINVAL */
+#define FRAG_RESULT_DEF(sym, name) FRAG_R_##sym,
+#include "frag.def"
+#undef FRAG_RESULT_DEF
 	FRAG_R_MAX
 };
 

@@ -11,18 +11,15 @@
 #include "icmp.h"
 
 const char *const icmp_kind_names[ICMP_KIND_MAX] = {
-	[ICMP_TIME_EXCEEDED] = "time_exceeded",
-	[ICMP_FRAG_NEEDED] = "frag_needed",
+#define ICMP_KIND_DEF(sym, name) [ICMP_##sym] = name,
+#include "icmp.def"
+#undef ICMP_KIND_DEF
 };
 
 const char *const icmp_refuse_names[ICMP_REFUSE_MAX] = {
-	[ICMP_REFUSE_MALFORMED] = "malformed",
-	[ICMP_REFUSE_ICMP_ERROR] = "icmp_error",
-	[ICMP_REFUSE_FRAGMENT] = "not_first_fragment",
-	[ICMP_REFUSE_SOURCE] = "source",
-	[ICMP_REFUSE_DEST] = "destination",
-	[ICMP_REFUSE_RATE] = "rate_limited",
-	[ICMP_REFUSE_NO_ROOM] = "no_room",
+#define ICMP_REFUSE_DEF(sym, name) [ICMP_REFUSE_##sym] = name,
+#include "icmp.def"
+#undef ICMP_REFUSE_DEF
 };
 
 int

@@ -86,17 +86,19 @@
 #define ICMP_TYPE_TIME_EXCEEDED 11
 #define ICMP_CODE_TTL_EXCEEDED 0
 
-enum icmp_kind { ICMP_TIME_EXCEEDED, ICMP_FRAG_NEEDED, ICMP_KIND_MAX };
+/* The ICMP errors built here, with their names: icmp.def. */
+enum icmp_kind {
+#define ICMP_KIND_DEF(sym, name) ICMP_##sym,
+#include "icmp.def"
+#undef ICMP_KIND_DEF
+	ICMP_KIND_MAX
+};
 
-/* Why a packet got no ICMP error, one counter each. */
+/* Why a packet got no ICMP error, one counter each (icmp.def). */
 enum icmp_refuse {
-	ICMP_REFUSE_MALFORMED,	/* -EINVAL */
-	ICMP_REFUSE_ICMP_ERROR, /* -EPERM: the packet is itself an ICMP error */
-	ICMP_REFUSE_FRAGMENT,	/* -EPERM: not the first fragment */
-	ICMP_REFUSE_SOURCE,	/* -EPERM: source 0/8, 127/8, multicast, 240/4 */
-	ICMP_REFUSE_DEST,	/* -EPERM: destination multicast or limited broadcast */
-	ICMP_REFUSE_RATE,	/* -EBUSY */
-	ICMP_REFUSE_NO_ROOM,	/* -ENOSPC */
+#define ICMP_REFUSE_DEF(sym, name) ICMP_REFUSE_##sym,
+#include "icmp.def"
+#undef ICMP_REFUSE_DEF
 	ICMP_REFUSE_MAX
 };
 

@@ -12,23 +12,15 @@
 #include "lcp.h"
 
 const char *const lcp_wcount_names[LCP_W_MAX] = {
-	[LCP_W_ECHO_ANSWERED] = "echo_answered",
-	[LCP_W_REPLY_HEARD] = "reply_heard",
-	[LCP_W_PUNT_NOT_LCP] = "punt_not_lcp",
-	[LCP_W_PUNT_NOT_OFFLOADED] = "punt_not_offloaded",
-	[LCP_W_PUNT_OTHER_CODE] = "punt_other_code",
-	[LCP_W_DROP_LOOPBACK] = "drop_loopback",
-	[LCP_W_DROP_MALFORMED] = "drop_malformed",
-	[LCP_W_DROP_SHORT_ECHO] = "drop_short_echo",
+#define LCP_WCOUNT_DEF(sym, name) [LCP_W_##sym] = name,
+#include "lcp.def"
+#undef LCP_WCOUNT_DEF
 };
 
 const char *const lcp_ccount_names[LCP_C_MAX] = {
-	[LCP_C_REQUEST_SENT] = "request_sent",
-	[LCP_C_SEND_FAILED] = "send_failed",
-	[LCP_C_HEARD] = "heard",
-	[LCP_C_MISSED] = "missed",
-	[LCP_C_DEAD] = "dead",
-	[LCP_C_NO_SESSION] = "no_session",
+#define LCP_CCOUNT_DEF(sym, name) [LCP_C_##sym] = name,
+#include "lcp.def"
+#undef LCP_CCOUNT_DEF
 };
 
 #define LCP_NIL UINT32_MAX

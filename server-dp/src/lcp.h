@@ -73,27 +73,19 @@ enum lcp_verdict {
 	LCP_DROP,     /* malformed or looped back, counted: free it */
 };
 
-/* Worker counters, one per outcome of lcp_input(). */
+/* Worker counters, one per outcome of lcp_input(); names in lcp.def. */
 enum lcp_wcount {
-	LCP_W_ECHO_ANSWERED,	  /* Echo-Request answered in place (LCP_TX) */
-	LCP_W_REPLY_HEARD,	  /* Echo-Reply recorded as liveness (LCP_CONSUMED) */
-	LCP_W_PUNT_NOT_LCP,	  /* PAP, CHAP, IPCP, IPV6CP */
-	LCP_W_PUNT_NOT_OFFLOADED, /* LCP of a session without the offload */
-	LCP_W_PUNT_OTHER_CODE,	  /* Configure-*, Terminate-*, *-Reject, Discard-Request... */
-	LCP_W_DROP_LOOPBACK,	  /* Echo-Request/Reply carrying our own magic number */
-	LCP_W_DROP_MALFORMED,	  /* LCP length < 4 or beyond the PPPoE payload; bad window */
-	LCP_W_DROP_SHORT_ECHO,	  /* Echo-Request/Reply with length < 8 */
+#define LCP_WCOUNT_DEF(sym, name) LCP_W_##sym,
+#include "lcp.def"
+#undef LCP_WCOUNT_DEF
 	LCP_W_MAX
 };
 
-/* Control-thread counters. */
+/* Control-thread counters; names in lcp.def. */
 enum lcp_ccount {
-	LCP_C_REQUEST_SENT, /* Echo-Requests handed to ops->send */
-	LCP_C_SEND_FAILED,  /* ops->send refused (no miss is counted for it) */
-	LCP_C_HEARD,	    /* intervals that found a reply since the last request */
-	LCP_C_MISSED,	    /* intervals that found none */
-	LCP_C_DEAD,	    /* sessions reported dead */
-	LCP_C_NO_SESSION,   /* ops->session gave NULL: offload stopped */
+#define LCP_CCOUNT_DEF(sym, name) LCP_C_##sym,
+#include "lcp.def"
+#undef LCP_CCOUNT_DEF
 	LCP_C_MAX
 };
 

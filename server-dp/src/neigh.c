@@ -18,21 +18,15 @@
 #define WANT_DRAIN 64
 
 const char *const neigh_state_names[NEIGH_STATE_MAX] = {
-	[NEIGH_FREE] = "free",	 [NEIGH_INCOMPLETE] = "incomplete", [NEIGH_REACHABLE] = "reachable",
-	[NEIGH_STALE] = "stale", [NEIGH_PROBE] = "probe",	    [NEIGH_FAILED] = "failed",
+#define NEIGH_STATE_DEF(sym, name) [NEIGH_##sym] = name,
+#include "neigh.def"
+#undef NEIGH_STATE_DEF
 };
 
 const char *const neigh_ignore_names[NEIGH_IGN_MAX] = {
-	[NEIGH_IGN_SHORT] = "short",
-	[NEIGH_IGN_FORMAT] = "format",
-	[NEIGH_IGN_OP] = "operation",
-	[NEIGH_IGN_SENDER_MAC] = "sender_mac",
-	[NEIGH_IGN_SHA_MISMATCH] = "sender_mac_not_source",
-	[NEIGH_IGN_OWN_MAC] = "own_mac",
-	[NEIGH_IGN_OWN_ADDRESS] = "own_address",
-	[NEIGH_IGN_SENDER_ADDRESS] = "sender_address",
-	[NEIGH_IGN_NOT_FOR_US] = "not_for_us",
-	[NEIGH_IGN_UNSOLICITED] = "unsolicited_reply",
+#define NEIGH_IGNORE_DEF(sym, name) [NEIGH_IGN_##sym] = name,
+#include "neigh.def"
+#undef NEIGH_IGNORE_DEF
 };
 
 /* --- helpers ------------------------------------------------------------- */

@@ -125,13 +125,11 @@
 /* Retries at retry_ms for the first NEIGH_FAST_PROBES requests, then doubling. */
 #define NEIGH_FAST_PROBES 3u
 
+/* Entry states, with their telemetry names: neigh.def. */
 enum neigh_state {
-	NEIGH_FREE,
-	NEIGH_INCOMPLETE,
-	NEIGH_REACHABLE,
-	NEIGH_STALE,
-	NEIGH_PROBE,
-	NEIGH_FAILED,
+#define NEIGH_STATE_DEF(sym, name) NEIGH_##sym,
+#include "neigh.def"
+#undef NEIGH_STATE_DEF
 	NEIGH_STATE_MAX
 };
 
@@ -142,17 +140,11 @@ enum neigh_arp_action {
 	NEIGH_ARP_REPLY,   /* reply[0..*reply_len) is to be sent */
 };
 
+/* Why neigh_arp_input() ignored a frame, one counter each (neigh.def). */
 enum neigh_ignore {
-	NEIGH_IGN_SHORT,	  /* fewer than 28 ARP bytes, or not CLS_CORE_ARP */
-	NEIGH_IGN_FORMAT,	  /* htype != 1, ptype != IPv4, hlen != 6 or plen != 4 */
-	NEIGH_IGN_OP,		  /* operation neither request nor reply */
-	NEIGH_IGN_SENDER_MAC,	  /* zero, broadcast or multicast sender MAC */
-	NEIGH_IGN_SHA_MISMATCH,	  /* sender MAC is not the Ethernet source */
-	NEIGH_IGN_OWN_MAC,	  /* sender MAC is one of our core MACs (a loop) */
-	NEIGH_IGN_OWN_ADDRESS,	  /* sender address is one of ours (a conflict) */
-	NEIGH_IGN_SENDER_ADDRESS, /* sender address not a host of [core] subnet */
-	NEIGH_IGN_NOT_FOR_US,	  /* request for another address, sender unknown */
-	NEIGH_IGN_UNSOLICITED,	  /* reply from an address without an entry */
+#define NEIGH_IGNORE_DEF(sym, name) NEIGH_IGN_##sym,
+#include "neigh.def"
+#undef NEIGH_IGNORE_DEF
 	NEIGH_IGN_MAX
 };
 

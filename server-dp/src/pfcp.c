@@ -1717,52 +1717,11 @@ const char *
 pfcp_msg_type_name(uint8_t type)
 {
 	switch (type) {
-	case PFCP_HEARTBEAT_REQ:
-		return "heartbeat_req";
-	case PFCP_HEARTBEAT_RSP:
-		return "heartbeat_rsp";
-	case PFCP_PFD_MGMT_REQ:
-		return "pfd_mgmt_req";
-	case PFCP_PFD_MGMT_RSP:
-		return "pfd_mgmt_rsp";
-	case PFCP_ASSOC_SETUP_REQ:
-		return "assoc_setup_req";
-	case PFCP_ASSOC_SETUP_RSP:
-		return "assoc_setup_rsp";
-	case PFCP_ASSOC_UPDATE_REQ:
-		return "assoc_update_req";
-	case PFCP_ASSOC_UPDATE_RSP:
-		return "assoc_update_rsp";
-	case PFCP_ASSOC_RELEASE_REQ:
-		return "assoc_release_req";
-	case PFCP_ASSOC_RELEASE_RSP:
-		return "assoc_release_rsp";
-	case PFCP_VERSION_NOT_SUPPORTED_RSP:
-		return "version_not_supported_rsp";
-	case PFCP_NODE_REPORT_REQ:
-		return "node_report_req";
-	case PFCP_NODE_REPORT_RSP:
-		return "node_report_rsp";
-	case PFCP_SESS_SET_DELETION_REQ:
-		return "session_set_deletion_req";
-	case PFCP_SESS_SET_DELETION_RSP:
-		return "session_set_deletion_rsp";
-	case PFCP_SESS_EST_REQ:
-		return "session_establishment_req";
-	case PFCP_SESS_EST_RSP:
-		return "session_establishment_rsp";
-	case PFCP_SESS_MOD_REQ:
-		return "session_modification_req";
-	case PFCP_SESS_MOD_RSP:
-		return "session_modification_rsp";
-	case PFCP_SESS_DEL_REQ:
-		return "session_deletion_req";
-	case PFCP_SESS_DEL_RSP:
-		return "session_deletion_rsp";
-	case PFCP_SESS_REPORT_REQ:
-		return "session_report_req";
-	case PFCP_SESS_REPORT_RSP:
-		return "session_report_rsp";
+#define PFCP_MSG_DEF(sym, value, name, is_request) \
+	case PFCP_##sym:                           \
+		return name;
+#include "pfcp.def"
+#undef PFCP_MSG_DEF
 	default:
 		return "?";
 	}
@@ -1772,40 +1731,11 @@ const char *
 pfcp_cause_name(uint8_t cause)
 {
 	switch (cause) {
-	case PFCP_CAUSE_REQUEST_ACCEPTED:
-		return "request_accepted";
-	case PFCP_CAUSE_MORE_USAGE_REPORT_TO_SEND:
-		return "more_usage_report_to_send";
-	case PFCP_CAUSE_REQUEST_REJECTED:
-		return "request_rejected";
-	case PFCP_CAUSE_SESSION_CONTEXT_NOT_FOUND:
-		return "session_context_not_found";
-	case PFCP_CAUSE_MANDATORY_IE_MISSING:
-		return "mandatory_ie_missing";
-	case PFCP_CAUSE_CONDITIONAL_IE_MISSING:
-		return "conditional_ie_missing";
-	case PFCP_CAUSE_INVALID_LENGTH:
-		return "invalid_length";
-	case PFCP_CAUSE_MANDATORY_IE_INCORRECT:
-		return "mandatory_ie_incorrect";
-	case PFCP_CAUSE_INVALID_FORWARDING_POLICY:
-		return "invalid_forwarding_policy";
-	case PFCP_CAUSE_INVALID_F_TEID_ALLOCATION_OPTION:
-		return "invalid_f_teid_allocation_option";
-	case PFCP_CAUSE_NO_ESTABLISHED_ASSOCIATION:
-		return "no_established_association";
-	case PFCP_CAUSE_RULE_CREATION_MODIFICATION_FAILURE:
-		return "rule_creation_modification_failure";
-	case PFCP_CAUSE_ENTITY_IN_CONGESTION:
-		return "entity_in_congestion";
-	case PFCP_CAUSE_NO_RESOURCES_AVAILABLE:
-		return "no_resources_available";
-	case PFCP_CAUSE_SERVICE_NOT_SUPPORTED:
-		return "service_not_supported";
-	case PFCP_CAUSE_SYSTEM_FAILURE:
-		return "system_failure";
-	case PFCP_CAUSE_REDIRECTION_REQUESTED:
-		return "redirection_requested";
+#define PFCP_CAUSE_DEF(sym, value, name) \
+	case PFCP_CAUSE_##sym:           \
+		return name;
+#include "pfcp.def"
+#undef PFCP_CAUSE_DEF
 	default:
 		return "?";
 	}
@@ -1815,18 +1745,11 @@ bool
 pfcp_msg_is_request(uint8_t type)
 {
 	switch (type) {
-	case PFCP_HEARTBEAT_REQ:
-	case PFCP_PFD_MGMT_REQ:
-	case PFCP_ASSOC_SETUP_REQ:
-	case PFCP_ASSOC_UPDATE_REQ:
-	case PFCP_ASSOC_RELEASE_REQ:
-	case PFCP_NODE_REPORT_REQ:
-	case PFCP_SESS_SET_DELETION_REQ:
-	case PFCP_SESS_EST_REQ:
-	case PFCP_SESS_MOD_REQ:
-	case PFCP_SESS_DEL_REQ:
-	case PFCP_SESS_REPORT_REQ:
-		return true;
+#define PFCP_MSG_DEF(sym, value, name, is_request) \
+	case PFCP_##sym:                           \
+		return is_request;
+#include "pfcp.def"
+#undef PFCP_MSG_DEF
 	default:
 		return false;
 	}

@@ -84,31 +84,11 @@
 #define PFCP_MAX_DEPTH 3
 #define PFCP_STR_MAX 255
 
-/* Message types (29.244 Table 7.3-1). */
+/* Message types (29.244 Table 7.3-1), with names: pfcp.def. */
 enum pfcp_msg_type {
-	PFCP_HEARTBEAT_REQ = 1,
-	PFCP_HEARTBEAT_RSP = 2,
-	PFCP_PFD_MGMT_REQ = 3,
-	PFCP_PFD_MGMT_RSP = 4,
-	PFCP_ASSOC_SETUP_REQ = 5,
-	PFCP_ASSOC_SETUP_RSP = 6,
-	PFCP_ASSOC_UPDATE_REQ = 7,
-	PFCP_ASSOC_UPDATE_RSP = 8,
-	PFCP_ASSOC_RELEASE_REQ = 9,
-	PFCP_ASSOC_RELEASE_RSP = 10,
-	PFCP_VERSION_NOT_SUPPORTED_RSP = 11,
-	PFCP_NODE_REPORT_REQ = 12,
-	PFCP_NODE_REPORT_RSP = 13,
-	PFCP_SESS_SET_DELETION_REQ = 14,
-	PFCP_SESS_SET_DELETION_RSP = 15,
-	PFCP_SESS_EST_REQ = 50,
-	PFCP_SESS_EST_RSP = 51,
-	PFCP_SESS_MOD_REQ = 52,
-	PFCP_SESS_MOD_RSP = 53,
-	PFCP_SESS_DEL_REQ = 54,
-	PFCP_SESS_DEL_RSP = 55,
-	PFCP_SESS_REPORT_REQ = 56,
-	PFCP_SESS_REPORT_RSP = 57,
+#define PFCP_MSG_DEF(sym, value, name, is_request) PFCP_##sym = value,
+#include "pfcp.def"
+#undef PFCP_MSG_DEF
 };
 #define PFCP_MSG_TYPE_MAX 64 /* counters are indexed by type; higher types count in slot 0 */
 
@@ -243,25 +223,11 @@ int pfcp_line_group_decode(const uint8_t *v, size_t len, struct pfcp_line_group 
  */
 int pfcp_line_group_encode(const struct pfcp_line_group *lg, uint8_t *buf, size_t cap);
 
-/* Cause values (29.244 Table 8.2.1-1). */
+/* Cause values (29.244 Table 8.2.1-1), with names: pfcp.def. */
 enum pfcp_cause {
-	PFCP_CAUSE_REQUEST_ACCEPTED = 1,
-	PFCP_CAUSE_MORE_USAGE_REPORT_TO_SEND = 2,
-	PFCP_CAUSE_REQUEST_REJECTED = 64,
-	PFCP_CAUSE_SESSION_CONTEXT_NOT_FOUND = 65,
-	PFCP_CAUSE_MANDATORY_IE_MISSING = 66,
-	PFCP_CAUSE_CONDITIONAL_IE_MISSING = 67,
-	PFCP_CAUSE_INVALID_LENGTH = 68,
-	PFCP_CAUSE_MANDATORY_IE_INCORRECT = 69,
-	PFCP_CAUSE_INVALID_FORWARDING_POLICY = 70,
-	PFCP_CAUSE_INVALID_F_TEID_ALLOCATION_OPTION = 71,
-	PFCP_CAUSE_NO_ESTABLISHED_ASSOCIATION = 72,
-	PFCP_CAUSE_RULE_CREATION_MODIFICATION_FAILURE = 73,
-	PFCP_CAUSE_ENTITY_IN_CONGESTION = 74,
-	PFCP_CAUSE_NO_RESOURCES_AVAILABLE = 75,
-	PFCP_CAUSE_SERVICE_NOT_SUPPORTED = 76,
-	PFCP_CAUSE_SYSTEM_FAILURE = 77,
-	PFCP_CAUSE_REDIRECTION_REQUESTED = 78,
+#define PFCP_CAUSE_DEF(sym, value, name) PFCP_CAUSE_##sym = value,
+#include "pfcp.def"
+#undef PFCP_CAUSE_DEF
 };
 #define PFCP_CAUSE_MAX 128 /* counters are indexed by cause */
 

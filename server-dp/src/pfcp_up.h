@@ -37,7 +37,8 @@
  *                       (heartbeats, session reports) awaiting a response;
  *   names               interned strings (logical ports, network instances,
  *                       forwarding policies), at most UP_MAX_NAMES.
- * For 65536 sessions this is about 50 MB of ordinary heap.
+ * For 65536 sessions this is about 50 MB of ordinary heap. How the
+ * implementation is cut into files: pfcp_up_int.h.
  *
  * Threading: one thread (the control thread) calls everything, including
  * pfcp_up_stats_get() and pfcp_up_sessions(); the ops are called from inside

@@ -14,15 +14,15 @@
 #include "punt.h"
 
 const char *const punt_class_names[PUNT_NUM_CLASSES] = {
-	[PUNT_HIGH] = "high",
-	[PUNT_MID] = "mid",
-	[PUNT_LOW] = "low",
+#define PUNT_CLASS_DEF(sym, name) [PUNT_##sym] = name,
+#include "punt.def"
+#undef PUNT_CLASS_DEF
 };
 
 const char *const punt_reason_names[PUNT_REASON_MAX] = {
-	[PUNT_ADMITTED] = "admitted",	    [PUNT_NOT_REDIRECTED] = "not_redirected",
-	[PUNT_POLICED_MAC] = "policed_mac", [PUNT_POLICED_LINE] = "policed_line",
-	[PUNT_RING_FULL] = "ring_full",
+#define PUNT_REASON_DEF(sym, name) [PUNT_##sym] = name,
+#include "punt.def"
+#undef PUNT_REASON_DEF
 };
 
 #define PUNT_MAX_MAC_BUCKETS (1u << 24)

@@ -61,7 +61,13 @@
 
 #include "classify.h"
 
-enum punt_class { PUNT_HIGH, PUNT_MID, PUNT_LOW, PUNT_NUM_CLASSES };
+/* Punt classes and outcomes, with their telemetry names: punt.def. */
+enum punt_class {
+#define PUNT_CLASS_DEF(sym, name) PUNT_##sym,
+#include "punt.def"
+#undef PUNT_CLASS_DEF
+	PUNT_NUM_CLASSES
+};
 
 #define PUNT_REDIRECT_DISCOVERY (1u << 0)	/* PADI, PADR, PADT */
 #define PUNT_REDIRECT_PPP_CTRL (1u << 1)	/* LCP, PAP, CHAP, IPCP, IPV6CP */
@@ -69,11 +75,9 @@ enum punt_class { PUNT_HIGH, PUNT_MID, PUNT_LOW, PUNT_NUM_CLASSES };
 #define PUNT_REDIRECT_ALL 7u
 
 enum punt_reason {
-	PUNT_ADMITTED,
-	PUNT_NOT_REDIRECTED,
-	PUNT_POLICED_MAC,
-	PUNT_POLICED_LINE,
-	PUNT_RING_FULL,
+#define PUNT_REASON_DEF(sym, name) PUNT_##sym,
+#include "punt.def"
+#undef PUNT_REASON_DEF
 	PUNT_REASON_MAX
 };
 

@@ -16,9 +16,9 @@
 static_assert(ROUTE_MAX_NH <= (1u << 24), "rte_lpm next hops are 24 bits");
 
 const char *const route_kind_names[ROUTE_KINDS] = {
-	[ROUTE_NONE] = "none",		 [ROUTE_NEXT_HOP] = "next_hop",
-	[ROUTE_CONNECTED] = "connected", [ROUTE_SUBSCRIBER] = "subscriber",
-	[ROUTE_DROP] = "drop",		 [ROUTE_LOCAL] = "local",
+#define ROUTE_KIND_DEF(sym, name) [ROUTE_##sym] = name,
+#include "route.def"
+#undef ROUTE_KIND_DEF
 };
 
 struct builder {

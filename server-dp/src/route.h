@@ -49,13 +49,11 @@
 
 #include "dp_config.h"
 
+/* Lookup results, with their telemetry names: route.def. */
 enum route_kind {
-	ROUTE_NONE,	  /* no route: drop */
-	ROUTE_NEXT_HOP,	  /* send to nh (default route, static routes) */
-	ROUTE_CONNECTED,  /* on the core subnet: send to the destination (nh) */
-	ROUTE_SUBSCRIBER, /* a pool of this instance: via the core router (nh) */
-	ROUTE_DROP,	  /* martians, blackhole routes, core network/broadcast */
-	ROUTE_LOCAL,	  /* a line group's own core address: not forwarded */
+#define ROUTE_KIND_DEF(sym, name) ROUTE_##sym,
+#include "route.def"
+#undef ROUTE_KIND_DEF
 	ROUTE_KINDS,
 };
 

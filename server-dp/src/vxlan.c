@@ -8,24 +8,9 @@
 #include "vxlan.h"
 
 const char *const vxlan_count_names[VXLAN_COUNT_MAX] = {
-	[VXLAN_DECAP_OK] = "decap_ok",
-	[VXLAN_DECAP_SHORT] = "decap_short",
-	[VXLAN_DECAP_NO_I_FLAG] = "decap_no_i_flag",
-	[VXLAN_DECAP_WRONG_VNI] = "decap_wrong_vni",
-	[VXLAN_DECAP_INNER_SHORT] = "decap_inner_short",
-	[VXLAN_DECAP_INNER_LONG] = "decap_inner_long",
-	[VXLAN_DECAP_RESERVED_SET] = "decap_reserved_set",
-	[VXLAN_INJECT_OK] = "inject_ok",
-	[VXLAN_INJECT_SHORT] = "inject_short",
-	[VXLAN_INJECT_NOT_QINQ] = "inject_not_qinq",
-	[VXLAN_INJECT_FOREIGN_LINE] = "inject_foreign_line",
-	[VXLAN_INJECT_ETHERTYPE] = "inject_ethertype",
-	[VXLAN_INJECT_SRC_MAC] = "inject_src_mac",
-	[VXLAN_INJECT_DST_MAC] = "inject_dst_mac",
-	[VXLAN_INJECT_PPPOE_HDR] = "inject_pppoe_hdr",
-	[VXLAN_INJECT_PPPOE_CODE] = "inject_pppoe_code",
-	[VXLAN_INJECT_PPPOE_SID] = "inject_pppoe_sid",
-	[VXLAN_INJECT_PPP_PROTO] = "inject_ppp_proto",
+#define VXLAN_COUNT_DEF(sym, name) [VXLAN_##sym] = name,
+#include "vxlan.def"
+#undef VXLAN_COUNT_DEF
 };
 
 static inline int

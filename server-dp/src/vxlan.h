@@ -52,27 +52,11 @@
 #define VXLAN_PADO 0x07
 #define VXLAN_PADS 0x65
 
+/* Decap and inject outcomes, with their telemetry names: vxlan.def. */
 enum vxlan_count {
-	/* vxlan_decap() */
-	VXLAN_DECAP_OK,
-	VXLAN_DECAP_SHORT,	  /* fewer than 8 bytes */
-	VXLAN_DECAP_NO_I_FLAG,	  /* I flag clear: no valid VNI */
-	VXLAN_DECAP_WRONG_VNI,	  /* not this instance */
-	VXLAN_DECAP_INNER_SHORT,  /* inner frame < VXLAN_MIN_INNER */
-	VXLAN_DECAP_INNER_LONG,	  /* inner frame > VXLAN_MAX_INNER */
-	VXLAN_DECAP_RESERVED_SET, /* accepted, but a reserved bit was set */
-	/* vxlan_inject_check() */
-	VXLAN_INJECT_OK,
-	VXLAN_INJECT_SHORT,	   /* shorter than Ethernet + tags + PPPoE header */
-	VXLAN_INJECT_NOT_QINQ,	   /* outer TPID not 0x8100/0x88a8, or inner not 0x8100 */
-	VXLAN_INJECT_FOREIGN_LINE, /* (S, C) not a line of this instance */
-	VXLAN_INJECT_ETHERTYPE,	   /* not PPPoE discovery or session */
-	VXLAN_INJECT_SRC_MAC,	   /* not the AC MAC of the line's group */
-	VXLAN_INJECT_DST_MAC,	   /* group (broadcast, multicast) or zero */
-	VXLAN_INJECT_PPPOE_HDR,	   /* ver/type not 0x11, or length past the frame */
-	VXLAN_INJECT_PPPOE_CODE,   /* not PADO/PADS/PADT; session code not 0 */
-	VXLAN_INJECT_PPPOE_SID,	   /* PADO with a session id; PADS/PADT/session without */
-	VXLAN_INJECT_PPP_PROTO,	   /* session frame not LCP/PAP/CHAP/IPCP/IPV6CP */
+#define VXLAN_COUNT_DEF(sym, name) VXLAN_##sym,
+#include "vxlan.def"
+#undef VXLAN_COUNT_DEF
 	VXLAN_COUNT_MAX
 };
 

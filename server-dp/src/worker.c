@@ -29,26 +29,9 @@
 #include "worker.h"
 
 const char *const app_drop_names[APP_DROP_MAX] = {
-	[APP_DROP_NO_SESSION_DOWN] = "no_session_down",
-	[APP_DROP_SPOOF] = "spoofed_source",
-	[APP_DROP_ACL] = "acl_deny",
-	[APP_DROP_POLICED] = "policed_red",
-	[APP_DROP_NO_ROUTE] = "no_route",
-	[APP_DROP_BLACKHOLE] = "route_drop",
-	[APP_DROP_LOCAL] = "to_core_address",
-	[APP_DROP_TTL] = "ttl_expired",
-	[APP_DROP_NO_NEIGH] = "next_hop_unresolved",
-	[APP_DROP_FRAG_NEEDED] = "df_too_big",
-	[APP_DROP_FRAG] = "fragmentation_failed",
-	[APP_DROP_REWRITE] = "rewrite",
-	[APP_DROP_PUNT] = "punt_refused",
-	[APP_DROP_LCP] = "lcp_refused",
-	[APP_DROP_ARP_RING] = "arp_ring_full",
-	[APP_DROP_IPOE] = "ipoe_not_forwarded",
-	[APP_DROP_IPV6] = "ipv6_not_forwarded",
-	[APP_DROP_HQOS] = "hqos_queue_full",
-	[APP_DROP_HQOS_STALE] = "hqos_session_gone",
-	[APP_DROP_TX] = "tx_full",
+#define APP_DROP_DEF(sym, name) [APP_DROP_##sym] = name,
+#include "app_drop.def"
+#undef APP_DROP_DEF
 };
 
 static void

@@ -2,8 +2,9 @@
  *
  * Each test is a single translation unit, so the counters live here as
  * statics. check() counts one assertion and prints "FAIL name: what" when it
- * does not hold; harness_report() prints the last line, "N passed, M failed",
- * and returns the exit status (1 when M > 0).
+ * does not hold (CHECKF() names it with a printf format); harness_report()
+ * prints the last line, "N passed, M failed", and returns the exit status
+ * (1 when M > 0).
  *
  * Define HARNESS_EAL before including this header to get harness_eal_init(),
  * which starts the EAL in memory (--no-huge -m 128 --no-pci --no-shconf
@@ -12,6 +13,7 @@
 #ifndef BNG_TESTS_HARNESS_H
 #define BNG_TESTS_HARNESS_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -31,6 +33,21 @@ check(bool ok, const char *name, const char *what)
 		n_failed++;
 		printf("FAIL %s: %s\n", name, what);
 	}
+}
+
+/* check() named by a printf format: CHECKF(cond, "case %d", i). */
+#define CHECKF(cond, ...) harness_checkf((cond), #cond, __VA_ARGS__)
+
+static inline void __attribute__((format(printf, 3, 4)))
+harness_checkf(bool ok, const char *what, const char *fmt, ...)
+{
+	char name[160];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(name, sizeof(name), fmt, ap);
+	va_end(ap);
+	check(ok, name, what);
 }
 
 static inline int

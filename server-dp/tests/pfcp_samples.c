@@ -5,7 +5,8 @@
  *
  * Two sources: the CP-side builders (tests/pfcp_build.h, the messages a
  * bngpod CP sends), and the UP function itself (pfcp_up.c) driven through
- * a scripted exchange with a fake data path: its responses, heartbeats,
+ * a scripted exchange with a data path that accepts everything
+ * (tests/pfcp_accept_dp.h): its responses, heartbeats,
  * usage reports, LCP dead report, error answers.
  *
  * With a directory argument, also writes each message as a file there (the
@@ -17,6 +18,7 @@
 #include <string.h>
 
 #include "pfcp.h"
+#include "pfcp_accept_dp.h"
 #include "pfcp_build.h"
 #include "pfcp_up.h"
 
@@ -72,49 +74,6 @@ up_send(void *arg, const uint8_t *b, size_t len, uint32_t ip, uint16_t port)
 	return 0;
 }
 
-static struct up_usage usage = {.ul_pkts = 10, .ul_bytes = 1000, .dl_pkts = 50, .dl_bytes = 5000};
-
-static int
-f_install(void *ctx, const struct up_sub *s, uint32_t *h)
-{
-	(void)ctx;
-	(void)s;
-	*h = 0;
-	return 0;
-}
-
-static int
-f_modify(void *ctx, uint32_t *h, const struct up_sub *s, uint32_t changed)
-{
-	(void)ctx;
-	(void)h;
-	(void)s;
-	(void)changed;
-	return 0;
-}
-
-static void
-f_remove(void *ctx, uint32_t h)
-{
-	(void)ctx;
-	(void)h;
-}
-
-static void
-f_usage(void *ctx, uint32_t h, struct up_usage *out)
-{
-	(void)ctx;
-	(void)h;
-	*out = usage;
-}
-
-static void
-f_redirect(void *ctx, const struct up_redirect *r)
-{
-	(void)ctx;
-	(void)r;
-}
-
 static void
 up_feed(struct pfcp_up *u, const char *name, const struct pfcp_msg *m, uint64_t now)
 {
@@ -127,13 +86,6 @@ up_feed(struct pfcp_up *u, const char *name, const struct pfcp_msg *m, uint64_t 
 int
 main(int argc, char **argv)
 {
-	static const struct pfcp_up_ops ops = {
-		.install = f_install,
-		.modify = f_modify,
-		.remove = f_remove,
-		.usage = f_usage,
-		.redirect = f_redirect,
-	};
 	struct pfcp_up_conf c = {
 		.node_ipv4 = PB_UP_IP,
 		.cp_ip = PB_CP_IP,
@@ -171,7 +123,7 @@ main(int argc, char **argv)
 	emit_msg("cp_session_deletion_req", &M);
 
 	/* what the UP function answers and sends; heartbeats from their own instance */
-	u = pfcp_up_create(&c, &ops, NULL);
+	u = pfcp_up_create(&c, &accept_dp_ops, NULL);
 	if (u == NULL)
 		return 1;
 	pb_assoc_setup(&M, 1, PB_CP_RECOVERY);
@@ -180,7 +132,7 @@ main(int argc, char **argv)
 	pfcp_up_tick(u, 5000, up_send, NULL);
 	pfcp_up_free(u);
 	c.heartbeat_ms = 1000000000;
-	u = pfcp_up_create(&c, &ops, NULL);
+	u = pfcp_up_create(&c, &accept_dp_ops, NULL);
 	if (u == NULL)
 		return 1;
 	pb_establish(&M, &s, 0x1001, 10);

@@ -1,0 +1,77 @@
+/*
+ * Usage measurement of a PFCP session's URRs (pfcp_usage.h).
+ */
+
+#include <string.h>
+
+#include "pfcp_usage.h"
+
+void
+up_meas_init(struct up_meas *ms, const struct up_urr *q, const uint64_t cur[4], uint32_t now_ntp,
+	     uint64_t now_ms)
+{
+	memset(ms, 0, sizeof(*ms));
+	memcpy(ms->base, cur, sizeof(ms->base));
+	ms->start_ntp = now_ntp;
+	if ((q->triggers & PFCP_RT_PERIO) && q->period)
+		ms->next_ms = now_ms + (uint64_t)q->period * 1000;
+}
+
+void
+up_urr_delta(const struct up_meas *ms, const uint64_t cur[4], uint64_t d[4])
+{
+	for (int k = 0; k < 4; k++) {
+		bool on = (k < 2) ? (ms->dirs & UP_DIR_UL) : (ms->dirs & UP_DIR_DL);
+		/* a counter below its base restarted (the data path re-added the session) */
+		uint64_t v = cur[k] >= ms->base[k] ? cur[k] - ms->base[k] : cur[k];
+
+		d[k] = (on ? v : 0) + ms->carry[k];
+	}
+}
+
+bool
+up_urr_volume_due(const struct up_urr *q, const uint64_t d[4])
+{
+	return ((q->vol_flags & PFCP_VOL_TOVOL) &&
+		d[UP_C_UL_BYTES] + d[UP_C_DL_BYTES] >= q->vol_thresh[0]) ||
+	       ((q->vol_flags & PFCP_VOL_ULVOL) && d[UP_C_UL_BYTES] >= q->vol_thresh[1]) ||
+	       ((q->vol_flags & PFCP_VOL_DLVOL) && d[UP_C_DL_BYTES] >= q->vol_thresh[2]);
+}
+
+void
+up_urr_report(struct up_meas *ms, const struct up_urr *q, const uint64_t cur[4], uint32_t trigger,
+	      uint16_t ie_type, uint32_t now_ntp, struct pfcp_usage_report *r, uint64_t d_out[4])
+{
+	uint64_t d[4];
+
+	up_urr_delta(ms, cur, d);
+	memset(r, 0, sizeof(*r));
+	r->ie_type = ie_type;
+	r->present = PFCP_UR_URR_ID | PFCP_UR_SEQN | PFCP_UR_TRIGGER | PFCP_UR_START | PFCP_UR_END;
+	r->urr_id = q->id;
+	r->seqn = ms->seqn++;
+	r->trigger = trigger;
+	r->start_time = ms->start_ntp;
+	r->end_time = now_ntp;
+	if (q->method & PFCP_METHOD_VOLUM) {
+		r->present |= PFCP_UR_VOLUME;
+		r->vol.flags = 0x3f;
+		r->vol.ul = d[UP_C_UL_BYTES];
+		r->vol.dl = d[UP_C_DL_BYTES];
+		r->vol.total = d[UP_C_UL_BYTES] + d[UP_C_DL_BYTES];
+		r->vol.ul_pkts = d[UP_C_UL_PKTS];
+		r->vol.dl_pkts = d[UP_C_DL_PKTS];
+		r->vol.total_pkts = d[UP_C_UL_PKTS] + d[UP_C_DL_PKTS];
+	}
+	if (q->method & PFCP_METHOD_DURAT) {
+		r->present |= PFCP_UR_DURATION;
+		r->duration = now_ntp >= ms->start_ntp ? now_ntp - ms->start_ntp : 0;
+	}
+	if (d_out != NULL)
+		memcpy(d_out, d, sizeof(d));
+	for (int k = 0; k < 4; k++) {
+		ms->base[k] = cur[k];
+		ms->carry[k] = 0;
+	}
+	ms->start_ntp = now_ntp;
+}

@@ -1,0 +1,62 @@
+/*
+ * Usage measurement of a PFCP session's URRs (part of the user-plane
+ * function, pfcp_up.h; docs/dp/pfcp.md "Usage reporting").
+ *
+ * The data path keeps cumulative counters per session (struct up_usage,
+ * ops->usage()); a URR measures differences of them. struct up_meas is the
+ * state of one URR between two reports: the counters at the last report
+ * (base), the usage of reports the CP never acknowledged (carry, added to
+ * the next one), the report sequence number, the interval's start and the
+ * next periodic report. Counters are arrays of 4 indexed by UP_C_*.
+ *
+ * Plain C, control thread, no allocation, no I/O.
+ */
+
+#ifndef BNG_PFCP_USAGE_H
+#define BNG_PFCP_USAGE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pfcp.h"
+#include "pfcp_rules.h"
+
+#define UP_C_UL_PKTS 0
+#define UP_C_UL_BYTES 1
+#define UP_C_DL_PKTS 2
+#define UP_C_DL_BYTES 3
+
+/* Measurement state of one URR, parallel to up_rules.urr[]. */
+struct up_meas {
+	uint32_t seqn;
+	uint32_t start_ntp;
+	uint64_t next_ms;
+	uint64_t base[4];  /* counters at the last report */
+	uint64_t carry[4]; /* usage of reports never acknowledged */
+	uint8_t dirs;	   /* UP_DIR_UL / UP_DIR_DL: PDRs that reference it */
+};
+
+/* A new measurement of URR q from counters cur, at now (NTP seconds and ms). */
+void up_meas_init(struct up_meas *ms, const struct up_urr *q, const uint64_t cur[4],
+		  uint32_t now_ntp, uint64_t now_ms);
+
+/*
+ * Usage since the last report (carry included), by counter, of the
+ * directions the URR measures. A counter below its base restarted (the data
+ * path re-added the session): it counts from 0.
+ */
+void up_urr_delta(const struct up_meas *ms, const uint64_t cur[4], uint64_t d[4]);
+
+/* Has usage d reached one of q's volume thresholds? */
+bool up_urr_volume_due(const struct up_urr *q, const uint64_t d[4]);
+
+/*
+ * Fill Usage Report r (IE type ie_type, trigger PFCP_URT_*) for URR q with
+ * its usage since the last report, then start a new interval at now_ntp.
+ * d_out (may be NULL) gets the usage reported, by counter.
+ */
+void up_urr_report(struct up_meas *ms, const struct up_urr *q, const uint64_t cur[4],
+		   uint32_t trigger, uint16_t ie_type, uint32_t now_ntp,
+		   struct pfcp_usage_report *r, uint64_t d_out[4]);
+
+#endif /* BNG_PFCP_USAGE_H */

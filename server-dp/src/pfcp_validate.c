@@ -1,0 +1,388 @@
+/*
+ * A PFCP session's rules validated into what the data path installs
+ * (pfcp_validate.h).
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include "pfcp_validate.h"
+
+static bool
+unicast_ipv4(uint32_t a)
+{
+	uint8_t hi = (uint8_t)(a >> 24);
+
+	return a != 0 && hi != 0 && hi != 127 && hi < 224;
+}
+
+static int
+validate_default(const struct up_rules *r, struct up_derived *d, struct up_err *e)
+{
+	bool have_target = false;
+
+	if (r->n_qer)
+		return up_err_ie(e, PFCP_CAUSE_SERVICE_NOT_SUPPORTED, PFCP_IE_CREATE_QER);
+	if (r->n_urr)
+		return up_err_ie(e, PFCP_CAUSE_SERVICE_NOT_SUPPORTED, PFCP_IE_CREATE_URR);
+	d->kind = UP_KIND_DEFAULT;
+	for (int i = 0; i < r->n_pdr; i++) {
+		const struct up_pdr *p = &r->pdr[i];
+		const struct up_far *f = &r->far[up_rule_find(r, UP_RULE_FAR, p->far_id)];
+
+		if (p->src_if != PFCP_IF_ACCESS)
+			return up_err_ie(e, PFCP_CAUSE_SERVICE_NOT_SUPPORTED,
+					 PFCP_IE_SOURCE_INTERFACE);
+		if (p->has & UPR_UE_IP)
+			return up_err_ie(e, PFCP_CAUSE_SERVICE_NOT_SUPPORTED,
+					 PFCP_IE_UE_IP_ADDRESS);
+		if (p->has & UPR_SID)
+			return up_err_ie(e, PFCP_CAUSE_SERVICE_NOT_SUPPORTED,
+					 PFCP_IE_BBF_PPPOE_SESSION_ID);
+		if (p->has & UPR_LPORT)
+			return up_err_ie(e, PFCP_CAUSE_SERVICE_NOT_SUPPORTED,
+					 PFCP_IE_BBF_LOGICAL_PORT);
+		if (p->has & (UPR_MAC | UPR_MAC_OTHER))
+			return up_err_ie(e, PFCP_CAUSE_SERVICE_NOT_SUPPORTED, PFCP_IE_MAC_ADDRESS);
+		if (p->has & UPR_STAG)
+			return up_err_ie(e, PFCP_CAUSE_SERVICE_NOT_SUPPORTED, PFCP_IE_S_TAG);
+		if (p->has & UPR_CTAG)
+			return up_err_ie(e, PFCP_CAUSE_SERVICE_NOT_SUPPORTED, PFCP_IE_C_TAG);
+		if (p->has & UPR_OHR)
+			return up_err_ie(e, PFCP_CAUSE_SERVICE_NOT_SUPPORTED,
+					 PFCP_IE_OUTER_HEADER_REMOVAL);
+		if (p->has & UPR_BBF_OHR)
+			return up_err_ie(e, PFCP_CAUSE_SERVICE_NOT_SUPPORTED,
+					 PFCP_IE_BBF_OUTER_HEADER_REMOVAL);
+		if (!(p->has & UPR_ETHERTYPE))
+			return up_err_ie(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING, PFCP_IE_ETHERTYPE);
+		if (p->ethertype == 0x8863) {
+			if (p->has & UPR_PPP)
+				return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT,
+						 PFCP_IE_BBF_PPP_PROTOCOL);
+			d->redir.classes |= UP_REDIRECT_DISCOVERY;
+		} else if (p->ethertype == 0x8864) {
+			if (!(p->has & UPR_PPP))
+				d->redir.classes |= UP_REDIRECT_UNKNOWN_SESSION;
+			else if (p->ppp_flags == PFCP_BBF_PPP_CONTROL)
+				d->redir.classes |= UP_REDIRECT_PPP_CONTROL;
+			else
+				return up_err_ie(e, PFCP_CAUSE_SERVICE_NOT_SUPPORTED,
+						 PFCP_IE_BBF_PPP_PROTOCOL);
+		} else {
+			return up_err_ie(e, PFCP_CAUSE_SERVICE_NOT_SUPPORTED, PFCP_IE_ETHERTYPE);
+		}
+		if (f->apply != PFCP_APPLY_FORW)
+			return up_err_ie(e, PFCP_CAUSE_SERVICE_NOT_SUPPORTED, PFCP_IE_APPLY_ACTION);
+		if (!(f->has & UPF_FWD))
+			return up_err_ie(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING,
+					 PFCP_IE_FORWARDING_PARAMETERS);
+		if (f->dst_if != PFCP_IF_CP_FUNCTION)
+			return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT,
+					 PFCP_IE_DESTINATION_INTERFACE);
+		if (!(f->has & UPF_OHC))
+			return up_err_ie(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING,
+					 PFCP_IE_OUTER_HEADER_CREATION);
+		if (f->ohc_desc != PFCP_OHC_UDP_IPV4)
+			return up_err_ie(e, PFCP_CAUSE_SERVICE_NOT_SUPPORTED,
+					 PFCP_IE_OUTER_HEADER_CREATION);
+		if (!unicast_ipv4(f->ohc_ip) || f->ohc_port == 0)
+			return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT,
+					 PFCP_IE_OUTER_HEADER_CREATION);
+		if (f->has & UPF_BBF_OHC)
+			return up_err_ie(e, PFCP_CAUSE_SERVICE_NOT_SUPPORTED,
+					 PFCP_IE_BBF_OUTER_HEADER_CREATION);
+		if (have_target && (f->ohc_ip != d->redir.cp_ip || f->ohc_port != d->redir.cp_port))
+			return up_err_ie(e, PFCP_CAUSE_SERVICE_NOT_SUPPORTED,
+					 PFCP_IE_OUTER_HEADER_CREATION);
+		have_target = true;
+		d->redir.cp_ip = f->ohc_ip;
+		d->redir.cp_port = f->ohc_port;
+	}
+	d->redir.fallback = false;
+	return 0;
+}
+
+/* The FAR of a subscriber PDR: forward, with Forwarding Parameters to dst_if. */
+static int
+check_sub_far(const struct up_far *f, uint8_t dst_if, struct up_err *e)
+{
+	if (!(f->apply & PFCP_APPLY_FORW) ||
+	    (f->apply & (PFCP_APPLY_DROP | PFCP_APPLY_BUFF | PFCP_APPLY_DUPL)))
+		return up_err_ie(e, PFCP_CAUSE_SERVICE_NOT_SUPPORTED, PFCP_IE_APPLY_ACTION);
+	if (!(f->has & UPF_FWD))
+		return up_err_ie(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING,
+				 PFCP_IE_FORWARDING_PARAMETERS);
+	if (!(f->has & UPF_DST_IF) || f->dst_if != dst_if)
+		return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT,
+				 PFCP_IE_DESTINATION_INTERFACE);
+	if (f->has & UPF_OHC)
+		return up_err_ie(e, PFCP_CAUSE_SERVICE_NOT_SUPPORTED,
+				 PFCP_IE_OUTER_HEADER_CREATION);
+	return 0;
+}
+
+static int
+validate_sub(const struct up_names *names, const struct up_rules *r, const struct up_attr *a,
+	     struct up_derived *d, struct up_err *e)
+{
+	const struct up_pdr *up = NULL, *dn = NULL;
+	const struct up_far *fu, *fd;
+	const struct up_qer *qu = NULL, *qd = NULL;
+	struct up_sub *s = &d->sub;
+	uint16_t policy = 0;
+
+	d->kind = UP_KIND_SUBSCRIBER;
+	for (int i = 0; i < r->n_pdr; i++) {
+		const struct up_pdr *p = &r->pdr[i];
+
+		if (p->src_if == PFCP_IF_ACCESS) {
+			if (up != NULL)
+				return up_err_rule(e, PFCP_RULE_PDR, p->id);
+			up = p;
+		} else if (p->src_if == PFCP_IF_CORE) {
+			if (dn != NULL)
+				return up_err_rule(e, PFCP_RULE_PDR, p->id);
+			dn = p;
+		} else {
+			return up_err_ie(e, PFCP_CAUSE_SERVICE_NOT_SUPPORTED,
+					 PFCP_IE_SOURCE_INTERFACE);
+		}
+	}
+	if (up == NULL || dn == NULL)
+		return up_err_ie(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING, PFCP_IE_CREATE_PDR);
+
+	/* upstream PDR: the line and PPPoE identity */
+	if (!(up->has & UPR_STAG))
+		return up_err_ie(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING, PFCP_IE_S_TAG);
+	if (!(up->has & UPR_CTAG))
+		return up_err_ie(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING, PFCP_IE_C_TAG);
+	if (!(up->has & UPR_MAC))
+		return up_err_ie(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING, PFCP_IE_MAC_ADDRESS);
+	if (!(up->has & UPR_SID))
+		return up_err_ie(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING,
+				 PFCP_IE_BBF_PPPOE_SESSION_ID);
+	if (!(up->has & UPR_BBF_OHR))
+		return up_err_ie(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING,
+				 PFCP_IE_BBF_OUTER_HEADER_REMOVAL);
+	if (up->has & UPR_MAC_OTHER)
+		return up_err_ie(e, PFCP_CAUSE_SERVICE_NOT_SUPPORTED, PFCP_IE_MAC_ADDRESS);
+	if (up->stag < 1 || up->stag > 4094)
+		return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_S_TAG);
+	if (up->ctag < 1 || up->ctag > 4094)
+		return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_C_TAG);
+	if ((up->mac[0] & 1) ||
+	    (up->mac[0] | up->mac[1] | up->mac[2] | up->mac[3] | up->mac[4] | up->mac[5]) == 0)
+		return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_MAC_ADDRESS);
+	if (up->sid == 0 || up->sid == 0xffff)
+		return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT,
+				 PFCP_IE_BBF_PPPOE_SESSION_ID);
+	if ((up->has & UPR_ETHERTYPE) && up->ethertype != 0x8864)
+		return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_ETHERTYPE);
+	if ((up->has & UPR_PPP) &&
+	    !(up->ppp_flags == PFCP_BBF_PPP_DATA ||
+	      ((up->ppp_flags & ~PFCP_BBF_PPP_DATA) == PFCP_BBF_PPP_SPECIFIC &&
+	       up->ppp_proto == 0x0021)))
+		return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_BBF_PPP_PROTOCOL);
+	if (up->bbf_ohr != PFCP_BBF_OHR_PPP_PPPOE_ETHERNET)
+		return up_err_ie(e, PFCP_CAUSE_SERVICE_NOT_SUPPORTED,
+				 PFCP_IE_BBF_OUTER_HEADER_REMOVAL);
+	if ((up->has & UPR_OHR) && up->ohr != PFCP_OHR_STAG_CTAG)
+		return up_err_ie(e, PFCP_CAUSE_SERVICE_NOT_SUPPORTED, PFCP_IE_OUTER_HEADER_REMOVAL);
+
+	/* downstream PDR: the UE address */
+	if (!(dn->has & UPR_UE_IP))
+		return up_err_ie(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING, PFCP_IE_UE_IP_ADDRESS);
+	if (!(dn->ue_flags & PFCP_UEIP_V4) || (dn->ue_flags & (PFCP_UEIP_CHV4 | PFCP_UEIP_CHV6)))
+		return up_err_ie(e, PFCP_CAUSE_SERVICE_NOT_SUPPORTED, PFCP_IE_UE_IP_ADDRESS);
+	if (!(dn->ue_flags & PFCP_UEIP_SD) || !unicast_ipv4(dn->ue_ip))
+		return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_UE_IP_ADDRESS);
+	if ((up->has & UPR_UE_IP) && (!(up->ue_flags & PFCP_UEIP_V4) ||
+				      (up->ue_flags & PFCP_UEIP_SD) || up->ue_ip != dn->ue_ip))
+		return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_UE_IP_ADDRESS);
+	if (dn->has & (UPR_STAG | UPR_CTAG | UPR_MAC | UPR_MAC_OTHER | UPR_SID | UPR_PPP |
+		       UPR_ETHERTYPE | UPR_LPORT))
+		return up_err_rule(e, PFCP_RULE_PDR, dn->id);
+	if (dn->has & (UPR_OHR | UPR_BBF_OHR))
+		return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT,
+				 (dn->has & UPR_OHR) ? PFCP_IE_OUTER_HEADER_REMOVAL
+						     : PFCP_IE_BBF_OUTER_HEADER_REMOVAL);
+
+	/* FARs */
+	fu = &r->far[up_rule_find(r, UP_RULE_FAR, up->far_id)];
+	fd = &r->far[up_rule_find(r, UP_RULE_FAR, dn->far_id)];
+	if (fu == fd)
+		return up_err_rule(e, PFCP_RULE_FAR, fu->id);
+	if (check_sub_far(fu, PFCP_IF_CORE, e) != 0 || check_sub_far(fd, PFCP_IF_ACCESS, e) != 0)
+		return -1;
+	if (fu->has & UPF_BBF_OHC)
+		return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT,
+				 PFCP_IE_BBF_OUTER_HEADER_CREATION);
+	if (!(fd->has & UPF_BBF_OHC))
+		return up_err_ie(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING,
+				 PFCP_IE_BBF_OUTER_HEADER_CREATION);
+	if (fd->bbf_ohc_desc != PFCP_BBF_OHC_TRAFFIC_ENDPOINT)
+		return up_err_ie(e, PFCP_CAUSE_SERVICE_NOT_SUPPORTED,
+				 PFCP_IE_BBF_OUTER_HEADER_CREATION);
+	if ((fd->has & UPF_BBF_OHC_IDS) && (fd->bbf_ohc_tunnel != 0 || fd->bbf_ohc_sid != up->sid))
+		return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT,
+				 PFCP_IE_BBF_OUTER_HEADER_CREATION);
+	if (fd->has & UPF_POLICY)
+		policy = fd->policy;
+	if (fu->has & UPF_POLICY) {
+		if (policy != 0 && policy != fu->policy)
+			return up_err_ie(e, PFCP_CAUSE_INVALID_FORWARDING_POLICY,
+					 PFCP_IE_FORWARDING_POLICY);
+		policy = fu->policy;
+	}
+
+	/* QERs: uplink rates from the upstream PDR's, downlink from the downstream's */
+	if (up->has & UPR_QER)
+		qu = &r->qer[up_rule_find(r, UP_RULE_QER, up->qer_id)];
+	if (dn->has & UPR_QER)
+		qd = &r->qer[up_rule_find(r, UP_RULE_QER, dn->qer_id)];
+	if (qu != NULL && qu->gate_ul != PFCP_GATE_OPEN)
+		return up_err_ie(e, PFCP_CAUSE_SERVICE_NOT_SUPPORTED, PFCP_IE_GATE_STATUS);
+	if (qd != NULL && qd->gate_dl != PFCP_GATE_OPEN)
+		return up_err_ie(e, PFCP_CAUSE_SERVICE_NOT_SUPPORTED, PFCP_IE_GATE_STATUS);
+	if (qu != NULL) {
+		s->mbr_ul = (qu->has & UPQ_MBR) ? qu->mbr_ul * 1000 : 0;
+		s->gbr_ul = (qu->has & UPQ_GBR) ? qu->gbr_ul * 1000 : 0;
+	}
+	if (qd != NULL) {
+		s->mbr_dl = (qd->has & UPQ_MBR) ? qd->mbr_dl * 1000 : 0;
+		s->gbr_dl = (qd->has & UPQ_GBR) ? qd->gbr_dl * 1000 : 0;
+	}
+	if ((s->mbr_ul && s->gbr_ul > s->mbr_ul) || (s->mbr_dl && s->gbr_dl > s->mbr_dl))
+		return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_GBR);
+
+	/* URRs */
+	for (int i = 0; i < r->n_urr; i++) {
+		const struct up_urr *q = &r->urr[i];
+
+		if (!(q->method & (PFCP_METHOD_VOLUM | PFCP_METHOD_DURAT)))
+			return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT,
+					 PFCP_IE_MEASUREMENT_METHOD);
+		if ((q->triggers & PFCP_RT_PERIO) && (!(q->has & UPU_PERIOD) || q->period == 0))
+			return up_err_ie(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING,
+					 PFCP_IE_MEASUREMENT_PERIOD);
+		if ((q->triggers & PFCP_RT_VOLTH) && (!(q->has & UPU_VOLTH) || q->vol_flags == 0))
+			return up_err_ie(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING,
+					 PFCP_IE_VOLUME_THRESHOLD);
+		for (int k = 0; k < up->n_urr; k++)
+			if (up->urr_id[k] == q->id)
+				d->dirs[i] |= UP_DIR_UL;
+		for (int k = 0; k < dn->n_urr; k++)
+			if (dn->urr_id[k] == q->id)
+				d->dirs[i] |= UP_DIR_DL;
+		if (d->dirs[i] && (q->triggers & PFCP_RT_PERIO) &&
+		    (s->urr_period_s == 0 || q->period < s->urr_period_s))
+			s->urr_period_s = q->period;
+	}
+
+	/* the flat description */
+	if (up->lport)
+		memcpy(s->logical_port, names->s[up->lport], UP_NAME_SIZE);
+	if (policy)
+		memcpy(s->qos_profile, names->s[policy], UP_NAME_SIZE);
+	s->stag = up->stag;
+	s->ctag = up->ctag;
+	memcpy(s->mac, up->mac, 6);
+	s->pppoe_sid = up->sid;
+	s->ipv4 = dn->ue_ip;
+	s->mtu = a->mtu;
+	s->lcp_offload = a->lcp_on != 0;
+	s->lcp_magic = a->magic_tx;
+	s->lcp_peer_magic = a->magic_rx;
+	s->echo_interval_s = a->lcp_interval;
+	s->echo_misses = a->lcp_count;
+	return 0;
+}
+
+int
+up_validate(const struct up_names *names, const struct up_rules *r, const struct up_attr *a,
+	    struct up_derived *d, struct up_err *e)
+{
+	bool to_cp = false;
+
+	memset(d, 0, sizeof(*d));
+	if (r->n_pdr == 0)
+		return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_MISSING, PFCP_IE_CREATE_PDR);
+	for (int i = 0; i < r->n_pdr; i++) {
+		const struct up_pdr *p = &r->pdr[i];
+
+		if (!(p->has & UPR_FAR))
+			return up_err_ie(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING, PFCP_IE_FAR_ID);
+		if (up_rule_find(r, UP_RULE_FAR, p->far_id) < 0)
+			return up_err_rule(e, PFCP_RULE_PDR, p->id);
+		if ((p->has & UPR_QER) && up_rule_find(r, UP_RULE_QER, p->qer_id) < 0)
+			return up_err_rule(e, PFCP_RULE_PDR, p->id);
+		for (int k = 0; k < p->n_urr; k++)
+			if (up_rule_find(r, UP_RULE_URR, p->urr_id[k]) < 0)
+				return up_err_rule(e, PFCP_RULE_PDR, p->id);
+	}
+	for (int i = 0; i < r->n_far; i++)
+		if ((r->far[i].has & UPF_DST_IF) && r->far[i].dst_if == PFCP_IF_CP_FUNCTION)
+			to_cp = true;
+	if (to_cp)
+		return validate_default(r, d, e);
+	return validate_sub(names, r, a, d, e);
+}
+
+uint32_t
+up_sub_changes(const struct up_sub *o, const struct up_sub *n)
+{
+	uint32_t c = 0;
+
+	if (strcmp(o->logical_port, n->logical_port) != 0 || o->stag != n->stag ||
+	    o->ctag != n->ctag || memcmp(o->mac, n->mac, 6) != 0 || o->pppoe_sid != n->pppoe_sid ||
+	    o->ipv4 != n->ipv4)
+		c |= UP_CHG_KEYS;
+	if (o->mtu != n->mtu)
+		c |= UP_CHG_MTU;
+	if (o->mbr_ul != n->mbr_ul || o->mbr_dl != n->mbr_dl || o->gbr_ul != n->gbr_ul ||
+	    o->gbr_dl != n->gbr_dl)
+		c |= UP_CHG_RATES;
+	if (strcmp(o->qos_profile, n->qos_profile) != 0)
+		c |= UP_CHG_QOS;
+	if (o->lcp_offload != n->lcp_offload || o->lcp_magic != n->lcp_magic ||
+	    o->lcp_peer_magic != n->lcp_peer_magic || o->echo_interval_s != n->echo_interval_s ||
+	    o->echo_misses != n->echo_misses)
+		c |= UP_CHG_LCP;
+	if (o->urr_period_s != n->urr_period_s)
+		c |= UP_CHG_URR;
+	return c;
+}
+
+static uint8_t
+errno_cause(int rc)
+{
+	switch (rc) {
+	case -ENOSPC:
+	case -ENOMEM:
+		return PFCP_CAUSE_NO_RESOURCES_AVAILABLE;
+	case -ENOENT:
+		return PFCP_CAUSE_INVALID_FORWARDING_POLICY;
+	default:
+		return PFCP_CAUSE_RULE_CREATION_MODIFICATION_FAILURE;
+	}
+}
+
+void
+up_ops_error(const struct up_rules *r, int rc, struct up_err *e)
+{
+	uint8_t cause = errno_cause(rc);
+
+	if (cause == PFCP_CAUSE_RULE_CREATION_MODIFICATION_FAILURE) {
+		uint16_t id = 0;
+
+		for (int i = 0; i < r->n_pdr; i++)
+			if (r->pdr[i].src_if == PFCP_IF_ACCESS)
+				id = r->pdr[i].id;
+		up_err_rule(e, PFCP_RULE_PDR, id);
+	} else {
+		up_set_err(e, cause,
+			   cause == PFCP_CAUSE_INVALID_FORWARDING_POLICY ? PFCP_IE_FORWARDING_POLICY
+									 : 0);
+	}
+}
