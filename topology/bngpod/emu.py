@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import shutil
 import signal
+from collections.abc import Callable
 from pathlib import Path
 
 from . import binaries, gendir, network, radius, supervisor, users, validate
@@ -118,22 +119,28 @@ def generated_users() -> list[dict]:
 
 
 # -- up ---------------------------------------------------------------------------------------------
-def _can_run(pod: m.Pod, cp: bool, dp_sessions: int | None, cp_options: dict[str, str] | None) -> list[str]:
-    """What up checks before it creates anything; the bng-cp flags of cp_options."""
+def _can_run(pod: m.Pod, dp: bool, cp: bool, dp_sessions: int | None, cp_options: dict[str, str] | None) -> list[str]:
+    """What up checks before it creates anything (its arguments, then the host); the bng-cp
+    flags of cp_options."""
     if State.load() is not None:
         raise EmuError("a pod is already up (see `bngpod status`); run `bngpod down` first")
     if pod.core.vlan:
         # The core router's tagged side would need a kernel VLAN device, which this
         # kind of host lacks (docs/emulated-pod.md).
         raise EmuError("core.vlan is not supported by the emulated pod yet: remove it to emulate this pod")
+    if dp_sessions is not None and not 1 <= dp_sessions <= DP_MAX_SESSIONS:
+        raise EmuError(f"--dp-sessions must be 1..{DP_MAX_SESSIONS}")
+    flags = cp_option_flags(cp_options or {})
     for tool in network.TOOLS:
         if shutil.which(tool) is None:
             raise EmuError(f"{tool} is not installed; run `make setup`")
     if cp and not radius.installed():
         raise EmuError(f"{radius.FREERADIUS} is not installed; run `make setup` (or `bngpod up --no-cp`)")
-    if dp_sessions is not None and not 1 <= dp_sessions <= DP_MAX_SESSIONS:
-        raise EmuError(f"--dp-sessions must be 1..{DP_MAX_SESSIONS}")
-    return cp_option_flags(cp_options or {})
+    for part, wanted, programs in (("dp", dp, (binaries.BNG_DP,)), ("cp", cp, (binaries.BNG_CP, binaries.BNGCPCTL))):
+        why = binaries.missing(*programs) if wanted else None
+        if why:
+            raise EmuError(f"{why}; or start the pod with --no-{part}")
+    return flags
 
 
 def up(
@@ -149,9 +156,9 @@ def up(
 ) -> State:
     """Generate pod (read from the file source) into `generated` (default <run
     dir>/generated) as `bngpod generate` does, with subscribers per line group or those of
-    users_file, then run it (run_generated). On any failure everything created so far is
-    removed."""
-    flags = _can_run(pod, cp, dp_sessions, cp_options)
+    users_file, then run the pod from that directory as up_generated does. On any failure
+    everything created so far is removed (a directory named by `generated` stays)."""
+    flags = _can_run(pod, dp, cp, dp_sessions, cp_options)
     if users_file is not None and not Path(users_file).is_file():
         raise EmuError(f"users file {users_file} does not exist")
     if not 0 <= subscribers <= users.MAX_PER_GROUP:
@@ -166,10 +173,10 @@ def up(
     def write() -> None:
         try:
             gendir.write(pod, source, gen, subscribers, users_file)
-        except gendir.GenDirError as exc:
-            raise EmuError(str(exc)) from None
+        except (gendir.GenDirError, OSError) as exc:
+            raise EmuError(f"generating into {gen}: {exc}") from None
 
-    return _run(pod, Path(source).resolve(), gen, write, dp, cp, dp_sessions, flags)
+    return _run(pod, Path(source).resolve(), gen, write, dp=dp, cp=cp, dp_sessions=dp_sessions, cp_flags=flags)
 
 
 def up_generated(
@@ -186,11 +193,23 @@ def up_generated(
         gendir.check(gen, pod)
     except gendir.GenDirError as exc:
         raise EmuError(str(exc)) from None
-    flags = _can_run(pod, cp, dp_sessions, cp_options)
-    return _run(pod, gen / gendir.POD_FILE, gen, None, dp, cp, dp_sessions, flags)
+    flags = _can_run(pod, dp, cp, dp_sessions, cp_options)
+    return _run(pod, gen / gendir.POD_FILE, gen, None, dp=dp, cp=cp, dp_sessions=dp_sessions, cp_flags=flags)
 
 
-def _run(pod, source: Path, gen: Path, write, dp: bool, cp: bool, dp_sessions, cp_flags) -> State:
+def _run(
+    pod: m.Pod,
+    source: Path,
+    gen: Path,
+    write: Callable[[], None] | None,
+    *,
+    dp: bool,
+    cp: bool,
+    dp_sessions: int | None,
+    cp_flags: list[str],
+) -> State:
+    """Record the pod in a new state file, write the generated directory (when write is
+    given), then build the network and start every part from gen."""
     state = State()
     state.data.update(pod=pod.name, source=str(source), generated=str(gen))
     state.save()

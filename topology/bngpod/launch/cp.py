@@ -94,7 +94,7 @@ def start(state: sv.State, pod: m.Pod, generated: Path, flags: list[str], wait_a
     try:
         binaries.require(binaries.BNG_CP, binaries.BNGCPCTL)
     except binaries.MissingBinary as exc:
-        raise sv.EmuError(f"{exc} (or `bngpod up --no-cp`)") from None
+        raise sv.EmuError(f"{exc}; or start the pod with --no-cp") from None
     (sv.run_dir() / "cp" / "state").mkdir(parents=True, exist_ok=True)
     cmd = command(pod, generated / "cp.yaml", flags)
     want = [i.id for i in pod.instances] if wait_associated else []

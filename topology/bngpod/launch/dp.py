@@ -111,7 +111,7 @@ def start_all(state: sv.State, pod: m.Pod, generated: Path, sessions: dict[str, 
     try:
         binaries.require(binaries.BNG_DP)
     except binaries.MissingBinary as exc:
-        raise sv.EmuError(f"{exc} (or `bngpod up --no-dp`)") from None
+        raise sv.EmuError(f"{exc}; or start the pod with --no-dp") from None
     huge = free_hugepages_mb() >= sum(memory_mb(sessions[i.name]) for i in pod.instances)
     state.data["dp_hugepages"] = huge  # a restarted instance runs as it did (restart)
     state.data["dp_capacity"] = sessions
