@@ -1,13 +1,26 @@
 # bngpod: the single entry point. `make demo` and `make test` set up first when needed.
 SHELL := /bin/bash
 POD ?= topology/examples/lab.yaml
+# setup installs Go here; the system PATH may not have it yet.
+export PATH := $(PATH):/usr/local/go/bin
 
-.PHONY: help setup demo test lint build fuzz bench bench-dp bench-cp bench-move bench-pod bench-onos up down status clean
+# The programs the pod, the demo, the tests and the benches run. Nothing builds them at run
+# time: a missing one is an error that names `make build`.
+DP_BUILD := server-dp/build
+BNG_DP := $(DP_BUILD)/bng-dp
+GO_PROGRAMS := bng-cp bngcpctl bng-subemu bng-cpload
+GO_BINARIES := $(addprefix accel-ppp-glue/build/,$(GO_PROGRAMS))
+GO_SOURCES := $(shell find accel-ppp-glue/cmd accel-ppp-glue/internal -name '*.go' ! -name '*_test.go' 2>/dev/null) \
+	accel-ppp-glue/go.mod accel-ppp-glue/go.sum
+
+.PHONY: help setup binaries demo test lint build fuzz bench bench-dp bench-cp bench-move bench-pod bench-onos up down status clean FORCE
 
 help:
 	@echo "make demo    set up when needed, bring the lab pod up, dial 100 subscribers, show a live dashboard (q/Ctrl-C tears it down)"
 	@echo "make test    set up when needed, then run every lint and test suite"
 	@echo "make setup   install everything (Debian packages, Python venv, Go modules, Maven deps)"
+	@echo "make build   build every binary (bng-dp and its tests, the Go programs, the ONOS bundles)"
+	@echo "make binaries  build only what the pod runs: bng-dp and $(GO_PROGRAMS) (incremental)"
 	@echo "make up|down|status [POD=file]   drive the emulated pod by hand"
 	@echo "make fuzz    run the fuzzers for a short while"
 	@echo "make bench   data-plane stage benchmarks (callgrind instructions, TSC cycles)"
@@ -20,21 +33,32 @@ help:
 setup:
 	@scripts/setup.sh
 
-demo: setup
-	@[ -f server-dp/build/build.ninja ] || meson setup server-dp/build server-dp >/dev/null
-	@ninja -C server-dp/build bng-dp >/dev/null
+# bng-dp: ninja decides what is out of date (cheap when nothing is).
+$(DP_BUILD)/build.ninja:
+	meson setup $(DP_BUILD) server-dp >/dev/null
+
+$(BNG_DP): $(DP_BUILD)/build.ninja FORCE
+	@ninja -C $(DP_BUILD) bng-dp >/dev/null
+
+# The Go programs, rebuilt when a Go source, go.mod or go.sum is newer (Go's build cache
+# makes a rebuild cheap too).
+accel-ppp-glue/build/%: $(GO_SOURCES)
+	cd accel-ppp-glue && go build -o build/$* ./cmd/$*
+
+binaries: $(BNG_DP) $(GO_BINARIES)
+
+demo: setup binaries
 	./bngpod demo $(POD)
 
-test: setup
+test: setup binaries
 	@scripts/test.sh
 
-build: setup
-	[ -f server-dp/build/build.ninja ] || meson setup server-dp/build server-dp
-	ninja -C server-dp/build
+build: setup binaries
+	ninja -C $(DP_BUILD)
 	cd accel-ppp-glue && go build ./...
 	mvn -B -q -o -DskipTests package
 
-up: setup
+up: setup binaries
 	./bngpod up $(POD)
 
 down:
@@ -46,9 +70,8 @@ status:
 fuzz: setup
 	scripts/fuzz.sh
 
-bench: setup
-	[ -f server-dp/build/build.ninja ] || meson setup server-dp/build server-dp
-	ninja -C server-dp/build
+bench: setup $(DP_BUILD)/build.ninja
+	ninja -C $(DP_BUILD)
 	cd server-dp && bench/callgrind.sh build tests/fixtures/lab_dp4.ini 20
 	cd server-dp && build/bench/bench_classify tests/fixtures/lab_dp4.ini 1000
 	cd server-dp && bench/callgrind_rewrite.sh build 20
@@ -60,22 +83,17 @@ bench: setup
 	cd server-dp && bench/callgrind_l3.sh build 5
 	cd server-dp && build/bench/bench_l3 500
 
-bench-dp: setup
-	[ -f server-dp/build/build.ninja ] || meson setup server-dp/build server-dp
-	ninja -C server-dp/build
+bench-dp: setup binaries
+	ninja -C $(DP_BUILD)
 	server-dp/bench/bench_dp.sh
 
-bench-cp: setup
+bench-cp: setup binaries
 	accel-ppp-glue/bench/bench_cp.sh
 
-bench-move: setup
-	[ -f server-dp/build/build.ninja ] || meson setup server-dp/build server-dp
-	ninja -C server-dp/build
+bench-move: setup binaries
 	accel-ppp-glue/bench/bench_move.sh
 
-bench-pod: setup
-	[ -f server-dp/build/build.ninja ] || meson setup server-dp/build server-dp
-	ninja -C server-dp/build
+bench-pod: setup binaries
 	topology/bench/bench_pod.sh
 
 bench-onos: setup
@@ -84,5 +102,5 @@ bench-onos: setup
 
 clean:
 	./bngpod down >/dev/null 2>&1 || true
-	rm -rf server-dp/build server-dp/build-fuzz
+	rm -rf server-dp/build server-dp/build-fuzz accel-ppp-glue/build
 	mvn -B -q -o clean >/dev/null 2>&1 || true

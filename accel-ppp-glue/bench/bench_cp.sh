@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make bench-cp: the session setup rate of bng-cp alone.
 #
-# On loopback: a private FreeRADIUS (tests/cp/radiusd.py), bng-cp with a fresh state
+# On loopback: a private FreeRADIUS (bngpod.radius), bng-cp with a fresh state
 # directory on disk (the store fsyncs as in production), and bng-cpload playing two DP
 # instances (VXLAN-redirected PPPoE CPEs + a PFCP user-plane peer that acknowledges).
 # A session is timed from its PADI to the acknowledged PFCP Session Establishment and
@@ -13,7 +13,9 @@
 #   BENCH_CP_WINDOW  CPEs dialing at once (default 2000)
 #   BENCH_CP_AUTH    pap or chap (default pap)
 #   BENCH_CP_CPUPROFILE  write bng-cp's Go CPU profile to this path + ".N" per size
-#   BNG_CP           use this bng-cp binary instead of building accel-ppp-glue/cmd/bng-cp
+#   BNG_CP           use this bng-cp binary instead of accel-ppp-glue/build/bng-cp
+#   BNG_CPLOAD       use this bng-cpload binary instead of accel-ppp-glue/build/bng-cpload
+# bng-cp and bng-cpload are `make binaries`' (`make bench-cp` builds them first).
 #   BENCH_CP_KEEP=1  keep the work directory (logs, cp.yaml, FreeRADIUS detail files)
 # Exit status: 0 when every session of every size completed.
 set -euo pipefail
@@ -21,7 +23,6 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 glue=$(dirname "$here")
 root=$(dirname "$glue")
-export PATH="$PATH:/usr/local/go/bin"
 
 sizes=${BENCH_CP_SIZES:-"1000 10000"}
 window=${BENCH_CP_WINDOW:-2000}
@@ -39,11 +40,16 @@ acct_port=18130
 log() { echo "bench-cp: $*" >&2; }
 die() { log "$*"; exit 1; }
 
-command -v go >/dev/null || die "go not found (make setup installs it)"
 command -v freeradius >/dev/null || die "freeradius not found (make setup installs it)"
-[ -f "$root/tests/cp/radiusd.py" ] || die "tests/cp/radiusd.py is missing"
+bng_cp=${BNG_CP:-$glue/build/bng-cp}
+bng_cpload=${BNG_CPLOAD:-$glue/build/bng-cpload}
+for b in "$bng_cp" "$bng_cpload"; do
+	[ -x "$b" ] || die "$b is not built: run \`make build\` (or \`make binaries\`)"
+done
 py=python3
 [ -x "$root/.venv/bin/python3" ] && py="$root/.venv/bin/python3"
+# The private FreeRADIUS: bngpod.radius's command line.
+radius() { PYTHONPATH="$root/topology" "$py" -m bngpod.radius "$@"; }
 
 max=0
 for n in $sizes; do
@@ -65,7 +71,7 @@ cleanup() {
 		wait "$pid" 2>/dev/null
 	done
 	if [ -n "$radius_up" ]; then
-		(cd "$root" && "$py" -m tests.cp.radiusd down "$work/radius" >/dev/null 2>&1)
+		radius down "$work/radius" >/dev/null 2>&1
 	fi
 	if [ "${BENCH_CP_KEEP:-0}" = 1 ]; then
 		log "kept $work"
@@ -77,21 +83,17 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-log "building bng-cp and bng-cpload"
-if [ -n "${BNG_CP:-}" ]; then
-	cp "$BNG_CP" "$work/bng-cp"
-else
-	(cd "$glue" && go build -o "$work/bng-cp" ./cmd/bng-cp)
-fi
-(cd "$glue" && go build -o "$work/bng-cpload" ./cmd/bng-cpload)
-
 log "starting FreeRADIUS on $radius_addr:$auth_port/$acct_port with user1..user$max"
 radius_up=1
-# radius_up.py: tests/cp/radiusd.py's server with larger socket buffers (see there).
-# 127.0.0.1 is a NAS too: a socket that does not bind its source address sends from
-# 127.0.0.1 on loopback, whatever 127.x it talks to.
-(cd "$root" && PYTHONPATH="$root" "$py" "$here/radius_up.py" "$work/radius" "$radius_addr" \
-	"$auth_port" "$acct_port" "$secret" "$max" "$cp_addr" 127.0.0.1) >&2
+# Two changes from the tests' server: 4 MiB socket receive buffers (the kernel's default,
+# 208 KiB, overflows when a thousand Access-Requests arrive at once, and every dropped
+# request then costs the CP's RADIUS timeout, 3 s, which measures the loss, not the control
+# plane), and no per-request logs of Access-Requests and replies (the tests' instruments;
+# the accounting detail file stays). 127.0.0.1 is a NAS too: a socket that does not bind its
+# source address sends from 127.0.0.1 on loopback, whatever 127.x it talks to.
+radius up "$work/radius" --address "$radius_addr" --auth-port "$auth_port" --acct-port "$acct_port" \
+	--secret "$secret" --users "$max" --client "$cp_addr" --client 127.0.0.1 --recv-buff $((4 * 1024 * 1024)) \
+	--no-request-detail >&2
 
 # Two instances, each with one line group: S-tags x C-tags and a /18 pool (16382
 # addresses) per group, more than the largest run needs.
@@ -153,12 +155,12 @@ for n in $sizes; do
 	state="$work/state-$n"
 	mkdir -p "$state"
 	# The loader first: its PFCP sockets must be up when bng-cp associates.
-	"$work/bng-cpload" -cp "$cp_addr" -dp "1=$dp1/100-149/1-4000" -dp "2=$dp2/200-249/1-4000" \
+	"$bng_cpload" -cp "$cp_addr" -dp "1=$dp1/100-149/1-4000" -dp "2=$dp2/200-249/1-4000" \
 		-sessions "$n" -window "$window" -auth "$auth" -user 'user%d' -password 'pw%d' \
 		-timeout 60s -assoc-timeout 30s -v >"$work/load-$n.json" 2>"$work/load-$n.err" &
 	load_pid=$!
 	sleep 0.2
-	"$work/bng-cp" -config "$work/cp.yaml" -state "$state" -ctl "" -metrics "" -auth "$auth" \
+	"$bng_cp" -config "$work/cp.yaml" -state "$state" -ctl "" -metrics "" -auth "$auth" \
 		${BENCH_CP_CPUPROFILE:+-cpuprofile "$BENCH_CP_CPUPROFILE.$n"} -log-level warn 2>"$work/cp-$n.log" &
 	cp_pid=$!
 	# bng-cp dying early (bad cp.yaml, ports taken) ends the run at once.

@@ -1,11 +1,12 @@
 """make bench-move: how long a line-group move takes, from ONOS's new placement to the
 sessions acknowledged by the adopting bng-dp and traffic passing there.
 
-The arrangement is tests/cp/test_move_with_dp.py's at scale: the real bng-dp (lab pod's
-dp1.ini, lg2 standby, its pool widened to a /18 for 10K sessions) in tests/dp/rig.py's
-namespaces; in the rig's CP namespace bng-cp (local users file, no RADIUS), the fake ONOS
-(tests/cp/fakeonos.py) and bng-cpload playing instance dp2 (10.200.0.12) with N CPEs on
-lg2's lines (access2, 802.1ad S-tags 200-249). When all N are up, the placement moves lg2
+The arrangement is tests/cp/test_move_with_dp.py's at scale, built from the shared test
+harness (tests/harness): the real bng-dp (lab pod's dp1.ini, lg2 standby, its pool widened
+to a /18 for 10K sessions) in the namespaces of harness/rig.py; in the rig's CP namespace
+bng-cp (local users file, no RADIUS), the fake ONOS (harness/fakeonos.py) and bng-cpload
+playing instance dp2 (10.200.0.12) with N CPEs on lg2's lines (access2, 802.1ad S-tags
+200-249). When all N are up, the placement moves lg2
 to dp1 and the script measures, from the moment bng-cp first fetched the new version:
 
   adopted_ms     bng-dp serves lg2 (its telemetry, polled every 10 ms)
@@ -35,16 +36,16 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-sys.path[:0] = [str(REPO / "tests"), str(REPO / "topology"), str(REPO)]
+sys.path[:0] = [str(REPO / "tests"), str(REPO / "topology")]
 
 import yaml  # noqa: E402
-from dp.frames import IP, ROUTER_MAC, UDP, Ether, Raw  # noqa: E402
-from dp.rig import NS_CP, DpRig, cleanup_stale  # noqa: E402
+from harness import wiredp  # noqa: E402
+from harness.fakeonos import FakeOnos  # noqa: E402
+from harness.frames import IP, ROUTER_MAC, UDP, Ether, Raw  # noqa: E402
+from harness.rig import NS_CP, DpRig, cleanup_stale  # noqa: E402
+from harness.wiredp import LAB, WireDp, lab_cp_doc, stop  # noqa: E402
 
 from bngpod.rawsock import in_netns  # noqa: E402
-from tests.cp.fakeonos import FakeOnos  # noqa: E402
-from tests.cp import wiredp  # noqa: E402
-from tests.cp.wiredp import LAB, WireDp, lab_cp_doc, stop  # noqa: E402
 
 DP2 = "10.200.0.12"
 LG2_CORE_MAC = "02:cc:00:00:00:02"

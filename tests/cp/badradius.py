@@ -1,29 +1,17 @@
 """A misbehaving RADIUS authentication server for the Blast-RADIUS tests: it answers every
 Access-Request with an Access-Accept whose Response Authenticator is right, and whose
 Message-Authenticator is right (`mode="valid"`, the control case), absent (`"missing"`) or
-wrong (`"wrong"`). RFC 2865 3 and RFC 3579 3.2, written here from the RFCs."""
+wrong (`"wrong"`). RFC 2865 3 and RFC 3579 3.2: the codec of tests/harness/radius_codec.py."""
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import os
 import socket
 import struct
 import threading
 
-MESSAGE_AUTHENTICATOR = 80
-
-
-def attrs(b: bytes) -> list[tuple[int, bytes]]:
-    out, off = [], 0
-    while off + 2 <= len(b):
-        t, ln = b[off], b[off + 1]
-        if ln < 2:
-            break
-        out.append((t, b[off + 2 : off + ln]))
-        off += ln
-    return out
+from harness.radius_codec import ATTR_MSG_AUTH as MESSAGE_AUTHENTICATOR
+from harness.radius_codec import attributes, message_authenticator, response_authenticator
 
 
 def reply(req: bytes, secret: bytes, mode: str, code: int = 2, extra: bytes = b"") -> bytes:
@@ -34,13 +22,11 @@ def reply(req: bytes, secret: bytes, mode: str, code: int = 2, extra: bytes = b"
     length = 20 + len(body)
     if mode == "valid":
         unsigned = bytes([code, ident]) + struct.pack("!H", length) + req_auth + body
-        mac = hmac.new(secret, unsigned, hashlib.md5).digest()
-        body = body[:-16] + mac
+        body = body[:-16] + message_authenticator(secret, unsigned)
     elif mode == "wrong":
         body = body[:-16] + os.urandom(16)
     head = bytes([code, ident]) + struct.pack("!H", length)
-    resp_auth = hashlib.md5(head + req_auth + body + secret).digest()  # noqa: S324 (RFC 2865 is MD5)
-    return head + resp_auth + body
+    return head + response_authenticator(head, req_auth, body, secret) + body
 
 
 class BadRadius:
@@ -69,7 +55,7 @@ class BadRadius:
             self.sock.sendto(reply(data, self.secret, self.mode), src)
 
     def request_has_message_authenticator(self, req: bytes) -> bool:
-        return any(t == MESSAGE_AUTHENTICATOR and len(v) == 16 for t, v in attrs(req[20:]))
+        return any(t == MESSAGE_AUTHENTICATOR and len(v) == 16 for t, v in attributes(req[20:]))
 
     def __enter__(self) -> BadRadius:
         self._thread.start()

@@ -30,10 +30,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.pppoe_client import PADI, PADO, PADR, PADS, PADT, PppoeClient  # noqa: F401 (re-exported)
 from scapy.layers.l2 import Ether
 
 from . import pfcpwire as W
-from .pppoe_client import PADI, PADO, PADR, PADS, PADT, PppoeClient  # noqa: F401 (re-exported)
 
 VXLAN_FLAGS = 0x08
 

@@ -15,7 +15,7 @@ import struct
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dp.test_pfcp_wire import dissect_pcap, one, vals  # noqa: F401 (re-exported: the same tshark helpers)
+from harness.tshark import dissect_pcap, one, vals  # noqa: F401 (re-exported: the same tshark helpers)
 
 BBF = 3561
 NTP_UNIX = 2208988800

@@ -15,7 +15,6 @@ associated and hold their default session; `Pod.close()` stops every process it 
 
 from __future__ import annotations
 
-import http.client
 import itertools
 import json
 import os
@@ -28,14 +27,13 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .fakedp import FakeDp
-from .pppoe_client import PppoeClient
-from .radiusd import FreeRadius, Record, wait_records
+from harness.pppoe_client import PppoeClient
 
-REPO = Path(__file__).resolve().parents[2]
-GLUE = REPO / "accel-ppp-glue"
-BNG_CP = Path(os.environ.get("BNG_CP", GLUE / "build" / "bng-cp"))
-BNGCPCTL = Path(os.environ.get("BNGCPCTL", GLUE / "build" / "bngcpctl"))
+from bngpod.binaries import BNG_CP, BNGCPCTL
+from bngpod.clients import unix_request
+from bngpod.radius import FreeRadius, Record, wait_records
+
+from .fakedp import FakeDp
 
 
 def _udp_bound_addresses() -> set[str]:
@@ -239,17 +237,11 @@ class BngCp:
 
     # -- management API (HTTP+JSON over the unix socket) ----------------------------------------
     def api(self, method: str, path: str, timeout: float = 5.0) -> tuple[int, object]:
-        conn = _UnixHTTP(str(self.sock), timeout)
+        status, body = unix_request(self.sock, method, path, timeout)
         try:
-            conn.request(method, path)
-            r = conn.getresponse()
-            body = r.read()
-        finally:
-            conn.close()
-        try:
-            return r.status, json.loads(body) if body else None
+            return status, json.loads(body) if body else None
         except ValueError:
-            return r.status, body.decode(errors="replace")
+            return status, body.decode(errors="replace")
 
     def sessions(self) -> list[dict]:
         status, body = self.api("GET", "/v1/sessions")
@@ -270,18 +262,6 @@ class BngCp:
         return subprocess.run(
             [str(BNGCPCTL), "--socket", str(self.sock), *args], capture_output=True, text=True, timeout=30
         )
-
-
-class _UnixHTTP(http.client.HTTPConnection):
-    def __init__(self, path: str, timeout: float):
-        super().__init__("localhost", timeout=timeout)
-        self.path = path
-
-    def connect(self) -> None:
-        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        s.settimeout(self.timeout)
-        s.connect(self.path)
-        self.sock = s
 
 
 class Pod:

@@ -1,13 +1,13 @@
 """The CP test harness checked on its own, without bng-cp:
 
-- radiusd.py: a private FreeRADIUS answers radclient (PAP, CHAP-MD5, reject, reply items,
+- bngpod.radius: a private FreeRADIUS answers radclient (PAP, CHAP-MD5, reject, reply items,
   accounting with repeated Class), drops an Access-Request without Message-Authenticator,
-  and signs every reply with one;
-- fakedp.py: the PFCP UP peer against tests/dp/pfcp_cp.py (an independent CP written for
+  and signs every reply with one; its command line starts and stops one;
+- fakedp.py: the PFCP UP peer against tests/harness/pfcp_cp.py (an independent CP written for
   bng-dp's tests): association, default session, a subscriber with every BBF IE,
   idempotent re-establishment, CoA modification, usage query, usage and LCP-dead reports,
   deletion, restart; the whole exchange dissected by tshark;
-- pppoe_client.py: a full dial against a scripted access concentrator on the CP's VXLAN
+- tests/harness/pppoe_client.py: a full dial against a scripted access concentrator on the CP's VXLAN
   address (auth Nak, IPCP Nak/Reject, echoes, IPv6CP Protocol-Reject, terminate), the
   client's frames dissected by tshark.
 
@@ -26,16 +26,8 @@ import threading
 import time
 
 import pytest
-from scapy.layers.l2 import Ether
-
-try:  # pytest puts tests/ on sys.path (tests/dp and tests/cp are packages, tests/ is not)
-    from dp.pfcp_cp import LG_ADOPT, Cp, Sub, _cause, line_group_ie, line_group_value
-except ImportError:  # python -m from the repository root
-    from tests.dp.pfcp_cp import LG_ADOPT, Cp, Sub, _cause, line_group_ie, line_group_value
-
-from . import pfcpwire as W
-from .fakedp import FakeDp
-from .pppoe_client import (
+from harness.pfcp_cp import LG_ADOPT, Cp, Sub, _cause, line_group_ie, line_group_value
+from harness.pppoe_client import (
     CONF_ACK,
     CONF_NAK,
     CONF_REJ,
@@ -65,7 +57,12 @@ from .pppoe_client import (
     options,
     tags,
 )
-from .radiusd import FreeRadius, installed
+from scapy.layers.l2 import Ether
+
+from bngpod.radius import FreeRadius, installed
+
+from . import pfcpwire as W
+from .fakedp import FakeDp
 
 NET = os.environ.get("BNGCP_HARNESS_NET", "127.201.7")
 CP = f"{NET}.1"
@@ -79,7 +76,7 @@ def _need(ok: bool, why: str) -> None:
         pytest.skip(why)
 
 
-# ---- radiusd.py --------------------------------------------------------------------------------
+# ---- bngpod.radius ----------------------------------------------------------------------------
 
 
 def radclient(server: str, kind: str, secret: str, attrs: str, timeout: float = 1.0) -> subprocess.CompletedProcess:
@@ -155,11 +152,13 @@ def test_radiusd_cli(tmp_path):
     d = tmp_path / "cli"
     py = [sys.executable]
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ, PYTHONPATH=os.path.join(root, "topology"))
     up = subprocess.run(
         py
-        + ["-m", "tests.cp.radiusd", "up", str(d), "--address", f"{NET}.3", "--auth-port", "18122"]
+        + ["-m", "bngpod.radius", "up", str(d), "--address", f"{NET}.3", "--auth-port", "18122"]
         + ["--acct-port", "18132", "--secret", "sx", "--client", CP, "--users", "5"],
         cwd=root,
+        env=env,
         capture_output=True,
         text=True,
         timeout=60,
@@ -175,13 +174,13 @@ def test_radiusd_cli(tmp_path):
         assert "Received Access-Accept" in got.stdout
     finally:
         down = subprocess.run(
-            py + ["-m", "tests.cp.radiusd", "down", str(d)], cwd=root, capture_output=True, timeout=30
+            py + ["-m", "bngpod.radius", "down", str(d)], cwd=root, env=env, capture_output=True, timeout=30
         )
     assert down.returncode == 0
     assert not (d / "freeradius.pid").exists()
 
 
-# ---- fakedp.py PFCP against tests/dp/pfcp_cp.py ----------------------------------------------------
+# ---- fakedp.py PFCP against tests/harness/pfcp_cp.py ----------------------------------------------------
 
 SAMPLE = Sub(
     stag=100,

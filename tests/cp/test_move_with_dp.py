@@ -3,15 +3,15 @@
 tests/cp/test_onos.py moves a group between two fake DPs and tests/dp/test_line_group.py
 adopts one on bng-dp with a Python CP; here the real pair does it. The arrangement:
 
-    NS_CP (tests/dp/rig.py's CP namespace)                      NS_DP
+    NS_CP (tests/harness/rig.py's CP namespace)                  NS_DP
       bng-cp       10.200.0.1   (PFCP, VXLAN)  -- veth --  bng-dp dp1 10.200.0.11 (instance 1)
       fake dp2     10.200.0.12  (tests/cp/fakedp.py, instance 2, serves lg2 at first)
-      fake ONOS    127.0.0.1    (tests/cp/fakeonos.py)
+      fake ONOS    127.0.0.1    (tests/harness/fakeonos.py)
 
 bng-dp runs the lab pod's dp1.ini, which holds lg2 (access2 S-tags 200-249, 802.1ad) as
 standby. The CPE dials on lg2 through the fake dp2 (VXLAN redirect to bng-cp); then the
 switch would re-steer its line to dp1 (the test re-attaches the CPE to bng-dp's wire, as
-tests/cp/wiredp.py does) and ONOS places lg2 on dp1: bng-cp adopts lg2 on bng-dp with the
+tests/harness/wiredp.py does) and ONOS places lg2 on dp1: bng-cp adopts lg2 on bng-dp with the
 Line Group IE and installs the session there again. Only one real bng-dp runs: the rig's
 namespaces and DPDK file prefix are fixed, and the move's subject, the adopting instance,
 is the one the test needs real."""
@@ -25,16 +25,11 @@ from pathlib import Path
 
 import pytest
 import yaml
-from dp.frames import ROUTER_ADDR, UDP, Ether
-from dp.rig import NS_CP, DpRig, cleanup_stale
-
-from bngpod.rawsock import in_netns
-
-from .fakedp import FakeDp
-from .fakeonos import FakeOnos
-from .pod import BNG_CP
-from .pppoe_client import PppoeClient
-from .wiredp import (
+from harness.fakeonos import FakeOnos
+from harness.frames import ROUTER_ADDR, UDP, Ether
+from harness.pppoe_client import PppoeClient
+from harness.rig import NS_CP, DpRig, cleanup_stale
+from harness.wiredp import (
     LAB,
     WireDp,
     ctl,
@@ -47,6 +42,11 @@ from .wiredp import (
     stop,
     wait,
 )
+
+from bngpod.binaries import BNG_CP
+from bngpod.rawsock import in_netns
+
+from .fakedp import FakeDp
 
 PASSWORD = "wonderland"  # noqa: S105 (a lab user on veths)
 FAKE_DP2 = "10.200.0.12"  # dp2's control address in the lab pod

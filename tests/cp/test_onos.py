@@ -1,5 +1,5 @@
 """bng-cp with ONOS configured (docs/cp/onos.md): session events and resyncs reach the ONOS
-application (played by tests/cp/fakeonos.py), a line group moves between the fake DPs when
+application (played by tests/harness/fakeonos.py), a line group moves between the fake DPs when
 ONOS's placement says so (Association Update with the bngpod Line Group IE, the sessions
 installed again on the new instance, deleted and released on the old one), and a DP that
 stops answering is reported dead."""
@@ -9,9 +9,9 @@ from __future__ import annotations
 import time
 
 import pytest
+from harness.fakeonos import FakeOnos
 
 from . import pfcpwire as W
-from .fakeonos import FakeOnos
 from .pod import AC_MAC, CpOptions, Pod
 
 

@@ -14,11 +14,11 @@ import threading
 import time
 
 import pytest
+from harness.pppoe_client import LCP, PADO, PADT, PROTO_REJ, TAG_COOKIE, TERM_REQ, PppoeClient, tags
 
 from . import pfcpwire as W
 from .badradius import BadRadius
 from .pod import AC_MAC, AUTH_PORT, BNGCPCTL, DNS, POOL, RADIUS, Pod
-from .pppoe_client import LCP, PADO, PADT, PROTO_REJ, TAG_COOKIE, TERM_REQ, PppoeClient, tags
 
 # ---- helpers ----------------------------------------------------------------------------------
 

@@ -2,8 +2,8 @@
 
 The rest of tests/cp checks bng-cp against an independent fake DP, and tests/dp checks
 bng-dp against an independent CP; here the real pair runs (bng-dp on veths in the rig of
-tests/dp/rig.py, bng-cp in the rig's CP namespace, lab pod instance dp1) and a scapy CPE
-(tests/cp/pppoe_client.py, not built on our codecs) dials on the access wire: discovery,
+tests/harness/rig.py, bng-cp in the rig's CP namespace, lab pod instance dp1) and a scapy CPE
+(tests/harness/pppoe_client.py, not built on our codecs) dials on the access wire: discovery,
 LCP, CHAP (users file), IPCP through the DP's redirect, the session installed by PFCP
 carries traffic both ways, the DP answers LCP echoes itself, its dead-peer report ends the
 session (PADT injected through the DP), and a PADT from the CPE removes it from the DP."""
@@ -16,12 +16,10 @@ from pathlib import Path
 
 import pytest
 import yaml
-from dp.frames import AC_MAC, CORE_MAC, ROUTER_ADDR, UDP, Ether
-from dp.rig import NS_CP, DpRig, cleanup_stale
-
-from .pod import BNG_CP
-from .pppoe_client import PppoeClient
-from .wiredp import (
+from harness.frames import AC_MAC, CORE_MAC, ROUTER_ADDR, UDP, Ether
+from harness.pppoe_client import PppoeClient
+from harness.rig import NS_CP, DpRig, cleanup_stale
+from harness.wiredp import (
     LAB,
     WireDp,
     ctl,
@@ -34,6 +32,8 @@ from .wiredp import (
     stop,
     wait,
 )
+
+from bngpod.binaries import BNG_CP
 
 PASSWORD = "wonderland"  # noqa: S105 (a lab user on veths)
 POOL = ipaddress.ip_network("100.80.0.0/22")  # lg1's pool

@@ -1,11 +1,12 @@
 """Fixtures for the bng-dp functional tests: root, a built bng-dp, namespaces.
 With BNGPOD_REQUIRE_POD=1 (as `make test` sets) a missing prerequisite fails."""
 
-import podenv
 import pytest
+from harness import podenv
+from harness.pfcp_cp import Cp
+from harness.rig import BNG_DP, DpRig, cleanup_stale
 
-from .pfcp_cp import Cp
-from .rig import BNG_DP, REPO, DpRig, cleanup_stale
+from bngpod.binaries import REPO
 
 LAB_DP1 = REPO / "topology" / "tests" / "golden" / "lab" / "dp" / "dp1.ini"
 

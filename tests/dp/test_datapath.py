@@ -1,5 +1,5 @@
 """bng-dp forwarding, seen on the wire: sessions installed through PFCP by an
-independent CP (scapy, tests/dp/pfcp_cp.py), frames sent and received on the
+independent CP (scapy, tests/harness/pfcp_cp.py), frames sent and received on the
 instance's data port, counters read over DPDK telemetry.
 
 Each test installs its own subscriber (its own C-tag, MAC, session id and address)
@@ -13,8 +13,7 @@ import struct
 import time
 
 import pytest
-
-from .frames import (
+from harness.frames import (
     AC_MAC,
     ARP,
     CORE_ADDR,
@@ -586,7 +585,9 @@ def test_pfcp_on_the_wire_decodes_in_tshark(dp, cp, tmp_path):
     import shutil
     import subprocess
 
-    from .test_pfcp_wire import check_lcp_dead, check_subscriber_establishment, clean, dissect_pcap, one, vals
+    from harness.tshark import clean, dissect_pcap, one, vals
+
+    from .test_pfcp_wire import check_lcp_dead, check_subscriber_establishment
 
     if shutil.which("tshark") is None or shutil.which("tcpdump") is None:
         pytest.fail("tshark / tcpdump are not installed (scripts/setup.sh installs them)")

@@ -16,11 +16,11 @@ import time
 from pathlib import Path
 
 import pytest
+from harness.frames import IP, UDP, Dot1Q, Ether, PPPoE, Raw, Sub, core_ipv4, parse
+from harness.pfcp_cp import Cp
+from harness.rig import NS_WIRE, DpRig, cleanup_stale
 from scapy.utils import rdpcap
 
-from .frames import IP, UDP, Dot1Q, Ether, PPPoE, Raw, Sub, core_ipv4, parse
-from .pfcp_cp import Cp
-from .rig import NS_WIRE, DpRig, cleanup_stale
 from .test_datapath import resolve_router
 
 SUBPORT_BPS = 8_000_000

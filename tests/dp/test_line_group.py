@@ -14,8 +14,7 @@ from __future__ import annotations
 import shutil
 
 import pytest
-
-from .frames import (
+from harness.frames import (
     ARP,
     INTERNET,
     IP,
@@ -31,7 +30,8 @@ from .frames import (
     Sub,
     arp_request_for,
 )
-from .pfcp_cp import LG_ADOPT, LG_RELEASE, Cp, _cause, line_group_ie, line_group_value
+from harness.pfcp_cp import LG_ADOPT, LG_RELEASE, Cp, _cause, line_group_ie, line_group_value
+
 from .test_datapath import frames_where, stat_delta
 
 # lg2 as the INI has it
@@ -234,7 +234,7 @@ def test_malformed_ies_answer_69_and_the_dp_keeps_running(dp, cp, lg2_standby):
 
 
 def test_the_update_and_its_answer_decode_in_tshark(dp, cp, lg2_standby, tmp_path):
-    from .test_pfcp_wire import clean, dissect, one, vals
+    from harness.tshark import clean, dissect, one, vals
 
     if shutil.which("tshark") is None:
         pytest.fail("tshark is not installed (scripts/setup.sh installs it)")

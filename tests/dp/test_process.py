@@ -3,11 +3,11 @@
 import subprocess
 import time
 
+from harness.rig import BNG_DP, NS_DP, NS_WIRE, RUNTIME_DIR, DpRig, _netns_list
 from scapy.layers.l2 import Dot1AD, Dot1Q, Ether
 from scapy.layers.ppp import PPPoED
 
 from .conftest import LAB_DP1
-from .rig import BNG_DP, NS_DP, NS_WIRE, RUNTIME_DIR, DpRig, _netns_list
 
 
 def _run(*args: str) -> subprocess.CompletedProcess:

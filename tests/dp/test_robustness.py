@@ -7,12 +7,12 @@ from __future__ import annotations
 import random
 import time
 
+from harness.frames import Sub, core_ipv4, padi, up_ipv4
+from harness.pfcp_cp import Cp
+from harness.rig import DpRig
 from scapy.contrib import pfcp as P
 
 from .conftest import LAB_DP1
-from .frames import Sub, core_ipv4, padi, up_ipv4
-from .pfcp_cp import Cp
-from .rig import DpRig
 from .test_datapath import resolve_router, stat_delta
 
 
@@ -119,7 +119,8 @@ def test_sessions_outlive_a_silent_cp_and_its_restart(dp):
     """The CP goes away (no heartbeat answered): the DP declares it unreachable after N1
     heartbeats, keeps every session, keeps forwarding and answering LCP echoes; a
     restarted CP (new Recovery Time Stamp) associates again and finds its session."""
-    from .frames import lcp, lcp_code
+    from harness.frames import lcp, lcp_code
+
     from .test_datapath import frames_where
 
     cp = Cp.for_rig(dp)

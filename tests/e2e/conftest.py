@@ -2,15 +2,13 @@
 test module and removed at its end, also when the module fails. Needs root and Open
 vSwitch; with BNGPOD_REQUIRE_POD=1 (as `make test` sets) a missing prerequisite fails."""
 
-import podenv
 import pytest
-
-from bngpod import emu
+from harness import podenv
 
 
 @pytest.fixture(scope="session")
 def pod_prereqs():
-    podenv.require("E2E tests", podenv.missing(files=(emu.BNG_DP,)))
+    podenv.require("E2E tests", podenv.missing())
 
 
 @pytest.fixture(scope="module")

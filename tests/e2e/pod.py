@@ -1,5 +1,5 @@
 """What the E2E tests see of the running lab pod: subscribers dialling with the scapy PPPoE
-client (tests/cp/pppoe_client.py, independent of bng-cp and bng-subemu) on a raw socket in
+client (tests/harness/pppoe_client.py, independent of bng-cp and bng-subemu) on a raw socket in
 an access namespace, the wire of an access port and of the inet host, bng-dp telemetry,
 bng-cp's management API and metrics."""
 
@@ -7,20 +7,18 @@ from __future__ import annotations
 
 import ipaddress
 import json
-import socket
 import struct
 import subprocess
 import time
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from cp.pppoe_client import IPV4, PADO, PppoeClient
-from emulated.rawaccess import RawLoop
+from harness.pppoe_client import IPV4, PADO, PppoeClient
+from harness.rawaccess import RawLoop
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 
-from bngpod import emu
+from bngpod import clients, emu
 from bngpod import model as m
 from bngpod.rawsock import in_netns
 
@@ -209,26 +207,13 @@ def cp_metrics() -> dict[str, float]:
     """bng-cp's Prometheus metrics: 'name{labels}' -> value."""
     pod_cp = "10.200.0.1"  # lab.yaml control_plane.address
     with in_netns(emu.MGMT_NS):
-        text = urllib.request.urlopen(f"http://{pod_cp}:{emu.CP_METRICS_PORT}/metrics", timeout=3).read().decode()  # noqa: S310
-    out = {}
-    for line in text.splitlines():
-        if line and not line.startswith("#"):
-            key, _, value = line.rpartition(" ")
-            out[key] = float(value)
-    return out
+        return clients.scrape(pod_cp, emu.CP_METRICS_PORT)
 
 
 # -- bng-dp ----------------------------------------------------------------------------------------
 def telemetry(instance: str, cmd: str):
     """One DPDK telemetry command of an instance's bng-dp; the reply's value."""
-    path = emu.DPDK_RUNTIME / f"{emu.NS_PREFIX}{instance}" / "dpdk_telemetry.v2"
-    with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as s:
-        s.settimeout(5)
-        s.connect(str(path))
-        s.recv(16384)
-        s.send(cmd.encode())
-        reply = json.loads(s.recv(1 << 20))
-    return reply[cmd.split(",", 1)[0]]
+    return clients.telemetry(clients.telemetry_socket(f"{emu.NS_PREFIX}{instance}"), cmd)[0]
 
 
 def dp_session(instance: str, ipv4: str) -> dict | None:

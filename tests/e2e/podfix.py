@@ -20,10 +20,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import podenv
 import pytest
-from cp.pppoe_client import IPV4, PppoeClient
-from emulated.rawaccess import RawAccess
+from harness import podenv
+from harness.pppoe_client import IPV4, PppoeClient
+from harness.rawaccess import RawAccess
 
 from bngpod import emu, radius
 from bngpod.rawsock import in_netns

@@ -8,7 +8,7 @@ import signal
 import time
 
 import pytest
-from cp.pppoe_client import IPV4, LCP
+from harness.pppoe_client import IPV4, LCP
 from scapy.layers.inet import IP, UDP
 
 from bngpod import emu

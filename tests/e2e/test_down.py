@@ -20,7 +20,7 @@ def snapshot() -> dict:
     return {
         "namespaces": sorted(emu.our_namespaces()),
         "links": sorted(ln.split(":")[1].strip().split("@")[0] for ln in links.splitlines()),
-        "processes": sorted(emu._our_stray_pids()),
+        "processes": sorted(emu.stray_pids()),
         "dpdk": sorted(str(d) for d in emu.DPDK_RUNTIME.glob(f"{emu.NS_PREFIX}*")),
         "run_dir": emu.run_dir().exists(),
     }
@@ -40,12 +40,12 @@ def test_down_leaves_nothing_behind(pod_prereqs):
             os.kill(emu.dp_pid("dp4"), signal.SIGKILL)
             emu.restart_dp("dp4")
             pids = {name: (e["pid"], e["exe"]) for name, e in emu.State.load().data["pids"].items()}
-            assert all(emu._alive(pid, exe) for pid, exe in pids.values()), pids
+            assert all(emu.alive(pid, exe) for pid, exe in pids.values()), pids
             assert snapshot()["links"] == before["links"]
         down = subprocess.run([str(p.REPO / "bngpod"), "down"], capture_output=True, text=True, timeout=120)
         assert down.returncode == 0, down.stderr
         assert snapshot() == before
         for name, (pid, exe) in pids.items():
-            assert not emu._alive(pid, exe), f"{name} ({pid}) still runs"
+            assert not emu.alive(pid, exe), f"{name} ({pid}) still runs"
     finally:
         emu.down(quiet=True)

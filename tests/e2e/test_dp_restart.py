@@ -8,7 +8,7 @@ import threading
 import time
 
 import pytest
-from cp.pppoe_client import IPV4
+from harness.pppoe_client import IPV4
 from scapy.layers.inet import IP, UDP
 
 from bngpod import emu

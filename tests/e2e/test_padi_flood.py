@@ -7,7 +7,7 @@ import threading
 import time
 
 import pytest
-from cp.pppoe_client import PADI, PppoeClient
+from harness.pppoe_client import PADI, PppoeClient
 
 from . import pod as p
 

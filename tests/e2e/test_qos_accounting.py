@@ -10,7 +10,7 @@ import struct
 import time
 
 import pytest
-from cp.pppoe_client import IPV4
+from harness.pppoe_client import IPV4
 from scapy.layers.inet import IP, UDP
 
 from bngpod import emu
@@ -143,7 +143,7 @@ def test_accounting_start_interim_stop_match_the_traffic(lab_pod):
 def test_upstream_header_layout_is_what_the_meter_assumes(lab_pod):
     """The meter reads PPPoE session id and PPP protocol at fixed offsets of a QinQ frame:
     check them against scapy's own build of the client's frame."""
-    from cp.pppoe_client import PppoeClient
+    from harness.pppoe_client import PppoeClient
 
     class _Sink:
         def attach(self, client):

@@ -1,8 +1,8 @@
 """Fixtures that build the emulated pod. These tests need root and Open vSwitch; with
 BNGPOD_REQUIRE_POD=1 (as `make test` sets) a missing prerequisite is a failure, not a skip."""
 
-import podenv
 import pytest
+from harness import podenv
 
 REPO = podenv.REPO
 LAB = podenv.LAB

@@ -22,7 +22,7 @@ def host_snapshot() -> dict:
     return {
         "namespaces": sorted(emu.our_namespaces()),
         "links": sorted(ln.split(":")[1].strip().split("@")[0] for ln in links.splitlines()),
-        "processes": sorted(emu._our_stray_pids()),
+        "processes": sorted(emu.stray_pids()),
         "run_dir": emu.run_dir().exists(),
     }
 
@@ -50,7 +50,7 @@ def test_cli_up_status_down_leaves_nothing(clean_host):
     assert status.stdout.count("associated") == 4, status.stdout
     assert "subscribers:       256" in status.stdout
     pids = {name: (e["pid"], e["exe"]) for name, e in emu.State.load().data["pids"].items()}
-    assert all(emu._alive(pid, exe) for pid, exe in pids.values())
+    assert all(emu.alive(pid, exe) for pid, exe in pids.values())
     during = host_snapshot()
     assert len(during["namespaces"]) == 4 + 4 + 4  # access, DP, switch+mgmt+core+inet
     assert during["links"] == clean_host["links"], "the pod must not add links to the host namespace"
@@ -61,7 +61,7 @@ def test_cli_up_status_down_leaves_nothing(clean_host):
     assert down.returncode == 0, down.stderr
     assert host_snapshot() == clean_host
     for name, (pid, exe) in pids.items():
-        assert not emu._alive(pid, exe), f"{name} ({pid}) still runs"
+        assert not emu.alive(pid, exe), f"{name} ({pid}) still runs"
     # down is idempotent
     assert subprocess.run([*bngpod, "down"], capture_output=True, text=True).returncode == 0
 
@@ -90,16 +90,16 @@ def test_failed_cp_cleans_up_radius_and_servers(clean_host, tmp_path, monkeypatc
     fake = tmp_path / "bng-cp"
     fake.write_text("#!/bin/sh\necho 'bng-cp: no luck today' >&2\nexit 3\n")
     fake.chmod(0o755)
-    monkeypatch.setattr(emu, "BNG_CP", fake)
+    monkeypatch.setattr(emu.binaries, "BNG_CP", fake)
     started = {}
-    spawn = emu._spawn
+    spawn = emu.supervisor.spawn
 
     def recording_spawn(state, name, *args, **kw):
         proc = spawn(state, name, *args, **kw)
         started[name] = proc
         return proc
 
-    monkeypatch.setattr(emu, "_spawn", recording_spawn)
+    monkeypatch.setattr(emu.supervisor, "spawn", recording_spawn)
     with pytest.raises(emu.EmuError, match=r"bng-cp exited \(3\) \(see .*bng-cp.log\): bng-cp: no luck today"):
         emu.up(validate.load(LAB), str(LAB))
     assert "freeradius radius1" in started
@@ -124,3 +124,30 @@ def test_demo_runs_once_and_cleans_up(clean_host):
     assert "14 of 14 probes went where the pod file says" in demo.stdout
     assert "nothing of the pod is left" in demo.stdout
     assert host_snapshot() == clean_host
+
+
+def test_cli_generate_then_up_runs_the_generated_directory(clean_host, tmp_path):
+    """validate, generate and up one by one: the pod runs the files of the directory, and
+    `down` leaves the directory (the user's) but nothing else."""
+    bngpod = [str(REPO / "bngpod")]
+    gen = tmp_path / "lab.gen"
+    made = subprocess.run([*bngpod, "generate", str(LAB), "-o", str(gen), "--subscribers", "2"], capture_output=True)
+    assert made.returncode == 0, made.stderr
+    # what runs is what is in the directory, edits included
+    users = gen / "radius" / "users"
+    users.write_text(users.read_text().replace("pw-lg1-1", "changed-by-hand"))
+    up = subprocess.run([*bngpod, "up", str(gen)], capture_output=True, text=True)
+    assert up.returncode == 0, up.stderr
+    status = subprocess.run([*bngpod, "status"], capture_output=True, text=True).stdout
+    assert f"generated:         {gen}" in status and "subscribers:       8" in status, status
+    pids = emu.State.load().data["pids"]
+    for name, config in (("bng-dp dp1", gen / "dp" / "dp1.ini"), ("bng-cp", gen / "cp.yaml")):
+        argv = Path(f"/proc/{pids[name]['pid']}/cmdline").read_bytes().split(b"\0")
+        assert str(config).encode() in argv, (name, argv)
+    authorize = emu.run_dir() / "radius" / "radius1" / "raddb" / "mods-config" / "files" / "authorize"
+    assert "changed-by-hand" in authorize.read_text()
+    assert [u["user"] for u in emu.generated_users()][:2] == ["lg1-1", "lg1-2"]
+    down = subprocess.run([*bngpod, "down"], capture_output=True, text=True)
+    assert down.returncode == 0, down.stderr
+    assert host_snapshot() == clean_host
+    assert (gen / "cp.yaml").is_file(), "the generated directory is the user's"

@@ -10,13 +10,13 @@ import subprocess
 import time
 
 import pytest
-from cp.pppoe_client import IPV4, PppoeClient
+from harness.pppoe_client import IPV4, PppoeClient
+from harness.radius_codec import access_request
+from harness.rawaccess import RawAccess
 from scapy.layers.inet import ICMP, IP, UDP
 
-from bngpod import emu, radius, servers
+from bngpod import emu, servers
 from bngpod.rawsock import in_netns
-
-from .rawaccess import RawAccess
 
 pytestmark = pytest.mark.pod
 
@@ -31,7 +31,7 @@ def users(lab_pod):
 def _radius(pod, user: str, password: str) -> str:
     s = pod.radius.servers[0]
     with in_netns(emu.MGMT_NS):
-        kind, _ = radius.access_request(
+        kind, _ = access_request(
             str(s.address), s.auth_port, s.secret, user, password, source=str(pod.control_plane.address)
         )
     return kind

@@ -38,11 +38,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "topology"))
 
-from bngpod import emu, validate  # noqa: E402
+from bngpod import binaries, clients, emu, validate  # noqa: E402
 from bngpod.rawsock import in_netns  # noqa: E402
 
 POD = REPO / "topology" / "examples" / "bench.yaml"
-SUBEMU = REPO / "accel-ppp-glue" / "build" / "bng-subemu"
 TARGET_PORT = 7
 # access frame = IPv4 packet + Ethernet 14 + two tags 8 + PPPoE 6 + PPP 2 + FCS 4
 ACCESS_OVERHEAD = 34
@@ -113,7 +112,7 @@ class Emulators:
             sock = run / f"bench-subemu-{name}{tag}.sock"
             out = run / "logs" / f"bench-subemu-{name}{tag}.jsonl"
             cmd = [
-                "ip", "netns", "exec", emu.access_ns(port), str(SUBEMU), "--iface", "sub0",
+                "ip", "netns", "exec", emu.access_ns(port), str(binaries.BNG_SUBEMU), "--iface", "sub0",
                 "--subscribers", str(users_file), "--port", name,  # the TPID: users.json's
                 "--concurrency", str(concurrency), "--status", str(sock), "--json-every", "1s",
                 "--size", str(size), "--retries", "5",
@@ -136,14 +135,15 @@ class Emulators:
             if proc.poll() is not None:
                 raise RuntimeError(f"bng-subemu on {name} exited ({proc.returncode})")
             try:
-                out.append(emu.unix_get(sock, "/v1/stats", 10.0))
+                out.append(clients.unix_get(sock, "/v1/stats", 10.0))
             except (OSError, RuntimeError, ValueError):
                 out.append(None)
         return out
 
     def sessions(self) -> list[tuple[dict, list[dict]]]:
         return [
-            (emu.unix_get(sock, "/v1/stats", 10.0), emu.unix_get(sock, "/v1/sessions", 30)) for _, _, sock in self.procs
+            (clients.unix_get(sock, "/v1/stats", 10.0), clients.unix_get(sock, "/v1/sessions", 30))
+            for _, _, sock in self.procs
         ]
 
     def stop(self) -> float:
@@ -408,7 +408,7 @@ def wait_session(emus: Emulators, timeout: float = 20.0) -> dict:
     while time.monotonic() < deadline:
         st = emus.stats()
         if st and st[0] and st[0]["up"] >= 1:
-            return emu.unix_get(emus.procs[0][2], "/v1/sessions?state=up", 10.0)[0]
+            return clients.unix_get(emus.procs[0][2], "/v1/sessions?state=up", 10.0)[0]
         time.sleep(0.2)
     raise RuntimeError("the throughput subscriber did not come up")
 
@@ -429,8 +429,9 @@ def main(argv=None) -> int:
     if os.geteuid() != 0:
         print("bench-pod: needs root", file=sys.stderr)
         return 2
-    if not SUBEMU.exists():
-        print(f"bench-pod: {SUBEMU} is not built", file=sys.stderr)
+    why = binaries.missing(binaries.BNG_DP, binaries.BNG_CP, binaries.BNGCPCTL, binaries.BNG_SUBEMU)
+    if why:
+        print(f"bench-pod: {why}", file=sys.stderr)
         return 2
     sizes = [int(x) for x in a.sizes.split(",") if x]
     pod = validate.load(Path(a.pod))

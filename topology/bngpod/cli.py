@@ -1,5 +1,7 @@
 """bngpod: validate a pod file, generate every component's configuration, and run the
-emulated pod on this host."""
+emulated pod on this host from what was generated. The three steps can be run one by one:
+`bngpod validate FILE`, `bngpod generate FILE -o DIR`, `bngpod up DIR`; `bngpod up FILE` does
+the first two itself."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ import os
 import sys
 from pathlib import Path
 
-from . import emu, generate, validate
+from . import emu, gendir, users, validate
 
 EXIT_OK, EXIT_INVALID, EXIT_FAILED, EXIT_USAGE = 0, 1, 2, 64
 
@@ -54,26 +56,40 @@ def cmd_validate(args) -> int:
 
 def cmd_generate(args) -> int:
     pod = _load(args.file)
-    out = Path(args.out)
-    for path in generate.generate_all(pod, out):
+    subscribers = users.DEFAULT_PER_GROUP if args.subscribers is None else args.subscribers
+    try:
+        written = gendir.write(pod, args.file, Path(args.out), subscribers, args.users)
+    except gendir.GenDirError as exc:
+        print(f"bngpod generate: {exc}", file=sys.stderr)
+        return EXIT_INVALID
+    for path in written:
         print(path)
     return EXIT_OK
 
 
 def cmd_up(args) -> int:
     _need_root("up")
-    pod = _load(args.file)
+    cp_options = {k: getattr(args, k) for k in emu.CP_OPTIONS if getattr(args, k) is not None}
+    run = {"dp": not args.no_dp, "cp": not args.no_cp, "dp_sessions": args.dp_sessions, "cp_options": cp_options}
+    from_dir = Path(args.file).is_dir()
+    if from_dir:
+        given = [flag for flag, v in (("--users", args.users), ("--subscribers", args.subscribers),
+                                      ("--generated", args.generated)) if v is not None]  # fmt: skip
+        if given:
+            print(
+                f"bngpod up: {', '.join(given)}: not with a generated directory (give them to `bngpod generate`)",
+                file=sys.stderr,
+            )
+            return EXIT_USAGE
+        pod = _load(str(Path(args.file) / gendir.POD_FILE))
+    else:
+        pod = _load(args.file)
+    subscribers = users.DEFAULT_PER_GROUP if args.subscribers is None else args.subscribers
     try:
-        emu.up(
-            pod,
-            args.file,
-            dp=not args.no_dp,
-            cp=not args.no_cp,
-            users_file=args.users,
-            subscribers=args.subscribers,
-            dp_sessions=args.dp_sessions,
-            cp_options={k: getattr(args, k) for k in emu.CP_OPTIONS if getattr(args, k) is not None},
-        )
+        if from_dir:
+            emu.up_generated(args.file, **run)
+        else:
+            emu.up(pod, args.file, users_file=args.users, subscribers=subscribers, generated=args.generated, **run)
     except emu.EmuError as exc:
         print(f"bngpod up: {exc}", file=sys.stderr)
         return EXIT_FAILED
@@ -103,6 +119,8 @@ def _print_status(report: dict) -> None:
             print(f"stray namespaces (run `bngpod down`): {', '.join(report['namespaces'])}")
         return
     print(f"pod {report['pod']} from {report['source']} ({'ready' if report['ready'] else 'NOT READY'})")
+    if report.get("generated"):
+        print(f"  generated:         {report['generated']}")
     for name, proc in report["processes"].items():
         print(f"  {name:<18} pid {proc['pid']:<8} {'running' if proc['running'] else 'STOPPED'}")
     if report.get("users"):
@@ -158,23 +176,7 @@ def cmd_demo(args) -> int:
     return demo.run(args.file, opts)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="bngpod", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
-
-    p = sub.add_parser("validate", help="check a pod file and report every error with its location")
-    p.add_argument("file")
-    p.set_defaults(func=cmd_validate)
-
-    p = sub.add_parser("generate", help="write every component's configuration from a pod file")
-    p.add_argument("file")
-    p.add_argument("-o", "--out", required=True, help="output directory")
-    p.set_defaults(func=cmd_generate)
-
-    p = sub.add_parser("up", help="build the emulated pod of a pod file on this host")
-    p.add_argument("file")
-    p.add_argument("--no-dp", action="store_true", help="start no bng-dp")
-    p.add_argument("--no-cp", action="store_true", help="start neither FreeRADIUS nor bng-cp")
+def _subscriber_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--users",
         metavar="FILE",
@@ -184,10 +186,43 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--subscribers",
         type=int,
-        default=64,
         metavar="N",
-        help="generated subscribers per line group (default 64)",
+        help=f"generated subscribers per line group (default {users.DEFAULT_PER_GROUP})",
     )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="bngpod", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("validate", help="check a pod file and report every error with its location")
+    p.add_argument("file")
+    p.set_defaults(func=cmd_validate)
+
+    p = sub.add_parser(
+        "generate",
+        help="write every component's configuration from a pod file, with the pod file and the emulated pod's "
+        "subscribers: the directory `bngpod up` runs from",
+    )
+    p.add_argument("file")
+    p.add_argument("-o", "--out", required=True, help="output directory")
+    _subscriber_options(p)
+    p.set_defaults(func=cmd_generate)
+
+    p = sub.add_parser(
+        "up",
+        help="build the emulated pod on this host: from a pod file (generated first, as `bngpod generate` does) "
+        "or from a directory `bngpod generate` wrote",
+    )
+    p.add_argument("file", metavar="POD", help="a pod file, or a directory written by `bngpod generate`")
+    p.add_argument(
+        "--generated",
+        metavar="DIR",
+        help="with a pod file: generate into DIR (default: <run dir>/generated, removed by `bngpod down`)",
+    )
+    p.add_argument("--no-dp", action="store_true", help="start no bng-dp")
+    p.add_argument("--no-cp", action="store_true", help="start neither FreeRADIUS nor bng-cp")
+    _subscriber_options(p)
     p.add_argument(
         "--dp-sessions",
         type=int,

@@ -12,14 +12,12 @@ way the emulators hang up (PADT) and the pod is torn down, leaving nothing."""
 
 from __future__ import annotations
 
-import http.client
 import json
 import math
 import os
 import re
 import select
 import signal
-import socket
 import struct
 import subprocess
 import sys
@@ -27,13 +25,11 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import emu, probe, validate
+from . import binaries, clients, emu, probe, validate
 from . import model as m
-from .rawsock import in_netns
 
 SUB_MAC = bytes.fromhex("025b00000001")
 PADI = bytes.fromhex("1109000000040101000000")  # PPPoE discovery: PADI, Service-Name ""
-BNG_SUBEMU = Path(os.environ.get("BNG_SUBEMU", emu.GLUE / "build" / "bng-subemu"))
 ECHO_TARGET = f"{emu.INET_HOST}:7"
 DIAL_TIMEOUT = 60.0  # for every subscriber to come up before the downstream load starts
 HEADLESS_DURATION = 60.0
@@ -93,41 +89,6 @@ def table(header: tuple[str, ...], rows: list[tuple[str, ...]], indent: str = ""
 # -- data sources -------------------------------------------------------------------------------------
 
 
-def dp_telemetry(inst: m.Instance, commands: list[str]) -> list:
-    """Run commands on one bng-dp's DPDK telemetry socket; their values in order."""
-    path = emu.DPDK_RUNTIME / emu.dp_file_prefix(inst) / "dpdk_telemetry.v2"
-    out = []
-    with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as s:
-        s.settimeout(2)
-        s.connect(str(path))
-        s.recv(16384)  # greeting: version, pid, max_output_len
-        for cmd in commands:
-            s.send(cmd.encode())
-            reply = json.loads(s.recv(1 << 20))
-            out.append(reply.get(cmd.split(",", 1)[0]))
-    return out
-
-
-def cp_metrics(pod: m.Pod) -> dict[str, float]:
-    """bng-cp's Prometheus metrics (unlabelled and labelled samples by their full name)."""
-    with in_netns(emu.MGMT_NS):
-        conn = http.client.HTTPConnection(str(pod.control_plane.address), emu.CP_METRICS_PORT, timeout=2)
-        try:
-            conn.request("GET", "/metrics")
-            text = conn.getresponse().read().decode()
-        finally:
-            conn.close()
-    got = {}
-    for line in text.splitlines():
-        if line and not line.startswith("#"):
-            name, _, value = line.rpartition(" ")
-            try:
-                got[name] = float(value)
-            except ValueError:
-                pass
-    return got
-
-
 _PORT_STATS = re.compile(
     r"port\s+(\S+):\s*rx pkts=(\d+), bytes=(\d+), drop=(\d+).*?tx pkts=(\d+), bytes=(\d+), drop=(\d+)", re.S
 )
@@ -149,10 +110,10 @@ class Emulator:
     out: Path
 
     def stats(self) -> dict:
-        return emu.unix_get(self.status, "/v1/stats", 2.0)
+        return clients.unix_get(self.status, "/v1/stats", 2.0)
 
     def sessions(self) -> list[dict]:
-        return emu.unix_get(self.status, "/v1/sessions", 2.0)
+        return clients.unix_get(self.status, "/v1/sessions", 2.0)
 
     def final(self) -> dict | None:
         """The emulator's last JSON line (the "final" one after it stopped)."""
@@ -166,21 +127,6 @@ class Emulator:
             except ValueError:
                 continue
         return None
-
-
-def build_subemu() -> None:
-    """go build bng-subemu when missing (as `bngpod up` builds bng-cp)."""
-    if BNG_SUBEMU.exists():
-        return
-    go = emu._go()
-    if go is None:
-        raise DemoError(f"{BNG_SUBEMU} is missing and go is not installed to build it (make setup)")
-    proc = subprocess.run(
-        [go, "build", "-o", str(BNG_SUBEMU), "./cmd/bng-subemu"],
-        cwd=emu.GLUE, capture_output=True, text=True, timeout=900,
-    )  # fmt: skip
-    if proc.returncode != 0:
-        raise DemoError(f"go build ./cmd/bng-subemu failed: {proc.stderr.strip()[-2000:]}")
 
 
 def pick_subscribers(pod: m.Pod, users: list[dict], total: int) -> list[dict]:
@@ -207,7 +153,7 @@ def start_emulators(pod: m.Pod, state: emu.State, users: list[dict], rate: float
         status = work / f"subemu-{port.name}.sock"
         out = work / f"subemu-{port.name}.jsonl"
         cmd = [
-            str(BNG_SUBEMU), "--iface", "sub0", "--subscribers", str(users_file), "--port", port.name,
+            str(binaries.BNG_SUBEMU), "--iface", "sub0", "--subscribers", str(users_file), "--port", port.name,
             "--status", str(status), "--json-every", "1s",  # the TPID: users.json's
         ]  # fmt: skip
         if rate > 0:
@@ -219,7 +165,7 @@ def start_emulators(pod: m.Pod, state: emu.State, users: list[dict], rate: float
                 ["ip", "netns", "exec", emu.access_ns(port), *cmd],
                 stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr, start_new_session=True,
             )  # fmt: skip
-        state.add_pid(f"bng-subemu {port.name}", proc.pid, BNG_SUBEMU.name)
+        state.add_pid(f"bng-subemu {port.name}", proc.pid, binaries.BNG_SUBEMU.name)
         emulators.append(Emulator(port, count, proc, status, out))
     return emulators
 
@@ -289,8 +235,8 @@ def sample(pod: m.Pod, emulators: list[Emulator]) -> Sample:
     except (OSError, emu.EmuError, ValueError) as exc:
         s.cp_error = str(exc)
     try:
-        s.setups = cp_metrics(pod).get("bngcp_session_setups_total")
-    except (OSError, http.client.HTTPException):
+        s.setups = emu.cp_metrics(pod, timeout=2).get("bngcp_session_setups_total")
+    except OSError:  # the clients raise OSError for HTTP failures too
         pass
     for e in emulators:
         try:
@@ -298,13 +244,13 @@ def sample(pod: m.Pod, emulators: list[Emulator]) -> Sample:
             for sess in e.sessions():
                 if sess.get("address"):
                     s.users[sess["address"]] = sess
-        except (OSError, ValueError, http.client.HTTPException):
+        except (OSError, ValueError):
             pass
     for inst in pod.instances:
         try:
-            stats, hqos, sessions = dp_telemetry(inst, ["/bng/stats", "/bng/hqos", "/bng/sessions"])
+            stats, hqos, sessions = emu.dp_telemetry(inst, "/bng/stats", "/bng/hqos", "/bng/sessions", timeout=2)
             ids = (sessions or {}).get("ids") or []
-            per = dp_telemetry(inst, [f"/bng/sessions,{i}" for i in ids]) if ids else []
+            per = emu.dp_telemetry(inst, *(f"/bng/sessions,{i}" for i in ids), timeout=2) if ids else []
             s.dp[inst.name] = {"stats": stats or {}, "hqos": hqos or {}, "sessions": dict(zip(ids, per, strict=True))}
         except (OSError, ValueError) as exc:
             s.dp_errors[inst.name] = str(exc)
@@ -545,7 +491,10 @@ def run(path: str, opts: Options | None = None, hold: bool | None = None) -> int
     emulators: list[Emulator] = []
     keys = None
     try:
-        build_subemu()
+        try:
+            binaries.require(binaries.BNG_SUBEMU)
+        except binaries.MissingBinary as exc:
+            raise DemoError(str(exc)) from None
         state = emu.State.load()
         per_group = math.ceil(opts.subscribers / max(1, len(pod.groups)))
         if state is not None and (state.data.get("pod") != pod.name or not emu.generated_users()):

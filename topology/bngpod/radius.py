@@ -1,5 +1,6 @@
-"""A private FreeRADIUS: the emulated pod's RADIUS server (bngpod up) and the one of the
-control-plane tests and the CP benchmark (tests/cp/radiusd.py re-exports this module).
+"""A private FreeRADIUS: the emulated pod's RADIUS server (`bngpod up`), the one of the
+control-plane tests and of the CP benchmark. A manager of the server only: RADIUS clients
+belong to what they test (tests/harness/radius_codec.py).
 
 `FreeRadius(workdir, ...)` copies the Debian configuration (/etc/freeradius/3.0) into
 `workdir/raddb`, strips it to what a BNG needs and starts `freeradius -f` on one address
@@ -15,26 +16,38 @@ with an authentication and an accounting port, optionally inside a network names
   (`users_text=`);
 - every Access-Accept and Access-Reject carries a Message-Authenticator (FreeRADIUS 3.2.1
   does not add one to non-EAP replies by itself; the post-auth section asks for it);
-- three detail files the tests parse (`records()`): `detail` (every Accounting-Request
-  received), `auth-detail` (every Access-Request, as decoded, before authentication) and
-  `reply-detail` (every reply to an Access-Request, Accept or Reject).
+- detail files (`records()`): `detail` (every Accounting-Request received) and, unless
+  `request_detail=False`, `auth-detail` (every Access-Request, as decoded, before
+  authentication) and `reply-detail` (every reply to an Access-Request, Accept or Reject):
+  the tests' instruments, which a benchmark leaves out;
+- `recv_buff=` sets the listeners' socket receive buffers (the kernel's default, 208 KiB,
+  overflows when a thousand Access-Requests arrive at once).
 
-`access_request()` is a minimal RADIUS client (PAP, Message-Authenticator) for readiness
-checks and tests: it answers "accept", "reject" or raises on no answer.
+Command line (for shells, the CP benchmark, and by hand):
 
-The command line is tests/cp/radiusd.py's."""
+    python3 -m bngpod.radius up DIR --address 127.200.0.2 --auth-port 18120 \\
+        --acct-port 18130 --secret S --client 127.200.0.1 [--client ...] --users N \\
+        [--recv-buff BYTES] [--no-request-detail] [--debug]
+    python3 -m bngpod.radius down DIR
+    python3 -m bngpod.radius records DIR [detail|auth-detail|reply-detail]
+
+`up` creates the users user1..userN with password pw1..pwN (user7's password is pw7) and no
+reply items, starts the server in the background (its pid in DIR/freeradius.pid, its log
+in DIR/radius.log, DIR/stdout.log), waits until both ports are bound and exits 0; `down`
+stops it (SIGTERM, then SIGKILL) and leaves DIR in place; `records` prints the parsed
+records of a detail file as JSON lines."""
 
 from __future__ import annotations
 
-import hashlib
-import hmac
+import argparse
+import json
 import os
 import re
 import shutil
 import signal
 import socket
-import struct
 import subprocess
+import sys
 import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -156,6 +169,8 @@ class FreeRadius:
         debug: bool = False,
         netns: str | None = None,
         users_text: str | None = None,
+        recv_buff: int | None = None,
+        request_detail: bool = True,
     ):
         self.dir = Path(workdir).resolve()
         self.raddb = self.dir / "raddb"
@@ -168,6 +183,8 @@ class FreeRadius:
         self.debug = debug
         self.netns = netns
         self.users_text = users_text
+        self.recv_buff = recv_buff
+        self.request_detail = request_detail
         self.proc: subprocess.Popen | None = None
         self.detail = self.dir / "detail"
         self.auth_detail = self.dir / "auth-detail"
@@ -199,7 +216,7 @@ class FreeRadius:
             text, n = re.subn(rf"(?m)^(\s*){key}\s*=.*$", rf"\g<1>{key} = {val}", text, count=1)
             if n != 1:
                 raise RadiusError(f"radiusd.conf: no {key} line")
-        text = re.sub(r"(?m)^(\s*)(user|group)\s*=.*$", r"\1# \2 removed by tests/cp/radiusd.py", text)
+        text = re.sub(r"(?m)^(\s*)(user|group)\s*=.*$", r"\1# \2 removed by bngpod.radius", text)
         conf.write_text(text)
 
         enabled = self.raddb / "mods-enabled"
@@ -229,20 +246,23 @@ class FreeRadius:
         return "\n".join(out)
 
     def _site(self) -> str:
+        recv_buff = f"\n\trecv_buff = {self.recv_buff}" if self.recv_buff else ""
+        auth_log = "\tbngpod_auth\n" if self.request_detail else ""
+        reply_log = "\tbngpod_reply\n" if self.request_detail else ""
+        reject_log = "\t\tbngpod_reply\n" if self.request_detail else ""
         return f"""server bngpod {{
 listen {{
-	type = auth
+	type = auth{recv_buff}
 	ipaddr = {self.address}
 	port = {self.auth_port}
 }}
 listen {{
-	type = acct
+	type = acct{recv_buff}
 	ipaddr = {self.address}
 	port = {self.acct_port}
 }}
 authorize {{
-	bngpod_auth
-	chap
+{auth_log}	chap
 	files
 	pap
 }}
@@ -264,13 +284,11 @@ post-auth {{
 	update reply {{
 		Message-Authenticator := 0x00
 	}}
-	bngpod_reply
-	Post-Auth-Type REJECT {{
+{reply_log}	Post-Auth-Type REJECT {{
 		update reply {{
 			Message-Authenticator := 0x00
 		}}
-		bngpod_reply
-	}}
+{reject_log}	}}
 }}
 }}
 """
@@ -305,8 +323,7 @@ post-auth {{
             out.close()
         self.pidfile.write_text(f"{self.proc.pid}\n")
         deadline = time.monotonic() + timeout
-        pid = self.proc.pid if self.netns else None
-        while not (_bound_udp(self.address, self.auth_port, pid) and _bound_udp(self.address, self.acct_port, pid)):
+        while not self.bound(self.proc.pid if self.netns else None):
             if self.proc.poll() is not None:
                 raise RadiusError(f"freeradius exited with {self.proc.returncode}:\n{self.output()}")
             if time.monotonic() > deadline:
@@ -314,6 +331,12 @@ post-auth {{
                 raise RadiusError(f"freeradius did not bind its ports in {timeout} s:\n{self.output()}")
             time.sleep(0.05)
         return self
+
+    def bound(self, pid: int | None = None) -> bool:
+        """Whether the authentication and accounting ports are bound (in pid's network
+        namespace when given): FreeRADIUS opens its listeners once its configuration and
+        modules are loaded, and answers what arrives from then on."""
+        return _bound_udp(self.address, self.auth_port, pid) and _bound_udp(self.address, self.acct_port, pid)
 
     def output(self, tail: int = 4000) -> str:
         text = ""
@@ -426,76 +449,61 @@ def numbered_users(n: int) -> dict[str, tuple[str, Reply]]:
     return {f"user{i}": (f"pw{i}", {}) for i in range(1, n + 1)}
 
 
-# -- a minimal client ---------------------------------------------------------------------------
-ACCESS_REQUEST, ACCESS_ACCEPT, ACCESS_REJECT = 1, 2, 3
-ATTR_USER_NAME, ATTR_USER_PASSWORD, ATTR_NAS_IP, ATTR_REPLY_MESSAGE, ATTR_MSG_AUTH = 1, 2, 4, 18, 80
-
-
-def _attr(t: int, v: bytes) -> bytes:
-    return bytes([t, 2 + len(v)]) + v
-
-
-def _hide_password(password: bytes, secret: bytes, authenticator: bytes) -> bytes:
-    """RFC 2865 5.2: User-Password hidden with MD5(secret + previous block)."""
-    padded = password + b"\0" * (-len(password) % 16 or (16 if not password else 0))
-    out, prev = b"", authenticator
-    for i in range(0, len(padded), 16):
-        key = hashlib.md5(secret + prev).digest()  # noqa: S324 (the protocol's)
-        prev = bytes(a ^ b for a, b in zip(padded[i : i + 16], key, strict=True))
-        out += prev
-    return out
-
-
-def access_request(
-    server: str,
-    port: int,
-    secret: str,
-    user: str,
-    password: str,
-    source: str = "0.0.0.0",  # noqa: S104 (any local address)
-    timeout: float = 2.0,
-    retries: int = 2,
-) -> tuple[str, dict[int, list[bytes]]]:
-    """Send a PAP Access-Request (with Message-Authenticator) from `source` and return
-    ("accept" | "reject" | "code N", reply attributes by type). Raises TimeoutError when no
-    valid reply comes. Creates its socket in the caller's network namespace."""
-    sec = secret.encode()
-    req_auth = os.urandom(16)
-    ident = req_auth[0]
-    attrs = (
-        _attr(ATTR_USER_NAME, user.encode())
-        + _attr(ATTR_USER_PASSWORD, _hide_password(password.encode(), sec, req_auth))
-        + _attr(ATTR_NAS_IP, socket.inet_aton(source if source != "0.0.0.0" else "127.0.0.1"))  # noqa: S104
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python3 -m bngpod.radius", description="a private FreeRADIUS in a directory")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    up = sub.add_parser("up", help="configure and start a FreeRADIUS in DIR")
+    up.add_argument("dir")
+    up.add_argument("--address", default="127.0.0.1")
+    up.add_argument("--auth-port", type=int, default=18120)
+    up.add_argument("--acct-port", type=int, default=18130)
+    up.add_argument("--secret", default="testing123")
+    up.add_argument("--client", action="append", help="NAS address allowed (repeatable; default 127.0.0.1)")
+    up.add_argument("--users", type=int, default=10, help="users user1..userN, passwords pw1..pwN")
+    up.add_argument("--recv-buff", type=int, metavar="BYTES", help="socket receive buffer of both listeners")
+    up.add_argument(
+        "--no-request-detail",
+        dest="request_detail",
+        action="store_false",
+        help="no auth-detail and reply-detail files (the tests' per-request logs)",
     )
-    body = attrs + _attr(ATTR_MSG_AUTH, b"\0" * 16)
-    head = struct.pack("!BBH", ACCESS_REQUEST, ident, 20 + len(body))
-    mac = hmac.new(sec, head + req_auth + body, hashlib.md5).digest()
-    packet = head + req_auth + attrs + _attr(ATTR_MSG_AUTH, mac)
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.bind((source, 0))
-        s.settimeout(timeout)
-        for _ in range(retries + 1):
-            s.sendto(packet, (server, port))
-            try:
-                while True:
-                    data, _addr = s.recvfrom(4096)
-                    if len(data) < 20 or data[1] != ident:
-                        continue
-                    code, _id, length = struct.unpack_from("!BBH", data)
-                    check = hashlib.md5(data[:4] + req_auth + data[20:length] + sec).digest()  # noqa: S324
-                    if check != data[4:20]:
-                        continue  # not from a server knowing the secret
-                    return _reply(code, data[20:length])
-            except TimeoutError:
-                continue
-    raise TimeoutError(f"no valid answer from RADIUS {server}:{port} for {user!r}")
+    up.add_argument("--debug", action="store_true", help="freeradius -X (slow: not for benchmarks)")
+    down = sub.add_parser("down", help="stop the FreeRADIUS of DIR")
+    down.add_argument("dir")
+    rec = sub.add_parser("records", help="print a detail file's records as JSON lines")
+    rec.add_argument("dir")
+    rec.add_argument("which", nargs="?", default="detail", choices=["detail", "auth-detail", "reply-detail"])
+    a = ap.parse_args(argv)
+    if a.cmd == "up":
+        stop_dir(a.dir)
+        r = FreeRadius(
+            a.dir,
+            address=a.address,
+            auth_port=a.auth_port,
+            acct_port=a.acct_port,
+            secret=a.secret,
+            nas_addresses=a.client or ["127.0.0.1"],
+            users=numbered_users(a.users),
+            debug=a.debug,
+            recv_buff=a.recv_buff,
+            request_detail=a.request_detail,
+        )
+        try:
+            r.start(detach=True)
+        except RadiusError as e:
+            print(f"radius: {e}", file=sys.stderr)
+            return 1
+        buff = f" (recv_buff {a.recv_buff})" if a.recv_buff else ""
+        print(f"freeradius pid {r.proc.pid} on {a.address} auth {a.auth_port} acct {a.acct_port}{buff}")
+        return 0
+    if a.cmd == "down":
+        if not stop_dir(a.dir):
+            print(f"radius: no FreeRADIUS running in {a.dir}", file=sys.stderr)
+        return 0
+    for r in FreeRadius(a.dir).records(a.which):
+        print(json.dumps({"header": r.header, **r.multi}))
+    return 0
 
 
-def _reply(code: int, raw: bytes) -> tuple[str, dict[int, list[bytes]]]:
-    attrs: dict[int, list[bytes]] = {}
-    off = 0
-    while off + 2 <= len(raw) and raw[off + 1] >= 2:
-        attrs.setdefault(raw[off], []).append(raw[off + 2 : off + raw[off + 1]])
-        off += raw[off + 1]
-    kind = {ACCESS_ACCEPT: "accept", ACCESS_REJECT: "reject"}.get(code, f"code {code}")
-    return kind, attrs
+if __name__ == "__main__":
+    sys.exit(main())

@@ -48,3 +48,16 @@ def test_up_rejects_bad_cp_option_before_building_anything(tmp_path, monkeypatch
     assert cli.main(["up", lab, "--interim", "0s"]) != 0
     assert "--interim '0s': must be a duration of at least 1s" in capsys.readouterr().err
     assert not (tmp_path / "run" / "state.json").exists()
+
+
+def test_up_names_make_build_for_a_missing_binary_before_building_anything(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("BNGPOD_RUN_DIR", str(tmp_path / "run"))
+    monkeypatch.setattr(cli, "_need_root", lambda what: None)
+    monkeypatch.setattr(emu.radius, "installed", lambda: True)
+    monkeypatch.setattr(emu.shutil, "which", lambda tool: "/usr/bin/" + tool)
+    monkeypatch.setattr(emu.binaries, "BNG_CP", tmp_path / "no-bng-cp")
+    lab = str(emu.REPO / "topology" / "examples" / "lab.yaml")
+    assert cli.main(["up", lab, "--no-dp"]) != 0
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'no-bng-cp'} is not built: run `make build`" in err and "--no-cp" in err
+    assert not (tmp_path / "run").exists()

@@ -11,7 +11,6 @@ from a killed run is removed before a new one is built."""
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import socket
@@ -19,14 +18,14 @@ import subprocess
 import time
 from pathlib import Path
 
+from bngpod import clients
+from bngpod.binaries import BNG_DP, missing
 from bngpod.rawsock import RawPort, in_netns
 
-REPO = Path(__file__).resolve().parents[2]
-BNG_DP = REPO / "server-dp" / "build" / "bng-dp"
 PREFIX = "bngdpt-"
 NS_DP, NS_WIRE, NS_CP = PREFIX + "dp", PREFIX + "wire", PREFIX + "cp"
 FILE_PREFIX = "bngdpt"
-RUNTIME_DIR = Path("/var/run/dpdk") / FILE_PREFIX
+RUNTIME_DIR = clients.DPDK_RUNTIME / FILE_PREFIX
 
 
 def _ip(*args: str, check: bool = True) -> subprocess.CompletedProcess:
@@ -76,8 +75,9 @@ class DpRig:
 
     # -- lifecycle ------------------------------------------------------------
     def start(self) -> DpRig:
-        if not BNG_DP.exists():
-            raise RuntimeError(f"{BNG_DP} is not built (ninja -C server-dp/build)")
+        why = missing(BNG_DP)
+        if why:
+            raise RuntimeError(why)
         cleanup_stale()
         try:
             self._build_net()
@@ -126,7 +126,7 @@ class DpRig:
             if self.proc.poll() is not None:
                 out = self.proc.stdout.read() if self.proc.stdout else b""
                 raise RuntimeError(f"bng-dp exited {self.proc.returncode}: {out.decode(errors='replace')}")
-            if (RUNTIME_DIR / "dpdk_telemetry.v2").exists():
+            if (RUNTIME_DIR / clients.TELEMETRY_SOCKET).exists():
                 # Commands answer null until bng-dp has registered them (after setup).
                 try:
                     if self.telemetry("/bng/stats"):
@@ -163,14 +163,7 @@ class DpRig:
     # -- observation ----------------------------------------------------------
     def telemetry(self, cmd: str) -> dict:
         """One command on the DPDK telemetry socket; the reply's value."""
-        with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as s:
-            s.settimeout(5)
-            s.connect(str(RUNTIME_DIR / "dpdk_telemetry.v2"))
-            s.recv(16384)  # greeting: version, pid, max_output_len
-            s.send(cmd.encode())
-            reply = json.loads(s.recv(1 << 20))
-        key = cmd.split(",", 1)[0]
-        return reply[key]
+        return clients.telemetry(RUNTIME_DIR / clients.TELEMETRY_SOCKET, cmd)[0]
 
     def stats(self) -> dict:
         return self.telemetry("/bng/stats")

@@ -1,6 +1,6 @@
-"""What the tests that build pods need from the host, and the one way they bring the lab
-pod up and down. With BNGPOD_REQUIRE_POD=1 (as `make test` sets) a missing prerequisite is
-a failure, not a skip."""
+"""What the tests that build pods need from the host (root, tools, the programs `make
+binaries` builds), and the one way they bring the lab pod up and down. With
+BNGPOD_REQUIRE_POD=1 (as `make test` sets) a missing prerequisite is a failure, not a skip."""
 
 from __future__ import annotations
 
@@ -12,24 +12,25 @@ from pathlib import Path
 
 import pytest
 
-from bngpod import emu, validate
+from bngpod import binaries, emu, validate
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = binaries.REPO
 LAB = REPO / "topology" / "examples" / "lab.yaml"
 POD_TOOLS = ("ovs-vswitchd", "ovsdb-server", "ethtool")
+# what a whole emulated pod runs (bng-subemu: the demo)
+POD_BINARIES = (binaries.BNG_DP, binaries.BNG_CP, binaries.BNGCPCTL, binaries.BNG_SUBEMU)
 
 
-def missing(tools: tuple[str, ...] = POD_TOOLS, files: tuple[Path, ...] = (), root_why: str = "") -> str | None:
+def missing(
+    tools: tuple[str, ...] = POD_TOOLS, files: tuple[Path, ...] = POD_BINARIES, root_why: str = ""
+) -> str | None:
     """Why these tests cannot run here, or None."""
     if os.geteuid() != 0:
         return f"needs root{root_why}"
     for tool in tools:
         if shutil.which(tool) is None:
             return f"{tool} is not installed (make setup)"
-    for path in files:
-        if not path.exists():
-            return f"{path} is not built (make build)"
-    return None
+    return binaries.missing(*files)
 
 
 def require(what: str, why: str | None) -> None:

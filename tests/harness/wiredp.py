@@ -1,4 +1,4 @@
-"""PPPoE clients on the access side of a real bng-dp (tests/dp/rig.py).
+"""PPPoE clients on the access side of a real bng-dp (rig.py).
 
 `WireDp` is what `PppoeClient` needs from a DP (`attach`, `send_frame`): the client's
 frames go onto the rig's wire port as QinQ frames, and every frame bng-dp sends towards a
@@ -9,13 +9,12 @@ would.
 Beside it, what the tests that run bng-cp against the real bng-dp (tests/cp/test_with_dp.py,
 tests/cp/test_move_with_dp.py) and `make bench-move` (accel-ppp-glue/bench/bench_move.py)
 share: the lab pod's cp.yaml reduced to some instances, polling for a condition, bngcpctl's
-answers, bng-dp's sessions from its telemetry, stopping a child process, and one packet each way through the
-DP (`send_upstream`, `send_downstream`)."""
+answers, bng-dp's sessions from its telemetry, stopping a child process, and one packet each
+way through the DP (`send_upstream`, `send_downstream`)."""
 
 from __future__ import annotations
 
 import json
-import os
 import queue
 import signal
 import subprocess
@@ -23,10 +22,10 @@ import threading
 import time
 
 import yaml
-from dp.frames import INTERNET, IP, ROUTER_MAC, UDP, Ether, Raw, arp_reply_from_router, is_router_arp_request, parse
-from dp.rig import REPO
 
-from .pod import BNGCPCTL
+from bngpod.binaries import BNG_DP, BNGCPCTL, REPO
+
+from .frames import INTERNET, IP, ROUTER_MAC, UDP, Ether, Raw, arp_reply_from_router, is_router_arp_request, parse
 from .pppoe_client import IPV4
 
 LAB = REPO / "topology" / "tests" / "golden" / "lab"
@@ -74,13 +73,9 @@ class WireDp:
 
 def require_dp() -> None:
     """Skip the test (fail it under BNGPOD_REQUIRE_POD=1) without root or a built bng-dp."""
-    import pytest  # not for the bench, which runs without it
+    from . import podenv  # pytest's: not for the bench
 
-    if os.geteuid() != 0 or not (REPO / "server-dp" / "build" / "bng-dp").exists():
-        why = "needs root and a built bng-dp"
-        if os.environ.get("BNGPOD_REQUIRE_POD") == "1":
-            pytest.fail(why)
-        pytest.skip(why)
+    podenv.require("bng-cp with bng-dp", podenv.missing(tools=(), files=(BNG_DP,)))
 
 
 def lab_cp_doc(instances: set[int]) -> dict:

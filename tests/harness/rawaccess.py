@@ -1,4 +1,4 @@
-"""PPPoE clients (tests/cp/pppoe_client.py) on an access line of the emulated pod.
+"""PPPoE clients (pppoe_client.py) on an access line of the emulated pod.
 
 `RawAccess(port)` is what `PppoeClient` needs from a DP (`attach`, `send_frame`): an
 AF_PACKET socket on sub0 of the access port's namespace (bngpod-acc-<port>), with the

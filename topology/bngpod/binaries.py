@@ -1,0 +1,39 @@
+"""The programs the emulated pod, the demo, the tests and the benchmarks run, where the
+root Makefile builds them (`make binaries`; `make build` builds everything). Nothing here
+builds them: a missing program is an error that says which target makes it.
+
+BNG_CP, BNGCPCTL, BNG_SUBEMU and BNG_CPLOAD name other builds of the Go programs when set in
+the environment (to run a pod with a bng-cp built elsewhere, for instance)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+GLUE = REPO / "accel-ppp-glue"
+GLUE_BUILD = GLUE / "build"
+BNG_DP = REPO / "server-dp" / "build" / "bng-dp"
+BNG_CP = Path(os.environ.get("BNG_CP", GLUE_BUILD / "bng-cp"))
+BNGCPCTL = Path(os.environ.get("BNGCPCTL", GLUE_BUILD / "bngcpctl"))
+BNG_SUBEMU = Path(os.environ.get("BNG_SUBEMU", GLUE_BUILD / "bng-subemu"))
+BNG_CPLOAD = Path(os.environ.get("BNG_CPLOAD", GLUE_BUILD / "bng-cpload"))
+
+
+class MissingBinary(RuntimeError):
+    pass
+
+
+def missing(*programs: Path) -> str | None:
+    """Why these programs cannot run (the first that is not built), or None."""
+    for path in programs:
+        if not os.access(path, os.X_OK):
+            return f"{path} is not built: run `make build` (or `make binaries`)"
+    return None
+
+
+def require(*programs: Path) -> None:
+    """MissingBinary naming the first program that is not built."""
+    why = missing(*programs)
+    if why:
+        raise MissingBinary(why)

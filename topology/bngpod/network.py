@@ -1,0 +1,211 @@
+"""The emulated pod's network: namespaces, veths, the Open vSwitch bridge that plays the
+whitebox (with the generated flow table), the management network, the core router and
+the inet host (docs/emulated-pod.md, "What gets built").
+
+Namespaces (all named bngpod-*):
+  bngpod-sw            the whitebox: ovsdb-server + ovs-vswitchd (userspace datapath);
+                       every switch-side veth end lives here, so the host's own
+                       namespace is never touched
+  bngpod-acc-<port>    subscriber side of an access port: sub0
+  bngpod-dp-<name>     a DP instance: data0 (its VF, an OVS port of its own) and
+                       mgmt0 (its kernel management interface, control address)
+  bngpod-mgmt          control plane and RADIUS: bridge mgmtbr joining every mgmt0
+  bngpod-core          the upstream router: up0 on the uplink, routes to each pool via
+                       its line group's core address, srv0 towards bngpod-inet
+  bngpod-inet          a host on the core side (a server subscribers can reach)
+
+Every namespace is recorded in the state before it is created (supervisor)."""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import subprocess
+from pathlib import Path
+
+from . import model as m
+from .supervisor import NS_PREFIX, State, daemon_pid, run_dir, sh
+
+SWITCH_NS = "bngpod-sw"
+MGMT_NS = "bngpod-mgmt"
+CORE_NS = "bngpod-core"
+INET_NS = "bngpod-inet"
+BRIDGE = "bpsw"
+LINK_MTU = 1600
+INET_SUBNET = "198.51.100.0/24"
+INET_ROUTER = "198.51.100.1"
+INET_HOST = "198.51.100.10"
+OVS_SCHEMA = Path("/usr/share/openvswitch/vswitch.ovsschema")
+TOOLS = ("ovsdb-server", "ovs-vswitchd", "ovs-vsctl", "ovs-ofctl", "ethtool")
+
+
+def access_ns(port: m.SwitchPort) -> str:
+    return f"{NS_PREFIX}acc-{port.name}"
+
+
+def dp_ns(inst: m.Instance) -> str:
+    return f"{NS_PREFIX}dp-{inst.name}"
+
+
+# -- Open vSwitch ---------------------------------------------------------------------------------
+def ovs_dir() -> Path:
+    return run_dir() / "ovs"
+
+
+def ovs_env() -> dict:
+    rundir = str(ovs_dir())
+    env = dict(os.environ)
+    env.update(OVS_RUNDIR=rundir, OVS_DBDIR=rundir, OVS_LOGDIR=rundir, OVS_SYSCONFDIR=rundir)
+    return env
+
+
+def vsctl(*args: str, check=True) -> subprocess.CompletedProcess:
+    db = f"unix:{ovs_dir() / 'db.sock'}"
+    return sh("ovs-vsctl", f"--db={db}", "--timeout=20", *args, env=ovs_env(), check=check)
+
+
+def ofctl(*args: str, check=True) -> subprocess.CompletedProcess:
+    return sh("ovs-ofctl", "-O", "OpenFlow13", *args, env=ovs_env(), check=check)
+
+
+def _start_ovs(state: State, pod: m.Pod) -> None:
+    ovs = ovs_dir()
+    ovs.mkdir(parents=True, exist_ok=True)
+    env = ovs_env()
+    sh("ovsdb-tool", "create", str(ovs / "conf.db"), str(OVS_SCHEMA))
+    for daemon, args in (
+        (
+            "ovsdb-server",
+            [str(ovs / "conf.db"), f"--remote=punix:{ovs / 'db.sock'}", "--no-chdir"],
+        ),
+        ("ovs-vswitchd", [f"unix:{ovs / 'db.sock'}", "--no-chdir"]),
+    ):
+        pidfile = ovs / f"{daemon}.pid"
+        sh(
+            daemon,
+            *args,
+            f"--pidfile={pidfile}",
+            f"--log-file={ovs / (daemon + '.log')}",
+            f"--unixctl={ovs / (daemon + '.ctl')}",
+            "--detach",
+            ns=SWITCH_NS,
+            env=env,
+        )
+        state.add_pid(daemon, daemon_pid(pidfile), daemon)
+        if daemon == "ovsdb-server":
+            vsctl("--no-wait", "init")
+            # Two tags parsed, so a flow may pop the S-tag and match the C-tag.
+            vsctl("--no-wait", "set", "Open_vSwitch", ".", "other_config:vlan-limit=2")
+    vsctl(
+        "add-br",
+        BRIDGE,
+        "--",
+        "set",
+        "bridge",
+        BRIDGE,
+        "datapath_type=netdev",
+        "protocols=OpenFlow13",
+        "fail_mode=secure",
+        f"other-config:datapath-id={pod.dpid}",
+    )
+
+
+def _ovs_port(ifname: str, ofport: int) -> None:
+    vsctl("add-port", BRIDGE, ifname, "--", "set", "interface", ifname, f"ofport_request={ofport}")
+
+
+def switch_report() -> tuple[list[str], str | None]:
+    """The bridge's ports and its flow count (ovs-ofctl), for `bngpod status`."""
+    ports = ofctl("dump-ports-desc", BRIDGE, check=False).stdout
+    agg = ofctl("dump-aggregate", BRIDGE, check=False).stdout
+    flows = agg.strip().splitlines()[-1].strip() if agg.strip() else None
+    return [ln.strip() for ln in ports.splitlines() if "(" in ln and "addr" in ln], flows
+
+
+# -- namespaces and links -------------------------------------------------------------------------
+def _netns_add(state: State, name: str) -> None:
+    state.add_ns(name)
+    sh("ip", "netns", "add", name)
+    # No kernel IPv6 on pod links: its neighbour discovery and MLD would put frames on the
+    # wire that no part of the pod sent (the pod carries no IPv6: bng-dp and bng-cp are
+    # IPv4 only today).
+    for key in ("all", "default"):
+        sh("sysctl", "-qw", f"net.ipv6.conf.{key}.disable_ipv6=1", ns=name)
+    sh("ip", "link", "set", "lo", "up", ns=name)
+
+
+def _veth(a_ns: str, a: str, b_ns: str, b: str, mtu: int = LINK_MTU, b_mac: str | None = None) -> None:
+    sh("ip", "link", "add", a, "netns", a_ns, "type", "veth", "peer", "name", b, "netns", b_ns)
+    for ns, ifname in ((a_ns, a), (b_ns, b)):
+        sh("ip", "link", "set", ifname, "mtu", str(mtu), ns=ns)
+    if b_mac:
+        sh("ip", "link", "set", b, "address", b_mac, ns=b_ns)
+    for ns, ifname in ((a_ns, a), (b_ns, b)):
+        sh("ip", "link", "set", ifname, "up", ns=ns)
+    # Userspace datapaths and raw sockets see no checksum offload: have the kernel
+    # fill in checksums (needed for TCP through OVS's userspace datapath).
+    if b_ns != SWITCH_NS:
+        sh("ethtool", "-K", b, "tx", "off", ns=b_ns, check=False)
+
+
+def wire(state: State, pod: m.Pod, flows: Path) -> None:
+    """Build the pod's network and load the switch's flow table from the file flows (the
+    generated basebox/flows.of13)."""
+    _netns_add(state, SWITCH_NS)
+    _start_ovs(state, pod)
+
+    for port in pod.ports_with_role("access"):
+        ns = access_ns(port)
+        _netns_add(state, ns)
+        _veth(SWITCH_NS, f"a{port.number}", ns, "sub0")
+        _ovs_port(f"a{port.number}", port.number)
+
+    _netns_add(state, MGMT_NS)
+    sh("ip", "link", "add", "mgmtbr", "type", "bridge", ns=MGMT_NS)
+    sh("ip", "link", "set", "mgmtbr", "up", ns=MGMT_NS)
+    mgmt_len = pod.management.prefixlen
+    mgmt_addrs = {pod.control_plane.address} | {s.address for s in pod.radius.servers if s.address in pod.management}
+    for addr in sorted(mgmt_addrs):
+        sh("ip", "addr", "add", f"{addr}/{mgmt_len}", "dev", "mgmtbr", ns=MGMT_NS)
+
+    for inst in pod.instances:
+        ns = dp_ns(inst)
+        _netns_add(state, ns)
+        _veth(SWITCH_NS, f"v{inst.vf.emu_ofport}", ns, "data0", b_mac=inst.vf.mac)
+        _ovs_port(f"v{inst.vf.emu_ofport}", inst.vf.emu_ofport)
+        _veth(MGMT_NS, f"m{inst.id}", ns, "mgmt0", mtu=1500)
+        sh("ip", "link", "set", f"m{inst.id}", "master", "mgmtbr", ns=MGMT_NS)
+        sh("ip", "addr", "add", f"{inst.control}/{mgmt_len}", "dev", "mgmt0", ns=ns)
+
+    _netns_add(state, CORE_NS)
+    _netns_add(state, INET_NS)
+    _core_router(pod)
+    ofctl("replace-flows", BRIDGE, str(flows))
+
+
+def _core_router(pod: m.Pod) -> None:
+    """bngpod-core on the uplink, routing each pool via its line group's core address, and
+    bngpod-inet behind it."""
+    up_port = pod.core.uplink
+    _veth(SWITCH_NS, f"u{up_port.number}", CORE_NS, "up0", b_mac=pod.core.router_mac)
+    _ovs_port(f"u{up_port.number}", up_port.number)
+    sh("ip", "addr", "add", f"{pod.core.router_address}/{pod.core.subnet.prefixlen}", "dev", "up0", ns=CORE_NS)
+    _veth(CORE_NS, "srv0", INET_NS, "eth0", mtu=1500)
+    net = INET_SUBNET.split("/")[1]
+    sh("ip", "addr", "add", f"{INET_ROUTER}/{net}", "dev", "srv0", ns=CORE_NS)
+    sh("ip", "addr", "add", f"{INET_HOST}/{net}", "dev", "eth0", ns=INET_NS)
+    sh("ip", "route", "add", "default", "via", INET_ROUTER, ns=INET_NS)
+    sh("sysctl", "-qw", "net.ipv4.ip_forward=1", ns=CORE_NS)
+    for group in pod.groups:
+        for pool in group.pools:
+            sh("ip", "route", "add", str(pool.prefix), "via", str(group.core_address), ns=CORE_NS)
+    # Static routes: bngpod-core also plays each other next hop (a second address on up0,
+    # behind the router MAC the fold forwards to the uplink) and delivers the prefix to
+    # bngpod-inet, which holds its first address.
+    for via in sorted({r.via for r in pod.core.routes if r.via is not None} - {pod.core.router_address}):
+        sh("ip", "addr", "add", f"{via}/{pod.core.subnet.prefixlen}", "dev", "up0", ns=CORE_NS)
+    for route in pod.core.routes:
+        if route.via is not None and not route.prefix.overlaps(ipaddress.IPv4Network(INET_SUBNET)):
+            first = next(iter(route.prefix.hosts()), route.prefix.network_address)
+            sh("ip", "addr", "add", f"{first}/32", "dev", "eth0", ns=INET_NS)
+            sh("ip", "route", "add", str(route.prefix), "via", INET_HOST, ns=CORE_NS)
