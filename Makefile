@@ -20,7 +20,7 @@ help:
 	@echo "make test    set up when needed, then run every lint and test suite"
 	@echo "make setup   install everything (Debian packages, Python venv, Go modules, Maven deps)"
 	@echo "make build   build every binary (bng-dp and its tests, the Go programs, the ONOS bundles)"
-	@echo "make binaries  build only what the pod runs: bng-dp and $(GO_PROGRAMS) (incremental)"
+	@echo "make binaries  build only what the pod runs: bng-dp, $(GO_PROGRAMS) and the switch's XDP check (incremental)"
 	@echo "make up|down|status [POD=file]   drive the emulated pod by hand"
 	@echo "make fuzz    run the fuzzers for a short while"
 	@echo "make bench   data-plane stage benchmarks (callgrind instructions, TSC cycles)"
@@ -45,7 +45,13 @@ $(BNG_DP): $(DP_BUILD)/build.ninja FORCE
 accel-ppp-glue/build/%: $(GO_SOURCES)
 	cd accel-ppp-glue && go build -o build/$* ./cmd/$*
 
-binaries: $(BNG_DP) $(GO_BINARIES)
+# The emulated switch's access-port ingress check (an XDP object, topology/xdp/).
+ACCESS_INGRESS := topology/build/access_ingress.o
+$(ACCESS_INGRESS): topology/xdp/access_ingress.c
+	@mkdir -p $(@D)
+	clang -O2 -g -Wall -Werror -target bpf -I/usr/include/$$(gcc -print-multiarch) -c $< -o $@
+
+binaries: $(BNG_DP) $(GO_BINARIES) $(ACCESS_INGRESS)
 
 demo: setup binaries
 	./bngpod demo $(POD)
@@ -102,5 +108,5 @@ bench-onos: setup
 
 clean:
 	./bngpod down >/dev/null 2>&1 || true
-	rm -rf server-dp/build server-dp/build-fuzz accel-ppp-glue/build
+	rm -rf server-dp/build server-dp/build-fuzz accel-ppp-glue/build topology/build
 	mvn -B -q -o clean >/dev/null 2>&1 || true

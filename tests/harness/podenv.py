@@ -18,7 +18,7 @@ REPO = binaries.REPO
 LAB = REPO / "topology" / "examples" / "lab.yaml"
 POD_TOOLS = ("ovs-vswitchd", "ovsdb-server", "ethtool")
 # what a whole emulated pod runs (bng-subemu: the demo)
-POD_BINARIES = (binaries.BNG_DP, binaries.BNG_CP, binaries.BNGCPCTL, binaries.BNG_SUBEMU)
+POD_BINARIES = (binaries.BNG_DP, binaries.BNG_CP, binaries.BNGCPCTL, binaries.BNG_SUBEMU, binaries.ACCESS_INGRESS)
 
 
 def missing(

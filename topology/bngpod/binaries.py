@@ -18,6 +18,8 @@ BNG_CP = Path(os.environ.get("BNG_CP", GLUE_BUILD / "bng-cp"))
 BNGCPCTL = Path(os.environ.get("BNGCPCTL", GLUE_BUILD / "bngcpctl"))
 BNG_SUBEMU = Path(os.environ.get("BNG_SUBEMU", GLUE_BUILD / "bng-subemu"))
 BNG_CPLOAD = Path(os.environ.get("BNG_CPLOAD", GLUE_BUILD / "bng-cpload"))
+# The emulated switch's access-port ingress check, an XDP object (topology/xdp/).
+ACCESS_INGRESS = REPO / "topology" / "build" / "access_ingress.o"
 
 
 class MissingBinary(RuntimeError):
@@ -27,7 +29,7 @@ class MissingBinary(RuntimeError):
 def missing(*programs: Path) -> str | None:
     """Why these programs cannot run (the first that is not built), or None."""
     for path in programs:
-        if not os.access(path, os.X_OK):
+        if not (os.path.isfile(path) if path.suffix == ".o" else os.access(path, os.X_OK)):
             return f"{path} is not built: run `make build` (or `make binaries`)"
     return None
 

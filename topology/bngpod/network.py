@@ -23,6 +23,7 @@ import os
 import subprocess
 from pathlib import Path
 
+from . import binaries
 from . import model as m
 from .supervisor import NS_PREFIX, State, daemon_pid, run_dir, sh
 
@@ -148,6 +149,21 @@ def _veth(a_ns: str, a: str, b_ns: str, b: str, mtu: int = LINK_MTU, b_mac: str 
         sh("ethtool", "-K", b, "tx", "off", ns=b_ns, check=False)
 
 
+def _access_ingress(ifname: str) -> None:
+    """The switch's ingress check on an access port (topology/xdp/access_ingress.c): frames
+    with a single VLAN tag belong to no line and are dropped before Open vSwitch sees them,
+    counted as the veth's xdp_drops (`ethtool -S`). Open vSwitch's userspace datapath would
+    otherwise cache their drop so that it also swallows the double-tagged frames of the same
+    S-tag (docs/switch-fold.md)."""
+    sh("ip", "link", "set", "dev", ifname, "xdpdrv", "obj", str(binaries.ACCESS_INGRESS), "sec", "xdp", ns=SWITCH_NS)
+
+
+def access_ingress_drops(port: m.SwitchPort) -> int:
+    """Frames the access port's ingress check dropped since the pod came up."""
+    out = sh("ethtool", "-S", f"a{port.number}", ns=SWITCH_NS).stdout
+    return sum(int(ln.split(":")[1]) for ln in out.splitlines() if "_xdp_drops:" in ln)
+
+
 def wire(state: State, pod: m.Pod, flows: Path) -> None:
     """Build the pod's network and load the switch's flow table from the file flows (the
     generated basebox/flows.of13)."""
@@ -158,6 +174,7 @@ def wire(state: State, pod: m.Pod, flows: Path) -> None:
         ns = access_ns(port)
         _netns_add(state, ns)
         _veth(SWITCH_NS, f"a{port.number}", ns, "sub0")
+        _access_ingress(f"a{port.number}")
         _ovs_port(f"a{port.number}", port.number)
 
     _netns_add(state, MGMT_NS)
