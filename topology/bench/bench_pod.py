@@ -1,15 +1,22 @@
 """make bench-pod: session setup rate and per-subscriber throughput through the whole
 emulated pod (docs/benchmarks.md, "Through the whole emulated pod").
 
-One pod (`bngpod up`, topology/examples/bench.yaml by default) carries every measurement:
+Each measurement runs on a fresh pod (`bngpod up`, topology/examples/bench.yaml by
+default), brought down after it:
 
-- setup: for each size N, bng-subemu in every access namespace dials the first N/groups
-  subscribers of every line group and sends one UDP datagram per second per session to
-  the inet host's echo server, the first one as soon as IPCP is up. A session counts once
-  the first echo of its own datagram has come back (the emulator's per-session
-  `first_rx_ms`). The rate is N counted / (last first echo - first PADI), over all
-  emulators on one clock (each reports its `start_unix`). The emulators are then stopped
-  (PADT for every session) and the next size waits until bng-cp holds no session.
+- setup: for each point (N sessions, optionally offered at R sessions/s: `N@R`) and each
+  client mode in turn (lenient, then strict: the strict emulator drops session frames that
+  come before their PADS, as common CPEs do, and hangs up with Terminate-Request, Ack, then
+  PADT), bng-subemu in every access namespace dials the first N/groups subscribers of every
+  line group and sends one UDP datagram per second per session to the inet host's echo
+  server, the first one as soon as IPCP is up. A session counts once the first echo of its
+  own datagram has come back (the emulator's per-session `first_rx_ms`). The rate is N
+  counted / (last first echo - first PADI), over all emulators on one clock (each reports
+  its `start_unix`); PADI-to-IPCP is per session from its first PADI (retries included);
+  CPU time per part (OVS, bng-dp, bng-cp, FreeRADIUS, the emulators) is also given per
+  counted session. The emulators are then stopped (hang-up of every session) and what the
+  emulators saw out of order is counted (`wire`: early, early_dropped,
+  padt_before_term_ack).
 - throughput: one subscriber alone per QoS profile (the first of a silver and of a gold
   line group). Downstream: UDP from the inet host to its address at 1.5x the profile
   rate; measured as the frames reaching sub0 of its access namespace. Upstream: the
@@ -101,13 +108,16 @@ class Emulators:
         concurrency: int = 1000,
         tag: str = "",
         hangup_rate: float | None = None,
+        strict: bool = False,
+        dial_rate: float = 0.0,
     ):
         self.procs: list[tuple[str, subprocess.Popen, Path]] = []
         self.outs: list[Path] = []
         entries = json.loads(users_file.read_text())
         ports = {p.name: p for p in pod.ports_with_role("access")}
         run = emu.run_dir()
-        for name in sorted({u["port"] for u in entries}):
+        names = sorted({u["port"] for u in entries})
+        for name in names:
             port = ports[name]
             sock = run / f"bench-subemu-{name}{tag}.sock"
             out = run / "logs" / f"bench-subemu-{name}{tag}.jsonl"
@@ -121,6 +131,10 @@ class Emulators:
                 cmd += ["--rate", str(rate), "--target", f"{emu.INET_HOST}:{TARGET_PORT}"]
             if hangup_rate is not None:
                 cmd += ["--hangup-rate", f"{hangup_rate:g}"]
+            if strict:
+                cmd.append("--strict")
+            if dial_rate > 0:  # the offered rate, shared by the emulators
+                cmd += ["--dial-rate", f"{dial_rate / len(names):g}"]
             with open(out, "wb") as f, open(out.with_suffix(".err"), "wb") as ferr:
                 proc = subprocess.Popen(cmd, stdout=f, stderr=ferr, stdin=subprocess.DEVNULL)
             self.procs.append((name, proc, sock))
@@ -220,7 +234,18 @@ def after_stop(emus: Emulators) -> dict:
         "cp_sessions_after_stop": held,
         "cp_empty_s": round(time.monotonic() - t0, 1) if held == 0 else None,
         "hangups": wire.get("hangups"),
-        "wire": {k: wire.get(k, 0) for k in ("wrong_session", "early", "late", "unexpected", "tx_dropped")},
+        "wire": {
+            k: wire.get(k, 0)
+            for k in (
+                "wrong_session",
+                "early",
+                "early_dropped",
+                "padt_before_term_ack",
+                "late",
+                "unexpected",
+                "tx_dropped",
+            )
+        },  # fmt: skip
     }
 
 
@@ -232,17 +257,30 @@ def pct(values: list[float], p: float) -> float:
 
 
 def bench_setup(
-    pod, all_users: list[dict], n: int, rate: float, concurrency: int, timeout: float, hangup_rate=None
+    pod,
+    all_users: list[dict],
+    n: int,
+    rate: float,
+    concurrency: int,
+    timeout: float,
+    hangup_rate=None,
+    strict: bool = False,
+    dial_rate: float = 0.0,
 ) -> dict:
     groups = len(pod.groups)
     per_group = n // groups
     path = subset(all_users, pod, per_group, emu.run_dir() / f"bench-users-{n}.json")
     total = per_group * groups
-    log(f"setup: {total} sessions ({per_group} per line group), {rate:g} datagram/s each")
+    client = "strict" if strict else "lenient"
+    offered = f"offered at {dial_rate:g}/s" if dial_rate > 0 else "as fast as they go"
+    log(f"setup: {total} sessions ({per_group} per line group, {client} clients, {offered}), {rate:g} datagram/s each")
     pids = pod_pids()
     cpu0 = cpu_by_part(pids)
     t0 = time.monotonic()
-    emus = Emulators(pod, path, rate, concurrency=concurrency, tag=f"-{n}", hangup_rate=hangup_rate)
+    emus = Emulators(
+        pod, path, rate, concurrency=concurrency, tag=f"-{n}", hangup_rate=hangup_rate,
+        strict=strict, dial_rate=dial_rate,
+    )  # fmt: skip
     pids.update(emus.pids())
     done = False
     try:
@@ -264,7 +302,7 @@ def bench_setup(
         stop = after_stop(emus)
     finally:
         emus.stop()
-    first_dial, up_at, first_rx, to_echo, setup_ms = [], [], [], [], []
+    first_dial, up_at, first_rx, to_echo, setup_ms, to_ipcp = [], [], [], [], [], []
     stats = []
     for st, sessions in per:
         stats.append(st)
@@ -278,6 +316,7 @@ def bench_setup(
             if s.get("up_ms") is not None:
                 up_at.append(base + s["up_ms"] / 1e3)
                 setup_ms.append(s["setup_ms"])
+                to_ipcp.append(s["up_ms"] - s["first_dial_ms"])  # PADI to IPCP, retries included
     start = min(first_dial)
     counted = len(first_rx)
     span = max(first_rx) - start if first_rx else math.nan
@@ -290,6 +329,8 @@ def bench_setup(
     cpu["bng-subemu"] = round(sum(cpu_emu.values()), 2)
     return {
         "bench": "pod-setup",
+        "client": client,
+        "dial_rate": dial_rate or None,
         "sessions": total,
         "counted": counted,
         "complete": done,
@@ -301,11 +342,14 @@ def bench_setup(
         "first_echo_ms_p99": round(pct(to_echo, 0.99), 1),
         "ipcp_ms_p50": round(pct(setup_ms, 0.5), 1),
         "ipcp_ms_p99": round(pct(setup_ms, 0.99), 1),
+        "padi_to_ipcp_ms_p50": round(pct(to_ipcp, 0.5), 1),
+        "padi_to_ipcp_ms_p99": round(pct(to_ipcp, 0.99), 1),
         "attempt_failures": fails,
         "datagrams_per_session_per_second": rate,
         "concurrency_per_port": concurrency,
         "emulators": len(stats),
         "cpu_s": cpu,
+        "cpu_ms_per_session": {k: round(v * 1000 / counted, 2) for k, v in cpu.items()} if counted else None,
         "wall_s": round(time.monotonic() - t0, 1),
         **stop,
     }
@@ -413,10 +457,52 @@ def wait_session(emus: Emulators, timeout: float = 20.0) -> dict:
     raise RuntimeError("the throughput subscriber did not come up")
 
 
+def parse_points(text: str) -> list[tuple[int, float]]:
+    """ "1000,10000,1000@500": session counts, each optionally with the offered dial rate
+    (sessions/s over all emulators; none: as fast as the emulators go)."""
+    points = []
+    for item in text.split(","):
+        if not item.strip():
+            continue
+        n, _, r = item.partition("@")
+        points.append((int(n), float(r) if r else 0.0))
+        if points[-1][0] < 1 or points[-1][1] < 0:
+            raise ValueError(f"bad point {item!r}")
+    return points
+
+
+class Pod:
+    """A fresh `bngpod up` for the block, `bngpod down` after it (unless keep)."""
+
+    def __init__(self, pod, source: str, per_group: int, keep: bool = False):
+        self.pod, self.source, self.per_group, self.keep = pod, source, per_group, keep
+
+    def __enter__(self) -> list[dict]:
+        t0 = time.monotonic()
+        log(f"bngpod up {self.source} --subscribers {self.per_group}")
+        emu.up(self.pod, self.source, subscribers=self.per_group)
+        log(f"pod up in {time.monotonic() - t0:.1f} s")
+        return json.loads((emu.users_dir() / "users.json").read_text())
+
+    def __exit__(self, *exc) -> None:
+        if not self.keep:
+            emu.down(quiet=True)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--pod", default=str(POD))
-    ap.add_argument("--sizes", default="1000,10000", help="session counts of the setup runs")
+    ap.add_argument(
+        "--sizes",
+        default="1000,10000,1000@500",
+        help="setup runs: session counts, N@R offers the dials at R sessions/s (default: %(default)s)",
+    )
+    ap.add_argument(
+        "--clients",
+        default="lenient,strict",
+        help="bng-subemu modes, each point run with each in turn on a fresh pod: lenient keeps session frames "
+        "that overtake their PADS, strict drops them as common CPEs do (default: %(default)s)",
+    )
     ap.add_argument("--rate", type=float, default=1.0, help="datagrams per second per session (setup runs)")
     ap.add_argument("--concurrency", type=int, default=1000, help="dials in flight per emulator")
     ap.add_argument("--hangup-rate", type=float, help="bng-subemu --hangup-rate at the stop (default: its own)")
@@ -424,7 +510,7 @@ def main(argv=None) -> int:
     ap.add_argument("--seconds", type=float, default=3.0, help="measuring window of each throughput test")
     ap.add_argument("--factor", type=float, default=1.5, help="offered rate / profile rate")
     ap.add_argument("--no-throughput", action="store_true")
-    ap.add_argument("--keep", action="store_true", help="leave the pod up at the end (bngpod down removes it)")
+    ap.add_argument("--keep", action="store_true", help="leave the last pod up at the end (bngpod down removes it)")
     a = ap.parse_args(argv)
     if os.geteuid() != 0:
         print("bench-pod: needs root", file=sys.stderr)
@@ -433,27 +519,40 @@ def main(argv=None) -> int:
     if why:
         print(f"bench-pod: {why}", file=sys.stderr)
         return 2
-    sizes = [int(x) for x in a.sizes.split(",") if x]
+    try:
+        points = parse_points(a.sizes)
+    except ValueError as e:
+        print(f"bench-pod: --sizes: {e}", file=sys.stderr)
+        return 2
+    modes = [m.strip() for m in a.clients.split(",") if m.strip()]
+    if not modes or any(m not in ("lenient", "strict") for m in modes):
+        print("bench-pod: --clients takes lenient and/or strict", file=sys.stderr)
+        return 2
     pod = validate.load(Path(a.pod))
-    per_group = max(1, -(-max(sizes) // len(pod.groups)))
     if emu.State.load() is not None:
         print("bench-pod: a pod is already up; run `bngpod down` first", file=sys.stderr)
         return 2
     t0 = time.monotonic()
     ok = False
     try:
-        log(f"bngpod up {a.pod} --subscribers {per_group}")
-        emu.up(pod, a.pod, subscribers=per_group)
-        log(f"pod up in {time.monotonic() - t0:.1f} s")
-        all_users = json.loads((emu.users_dir() / "users.json").read_text())
-        for n in sizes:
-            res = bench_setup(pod, all_users, n, a.rate, a.concurrency, a.timeout, a.hangup_rate)
-            emit(res)
-            left = wait_cp_empty(30)
-            if left:
-                log(f"  bng-cp still holds {left} sessions 40 s after the stop")
+        # each point on a fresh pod, the client modes in turn (A, B), so that one mode's
+        # leftovers (cached switch flows, CP state) cannot help or hurt the other
+        for i, (n, dial_rate) in enumerate(points):
+            for j, mode in enumerate(modes):
+                last = i == len(points) - 1 and j == len(modes) - 1 and a.no_throughput
+                per_group = max(1, -(-n // len(pod.groups)))
+                with Pod(pod, a.pod, per_group, keep=a.keep and last) as all_users:
+                    res = bench_setup(
+                        pod, all_users, n, a.rate, a.concurrency, a.timeout, a.hangup_rate,
+                        strict=mode == "strict", dial_rate=dial_rate,
+                    )  # fmt: skip
+                    emit(res)
+                    left = wait_cp_empty(30)
+                    if left:
+                        log(f"  bng-cp still holds {left} sessions 40 s after the stop")
         if not a.no_throughput:
-            bench_throughput(pod, all_users, a.seconds, a.factor)
+            with Pod(pod, a.pod, 1, keep=a.keep) as all_users:
+                bench_throughput(pod, all_users, a.seconds, a.factor)
         ok = True
     finally:
         if not a.keep:

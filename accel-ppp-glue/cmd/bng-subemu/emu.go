@@ -17,6 +17,7 @@ type Config struct {
 	Auth         string        // "pap" or "chap": what we Nak the server to when it asks for the other
 	ServiceName  string        // Service-Name of PADI/PADR ("" = any)
 	Concurrency  int           // sessions dialling at once (default 256)
+	DialRate     float64       // dials (first ones and retries) started per second, at most (0 = as Concurrency allows)
 	Retries      int           // new attempts after a failed one (default 3; <0 = none)
 	Retransmit   time.Duration // restart timer of every request (default 1 s; discovery doubles up to 8x)
 	PhaseTimeout time.Duration // one phase (discovery offer, session, LCP, auth, IPCP) must finish in this (default 10 s)
@@ -118,6 +119,9 @@ type Emu struct {
 	queue   []int32 // sessions waiting to dial, FIFO from qHead
 	qHead   int
 	dialing int
+	// DialRate's token bucket (one dial of burst), refilled at each pump
+	dialTokens float64
+	dialLast   int64
 
 	// timer wheel: slots of cfg.Tick, lazy deletion (an entry counts only
 	// when the session's wheelTick still names that tick)
@@ -188,7 +192,7 @@ func NewEmu(cfg Config, tr Transport, subs []Subscriber) (*Emu, error) {
 		return nil, errors.New("auth must be pap or chap")
 	}
 	e := &Emu{cfg: cfg, tr: tr, byIdx: make(map[uint32]int32, len(subs)),
-		tickNs: int64(cfg.Tick), reqs: make(chan func(), 16), rng: 0x9e3779b97f4a7c15}
+		tickNs: int64(cfg.Tick), reqs: make(chan func(), 16), rng: 0x9e3779b97f4a7c15, dialTokens: 1}
 	e.st.failReasons = map[string]uint64{}
 	e.st.dropReasons = map[string]uint64{}
 	e.sess = make([]sess, len(subs))
@@ -316,6 +320,9 @@ loop:
 		case <-tick.C:
 			e.now = int64(time.Since(e.start))
 			e.advance()
+			if e.cfg.DialRate > 0 {
+				e.pump()
+			}
 		case f := <-e.reqs:
 			e.now = int64(time.Since(e.start))
 			f()
@@ -449,12 +456,23 @@ func (e *Emu) pacedStop(rxCh, free chan *RxBatch, rxErr chan error, tick <-chan 
 	return nil
 }
 
-// pump starts queued sessions while fewer than Concurrency are dialling.
+// pump starts queued sessions while fewer than Concurrency are dialling and,
+// with a DialRate, while its bucket holds a token (the tick calls pump again).
 func (e *Emu) pump() {
 	if e.stopping {
 		return
 	}
+	if e.cfg.DialRate > 0 {
+		e.dialTokens = min(1, e.dialTokens+e.cfg.DialRate*float64(e.now-e.dialLast)/1e9)
+		e.dialLast = e.now
+	}
 	for e.dialing < e.cfg.Concurrency && e.qHead < len(e.queue) {
+		if e.cfg.DialRate > 0 {
+			if e.dialTokens < 1 {
+				break
+			}
+			e.dialTokens--
+		}
 		i := e.queue[e.qHead]
 		e.qHead++
 		if e.qHead > 4096 && e.qHead*2 > len(e.queue) {

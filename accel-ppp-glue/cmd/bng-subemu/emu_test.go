@@ -223,6 +223,21 @@ func TestConcurrencyLimit(t *testing.T) {
 	}
 }
 
+func TestDialRateLimit(t *testing.T) {
+	subs, users := testSubs(30)
+	cfg := fastConfig("pap")
+	cfg.DialRate = 50 // 30 dials: the first at once, the rest 20 ms apart
+	r := newRig(t, cfg, subs, serverConfig{Users: users})
+	t0 := time.Now()
+	r.waitUp(30, 10*time.Second)
+	if took := time.Since(t0); took < 500*time.Millisecond {
+		t.Fatalf("30 dials at 50/s took %v, want at least 0.58 s", took)
+	}
+	if st := r.emu.Stats(); st.Dialled != 30 {
+		t.Fatalf("dialled %d, want 30", st.Dialled)
+	}
+}
+
 func TestEchoesBothWays(t *testing.T) {
 	subs, users := testSubs(3)
 	cfg := fastConfig("pap")

@@ -109,6 +109,7 @@ func run(args []string) int {
 	auth := fs.String("auth", "pap", "pap or chap")
 	service := fs.String("service-name", "", "Service-Name of PADI/PADR (empty: any)")
 	conc := fs.Int("concurrency", 256, "sessions dialling at once")
+	dialRate := fs.Float64("dial-rate", 0, "dials started per second at most (0: as --concurrency allows)")
 	retries := fs.Int("retries", 3, "new attempts after a failed one (0: none)")
 	retx := fs.Duration("retransmit", time.Second, "restart timer of requests (discovery doubles up to 8x)")
 	phaseTO := fs.Duration("phase-timeout", 10*time.Second, "time limit of each phase (padi, padr, lcp, auth, ipcp)")
@@ -143,10 +144,10 @@ func run(args []string) int {
 	}
 	if *count < 0 || *conc < 1 || *retries < 0 || *rate < 0 || *echoFail < 1 || *size < payloadMin || *size > 1400 ||
 		*retx <= 0 || *phaseTO <= 0 || *backoff <= 0 || *echoIv < 0 || *every < 0 || *duration < 0 ||
-		*hangupRate < 0 || *hangupMax <= 0 {
+		*hangupRate < 0 || *hangupMax <= 0 || *dialRate < 0 {
 		return usage("a numeric flag is out of range")
 	}
-	cfg := Config{Auth: *auth, ServiceName: *service, Concurrency: *conc, Retries: *retries, Retransmit: *retx,
+	cfg := Config{Auth: *auth, ServiceName: *service, Concurrency: *conc, DialRate: *dialRate, Retries: *retries, Retransmit: *retx,
 		PhaseTimeout: *phaseTO, Backoff: *backoff, Redial: !*noRedial, EchoInterval: *echoIv,
 		EchoFailures: *echoFail, Rate: *rate, Size: *size, HangupRate: *hangupRate, HangupMax: *hangupMax, Strict: *strict}
 	if cfg.HangupRate == 0 {
