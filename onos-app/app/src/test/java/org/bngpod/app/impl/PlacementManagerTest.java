@@ -3,29 +3,23 @@ package org.bngpod.app.impl;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.bngpod.api.Failover;
-import org.bngpod.api.GroupPlacement;
 import org.bngpod.api.PlacementEvent;
 import org.bngpod.api.PlacementState;
 import org.bngpod.api.PodEvent;
-import org.bngpod.app.steering.OfdpaSteering;
-import org.bngpod.app.steering.Steer;
 import org.junit.After;
 import org.junit.Before;
 import org.junit.Test;
 import org.onosproject.cluster.NodeId;
-import org.onosproject.net.device.DeviceEvent;
+
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.stream.Collectors;
 
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
-import static org.junit.Assert.assertNotNull;
-import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
@@ -52,29 +46,15 @@ public class PlacementManagerTest {
         bed.close();
     }
 
-    private Integer on(String group) {
-        return bed.placement.placementOf(group).flatMap(GroupPlacement::instance).orElse(null);
-    }
-
-    private Set<Integer> steeredInstances() {
-        // the instances steered to; the shared priority-0 drop belongs to none
-        return bed.placement.installer().installed(Testbed.SWITCH).stream().map(Steer::instance)
-                .filter(i -> i != Steer.SHARED).collect(Collectors.toSet());
-    }
-
-    private List<PlacementEvent.Type> eventTypes() {
-        return events.stream().map(PlacementEvent::type).collect(Collectors.toList());
-    }
-
     @Test
     public void startsFromThePodFile() {
         PlacementState state = bed.placement.placement();
         assertEquals(1, state.version());
-        assertEquals(Integer.valueOf(1), on("lg1"));
-        assertEquals(Integer.valueOf(2), on("lg2"));
+        assertEquals(Integer.valueOf(1), bed.instanceOf("lg1"));
+        assertEquals(Integer.valueOf(2), bed.instanceOf("lg2"));
         assertEquals("STATED", bed.placement.placementOf("lg2").orElseThrow().reasonKind());
         assertTrue(state.instances().stream().allMatch(i -> i.available()));
-        assertEquals(Set.of(1, 2), steeredInstances());
+        assertEquals(Set.of(1, 2), bed.steeredInstances());
     }
 
     @Test
@@ -82,7 +62,7 @@ public class PlacementManagerTest {
         bed.placement.declareDead(2, "cp1", "PFCP heartbeat lost");
         PlacementState state = bed.placement.placement();
         assertEquals(2, state.version());
-        assertEquals(Integer.valueOf(1), on("lg2"));
+        assertEquals(Integer.valueOf(1), bed.instanceOf("lg2"));
         assertEquals("MOVED", state.group("lg2").orElseThrow().reasonKind());
         assertThat(state.group("lg2").orElseThrow().reason(), containsString("instance dp2 (id 2) unavailable"));
         assertFalse(state.instance(2).orElseThrow().available());
@@ -92,9 +72,9 @@ public class PlacementManagerTest {
         assertEquals(2, f.instance());
         assertEquals(List.of("lg2"), f.moved());
         assertEquals("PFCP heartbeat lost", f.reason());
-        assertEquals(Set.of(1), steeredInstances());
+        assertEquals(Set.of(1), bed.steeredInstances());
         assertEquals(List.of(PlacementEvent.Type.INSTANCE_DOWN, PlacementEvent.Type.PLACEMENT_CHANGED),
-                     eventTypes());
+                     Testbed.types(events));
 
         // idempotent
         bed.placement.declareDead(2, "cp1", "PFCP heartbeat lost");
@@ -104,9 +84,9 @@ public class PlacementManagerTest {
         bed.placement.declareAlive(2, "cp1");
         state = bed.placement.placement();
         assertTrue(state.instance(2).orElseThrow().available());
-        assertEquals(Integer.valueOf(1), on("lg2"));
+        assertEquals(Integer.valueOf(1), bed.instanceOf("lg2"));
         assertEquals(3, state.version());
-        assertEquals(List.of(PlacementEvent.Type.INSTANCE_UP), eventTypes());
+        assertEquals(List.of(PlacementEvent.Type.INSTANCE_UP), Testbed.types(events));
     }
 
     @Test
@@ -128,7 +108,7 @@ public class PlacementManagerTest {
         assertEquals("switch", state.instance(1).orElseThrow().declaredBy().orElseThrow());
         assertEquals("UNPLACED", state.group("lg1").orElseThrow().reasonKind());
         assertEquals("UNPLACED", state.group("lg2").orElseThrow().reasonKind());
-        assertTrue(steeredInstances().isEmpty());
+        assertTrue(bed.steeredInstances().isEmpty());
 
         bed.devices.port(49, true);
         state = bed.placement.placement();
@@ -137,10 +117,10 @@ public class PlacementManagerTest {
         assertFalse(state.instance(2).orElseThrow().available());
         assertEquals("cp1", state.instance(2).orElseThrow().declaredBy().orElseThrow());
         // available again does not move anything; a re-balance places the groups
-        assertEquals(null, on("lg1"));
+        assertEquals(null, bed.instanceOf("lg1"));
         bed.placement.rebalance();
-        assertEquals(Integer.valueOf(1), on("lg1"));
-        assertEquals(Integer.valueOf(1), on("lg2"));
+        assertEquals(Integer.valueOf(1), bed.instanceOf("lg1"));
+        assertEquals(Integer.valueOf(1), bed.instanceOf("lg2"));
 
         // other ports and other devices change nothing
         long version = bed.placement.placement().version();
@@ -162,13 +142,13 @@ public class PlacementManagerTest {
     public void onlyTheLeaderActs() {
         bed.leadership.leader = NodeId.nodeId("other");
         bed.placement.declareDead(2, "cp1", "PFCP heartbeat lost");
-        assertEquals(Integer.valueOf(2), on("lg2"));
+        assertEquals(Integer.valueOf(2), bed.instanceOf("lg2"));
         assertThrows(IllegalStateException.class, () -> bed.placement.rebalance());
         // this node takes over: it acts on the recorded declaration
         bed.leadership.leader = Testbed.FakeLeadership.LOCAL;
-        bed.placement.reconcileAndSteer();
-        assertEquals(Integer.valueOf(1), on("lg2"));
-        assertEquals(Set.of(1), steeredInstances());
+        bed.placement.reconcile();
+        assertEquals(Integer.valueOf(1), bed.instanceOf("lg2"));
+        assertEquals(Set.of(1), bed.steeredInstances());
     }
 
     @Test
@@ -181,7 +161,7 @@ public class PlacementManagerTest {
         assertTrue(bed.pods.pod().isPresent());
         assertEquals(PodEvent.Type.CONFIG_REJECTED, podEvents.get(podEvents.size() - 1).type());
         assertEquals(1, bed.placement.placement().version());
-        assertEquals(Set.of(1, 2), steeredInstances());
+        assertEquals(Set.of(1, 2), bed.steeredInstances());
     }
 
     @Test
@@ -192,60 +172,11 @@ public class PlacementManagerTest {
         bed.netcfg.push(renamed);
         assertEquals(PodEvent.Type.POD_UPDATED, podEvents.get(podEvents.size() - 1).type());
         assertEquals("dp-one", bed.pods.instances().get(0).name());
-        assertEquals(Integer.valueOf(1), on("lg2"));
+        assertEquals(Integer.valueOf(1), bed.instanceOf("lg2"));
 
         bed.netcfg.push(null);
         assertTrue(bed.pods.pod().isEmpty());
         assertEquals(PlacementState.EMPTY, bed.placement.placement());
-        assertTrue(bed.placement.installer().installed(Testbed.SWITCH).isEmpty());
-    }
-
-    @Test
-    public void switchReconnectResyncs() {
-        bed.devices.device(DeviceEvent.Type.DEVICE_AVAILABILITY_CHANGED);
-        assertEquals(Set.of(1, 2), steeredInstances());
-    }
-
-    /** The fixture pod with lg2's split S-tag line (S300, C2000-4094) serving the whole S-tag. */
-    private static JsonNode wholeSTagPod() {
-        ObjectNode pod = Testbed.fixturePod().deepCopy();
-        for (JsonNode group : pod.get("lineGroups")) {
-            for (JsonNode line : group.get("lines")) {
-                ((ObjectNode) line).putNull("ctag");
-            }
-        }
-        return pod;
-    }
-
-    @Test
-    public void anOfdpaSwitchGetsTheOfdpaRendering() {
-        bed.close();
-        bed = new Testbed(wholeSTagPod(), "ofdpa3");
-        OfdpaSteering ofdpa = bed.placement.installer().installedOfdpa(Testbed.SWITCH);
-        assertFalse(ofdpa.forwards().isEmpty());
-        assertFalse(ofdpa.filters().isEmpty());
-        assertTrue(bed.placement.installer().installed(Testbed.SWITCH).isEmpty());
-        assertNull(bed.placement.steeringProblem());
-    }
-
-    @Test
-    public void aPodOfdpaCannotExpressIsNotSteeredAndTheReasonNamesTheLine() {
-        bed.close();
-        bed = new Testbed(Testbed.fixturePod(), "ofdpa3");
-        assertTrue(bed.placement.installer().installedOfdpa(Testbed.SWITCH).forwards().isEmpty());
-        assertTrue(bed.placement.installer().installed(Testbed.SWITCH).isEmpty());
-        assertNotNull(bed.placement.steeringProblem());
-        assertTrue(bed.placement.steeringProblem(), bed.placement.steeringProblem().contains("access3"));
-    }
-
-    @Test
-    public void aSwitchWhoseDriverIsKnownOnlyAtConnectIsSteeredForIt() {
-        bed.close();
-        bed = new Testbed(wholeSTagPod(), null);
-        assertEquals(Set.of(1, 2), steeredInstances());
-        bed.drivers.name = "ofdpa2";
-        bed.devices.device(DeviceEvent.Type.DEVICE_ADDED);
-        assertTrue(bed.placement.installer().installed(Testbed.SWITCH).isEmpty());
-        assertFalse(bed.placement.installer().installedOfdpa(Testbed.SWITCH).forwards().isEmpty());
+        assertTrue(bed.steering.installer().installed(Testbed.SWITCH).isEmpty());
     }
 }
