@@ -191,18 +191,26 @@ public class PlacementManager extends AbstractListenerManager<PlacementEvent, Pl
         declareDead(Set.of(instance), declaredBy, reason);
     }
 
+    /**
+     * Records the declarations, then re-places once: instances that die
+     * together (behind one switch port) lose their groups in one move, never
+     * to one another.
+     */
     private void declareDead(Set<Integer> instances, String declaredBy, String reason) {
-        boolean changed = false;
-        for (int instance : instances) {
-            if (store.declareDead(instance, declaredBy, reason)) {
-                log.warn("bngpod: instance {} declared dead by {}: {}", instance, declaredBy, reason);
-                changed = true;
+        // under the lock that placing takes: no placement sees some of them dead and not the others
+        synchronized (this) {
+            boolean changed = false;
+            for (int instance : instances) {
+                if (store.declareDead(instance, declaredBy, reason)) {
+                    log.warn("bngpod: instance {} declared dead by {}: {}", instance, declaredBy, reason);
+                    changed = true;
+                }
             }
-        }
-        if (changed) {
-            // the leader also acts through the store's event; act here too so that a
-            // request answered by the leader returns with the new placement in place
-            reconcile();
+            if (changed) {
+                // the leader also acts through the store's event; act here too so that a
+                // request answered by the leader returns with the new placement in place
+                reconcile();
+            }
         }
     }
 
@@ -214,17 +222,19 @@ public class PlacementManager extends AbstractListenerManager<PlacementEvent, Pl
     }
 
     private void declareAlive(Set<Integer> instances, String declaredBy) {
-        boolean changed = false;
-        for (int instance : instances) {
-            boolean taken = OPERATOR.equals(declaredBy) ? store.clearDeclarations(instance)
-                    : store.declareAlive(instance, declaredBy);
-            if (taken) {
-                log.info("bngpod: instance {} declared alive by {}", instance, declaredBy);
-                changed = true;
+        synchronized (this) {
+            boolean changed = false;
+            for (int instance : instances) {
+                boolean taken = OPERATOR.equals(declaredBy) ? store.clearDeclarations(instance)
+                        : store.declareAlive(instance, declaredBy);
+                if (taken) {
+                    log.info("bngpod: instance {} declared alive by {}", instance, declaredBy);
+                    changed = true;
+                }
             }
-        }
-        if (changed) {
-            reconcile();
+            if (changed) {
+                reconcile();
+            }
         }
     }
 
@@ -313,11 +323,17 @@ public class PlacementManager extends AbstractListenerManager<PlacementEvent, Pl
         store.setPlacement(new PlacementRecord(pod.name(), version, next, available, moves, last));
     }
 
-    /** Logs one failover per instance that died since the last record; returns the last one. */
+    /**
+     * Logs one failover per instance that died since the last record, each
+     * with the groups that moved off it, and returns the one to show as the
+     * last failover: of the instances that lost groups, the lowest id; else
+     * the lowest id of those that died.
+     */
     private Optional<Failover> failovers(Pod pod, PlacementRecord rec, Placement before, Placement next,
                                          Set<Integer> available) {
-        Failover last = null;
-        for (Integer dead : rec.available) {
+        Failover shown = null;
+        boolean shownMoved = false;
+        for (Integer dead : ImmutableSortedSet.copyOf(rec.available)) {
             HealthRecord h = store.health(dead);
             if (available.contains(dead) || pod.instance(dead).isEmpty() || h == null || !h.dead()) {
                 continue;
@@ -326,10 +342,14 @@ public class PlacementManager extends AbstractListenerManager<PlacementEvent, Pl
             List<String> off = before.groupsOn(dead).stream()
                     .filter(g -> !next.instanceOf(g).equals(Optional.of(dead)))
                     .collect(ImmutableList.toImmutableList());
-            last = Failover.of(dead, who.getKey(), who.getValue(), clock.instant(), off);
+            Failover failover = Failover.of(dead, who.getKey(), who.getValue(), clock.instant(), off);
             log.warn("bngpod: failover of instance {}: {} moved ({})", dead, off, who.getValue());
+            if (shown == null || (!shownMoved && !off.isEmpty())) {
+                shown = failover;
+                shownMoved = !off.isEmpty();
+            }
         }
-        return Optional.ofNullable(last);
+        return Optional.ofNullable(shown);
     }
 
     // ----------------------------------------------------------------- events
@@ -353,7 +373,7 @@ public class PlacementManager extends AbstractListenerManager<PlacementEvent, Pl
         }
     }
 
-    /** Every instance behind a switch port dies or comes back with it. */
+    /** Every instance behind a switch port dies or comes back with it, all in one step. */
     private void portChanged(Pod pod, PortNumber number, boolean down) {
         if (!isLeader()) {
             return;
@@ -368,12 +388,10 @@ public class PlacementManager extends AbstractListenerManager<PlacementEvent, Pl
         if (behind.isEmpty()) {
             return;
         }
-        for (int id : behind) {
-            if (down) {
-                declareDead(Set.of(id), SWITCH, "switch port " + number + " down");
-            } else {
-                declareAlive(Set.of(id), SWITCH);
-            }
+        if (down) {
+            declareDead(behind, SWITCH, "switch port " + number + " down");
+        } else {
+            declareAlive(behind, SWITCH);
         }
     }
 

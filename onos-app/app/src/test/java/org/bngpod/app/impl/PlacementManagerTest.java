@@ -2,6 +2,7 @@ package org.bngpod.app.impl;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import org.bngpod.api.Failover;
 import org.bngpod.api.PlacementEvent;
 import org.bngpod.api.PlacementState;
@@ -10,7 +11,10 @@ import org.junit.After;
 import org.junit.Before;
 import org.junit.Test;
 import org.onosproject.cluster.NodeId;
+import org.onosproject.net.flowobjective.ForwardingObjective;
+import org.onosproject.net.flowobjective.Objective;
 
+import java.io.IOException;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -126,6 +130,57 @@ public class PlacementManagerTest {
         long version = bed.placement.placement().version();
         bed.devices.port(1, false);
         assertEquals(version, bed.placement.placement().version());
+    }
+
+    /**
+     * The lab pod with a standby: dp4 (behind switch port 50 with dp3) serves
+     * nothing, lg4 is on dp2.
+     */
+    private static ObjectNode labWithStandbyBesideDp3() throws IOException {
+        ObjectNode pod = Testbed.goldenLabPod().deepCopy();
+        for (JsonNode instance : pod.path("instances")) {
+            ArrayNode groups = (ArrayNode) instance.path("lineGroups");
+            if (instance.path("name").asText().equals("dp4")) {
+                groups.removeAll();
+            } else if (instance.path("name").asText().equals("dp2")) {
+                groups.add("lg4");
+            }
+        }
+        return pod;
+    }
+
+    @Test
+    public void aServerPortDownFailsEveryInstanceBehindItOverInOneStep() throws IOException {
+        bed.close();
+        bed = new Testbed(labWithStandbyBesideDp3());
+        bed.placement.addListener(events::add);
+        assertEquals(Integer.valueOf(3), bed.instanceOf("lg3"));
+        int sentBefore = bed.objectives.forwards.size();
+
+        // srv2 (port 50) carries dp3 and the standby dp4: both die with it, and lg3
+        // must not stop over on dp4 on its way to a live instance
+        bed.devices.port(50, false);
+
+        PlacementState state = bed.placement.placement();
+        assertEquals("one placement change", 2, state.version());
+        assertEquals(Integer.valueOf(1), bed.instanceOf("lg3"));
+        assertThat(state.group("lg3").orElseThrow().reason(), containsString("instance dp3 (id 3) unavailable"));
+        assertEquals("each group moved once", 1, state.moves());
+        for (int dead : List.of(3, 4)) {
+            assertFalse(state.instance(dead).orElseThrow().available());
+            assertEquals("switch", state.instance(dead).orElseThrow().declaredBy().orElseThrow());
+        }
+        Failover f = state.lastFailover().orElseThrow();
+        assertEquals("the instance lg3 was on", 3, f.instance());
+        assertEquals(List.of("lg3"), f.moved());
+        assertEquals("switch port 50 down", f.reason());
+        assertEquals(List.of(PlacementEvent.Type.INSTANCE_DOWN, PlacementEvent.Type.INSTANCE_DOWN,
+                             PlacementEvent.Type.PLACEMENT_CHANGED), Testbed.types(events));
+        // lg3's steers went to the switch once, towards dp1
+        long lg3Steers = bed.steering.installer().installed(Testbed.SWITCH).stream()
+                .filter(s -> s.lineGroup().equals("lg3")).count();
+        List<ForwardingObjective> sent = bed.objectives.forwards.subList(sentBefore, bed.objectives.forwards.size());
+        assertEquals(lg3Steers, sent.stream().filter(o -> o.op() == Objective.Operation.ADD).count());
     }
 
     @Test
