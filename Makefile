@@ -103,8 +103,13 @@ bench-pod: setup binaries
 	topology/bench/bench_pod.sh
 
 bench-onos: setup
-	mvn -B -o -q test -Dtest=FailoverBench -DfailIfNoTests=false -Dsurefire.failIfNoSpecifiedTests=false >/dev/null
-	@grep '^{' onos-app/app/target/surefire-reports/org.bngpod.app.placement.FailoverBench-output.txt
+	@# the old copy of the bench's output goes first: a bench that did not run or failed
+	@# must not print the figures of an earlier run
+	@out=onos-app/app/target/surefire-reports/org.bngpod.app.placement.FailoverBench-output.txt; \
+	log=onos-app/app/target/bench-onos.log; rm -f $$out; mkdir -p onos-app/app/target; \
+	mvn -B -o -q test -Dtest=FailoverBench -DfailIfNoTests=false -Dsurefire.failIfNoSpecifiedTests=false \
+		>$$log 2>&1 || { tail -n 40 $$log >&2; echo "bench-onos: FailoverBench failed (log: $$log)" >&2; exit 1; }; \
+	grep '^{' $$out 2>/dev/null || { echo "bench-onos: FailoverBench printed no figures ($$out, log: $$log)" >&2; exit 1; }
 
 clean:
 	./bngpod down >/dev/null 2>&1 || true

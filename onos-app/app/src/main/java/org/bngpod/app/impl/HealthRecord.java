@@ -8,7 +8,7 @@ import java.util.Map;
  * "switch", "operator"): the instance is available again once every declarer
  * took its word back, or when the operator declares it alive.
  */
-final class HealthRecord {
+public final class HealthRecord {
 
     final LinkedHashMap<String, String> deadBy;
 

@@ -1,6 +1,7 @@
 package org.bngpod.app.impl;
 
 import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableSortedSet;
 import org.bngpod.api.DpInstance;
 import org.bngpod.api.Failover;
 import org.bngpod.api.GroupPlacement;
@@ -13,36 +14,20 @@ import org.bngpod.api.Pod;
 import org.bngpod.api.PodEvent;
 import org.bngpod.api.PodListener;
 import org.bngpod.api.PodService;
-import org.bngpod.app.config.BngPodConfig;
 import org.bngpod.app.placement.Placement;
 import org.bngpod.app.placement.PlacementEngine;
 import org.bngpod.app.placement.Reason;
-import org.bngpod.app.steering.Pipeline;
-import org.bngpod.app.steering.SteeringInstaller;
 import org.bngpod.app.steering.SteeringPlan;
-import org.bngpod.app.steering.UnsupportedPodException;
-import org.onlab.util.ItemNotFoundException;
 import org.onosproject.cluster.ClusterService;
 import org.onosproject.cluster.LeadershipEvent;
 import org.onosproject.cluster.LeadershipEventListener;
 import org.onosproject.cluster.LeadershipService;
 import org.onosproject.cluster.NodeId;
-import org.onosproject.core.ApplicationId;
-import org.onosproject.core.CoreService;
 import org.onosproject.event.AbstractListenerManager;
-import org.onosproject.net.DeviceId;
 import org.onosproject.net.PortNumber;
 import org.onosproject.net.device.DeviceEvent;
 import org.onosproject.net.device.DeviceListener;
 import org.onosproject.net.device.DeviceService;
-import org.onosproject.net.driver.Driver;
-import org.onosproject.net.driver.DriverService;
-import org.onosproject.net.flowobjective.FlowObjectiveService;
-import org.onosproject.store.service.ConsistentMap;
-import org.onosproject.store.service.MapEvent;
-import org.onosproject.store.service.MapEventListener;
-import org.onosproject.store.service.StorageService;
-import org.onosproject.store.service.Versioned;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
@@ -70,23 +55,19 @@ import static com.google.common.base.Preconditions.checkState;
 import static org.onlab.util.Tools.groupedThreads;
 
 /**
- * Places line groups on DP instances, fails them over and steers the switch.
+ * Places line groups on DP instances and fails them over when instances die.
  *
- * <p>State lives in two distributed maps so that every node answers the same:
- * the placement ({@value #PLACEMENT_MAP}) and who declared which instance
- * dead ({@value #HEALTH_MAP}). Any node records a declaration; only the
- * cluster leader of topic {@value #TOPIC} computes placements and programs
- * the switch (steering is the leader's alone, and the leader re-applies the
- * whole plan when it takes over).</p>
+ * <p>The placement and who declared which instance dead live in
+ * {@link PlacementStore}, so every node answers the same. Any node records a
+ * declaration; only the cluster leader of topic {@value #TOPIC} computes
+ * placements. Every node posts the {@link PlacementEvent}s of a stored
+ * change; {@link SteeringManager} steers the switch from them.</p>
  */
 @Component(immediate = true, service = PlacementService.class)
 public class PlacementManager extends AbstractListenerManager<PlacementEvent, PlacementListener>
         implements PlacementService {
 
-    static final String PLACEMENT_MAP = "bngpod-placement";
-    static final String HEALTH_MAP = "bngpod-health";
     static final String TOPIC = "org.bngpod.app.placement";
-    static final String KEY = "placement";
 
     /** Declarer of an instance whose switch port went down. */
     public static final String SWITCH = "switch";
@@ -96,23 +77,20 @@ public class PlacementManager extends AbstractListenerManager<PlacementEvent, Pl
     private final Logger log = LoggerFactory.getLogger(getClass());
 
     @Reference(cardinality = ReferenceCardinality.MANDATORY)
-    protected CoreService coreService;
-    @Reference(cardinality = ReferenceCardinality.MANDATORY)
     protected PodService podService;
     @Reference(cardinality = ReferenceCardinality.MANDATORY)
-    protected StorageService storageService;
+    protected PlacementStore store;
     @Reference(cardinality = ReferenceCardinality.MANDATORY)
     protected LeadershipService leadershipService;
     @Reference(cardinality = ReferenceCardinality.MANDATORY)
     protected ClusterService clusterService;
     @Reference(cardinality = ReferenceCardinality.MANDATORY)
     protected DeviceService deviceService;
-    @Reference(cardinality = ReferenceCardinality.MANDATORY)
-    protected FlowObjectiveService flowObjectiveService;
-    @Reference(cardinality = ReferenceCardinality.MANDATORY)
-    protected DriverService driverService;
 
-    /** Where events are handled; tests set a direct executor before activate. */
+    /**
+     * Where events and the store's changes are handled, one at a time in
+     * order; tests set a direct executor before activate.
+     */
     ExecutorService executor;
     Clock clock = Clock.systemUTC();
 
@@ -120,37 +98,20 @@ public class PlacementManager extends AbstractListenerManager<PlacementEvent, Pl
     private final PodListener podListener = this::podEvent;
     private final DeviceListener deviceListener = this::deviceEvent;
     private final LeadershipEventListener leadershipListener = new InternalLeadershipListener();
-    private final MapEventListener<String, PlacementRecord> placementListener = this::placementStored;
-    private final MapEventListener<Integer, HealthRecord> healthListener = this::healthStored;
-
-    private ApplicationId appId;
-    private volatile String steeringProblem;
-    private ConsistentMap<String, PlacementRecord> placements;
-    private ConsistentMap<Integer, HealthRecord> health;
-    private SteeringInstaller installer;
-    private DeviceId steered;
+    private final PlacementStoreDelegate storeDelegate = new InternalStoreDelegate();
 
     @Activate
     protected void activate() {
-        appId = coreService.registerApplication(BngPodConfig.APP_NAME);
         if (executor == null) {
             executor = Executors.newSingleThreadExecutor(groupedThreads("bngpod", "placement-%d", log));
         }
-        installer = new SteeringInstaller(flowObjectiveService, appId);
-        placements = storageService.<String, PlacementRecord>consistentMapBuilder()
-                .withName(PLACEMENT_MAP).withSerializer(StoreSerializers.SERIALIZER)
-                .withApplicationId(appId).build();
-        health = storageService.<Integer, HealthRecord>consistentMapBuilder()
-                .withName(HEALTH_MAP).withSerializer(StoreSerializers.SERIALIZER)
-                .withApplicationId(appId).build();
         eventDispatcher.addSink(PlacementEvent.class, listenerRegistry);
-        placements.addListener(placementListener);
-        health.addListener(healthListener);
+        store.setDelegate(storeDelegate);
         leadershipService.addListener(leadershipListener);
         leadershipService.runForLeadership(TOPIC);
         podService.addListener(podListener);
         deviceService.addListener(deviceListener);
-        executor.execute(this::reconcileAndSteer);
+        executor.execute(this::reconcile);
         log.info("Started");
     }
 
@@ -159,31 +120,40 @@ public class PlacementManager extends AbstractListenerManager<PlacementEvent, Pl
         deviceService.removeListener(deviceListener);
         podService.removeListener(podListener);
         leadershipService.removeListener(leadershipListener);
-        placements.removeListener(placementListener);
-        health.removeListener(healthListener);
-        executor.execute(this::withdrawSteering);
+        store.unsetDelegate(storeDelegate);
         executor.shutdown();
         leadershipService.withdraw(TOPIC);
         eventDispatcher.removeSink(PlacementEvent.class);
         log.info("Stopped");
     }
 
-    /** The steering installer (tests look at what it installed). */
-    SteeringInstaller installer() {
-        return installer;
+    /**
+     * Returns whether this node leads the placement topic, and so places line
+     * groups and steers the switch.
+     *
+     * @param leadership the leadership service
+     * @param cluster    the cluster service
+     * @return true on the leader
+     */
+    static boolean leads(LeadershipService leadership, ClusterService cluster) {
+        NodeId leader = leadership.getLeader(TOPIC);
+        return leader != null && leader.equals(cluster.getLocalNode().id());
     }
 
     boolean isLeader() {
-        NodeId leader = leadershipService.getLeader(TOPIC);
-        return leader != null && leader.equals(clusterService.getLocalNode().id());
+        return leads(leadershipService, clusterService);
     }
 
     // ----------------------------------------------------------------- queries
 
     @Override
     public PlacementState placement() {
+        return state(store.placement());
+    }
+
+    /** The placement state of a record: EMPTY without a pod or for another pod's record. */
+    private PlacementState state(PlacementRecord rec) {
         Optional<Pod> pod = podService.pod();
-        PlacementRecord rec = record();
         if (pod.isEmpty() || rec == null || !rec.pod.equals(pod.get().name())) {
             return PlacementState.EMPTY;
         }
@@ -193,11 +163,11 @@ public class PlacementManager extends AbstractListenerManager<PlacementEvent, Pl
                 group, p.instanceOf(group).orElse(null), reason.kind().name(), reason.text())));
         List<InstanceStatus> instances = new ArrayList<>();
         for (DpInstance instance : pod.get().instances()) {
-            Versioned<HealthRecord> h = health.get(instance.id());
-            if (h == null || !h.value().dead()) {
+            HealthRecord h = store.health(instance.id());
+            if (h == null || !h.dead()) {
                 instances.add(InstanceStatus.available(instance.id(), instance.name()));
             } else {
-                Map.Entry<String, String> first = h.value().first();
+                Map.Entry<String, String> first = h.first();
                 instances.add(InstanceStatus.unavailable(instance.id(), instance.name(), first.getKey(),
                                                          first.getValue()));
             }
@@ -211,11 +181,6 @@ public class PlacementManager extends AbstractListenerManager<PlacementEvent, Pl
         return placement().group(lineGroup);
     }
 
-    private PlacementRecord record() {
-        Versioned<PlacementRecord> v = placements.get(KEY);
-        return v == null ? null : v.value();
-    }
-
     // ----------------------------------------------------------------- declarations
 
     @Override
@@ -223,37 +188,54 @@ public class PlacementManager extends AbstractListenerManager<PlacementEvent, Pl
         checkNotNull(declaredBy, "declaredBy is null");
         checkNotNull(reason, "reason is null");
         requireInstance(instance);
-        Versioned<HealthRecord> before = health.get(instance);
-        if (before != null && reason.equals(before.value().deadBy.get(declaredBy))) {
-            return;
+        declareDead(Set.of(instance), declaredBy, reason);
+    }
+
+    /**
+     * Records the declarations, then re-places once: instances that die
+     * together (behind one switch port) lose their groups in one move, never
+     * to one another.
+     */
+    private void declareDead(Set<Integer> instances, String declaredBy, String reason) {
+        // under the lock that placing takes: no placement sees some of them dead and not the others
+        synchronized (this) {
+            boolean changed = false;
+            for (int instance : instances) {
+                if (store.declareDead(instance, declaredBy, reason)) {
+                    log.warn("bngpod: instance {} declared dead by {}: {}", instance, declaredBy, reason);
+                    changed = true;
+                }
+            }
+            if (changed) {
+                // the leader also acts through the store's event; act here too so that a
+                // request answered by the leader returns with the new placement in place
+                reconcile();
+            }
         }
-        log.warn("bngpod: instance {} declared dead by {}: {}", instance, declaredBy, reason);
-        health.compute(instance, (id, h) -> (h == null ? new HealthRecord(Map.of()) : h).with(declaredBy, reason));
-        // the leader acts through its health map listener; act here too so that a
-        // request answered by the leader returns with the new placement in place
-        reconcileAndSteer();
     }
 
     @Override
     public void declareAlive(int instance, String declaredBy) {
         checkNotNull(declaredBy, "declaredBy is null");
         requireInstance(instance);
-        Versioned<HealthRecord> before = health.get(instance);
-        if (before == null) {
-            return;
+        declareAlive(Set.of(instance), declaredBy);
+    }
+
+    private void declareAlive(Set<Integer> instances, String declaredBy) {
+        synchronized (this) {
+            boolean changed = false;
+            for (int instance : instances) {
+                boolean taken = OPERATOR.equals(declaredBy) ? store.clearDeclarations(instance)
+                        : store.declareAlive(instance, declaredBy);
+                if (taken) {
+                    log.info("bngpod: instance {} declared alive by {}", instance, declaredBy);
+                    changed = true;
+                }
+            }
+            if (changed) {
+                reconcile();
+            }
         }
-        HealthRecord next = OPERATOR.equals(declaredBy) ? new HealthRecord(Map.of())
-                : before.value().without(declaredBy);
-        if (next.deadBy.equals(before.value().deadBy)) {
-            return;
-        }
-        log.info("bngpod: instance {} declared alive by {}", instance, declaredBy);
-        if (next.dead()) {
-            health.put(instance, next);
-        } else {
-            health.remove(instance);
-        }
-        reconcileAndSteer();
     }
 
     @Override
@@ -263,11 +245,10 @@ public class PlacementManager extends AbstractListenerManager<PlacementEvent, Pl
         checkState(isLeader(), "only the cluster leader re-balances (leader: %s)",
                    leadershipService.getLeader(TOPIC));
         synchronized (this) {
-            PlacementRecord rec = record();
+            PlacementRecord rec = store.placement();
             Placement base = rec == null || !rec.pod.equals(pod.name()) ? engine.initial(pod) : rec.placement();
             store(pod, rec, engine.rebalance(pod, base, available(pod)));
         }
-        steer();
     }
 
     private void requireInstance(int instance) {
@@ -278,33 +259,32 @@ public class PlacementManager extends AbstractListenerManager<PlacementEvent, Pl
 
     private Set<Integer> available(Pod pod) {
         return pod.instances().stream().map(DpInstance::id).filter(id -> {
-            Versioned<HealthRecord> h = health.get(id);
-            return h == null || !h.value().dead();
+            HealthRecord h = store.health(id);
+            return h == null || !h.dead();
         }).collect(Collectors.toSet());
     }
 
     // ----------------------------------------------------------------- the leader's work
 
-    /** Brings the stored placement in line with the pod and the instances' health, then steers. */
-    void reconcileAndSteer() {
+    /** Brings the stored placement in line with the pod and the instances' health (leader only). */
+    void reconcile() {
         if (!isLeader()) {
             return;
         }
         try {
-            reconcile();
-            steer();
+            reconcileNow();
         } catch (RuntimeException e) {
             // never leave the event thread on a surprise; the next event retries
             log.error("bngpod: placement failed", e);
         }
     }
 
-    private synchronized void reconcile() {
+    private synchronized void reconcileNow() {
         Pod pod = podService.pod().orElse(null);
         if (pod == null) {
             return;
         }
-        PlacementRecord rec = record();
+        PlacementRecord rec = store.placement();
         Placement initial = engine.initial(pod);
         Map<String, Integer> instances = new HashMap<>();
         Map<String, Reason> reasons = new HashMap<>();
@@ -334,77 +314,42 @@ public class PlacementManager extends AbstractListenerManager<PlacementEvent, Pl
         Failover last = rec == null ? null : rec.lastFailover;
         if (rec != null) {
             Placement before = rec.placement();
-            List<String> moved = next.changedFrom(before).stream()
-                    .filter(g -> before.instanceOf(g).isPresent()).collect(Collectors.toList());
-            moves += moved.size();
-            for (Integer dead : rec.available) {
-                if (available.contains(dead) || pod.instance(dead).isEmpty()) {
-                    continue;
-                }
-                Map.Entry<String, String> who = health.get(dead).value().first();
-                List<String> off = before.groupsOn(dead).stream()
-                        .filter(g -> !next.instanceOf(g).equals(Optional.of(dead)))
-                        .collect(ImmutableList.toImmutableList());
-                last = Failover.of(dead, who.getKey(), who.getValue(), clock.instant(), off);
-                log.warn("bngpod: failover of instance {}: {} moved ({})", dead, off, who.getValue());
-            }
+            moves += next.changedFrom(before).stream().filter(g -> before.instanceOf(g).isPresent()).count();
+            last = failovers(pod, rec, before, next, available).orElse(last);
         }
         for (String group : next.changedFrom(rec == null ? Placement.of(Map.of(), Map.of()) : rec.placement())) {
             log.info("bngpod: {}", next.reason(group).map(Reason::text).orElse(group));
         }
-        placements.put(KEY, new PlacementRecord(pod.name(), version, next, available, moves, last));
-    }
-
-    private synchronized void steer() {
-        Pod pod = podService.pod().orElse(null);
-        PlacementRecord rec = record();
-        if (pod == null || rec == null || !rec.pod.equals(pod.name())) {
-            withdrawSteering();
-            return;
-        }
-        if (steered != null && !steered.equals(pod.deviceId())) {
-            installer.withdraw(steered);
-        }
-        steered = pod.deviceId();
-        Pipeline pipeline = pipeline(steered);
-        try {
-            installer.apply(steered, SteeringPlan.compute(pod, rec.placement(), pipeline));
-            steeringProblem = null;
-        } catch (UnsupportedPodException e) {
-            // nothing half-done on the switch: what it had stays until the pod is fixed
-            if (!e.getMessage().equals(steeringProblem)) {
-                log.error("bngpod: the pod cannot be steered on {} ({} pipeline): {}", steered, pipeline,
-                          e.getMessage());
-            }
-            steeringProblem = e.getMessage();
-        }
+        store.setPlacement(new PlacementRecord(pod.name(), version, next, available, moves, last));
     }
 
     /**
-     * Returns the steering pipeline of a switch from its driver: OF-DPA for
-     * OF-DPA drivers, else the single-table rendering (OVS and other
-     * OpenFlow 1.3 switches). A switch ONOS does not know yet gets the
-     * single-table rendering; it is steered again when it connects.
+     * Logs one failover per instance that died since the last record, each
+     * with the groups that moved off it, and returns the one to show as the
+     * last failover: of the instances that lost groups, the lowest id; else
+     * the lowest id of those that died.
      */
-    Pipeline pipeline(DeviceId device) {
-        try {
-            Driver driver = driverService.getDriver(device);
-            return Pipeline.forDriver(driver == null ? null : driver.name());
-        } catch (ItemNotFoundException e) {
-            return Pipeline.SINGLE_TABLE;
+    private Optional<Failover> failovers(Pod pod, PlacementRecord rec, Placement before, Placement next,
+                                         Set<Integer> available) {
+        Failover shown = null;
+        boolean shownMoved = false;
+        for (Integer dead : ImmutableSortedSet.copyOf(rec.available)) {
+            HealthRecord h = store.health(dead);
+            if (available.contains(dead) || pod.instance(dead).isEmpty() || h == null || !h.dead()) {
+                continue;
+            }
+            Map.Entry<String, String> who = h.first();
+            List<String> off = before.groupsOn(dead).stream()
+                    .filter(g -> !next.instanceOf(g).equals(Optional.of(dead)))
+                    .collect(ImmutableList.toImmutableList());
+            Failover failover = Failover.of(dead, who.getKey(), who.getValue(), clock.instant(), off);
+            log.warn("bngpod: failover of instance {}: {} moved ({})", dead, off, who.getValue());
+            if (shown == null || (!shownMoved && !off.isEmpty())) {
+                shown = failover;
+                shownMoved = !off.isEmpty();
+            }
         }
-    }
-
-    /** Why the pod could not be steered the last time, or null. */
-    String steeringProblem() {
-        return steeringProblem;
-    }
-
-    private synchronized void withdrawSteering() {
-        if (steered != null) {
-            installer.withdraw(steered);
-            steered = null;
-        }
+        return Optional.ofNullable(shown);
     }
 
     // ----------------------------------------------------------------- events
@@ -413,80 +358,46 @@ public class PlacementManager extends AbstractListenerManager<PlacementEvent, Pl
         if (event.type() == PodEvent.Type.CONFIG_REJECTED) {
             return;
         }
-        executor.execute(this::reconcileAndSteer);
-    }
-
-    /** The switch port an instance is reached through (its server port's switch port). */
-    static PortNumber instancePort(Pod pod, DpInstance instance) {
-        return SteeringPlan.instancePort(pod, instance);
+        executor.execute(this::reconcile);
     }
 
     private void deviceEvent(DeviceEvent event) {
         Pod pod = podService.pod().orElse(null);
-        if (pod == null || !event.subject().id().equals(pod.deviceId())) {
+        if (pod == null || !event.subject().id().equals(pod.deviceId()) || event.port() == null) {
             return;
         }
-        switch (event.type()) {
-            case DEVICE_ADDED:
-            case DEVICE_AVAILABILITY_CHANGED:
-                if (deviceService.isAvailable(pod.deviceId())) {
-                    executor.execute(() -> {
-                        if (isLeader()) {
-                            // its driver may be known only now: steer (for its pipeline), then
-                            // re-send everything (a reconnected switch may have lost its tables)
-                            log.info("bngpod: switch {} (re)connected, re-sending the steering", pod.deviceId());
-                            steer();
-                            installer.resync(pod.deviceId());
-                        }
-                    });
-                }
-                break;
-            case PORT_UPDATED:
-            case PORT_REMOVED:
-                if (event.port() == null) {
-                    break;
-                }
-                PortNumber number = event.port().number();
-                boolean down = event.type() == DeviceEvent.Type.PORT_REMOVED || !event.port().isEnabled();
-                executor.execute(() -> portChanged(pod, number, down));
-                break;
-            default:
-                break;
+        if (event.type() == DeviceEvent.Type.PORT_UPDATED || event.type() == DeviceEvent.Type.PORT_REMOVED) {
+            PortNumber number = event.port().number();
+            boolean down = event.type() == DeviceEvent.Type.PORT_REMOVED || !event.port().isEnabled();
+            executor.execute(() -> portChanged(pod, number, down));
         }
     }
 
+    /** Every instance behind a switch port dies or comes back with it, all in one step. */
     private void portChanged(Pod pod, PortNumber number, boolean down) {
         if (!isLeader()) {
             return;
         }
-        for (DpInstance instance : pod.instances()) {
-            if (!instancePort(pod, instance).equals(number)) {
-                continue;
-            }
-            try {
-                if (down) {
-                    declareDead(instance.id(), SWITCH, "switch port " + number + " down");
-                } else {
-                    declareAlive(instance.id(), SWITCH);
-                }
-            } catch (IllegalArgumentException e) {
-                log.debug("bngpod: port {} of a pod that changed meanwhile: {}", number, e.getMessage());
-            }
-        }
-    }
-
-    private void healthStored(MapEvent<Integer, HealthRecord> event) {
-        // a declaration recorded by another node: the leader acts on it
-        executor.execute(this::reconcileAndSteer);
-    }
-
-    private void placementStored(MapEvent<String, PlacementRecord> event) {
-        if (event.newValue() == null) {
+        Pod now = podService.pod().orElse(null);
+        Set<Integer> behind = pod.instances().stream()
+                .filter(i -> SteeringPlan.instancePort(pod, i).equals(number))
+                .map(DpInstance::id)
+                // the pod may have changed since the port event was queued
+                .filter(id -> now != null && now.instance(id).isPresent())
+                .collect(ImmutableSortedSet.toImmutableSortedSet(Comparator.naturalOrder()));
+        if (behind.isEmpty()) {
             return;
         }
-        PlacementRecord now = event.newValue().value();
-        PlacementRecord was = event.oldValue() == null ? null : event.oldValue().value();
-        PlacementState state = placement();
+        if (down) {
+            declareDead(behind, SWITCH, "switch port " + number + " down");
+        } else {
+            declareAlive(behind, SWITCH);
+        }
+    }
+
+    /** Posts what a stored placement changed (on every node). */
+    private void placementStored(PlacementRecord now, PlacementRecord was) {
+        PlacementState state = state(now);
         if (was != null && now.pod.equals(was.pod)) {
             for (Integer id : was.available) {
                 if (!now.available.contains(id)) {
@@ -504,6 +415,27 @@ public class PlacementManager extends AbstractListenerManager<PlacementEvent, Pl
         }
     }
 
+    private class InternalStoreDelegate implements PlacementStoreDelegate {
+        @Override
+        public void notify(PlacementStoreEvent event) {
+            // On the store's thread: a map call here waits for that very thread
+            // (Atomix times out, and the events behind it are lost). Hand off.
+            switch (event.type()) {
+                case PLACEMENT_UPDATED:
+                    PlacementRecord now = event.subject();
+                    PlacementRecord was = event.previous();
+                    executor.execute(() -> placementStored(now, was));
+                    break;
+                case HEALTH_UPDATED:
+                    // a declaration recorded by another node: the leader acts on it
+                    executor.execute(PlacementManager.this::reconcile);
+                    break;
+                default:
+                    break;
+            }
+        }
+    }
+
     private class InternalLeadershipListener implements LeadershipEventListener {
         @Override
         public boolean isRelevant(LeadershipEvent event) {
@@ -512,8 +444,7 @@ public class PlacementManager extends AbstractListenerManager<PlacementEvent, Pl
 
         @Override
         public void event(LeadershipEvent event) {
-            // a new leader recomputes and re-applies the whole plan (its installer starts empty)
-            executor.execute(PlacementManager.this::reconcileAndSteer);
+            executor.execute(PlacementManager.this::reconcile);
         }
     }
 }

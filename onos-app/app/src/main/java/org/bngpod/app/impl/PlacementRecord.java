@@ -13,7 +13,7 @@ import java.util.Set;
  * The placement as the distributed store keeps it: plain collections, so the
  * store's Kryo serializer needs nothing but registration.
  */
-final class PlacementRecord {
+public final class PlacementRecord {
 
     final String pod;
     final long version;

@@ -78,9 +78,7 @@ public class SessionManager extends AbstractListenerManager<SessionEvent, Sessio
     @Activate
     protected void activate() {
         ApplicationId appId = coreService.registerApplication(BngPodConfig.APP_NAME);
-        sessions = storageService.<String, Session>consistentMapBuilder()
-                .withName(SESSION_MAP).withSerializer(StoreSerializers.SERIALIZER)
-                .withApplicationId(appId).build();
+        sessions = StoreSerializers.consistentMap(storageService, SESSION_MAP, appId);
         eventDispatcher.addSink(SessionEvent.class, listenerRegistry);
         sweeper = Executors.newSingleThreadScheduledExecutor(groupedThreads("bngpod/sessions", "sweeper", log));
         sweep = sweeper.scheduleWithFixedDelay(this::expire, SWEEP_SECONDS, SWEEP_SECONDS, TimeUnit.SECONDS);

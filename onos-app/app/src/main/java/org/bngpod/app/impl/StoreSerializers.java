@@ -4,8 +4,11 @@ import org.bngpod.api.Failover;
 import org.bngpod.api.Session;
 import org.bngpod.api.Usage;
 import org.onlab.util.KryoNamespace;
+import org.onosproject.core.ApplicationId;
 import org.onosproject.store.serializers.KryoNamespaces;
+import org.onosproject.store.service.ConsistentMap;
 import org.onosproject.store.service.Serializer;
+import org.onosproject.store.service.StorageService;
 
 import java.util.LinkedHashMap;
 
@@ -22,5 +25,20 @@ final class StoreSerializers {
             .build("bngpod"));
 
     private StoreSerializers() {
+    }
+
+    /**
+     * Returns one of the application's consistent maps, serialized with {@link #SERIALIZER}.
+     *
+     * @param storage the storage service
+     * @param name    the map's name
+     * @param appId   the application
+     * @param <K>     key type
+     * @param <V>     value type
+     * @return the map
+     */
+    static <K, V> ConsistentMap<K, V> consistentMap(StorageService storage, String name, ApplicationId appId) {
+        return storage.<K, V>consistentMapBuilder().withName(name).withSerializer(SERIALIZER)
+                .withApplicationId(appId).build();
     }
 }

@@ -20,7 +20,9 @@ import javax.ws.rs.Produces;
 import javax.ws.rs.core.MediaType;
 import javax.ws.rs.Path;
 import javax.ws.rs.PathParam;
+import javax.ws.rs.core.Context;
 import javax.ws.rs.core.Response;
+import javax.ws.rs.core.SecurityContext;
 import java.io.InputStream;
 
 import static org.bngpod.app.codec.JsonFields.bool;
@@ -43,6 +45,7 @@ public class InstancesWebResource extends AbstractWebResource {
      *
      * @return 200 {"instances": [...]}
      */
+    @Allowed({Roles.ADMIN, Roles.VIEWER})
     @GET
     @Produces(MediaType.APPLICATION_JSON)
     public Response instances() {
@@ -67,15 +70,19 @@ public class InstancesWebResource extends AbstractWebResource {
      * Declares an instance dead (its line groups fail over) or alive (it may
      * take groups again; nothing moves back). Body {"cp": NAME, "alive": bool,
      * "reason": text}; without "cp" the declarer is "operator", whose alive
-     * clears every declarer's word.
+     * clears every declarer's word. A control plane's report needs the role
+     * {@value Roles#CP}, the operator's declaration {@value Roles#ADMIN}.
      *
-     * @param idText instance id
-     * @param body   request body
-     * @return 204; 400 bad body or id; 404 unknown instance; 503 no pod configured yet
+     * @param idText   instance id
+     * @param body     request body
+     * @param security the caller's roles
+     * @return 204; 400 bad body or id; 403 the role the body needs is missing; 404 unknown
+     *         instance; 503 no pod configured yet
      */
+    @Allowed({Roles.ADMIN, Roles.CP})
     @POST
     @Path("{id}/health")
-    public Response health(@PathParam("id") String idText, InputStream body) {
+    public Response health(@PathParam("id") String idText, InputStream body, @Context SecurityContext security) {
         int id = RestSupport.instanceId(idText);
         JsonNode json = RestSupport.readObject(body, MAX_BODY);
         String cp = optText(json, "cp", "", Session.MAX_CP_LENGTH);
@@ -84,6 +91,12 @@ public class InstancesWebResource extends AbstractWebResource {
         }
         boolean alive = bool(json, "alive", "");
         String reason = optText(json, "reason", "", MAX_REASON);
+        // one URL, two callers: the body says which, and each has its own role
+        if (cp == null) {
+            Roles.require(security, Roles.ADMIN, "declaring an instance dead or alive as the operator (no \"cp\")");
+        } else {
+            Roles.require(security, Roles.CP, "a control plane's health report (\"cp\")");
+        }
         // Not yet configured is temporary (503: the control plane keeps the report and
         // retries); an instance the configured pod does not have is a refusal (404).
         Pod pod = get(PodService.class).pod()

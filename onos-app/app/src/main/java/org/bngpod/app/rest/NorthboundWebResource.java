@@ -32,6 +32,7 @@ public class NorthboundWebResource extends AbstractWebResource {
      *
      * @return 200 pod; 404 without a pod
      */
+    @Allowed({Roles.ADMIN, Roles.VIEWER})
     @GET
     @Path("pod")
     @Produces(MediaType.APPLICATION_JSON)
@@ -48,6 +49,7 @@ public class NorthboundWebResource extends AbstractWebResource {
      *
      * @return 200 {"lineGroups": [...]}
      */
+    @Allowed({Roles.ADMIN, Roles.VIEWER})
     @GET
     @Path("lines")
     @Produces(MediaType.APPLICATION_JSON)
@@ -79,6 +81,7 @@ public class NorthboundWebResource extends AbstractWebResource {
      *
      * @return 200 placement
      */
+    @Allowed({Roles.ADMIN, Roles.VIEWER, Roles.CP})
     @GET
     @Path("placement")
     @Produces(MediaType.APPLICATION_JSON)
@@ -92,6 +95,7 @@ public class NorthboundWebResource extends AbstractWebResource {
      *
      * @return 200 the new placement; 409 without a pod or on a node that is not the leader
      */
+    @Allowed({Roles.ADMIN})
     @POST
     @Path("placement/rebalance")
     @Produces(MediaType.APPLICATION_JSON)
@@ -105,6 +109,7 @@ public class NorthboundWebResource extends AbstractWebResource {
      *
      * @return 200 stats
      */
+    @Allowed({Roles.ADMIN, Roles.VIEWER})
     @GET
     @Path("stats")
     @Produces(MediaType.APPLICATION_JSON)

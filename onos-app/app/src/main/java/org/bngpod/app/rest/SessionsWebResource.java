@@ -61,6 +61,7 @@ public class SessionsWebResource extends AbstractWebResource {
      * @param limit     at most this many (default and maximum 10,000)
      * @return 200 {"total": n, "sessions": [...]}
      */
+    @Allowed({Roles.ADMIN, Roles.VIEWER})
     @GET
     @Produces(MediaType.APPLICATION_JSON)
     public Response list(@QueryParam("instance") String instance, @QueryParam("lineGroup") String lineGroup,
@@ -89,6 +90,7 @@ public class SessionsWebResource extends AbstractWebResource {
      * @param id session id
      * @return 200 session; 404 unknown
      */
+    @Allowed({Roles.ADMIN, Roles.VIEWER})
     @GET
     @Path("{id}")
     @Produces(MediaType.APPLICATION_JSON)
@@ -111,6 +113,7 @@ public class SessionsWebResource extends AbstractWebResource {
      * @param body     request body
      * @return 204; 400 naming the field; 409 page not expected (start again at page 0); 413 too large
      */
+    @Allowed({Roles.CP})
     @PUT
     public Response resync(@QueryParam("cp") String cp, @QueryParam("resync") String resyncId,
                            @QueryParam("page") String page, @QueryParam("last") String last, InputStream body) {
@@ -159,6 +162,7 @@ public class SessionsWebResource extends AbstractWebResource {
      * @param body request body
      * @return 204; 400 naming the field; 413 too large
      */
+    @Allowed({Roles.CP})
     @POST
     @Path("events")
     public Response events(InputStream body) {

@@ -1,38 +1,40 @@
 package org.bngpod.app.steering;
 
-import java.util.Locale;
+import org.bngpod.api.Pod;
+import org.bngpod.app.placement.Placement;
 
 /**
- * The switch pipeline the fold is rendered for: which flow objectives the
- * device's ONOS pipeliner takes.
+ * The switch pipelines the fold is rendered for: which flow objectives the
+ * device's ONOS pipeliner takes. Each is a {@link SteeringRenderer};
+ * {@link SteeringRenderer#forDriver} says which one a switch gets.
  */
-public enum Pipeline {
+public enum Pipeline implements SteeringRenderer {
     /**
      * One table that takes any match and an output (ONOS's
      * {@code DefaultSingleTablePipeline}, Open vSwitch with the default
      * driver): one VERSATILE forwarding objective per steer.
      */
-    SINGLE_TABLE,
+    SINGLE_TABLE {
+        @Override
+        public Steering render(Pod pod, Placement placement) {
+            return Steering.singleTable(SteeringPlan.compute(pod, placement));
+        }
+    },
     /**
      * Broadcom OF-DPA (ONOS's {@code Ofdpa2Pipeline}/{@code Ofdpa3Pipeline}):
      * filtering objectives admit (port, VLAN) into the VLAN table, next
      * objectives make L2 interface and flood groups, forwarding objectives
      * fill the bridging table (SPECIFIC) and the ACL table (VERSATILE).
      */
-    OFDPA;
-
-    /**
-     * Returns the pipeline an ONOS driver renders: {@link #OFDPA} for every
-     * driver whose name contains "ofdpa" (ofdpa, ofdpa3, qmx-ofdpa3,
-     * ovs-ofdpa, ...), else {@link #SINGLE_TABLE}.
-     *
-     * @param driverName the device's driver name; null when unknown
-     * @return the pipeline
-     */
-    public static Pipeline forDriver(String driverName) {
-        if (driverName != null && driverName.toLowerCase(Locale.ROOT).contains("ofdpa")) {
-            return OFDPA;
+    OFDPA {
+        @Override
+        public Steering render(Pod pod, Placement placement) {
+            return Steering.ofdpa(OfdpaSteering.compute(pod, placement));
         }
-        return SINGLE_TABLE;
+    };
+
+    @Override
+    public Pipeline pipeline() {
+        return this;
     }
 }

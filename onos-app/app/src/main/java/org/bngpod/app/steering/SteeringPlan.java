@@ -72,20 +72,13 @@ public final class SteeringPlan {
      *
      * @param pod       the pod
      * @param placement where each line group is served
-     * @param pipeline  the device's pipeline ({@link Pipeline#forDriver(String)})
+     * @param renderer  the device's renderer ({@link SteeringRenderer#forDriver})
      * @return the steering
      * @throws UnsupportedPodException if the pipeline cannot express the pod's fold
      *                                 (OF-DPA: S-tags split by C-tag, an S-tag on two access ports)
      */
-    public static Steering compute(Pod pod, Placement placement, Pipeline pipeline) {
-        switch (checkNotNull(pipeline, "pipeline")) {
-            case SINGLE_TABLE:
-                return Steering.singleTable(compute(pod, placement));
-            case OFDPA:
-                return Steering.ofdpa(OfdpaSteering.compute(pod, placement));
-            default:
-                throw new IllegalArgumentException("unknown pipeline " + pipeline);
-        }
+    public static Steering compute(Pod pod, Placement placement, SteeringRenderer renderer) {
+        return checkNotNull(renderer, "renderer").render(pod, placement);
     }
 
     /**

@@ -2,30 +2,28 @@ package org.bngpod.app.impl;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import org.bngpod.api.Failover;
-import org.bngpod.api.GroupPlacement;
 import org.bngpod.api.PlacementEvent;
 import org.bngpod.api.PlacementState;
 import org.bngpod.api.PodEvent;
-import org.bngpod.app.steering.OfdpaSteering;
-import org.bngpod.app.steering.Steer;
 import org.junit.After;
 import org.junit.Before;
 import org.junit.Test;
 import org.onosproject.cluster.NodeId;
-import org.onosproject.net.device.DeviceEvent;
+import org.onosproject.net.flowobjective.ForwardingObjective;
+import org.onosproject.net.flowobjective.Objective;
+
+import java.io.IOException;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.stream.Collectors;
 
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
-import static org.junit.Assert.assertNotNull;
-import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
@@ -52,29 +50,15 @@ public class PlacementManagerTest {
         bed.close();
     }
 
-    private Integer on(String group) {
-        return bed.placement.placementOf(group).flatMap(GroupPlacement::instance).orElse(null);
-    }
-
-    private Set<Integer> steeredInstances() {
-        // the instances steered to; the shared priority-0 drop belongs to none
-        return bed.placement.installer().installed(Testbed.SWITCH).stream().map(Steer::instance)
-                .filter(i -> i != Steer.SHARED).collect(Collectors.toSet());
-    }
-
-    private List<PlacementEvent.Type> eventTypes() {
-        return events.stream().map(PlacementEvent::type).collect(Collectors.toList());
-    }
-
     @Test
     public void startsFromThePodFile() {
         PlacementState state = bed.placement.placement();
         assertEquals(1, state.version());
-        assertEquals(Integer.valueOf(1), on("lg1"));
-        assertEquals(Integer.valueOf(2), on("lg2"));
+        assertEquals(Integer.valueOf(1), bed.instanceOf("lg1"));
+        assertEquals(Integer.valueOf(2), bed.instanceOf("lg2"));
         assertEquals("STATED", bed.placement.placementOf("lg2").orElseThrow().reasonKind());
         assertTrue(state.instances().stream().allMatch(i -> i.available()));
-        assertEquals(Set.of(1, 2), steeredInstances());
+        assertEquals(Set.of(1, 2), bed.steeredInstances());
     }
 
     @Test
@@ -82,7 +66,7 @@ public class PlacementManagerTest {
         bed.placement.declareDead(2, "cp1", "PFCP heartbeat lost");
         PlacementState state = bed.placement.placement();
         assertEquals(2, state.version());
-        assertEquals(Integer.valueOf(1), on("lg2"));
+        assertEquals(Integer.valueOf(1), bed.instanceOf("lg2"));
         assertEquals("MOVED", state.group("lg2").orElseThrow().reasonKind());
         assertThat(state.group("lg2").orElseThrow().reason(), containsString("instance dp2 (id 2) unavailable"));
         assertFalse(state.instance(2).orElseThrow().available());
@@ -92,9 +76,9 @@ public class PlacementManagerTest {
         assertEquals(2, f.instance());
         assertEquals(List.of("lg2"), f.moved());
         assertEquals("PFCP heartbeat lost", f.reason());
-        assertEquals(Set.of(1), steeredInstances());
+        assertEquals(Set.of(1), bed.steeredInstances());
         assertEquals(List.of(PlacementEvent.Type.INSTANCE_DOWN, PlacementEvent.Type.PLACEMENT_CHANGED),
-                     eventTypes());
+                     Testbed.types(events));
 
         // idempotent
         bed.placement.declareDead(2, "cp1", "PFCP heartbeat lost");
@@ -104,9 +88,9 @@ public class PlacementManagerTest {
         bed.placement.declareAlive(2, "cp1");
         state = bed.placement.placement();
         assertTrue(state.instance(2).orElseThrow().available());
-        assertEquals(Integer.valueOf(1), on("lg2"));
+        assertEquals(Integer.valueOf(1), bed.instanceOf("lg2"));
         assertEquals(3, state.version());
-        assertEquals(List.of(PlacementEvent.Type.INSTANCE_UP), eventTypes());
+        assertEquals(List.of(PlacementEvent.Type.INSTANCE_UP), Testbed.types(events));
     }
 
     @Test
@@ -128,7 +112,7 @@ public class PlacementManagerTest {
         assertEquals("switch", state.instance(1).orElseThrow().declaredBy().orElseThrow());
         assertEquals("UNPLACED", state.group("lg1").orElseThrow().reasonKind());
         assertEquals("UNPLACED", state.group("lg2").orElseThrow().reasonKind());
-        assertTrue(steeredInstances().isEmpty());
+        assertTrue(bed.steeredInstances().isEmpty());
 
         bed.devices.port(49, true);
         state = bed.placement.placement();
@@ -137,15 +121,66 @@ public class PlacementManagerTest {
         assertFalse(state.instance(2).orElseThrow().available());
         assertEquals("cp1", state.instance(2).orElseThrow().declaredBy().orElseThrow());
         // available again does not move anything; a re-balance places the groups
-        assertEquals(null, on("lg1"));
+        assertEquals(null, bed.instanceOf("lg1"));
         bed.placement.rebalance();
-        assertEquals(Integer.valueOf(1), on("lg1"));
-        assertEquals(Integer.valueOf(1), on("lg2"));
+        assertEquals(Integer.valueOf(1), bed.instanceOf("lg1"));
+        assertEquals(Integer.valueOf(1), bed.instanceOf("lg2"));
 
         // other ports and other devices change nothing
         long version = bed.placement.placement().version();
         bed.devices.port(1, false);
         assertEquals(version, bed.placement.placement().version());
+    }
+
+    /**
+     * The lab pod with a standby: dp4 (behind switch port 50 with dp3) serves
+     * nothing, lg4 is on dp2.
+     */
+    private static ObjectNode labWithStandbyBesideDp3() throws IOException {
+        ObjectNode pod = Testbed.goldenLabPod().deepCopy();
+        for (JsonNode instance : pod.path("instances")) {
+            ArrayNode groups = (ArrayNode) instance.path("lineGroups");
+            if (instance.path("name").asText().equals("dp4")) {
+                groups.removeAll();
+            } else if (instance.path("name").asText().equals("dp2")) {
+                groups.add("lg4");
+            }
+        }
+        return pod;
+    }
+
+    @Test
+    public void aServerPortDownFailsEveryInstanceBehindItOverInOneStep() throws IOException {
+        bed.close();
+        bed = new Testbed(labWithStandbyBesideDp3());
+        bed.placement.addListener(events::add);
+        assertEquals(Integer.valueOf(3), bed.instanceOf("lg3"));
+        int sentBefore = bed.objectives.forwards.size();
+
+        // srv2 (port 50) carries dp3 and the standby dp4: both die with it, and lg3
+        // must not stop over on dp4 on its way to a live instance
+        bed.devices.port(50, false);
+
+        PlacementState state = bed.placement.placement();
+        assertEquals("one placement change", 2, state.version());
+        assertEquals(Integer.valueOf(1), bed.instanceOf("lg3"));
+        assertThat(state.group("lg3").orElseThrow().reason(), containsString("instance dp3 (id 3) unavailable"));
+        assertEquals("each group moved once", 1, state.moves());
+        for (int dead : List.of(3, 4)) {
+            assertFalse(state.instance(dead).orElseThrow().available());
+            assertEquals("switch", state.instance(dead).orElseThrow().declaredBy().orElseThrow());
+        }
+        Failover f = state.lastFailover().orElseThrow();
+        assertEquals("the instance lg3 was on", 3, f.instance());
+        assertEquals(List.of("lg3"), f.moved());
+        assertEquals("switch port 50 down", f.reason());
+        assertEquals(List.of(PlacementEvent.Type.INSTANCE_DOWN, PlacementEvent.Type.INSTANCE_DOWN,
+                             PlacementEvent.Type.PLACEMENT_CHANGED), Testbed.types(events));
+        // lg3's steers went to the switch once, towards dp1
+        long lg3Steers = bed.steering.installer().installed(Testbed.SWITCH).stream()
+                .filter(s -> s.lineGroup().equals("lg3")).count();
+        List<ForwardingObjective> sent = bed.objectives.forwards.subList(sentBefore, bed.objectives.forwards.size());
+        assertEquals(lg3Steers, sent.stream().filter(o -> o.op() == Objective.Operation.ADD).count());
     }
 
     @Test
@@ -162,13 +197,13 @@ public class PlacementManagerTest {
     public void onlyTheLeaderActs() {
         bed.leadership.leader = NodeId.nodeId("other");
         bed.placement.declareDead(2, "cp1", "PFCP heartbeat lost");
-        assertEquals(Integer.valueOf(2), on("lg2"));
+        assertEquals(Integer.valueOf(2), bed.instanceOf("lg2"));
         assertThrows(IllegalStateException.class, () -> bed.placement.rebalance());
         // this node takes over: it acts on the recorded declaration
         bed.leadership.leader = Testbed.FakeLeadership.LOCAL;
-        bed.placement.reconcileAndSteer();
-        assertEquals(Integer.valueOf(1), on("lg2"));
-        assertEquals(Set.of(1), steeredInstances());
+        bed.placement.reconcile();
+        assertEquals(Integer.valueOf(1), bed.instanceOf("lg2"));
+        assertEquals(Set.of(1), bed.steeredInstances());
     }
 
     @Test
@@ -181,7 +216,7 @@ public class PlacementManagerTest {
         assertTrue(bed.pods.pod().isPresent());
         assertEquals(PodEvent.Type.CONFIG_REJECTED, podEvents.get(podEvents.size() - 1).type());
         assertEquals(1, bed.placement.placement().version());
-        assertEquals(Set.of(1, 2), steeredInstances());
+        assertEquals(Set.of(1, 2), bed.steeredInstances());
     }
 
     @Test
@@ -192,60 +227,11 @@ public class PlacementManagerTest {
         bed.netcfg.push(renamed);
         assertEquals(PodEvent.Type.POD_UPDATED, podEvents.get(podEvents.size() - 1).type());
         assertEquals("dp-one", bed.pods.instances().get(0).name());
-        assertEquals(Integer.valueOf(1), on("lg2"));
+        assertEquals(Integer.valueOf(1), bed.instanceOf("lg2"));
 
         bed.netcfg.push(null);
         assertTrue(bed.pods.pod().isEmpty());
         assertEquals(PlacementState.EMPTY, bed.placement.placement());
-        assertTrue(bed.placement.installer().installed(Testbed.SWITCH).isEmpty());
-    }
-
-    @Test
-    public void switchReconnectResyncs() {
-        bed.devices.device(DeviceEvent.Type.DEVICE_AVAILABILITY_CHANGED);
-        assertEquals(Set.of(1, 2), steeredInstances());
-    }
-
-    /** The fixture pod with lg2's split S-tag line (S300, C2000-4094) serving the whole S-tag. */
-    private static JsonNode wholeSTagPod() {
-        ObjectNode pod = Testbed.fixturePod().deepCopy();
-        for (JsonNode group : pod.get("lineGroups")) {
-            for (JsonNode line : group.get("lines")) {
-                ((ObjectNode) line).putNull("ctag");
-            }
-        }
-        return pod;
-    }
-
-    @Test
-    public void anOfdpaSwitchGetsTheOfdpaRendering() {
-        bed.close();
-        bed = new Testbed(wholeSTagPod(), "ofdpa3");
-        OfdpaSteering ofdpa = bed.placement.installer().installedOfdpa(Testbed.SWITCH);
-        assertFalse(ofdpa.forwards().isEmpty());
-        assertFalse(ofdpa.filters().isEmpty());
-        assertTrue(bed.placement.installer().installed(Testbed.SWITCH).isEmpty());
-        assertNull(bed.placement.steeringProblem());
-    }
-
-    @Test
-    public void aPodOfdpaCannotExpressIsNotSteeredAndTheReasonNamesTheLine() {
-        bed.close();
-        bed = new Testbed(Testbed.fixturePod(), "ofdpa3");
-        assertTrue(bed.placement.installer().installedOfdpa(Testbed.SWITCH).forwards().isEmpty());
-        assertTrue(bed.placement.installer().installed(Testbed.SWITCH).isEmpty());
-        assertNotNull(bed.placement.steeringProblem());
-        assertTrue(bed.placement.steeringProblem(), bed.placement.steeringProblem().contains("access3"));
-    }
-
-    @Test
-    public void aSwitchWhoseDriverIsKnownOnlyAtConnectIsSteeredForIt() {
-        bed.close();
-        bed = new Testbed(wholeSTagPod(), null);
-        assertEquals(Set.of(1, 2), steeredInstances());
-        bed.drivers.name = "ofdpa2";
-        bed.devices.device(DeviceEvent.Type.DEVICE_ADDED);
-        assertTrue(bed.placement.installer().installed(Testbed.SWITCH).isEmpty());
-        assertFalse(bed.placement.installer().installedOfdpa(Testbed.SWITCH).forwards().isEmpty());
+        assertTrue(bed.steering.installer().installed(Testbed.SWITCH).isEmpty());
     }
 }

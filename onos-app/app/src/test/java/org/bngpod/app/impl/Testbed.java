@@ -1,5 +1,7 @@
 package org.bngpod.app.impl;
 
+import org.bngpod.api.GroupPlacement;
+import org.bngpod.api.PlacementEvent;
 import org.bngpod.api.PlacementService;
 import org.bngpod.api.PodService;
 import org.bngpod.api.SessionService;
@@ -11,8 +13,9 @@ import org.onosproject.codec.impl.CodecManager;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.google.common.util.concurrent.MoreExecutors;
 import org.bngpod.app.config.BngPodConfig;
+import org.bngpod.app.steering.OnosDrivers;
+import org.bngpod.app.steering.Steer;
 import org.onlab.packet.IpAddress;
 import org.onosproject.TestApplicationId;
 import org.onosproject.cluster.ClusterServiceAdapter;
@@ -39,10 +42,10 @@ import org.onosproject.net.device.DeviceEvent;
 import org.onosproject.net.device.DeviceListener;
 import org.onosproject.net.device.DeviceServiceAdapter;
 import org.onosproject.net.driver.Driver;
-import org.onosproject.net.driver.DriverAdapter;
 import org.onosproject.net.driver.DriverServiceAdapter;
 import org.onlab.util.ItemNotFoundException;
 import org.onosproject.net.flowobjective.FlowObjectiveServiceAdapter;
+import org.onosproject.net.flowobjective.ForwardingObjective;
 import org.onosproject.net.provider.ProviderId;
 import org.onosproject.store.service.TestStorageService;
 import org.onlab.packet.ChassisId;
@@ -50,35 +53,59 @@ import org.onlab.packet.ChassisId;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.AbstractExecutorService;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
 
+import static org.junit.Assume.assumeTrue;
 import static org.onosproject.net.NetTestTools.injectEventDispatcher;
 
 /**
- * The application's three managers wired to ONOS's test adapters: a network
- * config registry holding the bngpod config, a test storage service (its maps
- * serialize through the stores' Kryo serializer), a leadership service that
- * makes this node the leader, and a device service whose events the tests
- * send. Events are handled on the calling thread.
+ * The application's components (pod, placement store, placement, steering and
+ * session managers) wired to ONOS's test adapters: a network config registry
+ * holding the bngpod config, a test storage service (its maps serialize
+ * through the stores' Kryo serializer), a leadership service that makes this
+ * node the leader, ONOS's own drivers, a flow objective service that keeps
+ * what it was sent, and a device service whose events the tests send. Events
+ * are handled on the calling thread ({@link InlineExecutor}), except with
+ * {@link #withStoreThreads}.
  */
 public final class Testbed {
 
     public static final ApplicationId APP_ID = new TestApplicationId(BngPodConfig.APP_NAME);
     public static final ObjectMapper MAPPER = new ObjectMapper();
     public static final DeviceId SWITCH = DeviceId.deviceId("of:0000000000000001");
+    /** The system property naming the lab pod's golden netcfg. */
+    public static final String GOLDEN_PROPERTY = "bngpod.golden.netcfg";
+    private static final String GOLDEN_DEFAULT = "../../topology/tests/golden/lab/onos-netcfg.json";
 
     public final FakeNetcfg netcfg = new FakeNetcfg();
     public final FakeDevices devices = new FakeDevices();
     public final FakeLeadership leadership = new FakeLeadership();
     public final FakeDrivers drivers = new FakeDrivers();
     public final PodManager pods = new PodManager();
+    public final DistributedPlacementStore store = new DistributedPlacementStore();
     public final PlacementManager placement = new PlacementManager();
+    public final SteeringManager steering = new SteeringManager();
     public final SessionManager sessions = new SessionManager();
-    private final TestStorageService storage = new TestStorageService();
+    public final FakeObjectives objectives = new FakeObjectives();
+    private final TestStorageService storage;
     private final ClusterServiceAdapter cluster = new ClusterServiceAdapter() {
         @Override
         public ControllerNode getLocalNode() {
@@ -102,6 +129,23 @@ public final class Testbed {
      * @param driver the switch's driver name, or null for a switch whose driver ONOS does not know yet
      */
     public Testbed(JsonNode pod, String driver) {
+        this(pod, driver, new TestStorageService(), true);
+    }
+
+    /**
+     * Wires and activates the managers on maps that deliver their events on
+     * a store thread of their own, as Atomix does, and with the managers'
+     * own executors; {@link #settle()} waits for the work to finish.
+     *
+     * @param pod the pod object of apps/org.bngpod.app/pod
+     * @return the testbed
+     */
+    public static Testbed withStoreThreads(JsonNode pod) {
+        return new Testbed(pod, "ovs", new StoreThreadStorageService(), false);
+    }
+
+    private Testbed(JsonNode pod, String driver, TestStorageService storage, boolean direct) {
+        this.storage = storage;
         drivers.name = driver;
         CoreServiceAdapter core = new CoreServiceAdapter() {
             @Override
@@ -117,17 +161,33 @@ public final class Testbed {
         injectEventDispatcher(pods, new TestEventDispatcher());
         pods.activate();
 
-        placement.coreService = core;
+        store.coreService = core;
+        store.storageService = storage;
+        store.activate();
+
         placement.podService = pods;
-        placement.storageService = storage;
+        placement.store = store;
         placement.leadershipService = leadership;
         placement.clusterService = cluster;
         placement.deviceService = devices;
-        placement.driverService = drivers;
-        placement.flowObjectiveService = new FlowObjectiveServiceAdapter();
-        placement.executor = MoreExecutors.newDirectExecutorService();
+        if (direct) {
+            placement.executor = new InlineExecutor();
+        }
         injectEventDispatcher(placement, new TestEventDispatcher());
         placement.activate();
+
+        steering.coreService = core;
+        steering.podService = pods;
+        steering.placementService = placement;
+        steering.leadershipService = leadership;
+        steering.clusterService = cluster;
+        steering.deviceService = devices;
+        steering.driverService = drivers;
+        steering.flowObjectiveService = objectives;
+        if (direct) {
+            steering.executor = new InlineExecutor();
+        }
+        steering.activate();
 
         sessions.coreService = core;
         sessions.storageService = storage;
@@ -147,6 +207,21 @@ public final class Testbed {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /**
+     * Returns the lab pod's object as {@code bngpod generate} renders it for
+     * ONOS (topology/tests/golden/lab/onos-netcfg.json, system property
+     * {@value #GOLDEN_PROPERTY}); the calling test is skipped while the file is absent.
+     *
+     * @return pod JSON
+     * @throws IOException if the file cannot be read
+     */
+    public static ObjectNode goldenLabPod() throws IOException {
+        Path golden = Paths.get(System.getProperty(GOLDEN_PROPERTY, GOLDEN_DEFAULT));
+        assumeTrue("no golden netcfg at " + golden + " yet", Files.isRegularFile(golden));
+        return (ObjectNode) MAPPER.readTree(golden.toFile()).path("apps").path(BngPodConfig.APP_NAME)
+                .path(BngPodConfig.CONFIG_KEY);
     }
 
     static BngPodConfig config(JsonNode pod) {
@@ -170,7 +245,7 @@ public final class Testbed {
      *
      * @param by how far forward
      */
-    public void advanceSessionClock(java.time.Duration by) {
+    public void advanceSessionClock(Duration by) {
         sessions.clock = Clock.offset(sessions.clock, by);
     }
 
@@ -202,11 +277,160 @@ public final class Testbed {
                 .add(CodecService.class, codecs);
     }
 
+    /**
+     * Returns what went wrong on the store's event thread (only with
+     * {@link #withStoreThreads}).
+     *
+     * @return problems, each with its stack; empty if none
+     */
+    public List<Throwable> storeThreadProblems() {
+        return storage instanceof StoreThreadStorageService
+                ? ((StoreThreadStorageService) storage).problems() : List.of();
+    }
+
+    /**
+     * Waits until the store's events and the managers' executors have no work
+     * left (a no-op when everything runs on the caller's thread).
+     */
+    public void settle() {
+        if (!(storage instanceof StoreThreadStorageService)) {
+            return;
+        }
+        StoreThreadStorageService threads = (StoreThreadStorageService) storage;
+        for (int quiet = 0, rounds = 0; quiet < 2; rounds++) {
+            if (rounds == 1000) {
+                throw new AssertionError("the managers and the store never settle");
+            }
+            long queued = threads.eventsQueued();
+            threads.flush();
+            flush(placement.executor);
+            flush(steering.executor);
+            threads.flush();
+            quiet = threads.eventsQueued() == queued ? quiet + 1 : 0;
+        }
+    }
+
+    /**
+     * Waits until an executor ran every task it was given so far.
+     *
+     * @param executor a single-threaded executor
+     */
+    static void flush(ExecutorService executor) {
+        try {
+            executor.submit(() -> { }).get(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new AssertionError("an executor did not finish", e);
+        }
+    }
+
+    /**
+     * Returns the instance a line group is placed on.
+     *
+     * @param group line group name
+     * @return instance id; null if unplaced
+     */
+    public Integer instanceOf(String group) {
+        return placement.placementOf(group).flatMap(GroupPlacement::instance).orElse(null);
+    }
+
+    /**
+     * Returns the instances the switch is steered to (the shared priority-0 drop belongs to none).
+     *
+     * @return instance ids
+     */
+    public Set<Integer> steeredInstances() {
+        return steering.installer().installed(SWITCH).stream().map(Steer::instance)
+                .filter(i -> i != Steer.SHARED).collect(Collectors.toSet());
+    }
+
+    /**
+     * Returns the types of placement events, in order.
+     *
+     * @param events events a listener heard
+     * @return their types
+     */
+    public static List<PlacementEvent.Type> types(List<PlacementEvent> events) {
+        return events.stream().map(PlacementEvent::type).collect(Collectors.toList());
+    }
+
     /** Stops the managers. */
     public void close() {
         sessions.deactivate();
+        steering.deactivate();
         placement.deactivate();
+        store.deactivate();
         pods.deactivate();
+        if (storage instanceof StoreThreadStorageService) {
+            ((StoreThreadStorageService) storage).shutdown();
+        }
+    }
+
+    /**
+     * Runs tasks on the caller's thread, but as a single-thread executor
+     * would: one at a time, in order, a task submitted while one runs (an event
+     * the running task caused) waiting until it finishes.
+     */
+    static final class InlineExecutor extends AbstractExecutorService {
+        private final Deque<Runnable> queue = new ArrayDeque<>();
+        private boolean running;
+        private boolean shutdown;
+
+        @Override
+        public synchronized void execute(Runnable task) {
+            queue.add(task);
+            if (running) {
+                return;
+            }
+            running = true;
+            try {
+                for (Runnable next = queue.poll(); next != null; next = queue.poll()) {
+                    next.run();
+                }
+            } finally {
+                running = false;
+            }
+        }
+
+        @Override
+        public synchronized void shutdown() {
+            shutdown = true;
+        }
+
+        @Override
+        public synchronized List<Runnable> shutdownNow() {
+            shutdown = true;
+            List<Runnable> left = new ArrayList<>(queue);
+            queue.clear();
+            return left;
+        }
+
+        @Override
+        public synchronized boolean isShutdown() {
+            return shutdown;
+        }
+
+        @Override
+        public synchronized boolean isTerminated() {
+            return shutdown && !running;
+        }
+
+        @Override
+        public boolean awaitTermination(long timeout, TimeUnit unit) {
+            return true;
+        }
+    }
+
+    /** A flow objective service that keeps every forwarding objective sent, in order. */
+    public static final class FakeObjectives extends FlowObjectiveServiceAdapter {
+        public final List<ForwardingObjective> forwards = new CopyOnWriteArrayList<>();
+
+        @Override
+        public void forward(DeviceId deviceId, ForwardingObjective objective) {
+            forwards.add(objective);
+        }
     }
 
     /** A network config registry with one bngpod config. */
@@ -303,22 +527,18 @@ public final class Testbed {
         }
     }
 
-    /** The switch's driver, by name; null: not known (yet). */
+    /** The switch's driver: one of ONOS's own, by name; null: not known (yet). */
     public static final class FakeDrivers extends DriverServiceAdapter {
         public volatile String name;
 
         @Override
         public Driver getDriver(DeviceId deviceId) {
             String n = name;
-            if (n == null || !SWITCH.equals(deviceId)) {
+            Driver driver = n == null || !SWITCH.equals(deviceId) ? null : OnosDrivers.named(n);
+            if (driver == null) {
                 throw new ItemNotFoundException("no driver for " + deviceId);
             }
-            return new DriverAdapter() {
-                @Override
-                public String name() {
-                    return n;
-                }
-            };
+            return driver;
         }
     }
 

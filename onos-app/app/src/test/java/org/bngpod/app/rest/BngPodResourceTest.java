@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.common.base.Splitter;
 import org.bngpod.api.SessionService;
 import org.bngpod.app.impl.Testbed;
+import org.glassfish.jersey.client.ClientConfig;
 import org.glassfish.jersey.server.ResourceConfig;
 import org.junit.After;
 import org.junit.Before;
@@ -39,7 +40,13 @@ public class BngPodResourceTest extends ResourceTest {
     private Testbed bed;
 
     public BngPodResourceTest() {
-        super(ResourceConfig.forApplicationClass(BngPodWebApplication.class));
+        super(ResourceConfig.forApplicationClass(BngPodWebApplication.class).register(ContainerLogin.class));
+    }
+
+    /** Every request as a user with all three roles (RestRolesTest checks each role alone). */
+    @Override
+    protected void configureClient(ClientConfig config) {
+        config.register(ContainerLogin.as("lab"));
     }
 
     @Before

@@ -10,6 +10,7 @@ import org.bngpod.api.InstanceStatus;
 import org.bngpod.api.Session;
 import org.bngpod.api.SessionEvent;
 import org.bngpod.app.impl.Testbed;
+import org.glassfish.jersey.client.ClientConfig;
 import org.glassfish.jersey.server.ResourceConfig;
 import org.junit.After;
 import org.junit.Before;
@@ -64,7 +65,13 @@ public class ContractFixturesTest extends ResourceTest {
     private final List<SessionEvent> sessionEvents = new ArrayList<>();
 
     public ContractFixturesTest() {
-        super(ResourceConfig.forApplicationClass(BngPodWebApplication.class));
+        super(ResourceConfig.forApplicationClass(BngPodWebApplication.class).register(ContainerLogin.class));
+    }
+
+    /** Every request as bng-cp would send it: a user with the control plane's role alone. */
+    @Override
+    protected void configureClient(ClientConfig config) {
+        config.register(ContainerLogin.as("cp1"));
     }
 
     @Before

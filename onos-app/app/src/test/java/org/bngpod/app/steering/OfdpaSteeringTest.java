@@ -45,7 +45,6 @@ import org.onosproject.net.group.GroupBucket;
 
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -93,16 +92,6 @@ public class OfdpaSteeringTest {
             }
         }
         return LabPods.read(pod);
-    }
-
-    @Test
-    public void pipelineFollowsTheDriverName() {
-        for (String name : Arrays.asList("ofdpa", "ofdpa3", "qmx-ofdpa3", "OFDPA3", "ovs-ofdpa", "znyx-ofdpa")) {
-            assertEquals(name, Pipeline.OFDPA, Pipeline.forDriver(name));
-        }
-        for (String name : Arrays.asList("default", "ovs", "ovs-corsa", "", null)) {
-            assertEquals(String.valueOf(name), Pipeline.SINGLE_TABLE, Pipeline.forDriver(name));
-        }
     }
 
     @Test
