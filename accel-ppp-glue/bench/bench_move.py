@@ -39,7 +39,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(REPO / "tests"), str(REPO / "topology")]
 
 import yaml  # noqa: E402
-from harness import wiredp  # noqa: E402
+from harness import fakeonos, wiredp  # noqa: E402
 from harness.fakeonos import FakeOnos  # noqa: E402
 from harness.frames import IP, ROUTER_MAC, UDP, Ether, Raw  # noqa: E402
 from harness.rig import NS_CP, DpRig, cleanup_stale  # noqa: E402
@@ -64,7 +64,7 @@ def write_configs(work: Path, n: int, onos_url: str) -> Path:
     for p in doc["pools"]:
         if p["line_group"] == "lg2":
             p["prefix"] = LG2_POOL
-    doc["onos"] = {"url": onos_url, "username": "onos", "password": "rocks", "cp_name": "cp-bench",
+    doc["onos"] = {"url": onos_url, "username": fakeonos.CP_USER, "password": fakeonos.CP_PASSWORD, "cp_name": "cp-bench",
                    "poll_interval": "1s", "timeout": "2s"}  # fmt: skip
     (work / "cp.yaml").write_text(yaml.safe_dump(doc, sort_keys=False))
     (work / "users").write_text("".join(f'user{i}  Cleartext-Password := "pw{i}"\n' for i in range(1, n + 1)))

@@ -27,6 +27,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness import fakeonos
 from harness.pppoe_client import PppoeClient
 
 from bngpod.binaries import BNG_CP, BNGCPCTL
@@ -95,8 +96,8 @@ def cp_yaml(onos_url: str | None = None) -> str:
     if onos_url:
         onos = f"""onos:
   url: {onos_url}
-  username: onos
-  password: rocks
+  username: {fakeonos.CP_USER}
+  password: {fakeonos.CP_PASSWORD}
   cp_name: cp-itest
   poll_interval: 200ms
   timeout: 1s

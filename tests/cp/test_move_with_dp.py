@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from harness import fakeonos
 from harness.fakeonos import FakeOnos
 from harness.frames import ROUTER_ADDR, UDP, Ether
 from harness.pppoe_client import PppoeClient
@@ -60,8 +61,8 @@ def _cp_yaml(path: Path, onos_url: str) -> None:
     doc = lab_cp_doc({1, 2})
     doc["onos"] = {
         "url": onos_url,
-        "username": "onos",
-        "password": "rocks",
+        "username": fakeonos.CP_USER,
+        "password": fakeonos.CP_PASSWORD,
         "cp_name": "cp-move",
         "poll_interval": "200ms",
         "timeout": "1s",

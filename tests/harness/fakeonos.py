@@ -1,8 +1,12 @@
 """The ONOS bngpod application's REST endpoints as bng-cp uses them (Contract B,
 docs/cp/onos.md), on loopback: GET /placement answers what the test sets, PUT /sessions
 (one request, or paged: staged per resync id, recorded when the last page arrives),
-POST /sessions/events and POST /instances/{id}/health are recorded. HTTP Basic auth
-onos/rocks, as ONOS's default; anything else is 401."""
+POST /sessions/events and POST /instances/{id}/health are recorded.
+
+As strict as the real application about who may call: every endpoint here is the control
+plane's and needs HTTP Basic credentials of a user with the role `bngpod-cp`
+(CP_USER/CP_PASSWORD); ONOS's default admin onos/rocks, or a viewer, gets 403, as the real
+app's RoleFilter answers (docs/onos/operations.md); other credentials get 401."""
 
 from __future__ import annotations
 
@@ -14,6 +18,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
 BASE = "/onos/bngpod"
+CP_USER, CP_PASSWORD = "bngcp", "cp-secret"  # a user holding the role bngpod-cp
+OTHER_USERS = {"onos": "rocks", "viewer": "viewer"}  # known to ONOS, without the role bngpod-cp
 
 
 class FakeOnos:
@@ -24,6 +30,7 @@ class FakeOnos:
         self.events: list[dict] = []  # {"cp":..., "event":..., "session":...}
         self.health: list[tuple[int, dict]] = []
         self.unauthorized = 0
+        self.forbidden = 0
         self.served: dict[int, float] = {}  # placement version -> time.time() it was first served
         self.cond = threading.Condition()
         owner = self
@@ -33,12 +40,19 @@ class FakeOnos:
                 pass
 
             def _auth(self) -> bool:
-                want = "Basic " + base64.b64encode(b"onos:rocks").decode()
-                if self.headers.get("Authorization") == want:
+                def basic(user: str, password: str) -> str:
+                    return "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()
+
+                got = self.headers.get("Authorization")
+                if got == basic(CP_USER, CP_PASSWORD):
                     return True
+                known = any(got == basic(u, p) for u, p in OTHER_USERS.items())
                 with owner.cond:
-                    owner.unauthorized += 1
-                self._reply(401, {"error": "credentials"})
+                    if known:
+                        owner.forbidden += 1
+                    else:
+                        owner.unauthorized += 1
+                self._reply(403 if known else 401, {"error": "role" if known else "credentials"})
                 return False
 
             def _reply(self, code: int, body: dict | None = None) -> None:
