@@ -9,10 +9,10 @@ import re
 import time
 
 import pytest
+from harness.pfcp_cp import REPORT_USAR, Cp, Sub
+from harness.rig import DpRig, cleanup_stale
 
 from .conftest import LAB_DP1
-from .pfcp_cp import REPORT_USAR, Cp, Sub
-from .rig import DpRig, cleanup_stale
 
 PORT = 18805
 
