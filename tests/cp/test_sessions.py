@@ -344,6 +344,9 @@ def test_pool_exhaustion(pod):
     for c in clients[:2]:
         assert c.terminate()
     dp.wait(lambda: len([s for s in dp.sessions.values() if not s.default]) == size - 2, 10, "two deleted")
+    # an address goes back to the pool after the session's Accounting-Stop, which follows
+    # the PFCP deletion (docs/cp/sessions.md)
+    assert pool_settles(pod, "lg2", size - 2), pool_used(pod, "lg2")
     freed = {c.ipv4 for c in clients[:2]}
     again = set()
     for i in range(2):

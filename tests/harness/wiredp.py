@@ -118,9 +118,11 @@ def instances(work) -> dict[str, str]:
 
 
 def dp_sessions(rig) -> list[dict]:
-    """bng-dp's sessions, each as its telemetry shows it."""
+    """bng-dp's sessions, each as its telemetry shows it (a session deleted between the list
+    and its own query is left out: telemetry then answers without its fields)."""
     ids = rig.telemetry("/bng/sessions").get("ids", [])
-    return [rig.telemetry(f"/bng/sessions,{i}") for i in ids]
+    got = (rig.telemetry(f"/bng/sessions,{i}") for i in ids)
+    return [s for s in got if isinstance(s, dict) and "pppoe_sid" in s]
 
 
 def stop(proc: subprocess.Popen | None, timeout: float) -> None:
