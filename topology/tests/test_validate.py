@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from bngpod import model as m
-from bngpod import validate
+from bngpod import users, validate
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 LAB = yaml.safe_load((EXAMPLES / "lab.yaml").read_text())
@@ -26,7 +26,7 @@ def mutated(change):
     return doc
 
 
-@pytest.mark.parametrize("name", ["lab.yaml", "minimal.yaml"])
+@pytest.mark.parametrize("name", ["lab.yaml", "minimal.yaml", "bench.yaml"])
 def test_examples_are_valid(name):
     result = validate.check(validate.load_document(EXAMPLES / name))
     assert result.errors == []
@@ -661,6 +661,29 @@ def test_control_policing_model():
     assert got["high"] == m.PuntClass(m.PuntBucket(100, 200), m.PuntBucket(5000, 10000), 90)
     assert got["mid"] == m.PUNT_DEFAULTS["mid"]
     assert got["low"] == m.PuntClass(m.PuntBucket(2, 4), m.PuntBucket(2500, 5000), 50)
+
+
+def test_bench_pod_raises_discovery_per_line():
+    """bench.yaml: a PADI and a retransmission from every subscriber of its fullest line at
+    once, a whole line's worth again every second."""
+    pod = validate.load(EXAMPLES / "bench.yaml")
+    on_line: dict[tuple, int] = {}
+    for u in users.generate(pod, 2500):  # the 10K point: 2,500 per line group
+        line = next(
+            ln
+            for ln in pod.group(u["line_group"]).lines
+            if ln.port.name == u["port"] and u["stag"] in ln.stag and u["ctag"] in ln.ctags
+        )
+        key = (line.port.name, line.stag, line.ctag)
+        on_line[key] = on_line.get(key, 0) + 1
+    fullest = max(on_line.values())
+    assert fullest == 2500
+    policing = pod.control_policing
+    for cls in ("low", "mid"):
+        assert policing[cls].per_line == m.PuntBucket(fullest, 2 * fullest), cls
+        assert policing[cls].per_client == m.PUNT_DEFAULTS[cls].per_client
+        assert policing[cls].ring_percent == m.PUNT_DEFAULTS[cls].ring_percent
+    assert policing["high"] == m.PUNT_DEFAULTS["high"]
 
 
 @pytest.mark.parametrize(
