@@ -195,6 +195,15 @@ check_config(const struct dp_config *cfg)
 		for (j = 0; j < DP_NUM_BE_QUEUES; j++)
 			CHECK(qp->be_weights[j] >= 1);
 	}
+	for (i = 0; i < DP_PUNT_CLASSES; i++) {
+		const struct dp_punt_class_cfg *k = &cfg->punt.cls[i];
+
+		CHECK(k->client.rate >= 1 && k->client.rate <= DP_PUNT_MAX_RATE);
+		CHECK(k->line.rate >= 1 && k->line.rate <= DP_PUNT_MAX_RATE);
+		CHECK(k->client.burst >= 1 && k->client.burst <= DP_PUNT_MAX_BURST);
+		CHECK(k->line.burst >= 1 && k->line.burst <= DP_PUNT_MAX_BURST);
+		CHECK(k->ring_percent >= 1 && k->ring_percent <= 100);
+	}
 	check_lines(cfg);
 	check_acl_rules(cfg);
 	check_routes(cfg);

@@ -60,6 +60,13 @@ app_pfcp_conf(const struct dp_config *cfg, uint32_t sessions, uint64_t start_tim
 	uc->fallback.fallback = true;
 }
 
+void
+app_punt_params(const struct dp_config *cfg, struct punt_params *p)
+{
+	punt_params_default(p);
+	punt_params_apply(p, &cfg->punt);
+}
+
 static int
 pfcp_setup(struct app *a, char *err, size_t errlen)
 {
@@ -82,6 +89,7 @@ static int
 stages_setup(struct app *a, char *err, size_t errlen)
 {
 	int socket = (int)rte_socket_id();
+	struct punt_params pp;
 	struct hqos_params hp;
 	char why[256];
 
@@ -107,7 +115,8 @@ stages_setup(struct app *a, char *err, size_t errlen)
 	a->acl = acl_create(a->cfg, socket, why, sizeof(why));
 	if (a->acl == NULL)
 		return fail(err, errlen, "ACL", why);
-	a->punt = punt_create(NULL, a->punt_ring, socket);
+	app_punt_params(a->cfg, &pp);
+	a->punt = punt_create(&pp, a->punt_ring, socket);
 	if (a->punt == NULL)
 		return fail(err, errlen, "punt policer", rte_strerror(rte_errno));
 	a->lcp = lcp_create(a->opts.sessions, NULL, socket);

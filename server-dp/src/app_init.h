@@ -5,8 +5,8 @@
  * app_init() loads a->opts.config_path (refused as a whole on any error),
  * builds the line map, the session tables, the packet pool, the punt, ARP and
  * inject rings and every stage (HQoS, policers, ARP table, routes, ACL, punt
- * policer, LCP offload, fragmentation pools, ICMP state, worker state) and
- * the PFCP user-plane function. It needs the EAL, not a port. app_fini()
+ * policer as [punt] says, LCP offload, fragmentation pools, ICMP state, worker
+ * state) and the PFCP user-plane function. It needs the EAL, not a port. app_fini()
  * releases all of it, frames left in rings included; the worker must be
  * stopped.
  */
@@ -31,5 +31,12 @@ void app_fini(struct app *a);
  */
 void app_pfcp_conf(const struct dp_config *cfg, uint32_t sessions, uint64_t start_time,
 		   int64_t wall_offset_ms, struct pfcp_up_conf *uc);
+
+/*
+ * The punt policer's parameters for an instance loaded in cfg: the buckets
+ * and ring thresholds of its [punt] section (the loader has filled in the
+ * defaults of absent keys), the rest as punt_params_default().
+ */
+void app_punt_params(const struct dp_config *cfg, struct punt_params *p);
 
 #endif /* BNG_APP_INIT_H */

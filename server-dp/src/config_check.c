@@ -171,6 +171,19 @@ print_route(const struct dp_config *cfg, unsigned int i)
 }
 
 static void
+print_punt(const struct dp_config *cfg)
+{
+	for (unsigned int c = 0; c < DP_PUNT_CLASSES; c++) {
+		const struct dp_punt_class_cfg *k = &cfg->punt.cls[c];
+
+		printf("punt.%s client_rate=%u client_burst=%u line_rate=%u line_burst=%u "
+		       "ring_percent=%u\n",
+		       dp_punt_class_names[c], k->client.rate, k->client.burst, k->line.rate,
+		       k->line.burst, k->ring_percent);
+	}
+}
+
+static void
 print_config(const struct dp_config *cfg)
 {
 	unsigned int i;
@@ -189,6 +202,7 @@ print_config(const struct dp_config *cfg)
 		print_acl_rule(cfg, i);
 	for (i = 0; i < cfg->n_routes; i++)
 		print_route(cfg, i);
+	print_punt(cfg);
 }
 
 static void

@@ -56,9 +56,9 @@ static_assert(CFG_NAME_LEN == 64 && CFG_VALUE_LEN == 256, "rte_cfgfile entry siz
 #define INI_MAX_LINE (CFG_NAME_LEN + CFG_VALUE_LEN + 2)
 /* Most keys a section may have; the largest section ([instance]) has 17. */
 #define INI_MAX_KEYS 32
-/* Most sections a valid file can have: [instance], [core] and the rest. */
+/* Most sections a valid file can have: [instance], [core], [punt] and the rest. */
 #define INI_MAX_SECTIONS                                                                     \
-	(2 + DP_MAX_ACCESS_PORTS + DP_MAX_LINE_GROUPS + DP_MAX_LINES + DP_MAX_QOS_PROFILES + \
+	(3 + DP_MAX_ACCESS_PORTS + DP_MAX_LINE_GROUPS + DP_MAX_LINES + DP_MAX_QOS_PROFILES + \
 	 DP_MAX_ACL_RULES + DP_MAX_ROUTES)
 
 /* First read chunk when the size of the file is not known up front. */
@@ -73,6 +73,7 @@ enum section_kind {
 	SEC_QOS_PROFILE,
 	SEC_ACL,
 	SEC_ROUTE,
+	SEC_PUNT,
 	SEC_KINDS,
 };
 
@@ -122,6 +123,21 @@ static const char *const acl_keys[] = {
 	"destination", "source_ports", "destination_ports", NULL,
 };
 static const char *const route_keys[] = {"prefix", "via", NULL};
+/* [punt]: <class>_<field> for the classes in enum dp_punt_class order, all optional. */
+const char *const dp_punt_class_names[DP_PUNT_CLASSES] = {
+	[DP_PUNT_HIGH] = "high",
+	[DP_PUNT_MID] = "mid",
+	[DP_PUNT_LOW] = "low",
+};
+static const char *const punt_keys[] = {
+	"high_client_rate",  "high_client_burst", "high_line_rate",   "high_line_burst",
+	"high_ring_percent", "mid_client_rate",	  "mid_client_burst", "mid_line_rate",
+	"mid_line_burst",    "mid_ring_percent",  "low_client_rate",  "low_client_burst",
+	"low_line_rate",     "low_line_burst",	  "low_ring_percent", NULL,
+};
+#define PUNT_FIELDS 5 /* client_rate, client_burst, line_rate, line_burst, ring_percent */
+static_assert(RTE_DIM(punt_keys) == PUNT_FIELDS * DP_PUNT_CLASSES + 1, "a key per class and field");
+#define PUNT_OPTIONAL ((UINT32_C(1) << (PUNT_FIELDS * DP_PUNT_CLASSES)) - 1)
 
 static const struct section_schema schemas[SEC_KINDS] = {
 	[SEC_INSTANCE] = {"instance", false, 1, NULL, instance_keys, 0},
@@ -135,6 +151,7 @@ static const struct section_schema schemas[SEC_KINDS] = {
 			     qos_profile_keys, 0},
 	[SEC_ACL] = {"acl", true, DP_MAX_ACL_RULES, "acl_rules", acl_keys, 0},
 	[SEC_ROUTE] = {"route", true, DP_MAX_ROUTES, "routes", route_keys, 0},
+	[SEC_PUNT] = {"punt", false, 1, NULL, punt_keys, PUNT_OPTIONAL},
 };
 
 /* Bitmaps of seen sections are sized by the largest limit. */
@@ -1695,6 +1712,54 @@ parse_route(struct loader *ld, unsigned int idx)
 	return 0;
 }
 
+/* One [punt] key, <class>_<field>, into *out when present (1..max). */
+static int
+get_punt_key(struct loader *ld, enum dp_punt_class c, const char *field, uint32_t max,
+	     uint32_t *out)
+{
+	char key[CFG_NAME_LEN];
+	uint64_t v;
+	int rc;
+
+	snprintf(key, sizeof(key), "%s_%s", dp_punt_class_names[c], field);
+	if (!rte_cfgfile_has_entry(ld->file, "punt", key))
+		return 0;
+	rc = get_uint(ld, "punt", key, 1, max, &v);
+	if (rc == 0)
+		*out = (uint32_t)v;
+	return rc;
+}
+
+/* [punt]: optional, and so is each key; what is absent keeps DP_PUNT_DEFAULTS. */
+static int
+parse_punt(struct loader *ld)
+{
+	static const struct dp_punt defaults = DP_PUNT_DEFAULTS;
+	struct dp_punt *p = &ld->cfg->punt;
+	int rc = 0;
+
+	*p = defaults;
+	if (!seen_test(ld, SEC_PUNT, 0))
+		return 0;
+	for (int c = 0; rc == 0 && c < DP_PUNT_CLASSES; c++) {
+		struct dp_punt_class_cfg *k = &p->cls[c];
+		uint32_t pct = k->ring_percent;
+
+		rc = get_punt_key(ld, c, "client_rate", DP_PUNT_MAX_RATE, &k->client.rate);
+		if (rc == 0)
+			rc = get_punt_key(ld, c, "client_burst", DP_PUNT_MAX_BURST,
+					  &k->client.burst);
+		if (rc == 0)
+			rc = get_punt_key(ld, c, "line_rate", DP_PUNT_MAX_RATE, &k->line.rate);
+		if (rc == 0)
+			rc = get_punt_key(ld, c, "line_burst", DP_PUNT_MAX_BURST, &k->line.burst);
+		if (rc == 0)
+			rc = get_punt_key(ld, c, "ring_percent", 100, &pct);
+		k->ring_percent = (uint8_t)pct;
+	}
+	return rc;
+}
+
 /* Step 4: structure, then objects in reference order (targets first). */
 static int
 parse_config(struct loader *ld)
@@ -1722,6 +1787,8 @@ parse_config(struct loader *ld)
 		rc = parse_acl_rule(ld, i);
 	for (i = 0; rc == 0 && i < cfg->n_routes; i++)
 		rc = parse_route(ld, i);
+	if (rc == 0)
+		rc = parse_punt(ld);
 	return rc;
 }
 

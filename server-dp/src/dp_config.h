@@ -229,6 +229,58 @@ struct dp_route {
 	bool drop;    /* blackhole: packets to prefix are dropped */
 };
 
+/*
+ * [punt]: the policing of control frames on their way to the CP (punt.h),
+ * per class. Every key is optional; an absent key, or an absent section,
+ * keeps the default below.
+ */
+enum dp_punt_class {
+	DP_PUNT_HIGH, /* session control: LCP, PAP, CHAP, IPCP, IPV6CP; PADT */
+	DP_PUNT_MID,  /* PADR */
+	DP_PUNT_LOW,  /* PADI; session frames of unknown sessions */
+	DP_PUNT_CLASSES,
+};
+
+/* "high", "mid", "low": the <class> of the [punt] keys <class>_<field>. */
+extern const char *const dp_punt_class_names[DP_PUNT_CLASSES];
+
+/*
+ * Upper bounds of a bucket. A control thread forwards far fewer frames than
+ * this to the CP, so the bound is "no limit" in practice, yet it keeps the
+ * GCRA tolerance (TSC ticks per frame x burst) far from 64-bit overflow.
+ */
+#define DP_PUNT_MAX_RATE 1000000u  /* frames per second */
+#define DP_PUNT_MAX_BURST 1000000u /* frames */
+
+/* A token bucket: rate frames per second (1..DP_PUNT_MAX_RATE), burst frames. */
+struct dp_punt_rate {
+	uint32_t rate;
+	uint32_t burst; /* 1..DP_PUNT_MAX_BURST */
+};
+
+struct dp_punt_class_cfg {
+	struct dp_punt_rate client; /* each client: (S-tag, C-tag, source MAC) */
+	struct dp_punt_rate line;   /* each [line.N] */
+	uint8_t ring_percent;	    /* admitted while the punt ring is below this % full, 1..100 */
+};
+
+struct dp_punt {
+	struct dp_punt_class_cfg cls[DP_PUNT_CLASSES]; /* by enum dp_punt_class */
+};
+
+/*
+ * The defaults, by class (docs/dp/control-frames.md, "Defaults, and why"):
+ * {client rate, burst}, {line rate, burst}, ring percent. punt.c's
+ * punt_params_default() is built from the same initialiser.
+ */
+#define DP_PUNT_DEFAULTS                                                    \
+	{                                                                   \
+		.cls = { [DP_PUNT_HIGH] = {{100, 200}, {5000, 10000}, 100}, \
+			 [DP_PUNT_MID] = {{5, 10}, {200, 400}, 75},         \
+			 [DP_PUNT_LOW] = {{5, 10}, {200, 400}, 50},         \
+		}                                                           \
+	}
+
 struct dp_config {
 	struct dp_instance instance;
 	struct dp_core core;
@@ -244,6 +296,7 @@ struct dp_config {
 	struct dp_qos_profile qos_profiles[DP_MAX_QOS_PROFILES];
 	struct dp_acl_rule acl_rules[DP_MAX_ACL_RULES];
 	struct dp_route routes[DP_MAX_ROUTES];
+	struct dp_punt punt; /* [punt], defaults filled in */
 };
 
 /*

@@ -28,18 +28,32 @@ const char *const punt_reason_names[PUNT_REASON_MAX] = {
 #define PUNT_MAX_MAC_BUCKETS (1u << 24)
 
 void
+punt_params_apply(struct punt_params *p, const struct dp_punt *c)
+{
+	static const int cls[DP_PUNT_CLASSES] = {
+		[DP_PUNT_HIGH] = PUNT_HIGH,
+		[DP_PUNT_MID] = PUNT_MID,
+		[DP_PUNT_LOW] = PUNT_LOW,
+	};
+
+	for (int k = 0; k < DP_PUNT_CLASSES; k++) {
+		const struct dp_punt_class_cfg *from = &c->cls[k];
+
+		p->mac[cls[k]] = (struct punt_rate){from->client.rate, from->client.burst};
+		p->line[cls[k]] = (struct punt_rate){from->line.rate, from->line.burst};
+		p->ring_pct[cls[k]] = from->ring_percent;
+	}
+}
+
+void
 punt_params_default(struct punt_params *p)
 {
+	/* The configuration's defaults, so that a [punt] section left out and
+	 * punt_create(NULL, ...) police alike. */
+	static const struct dp_punt defaults = DP_PUNT_DEFAULTS;
+
 	memset(p, 0, sizeof(*p));
-	p->mac[PUNT_HIGH] = (struct punt_rate){100, 200};
-	p->mac[PUNT_MID] = (struct punt_rate){5, 10};
-	p->mac[PUNT_LOW] = (struct punt_rate){5, 10};
-	p->line[PUNT_HIGH] = (struct punt_rate){5000, 10000};
-	p->line[PUNT_MID] = (struct punt_rate){200, 400};
-	p->line[PUNT_LOW] = (struct punt_rate){200, 400};
-	p->ring_pct[PUNT_HIGH] = 100;
-	p->ring_pct[PUNT_MID] = 75;
-	p->ring_pct[PUNT_LOW] = 50;
+	punt_params_apply(p, &defaults);
 	p->mac_buckets = PUNT_DEFAULT_MAC_BUCKETS;
 	p->redirect = PUNT_REDIRECT_ALL;
 }

@@ -125,12 +125,20 @@ struct punt {
 /* --- control thread -------------------------------------------------------- */
 
 /*
- * Defaults: per client HIGH 100/s burst 200, MID (PADR) 5/s burst 10, LOW
- * (PADI, unknown session) 5/s burst 10; per line HIGH 5000/s burst 10000, MID
- * 200/s burst 400, LOW 200/s burst 400; ring thresholds HIGH 100%, MID 75%,
- * LOW 50%; 65536 client buckets; redirect all; TSC rate and seed from DPDK.
+ * Defaults: the buckets and ring thresholds of DP_PUNT_DEFAULTS (dp_config.h:
+ * per client HIGH 100/s burst 200, MID (PADR) 5/s burst 10, LOW (PADI,
+ * unknown session) 5/s burst 10; per line HIGH 5000/s burst 10000, MID 200/s
+ * burst 400, LOW 200/s burst 400; ring thresholds HIGH 100%, MID 75%, LOW
+ * 50%); 65536 client buckets; redirect all; TSC rate and seed from DPDK.
  */
 void punt_params_default(struct punt_params *p);
+
+/*
+ * The buckets and ring thresholds of a [punt] section (struct dp_punt, the
+ * configuration's classes mapped to PUNT_HIGH/MID/LOW) into p; the other
+ * fields of p are left as they are.
+ */
+void punt_params_apply(struct punt_params *p, const struct dp_punt *c);
 
 /*
  * A punt stage feeding ring (the worker is its only producer). prm NULL =

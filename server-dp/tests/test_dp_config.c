@@ -434,6 +434,22 @@ test_lab_fields(void)
 	EXPECT(name, !cfg->routes[0].drop && cfg->routes[0].via == 0x64400002);
 	EXPECT(name, cfg->routes[1].prefix.addr == 0xcb007100 && cfg->routes[1].drop);
 	EXPECT(name, cfg->routes[1].via == 0);
+
+	EXPECT(name, cfg->punt.cls[DP_PUNT_HIGH].client.rate == 100);
+	EXPECT(name, cfg->punt.cls[DP_PUNT_HIGH].client.burst == 200);
+	EXPECT(name, cfg->punt.cls[DP_PUNT_HIGH].line.rate == 5000);
+	EXPECT(name, cfg->punt.cls[DP_PUNT_HIGH].line.burst == 10000);
+	EXPECT(name, cfg->punt.cls[DP_PUNT_HIGH].ring_percent == 100);
+	EXPECT(name, cfg->punt.cls[DP_PUNT_MID].client.rate == 5);
+	EXPECT(name, cfg->punt.cls[DP_PUNT_MID].client.burst == 10);
+	EXPECT(name, cfg->punt.cls[DP_PUNT_MID].line.rate == 200);
+	EXPECT(name, cfg->punt.cls[DP_PUNT_MID].line.burst == 400);
+	EXPECT(name, cfg->punt.cls[DP_PUNT_MID].ring_percent == 75);
+	EXPECT(name, cfg->punt.cls[DP_PUNT_LOW].client.rate == 5);
+	EXPECT(name, cfg->punt.cls[DP_PUNT_LOW].client.burst == 10);
+	EXPECT(name, cfg->punt.cls[DP_PUNT_LOW].line.rate == 200);
+	EXPECT(name, cfg->punt.cls[DP_PUNT_LOW].line.burst == 400);
+	EXPECT(name, cfg->punt.cls[DP_PUNT_LOW].ring_percent == 50);
 	pass(name);
 }
 
@@ -580,6 +596,14 @@ build_max_config(struct text *t)
 			    i, i % 2 ? "deny" : "permit", i % 3 ? "both" : "up",
 			    i % 2 ? "udp" : "tcp", i / 256, i % 256, i % 2 ? "any" : "1024-65535",
 			    i + 1, i + 1);
+	text_printf(t, "[punt]\n");
+	for (i = 0; i < DP_PUNT_CLASSES; i++)
+		text_printf(t,
+			    "%s_client_rate = %u\n%s_client_burst = %u\n%s_line_rate = %u\n"
+			    "%s_line_burst = %u\n%s_ring_percent = 100\n",
+			    dp_punt_class_names[i], DP_PUNT_MAX_RATE, dp_punt_class_names[i],
+			    DP_PUNT_MAX_BURST, dp_punt_class_names[i], DP_PUNT_MAX_RATE,
+			    dp_punt_class_names[i], DP_PUNT_MAX_BURST, dp_punt_class_names[i]);
 	for (i = 0; i < DP_MAX_ROUTES; i++) {
 		if (i % 2)
 			text_printf(t, "[route.%u]\nprefix = 20.%u.0.0/16\nvia = drop\n", i, i);
@@ -614,7 +638,10 @@ test_max_config(void)
 		    cfg->n_acl_rules != DP_MAX_ACL_RULES || cfg->n_routes != DP_MAX_ROUTES ||
 		    cfg->acl_rules[1023].dport.lo != 1024 ||
 		    cfg->acl_rules[1023].src.addr != 0x0a03ff00 || !cfg->routes[255].drop ||
-		    cfg->routes[254].via != 0x644002fe)
+		    cfg->routes[254].via != 0x644002fe ||
+		    cfg->punt.cls[DP_PUNT_LOW].line.burst != DP_PUNT_MAX_BURST ||
+		    cfg->punt.cls[DP_PUNT_HIGH].client.rate != DP_PUNT_MAX_RATE ||
+		    cfg->punt.cls[DP_PUNT_MID].ring_percent != 100)
 			failed(name, "counts or fields differ");
 		else
 			pass(name);
@@ -639,13 +666,13 @@ test_generated_raw(void)
 	struct text t = {0};
 	unsigned int i;
 
-	/* One section more than a file at every limit can have. */
-	for (i = 0; i < 2 + DP_MAX_ACCESS_PORTS + DP_MAX_LINE_GROUPS + DP_MAX_LINES +
+	/* One section more than a file at every limit ([punt] included) can have. */
+	for (i = 0; i < 3 + DP_MAX_ACCESS_PORTS + DP_MAX_LINE_GROUPS + DP_MAX_LINES +
 				DP_MAX_QOS_PROFILES + DP_MAX_ACL_RULES + DP_MAX_ROUTES + 1;
 	     i++)
 		text_printf(&t, "[s%u]\n", i);
 	c = (struct raw_case){"raw: more sections than any valid file", t.p, t.len,
-			      "more than 2882 sections"};
+			      "more than 2883 sections"};
 	run_raw_case(&c);
 	text_free(&t);
 
@@ -858,6 +885,111 @@ run_up_dscp_case(const char *base, const struct up_dscp_case *c)
 	text_free(&t);
 }
 
+/*
+ * [punt]: the lab fixture with its [punt] section dropped, then the given
+ * text appended (NULL: nothing, the section is absent). Loads, or fails.
+ */
+static bool
+load_punt_variant(const char *name, const char *base, const char *section)
+{
+	struct edit edits[3] = {DROP("punt"), APPEND(section), {EDIT_END, NULL, NULL, NULL}};
+	const char *unapplied = NULL;
+	struct text t = {0};
+	bool ok;
+
+	if (section == NULL)
+		edits[1].op = EDIT_END;
+	ok = apply_edits(base, edits, &t, &unapplied);
+	if (!ok)
+		failed(name, "edit of [%s] did not apply to the fixture",
+		       unapplied ? unapplied : "?");
+	else if (!(ok = write_file(scratch_path, t.p, t.len)))
+		failed(name, "cannot write %s: %s", scratch_path, strerror(errno));
+	else
+		ok = check_load(name, scratch_path, NULL);
+	text_free(&t);
+	return ok;
+}
+
+static bool
+punt_class_is(const struct dp_punt_class_cfg *k, uint32_t crate, uint32_t cburst, uint32_t lrate,
+	      uint32_t lburst, uint8_t pct)
+{
+	return k->client.rate == crate && k->client.burst == cburst && k->line.rate == lrate &&
+	       k->line.burst == lburst && k->ring_percent == pct;
+}
+
+static bool
+punt_equal(const struct dp_punt *a, const struct dp_punt *b)
+{
+	for (int c = 0; c < DP_PUNT_CLASSES; c++) {
+		const struct dp_punt_class_cfg *k = &b->cls[c];
+
+		if (!punt_class_is(&a->cls[c], k->client.rate, k->client.burst, k->line.rate,
+				   k->line.burst, k->ring_percent))
+			return false;
+	}
+	return true;
+}
+
+/* Absent section or keys: the defaults; every key lands in its own field. */
+static void
+test_punt_section(const char *base)
+{
+	static const struct dp_punt defaults = DP_PUNT_DEFAULTS;
+	static const char all[] =
+		"[punt]\n"
+		"high_client_rate = 11\nhigh_client_burst = 12\n"
+		"high_line_rate = 13\nhigh_line_burst = 14\nhigh_ring_percent = 15\n"
+		"mid_client_rate = 21\nmid_client_burst = 22\n"
+		"mid_line_rate = 23\nmid_line_burst = 24\nmid_ring_percent = 25\n"
+		"low_client_rate = 31\nlow_client_burst = 32\n"
+		"low_line_rate = 33\nlow_line_burst = 34\nlow_ring_percent = 1\n";
+	const char *name;
+	struct dp_punt want;
+	char path[4096];
+
+	for (int i = 0; i < 2; i++) {
+		name = i == 0 ? "valid: [punt] absent: the defaults"
+			      : "valid: [punt] empty: the defaults";
+		if (!load_punt_variant(name, base, i == 0 ? NULL : "[punt]\n"))
+			continue;
+		if (!punt_equal(&cfg->punt, &defaults))
+			failed(name, "[punt] differs from DP_PUNT_DEFAULTS");
+		else
+			pass(name);
+	}
+
+	name = "valid: [punt] one key, the others their defaults";
+	if (load_punt_variant(name, base, "[punt]\nlow_line_burst = 5000\n")) {
+		want = defaults;
+		want.cls[DP_PUNT_LOW].line.burst = 5000;
+		if (!punt_equal(&cfg->punt, &want))
+			failed(name, "only low line burst may differ from the defaults");
+		else
+			pass(name);
+	}
+
+	name = "valid: [punt] every key in its own field";
+	if (load_punt_variant(name, base, all)) {
+		if (!punt_class_is(&cfg->punt.cls[DP_PUNT_HIGH], 11, 12, 13, 14, 15) ||
+		    !punt_class_is(&cfg->punt.cls[DP_PUNT_MID], 21, 22, 23, 24, 25) ||
+		    !punt_class_is(&cfg->punt.cls[DP_PUNT_LOW], 31, 32, 33, 34, 1))
+			failed(name, "a value is in the wrong field");
+		else
+			pass(name);
+	}
+
+	name = "valid: multi_group.ini (no [punt]): the defaults";
+	snprintf(path, sizeof(path), "%s/multi_group.ini", fixture_dir);
+	if (check_load(name, path, NULL)) {
+		if (!punt_equal(&cfg->punt, &defaults))
+			failed(name, "[punt] differs from DP_PUNT_DEFAULTS");
+		else
+			pass(name);
+	}
+}
+
 /* Every <root>/<pod>/dp/<instance>.ini must load and be that instance. */
 static void
 test_golden(void)
@@ -928,6 +1060,52 @@ static const struct edit_case edit_cases[] = {
 	 "access_port.0: unknown key 'mtu'"},
 	{"reject: missing key", {DEL("line.0", "ctag")}, "line.0: missing key 'ctag'"},
 	{"reject: missing [instance]", {DROP("instance")}, "missing section [instance]"},
+	/* [punt]: each key 1..its bound, nothing else. */
+	{"reject: punt rate 0",
+	 {SET("punt", "low_line_rate", "0")},
+	 "punt: low_line_rate '0' is out of range 1..1000000"},
+	{"reject: punt rate above the bound",
+	 {SET("punt", "mid_client_rate", "1000001")},
+	 "punt: mid_client_rate '1000001' is out of range 1..1000000"},
+	{"reject: punt burst 0",
+	 {SET("punt", "high_client_burst", "0")},
+	 "punt: high_client_burst '0' is out of range 1..1000000"},
+	{"reject: punt burst above the bound",
+	 {SET("punt", "low_line_burst", "4294967297")},
+	 "punt: low_line_burst '4294967297' is out of range 1..1000000"},
+	{"reject: punt ring_percent 0",
+	 {SET("punt", "low_ring_percent", "0")},
+	 "punt: low_ring_percent '0' is out of range 1..100"},
+	{"reject: punt ring_percent 101",
+	 {SET("punt", "high_ring_percent", "101")},
+	 "punt: high_ring_percent '101' is out of range 1..100"},
+	{"reject: punt rate not a number",
+	 {SET("punt", "mid_line_rate", "fast")},
+	 "punt: mid_line_rate 'fast' is not a decimal number"},
+	{"reject: punt negative burst",
+	 {SET("punt", "mid_line_burst", "-400")},
+	 "punt: mid_line_burst '-400' is not a decimal number"},
+	{"reject: punt rate with a unit",
+	 {SET("punt", "high_line_rate", "5k")},
+	 "punt: high_line_rate '5k' is not a decimal number"},
+	{"reject: punt empty value",
+	 {SET("punt", "low_client_rate", "")},
+	 "punt: low_client_rate '' is not a decimal number"},
+	{"reject: punt unknown class",
+	 {ADD("punt", "medium_line_rate = 5")},
+	 "punt: unknown key 'medium_line_rate'"},
+	{"reject: punt unknown field",
+	 {ADD("punt", "low_line_pps = 5")},
+	 "punt: unknown key 'low_line_pps'"},
+	{"reject: punt duplicate key",
+	 {ADD("punt", "low_line_rate = 1")},
+	 "punt: key 'low_line_rate' appears twice"},
+	{"reject: punt section twice",
+	 {APPEND("[punt]\nlow_line_rate = 1\n")},
+	 "section [punt] appears twice"},
+	{"reject: punt numbered",
+	 {APPEND("[punt.0]\nlow_line_rate = 1\n")},
+	 "section [punt.0] is not part of the DP instance format"},
 	{"reject: missing [core]", {DROP("core")}, "missing section [core]"},
 
 	/* Counts. */
@@ -1503,6 +1681,7 @@ main(int argc, char **argv)
 	test_max_config();
 	test_io_errors();
 	test_zeroed_on_error();
+	test_punt_section(base.p);
 	for (i = 0; i < sizeof(up_dscp_cases) / sizeof(up_dscp_cases[0]); i++)
 		run_up_dscp_case(base.p, &up_dscp_cases[i]);
 	for (i = 0; i < sizeof(edit_cases) / sizeof(edit_cases[0]); i++)

@@ -45,6 +45,21 @@ def _acl_keys(rule: m.AclRule) -> list[tuple[str, object]]:
     ]
 
 
+def _punt_keys(policing: dict[str, m.PuntClass]) -> list[tuple[str, object]]:
+    """[punt]: every key written, the defaults included, so the file says what the DP does."""
+    keys: list[tuple[str, object]] = []
+    for name in m.PUNT_CLASSES:
+        c = policing[name]
+        keys += [
+            (f"{name}_client_rate", c.per_client.rate),
+            (f"{name}_client_burst", c.per_client.burst),
+            (f"{name}_line_rate", c.per_line.rate),
+            (f"{name}_line_burst", c.per_line.burst),
+            (f"{name}_ring_percent", c.ring_percent),
+        ]
+    return keys
+
+
 def dp_config(pod: m.Pod, inst: m.Instance) -> str:
     """The DP instance's INI (rte_cfgfile).
 
@@ -87,6 +102,7 @@ def dp_config(pod: m.Pod, inst: m.Instance) -> str:
                 ("vlan", pod.core.vlan or 0),
             ],
         ),
+        ("punt", _punt_keys(pod.control_policing)),
     ]
     for i, p in enumerate(ports):
         sections.append((f"access_port.{i}", [("name", p.name), ("tpid", f"{p.tpid:#06x}"), ("rate", p.rate)]))

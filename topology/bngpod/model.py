@@ -206,6 +206,40 @@ class AclRule:
     destination_ports: PortRange | None
 
 
+@dataclass(frozen=True)
+class PuntBucket:
+    """A token bucket of bng-dp's punt policer: frames per second, and a burst of frames."""
+
+    rate: int
+    burst: int
+
+
+@dataclass(frozen=True)
+class PuntClass:
+    """The policing of one class of control frames on their way to the CP."""
+
+    per_client: PuntBucket  # each client: (S-tag, C-tag, source MAC)
+    per_line: PuntBucket  # each line of a line group
+    ring_percent: int  # admitted while bng-dp's punt ring is below this % full
+
+
+# The classes, high to low priority (bng-dp's punt.h, and /bng/punt's <class>_<reason>
+# counters): high = LCP, PAP, CHAP, IPCP, IPV6CP and PADT; mid = PADR; low = PADI and
+# frames of unknown sessions.
+PUNT_CLASSES = ("high", "mid", "low")
+# bng-dp's defaults (server-dp/src/dp_config.h DP_PUNT_DEFAULTS; the golden files pin the
+# two together through server-dp's test_app_punt).
+PUNT_DEFAULTS = {
+    "high": PuntClass(PuntBucket(100, 200), PuntBucket(5000, 10000), 100),
+    "mid": PuntClass(PuntBucket(5, 10), PuntBucket(200, 400), 75),
+    "low": PuntClass(PuntBucket(5, 10), PuntBucket(200, 400), 50),
+}
+# Upper bounds (dp_config.h DP_PUNT_MAX_RATE, DP_PUNT_MAX_BURST): far above what a DP's
+# control thread forwards, so "no limit" in practice.
+PUNT_MAX_RATE = 1_000_000
+PUNT_MAX_BURST = 1_000_000
+
+
 @dataclass
 class Core:
     uplink: SwitchPort
@@ -257,6 +291,7 @@ class Pod:
     groups: list[LineGroup]
     instances: list[Instance]
     acl: list[AclRule] = field(default_factory=list)
+    control_policing: dict[str, PuntClass] = field(default_factory=lambda: dict(PUNT_DEFAULTS))
     source: str = ""
 
     @property

@@ -1,6 +1,8 @@
 """JSON Schema of the pod file: the structure. Meaning (references, overlaps,
 address plans) is checked afterwards by bngpod.validate."""
 
+from . import model as m
+
 # 31 characters: bng-dp keeps names in 32-byte fields
 NAME = {"type": "string", "pattern": r"^[A-Za-z][A-Za-z0-9_-]{0,30}$"}
 MAC = {"type": "string", "pattern": r"^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}$"}
@@ -130,6 +132,29 @@ ACL_RULE = _obj(
 # A static route on the core side: via a next hop in the core subnet, or drop.
 ROUTE = _obj(["prefix"], {"prefix": CIDR, "via": IPV4, "drop": {"type": "boolean"}})
 
+# bng-dp's punt policer (control frames to the CP), server-dp/src/dp_config.h [punt].
+PUNT_RATE = {
+    "description": f"frames per second, an integer 1..{m.PUNT_MAX_RATE}",
+    "type": "integer",
+    "minimum": 1,
+    "maximum": m.PUNT_MAX_RATE,
+}
+PUNT_BURST = {
+    "description": f"frames, an integer 1..{m.PUNT_MAX_BURST}",
+    "type": "integer",
+    "minimum": 1,
+    "maximum": m.PUNT_MAX_BURST,
+}
+PUNT_BUCKET = _obj(["rate", "burst"], {"rate": PUNT_RATE, "burst": PUNT_BURST})
+RING_PERCENT = {
+    "description": "a share of the punt ring in percent, an integer 1..100",
+    "type": "integer",
+    "minimum": 1,
+    "maximum": 100,
+}
+PUNT_CLASS = _obj([], {"per_client": PUNT_BUCKET, "per_line": PUNT_BUCKET, "ring_percent": RING_PERCENT})
+CONTROL_POLICING = _obj([], {name: PUNT_CLASS for name in m.PUNT_CLASSES})
+
 POD_SCHEMA = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "title": "bngpod pod description",
@@ -170,6 +195,7 @@ POD_SCHEMA = {
             },
         ),
         "acl": {"type": "array", "items": ACL_RULE},
+        "control_policing": CONTROL_POLICING,
         "management": _obj(["subnet"], {"subnet": CIDR}),
         "control_plane": _obj(
             ["address"],

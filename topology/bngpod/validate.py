@@ -245,6 +245,7 @@ class _Checker:
         instances = self.instances(d["instances"], servers, vfs, groups, management, cp)
         core.routes = self.routes(d["core"].get("routes", []), core, pools)
         acl = self.acl(d.get("acl", []))
+        control_policing = self.control_policing(d.get("control_policing", {}))
         self.line_overlaps(groups)
         self.stag_ports_per_instance(instances)
         self.dp_limits(instances, profiles)
@@ -267,6 +268,7 @@ class _Checker:
             groups=[g for g in groups if g is not None],
             instances=instances,
             acl=acl,
+            control_policing=control_policing,
             source=self.source,
         )
 
@@ -602,6 +604,40 @@ class _Checker:
                     )
                 )
         return rules
+
+    def whole(self, where: str, value, what: str) -> int | None:
+        """An integer the schema has range-checked. YAML's 400.0 passes it as an integer but
+        would reach the DP configuration as "400.0"."""
+        if isinstance(value, float):
+            self.err(where, f"{value} must be a whole number of {what}")
+            return None
+        return value
+
+    def control_policing(self, c: dict) -> dict[str, m.PuntClass]:
+        """bng-dp's punt policer, class by class: what the file gives, bng-dp's defaults
+        for the rest."""
+        classes: dict[str, m.PuntClass] = {}
+        for name in m.PUNT_CLASSES:
+            default, given, where = m.PUNT_DEFAULTS[name], c.get(name, {}), f"control_policing.{name}"
+            buckets = {}
+            for key in ("per_client", "per_line"):
+                bucket = given.get(key)
+                buckets[key] = getattr(default, key)
+                if bucket is not None:
+                    rate = self.whole(f"{where}.{key}.rate", bucket["rate"], "frames per second")
+                    burst = self.whole(f"{where}.{key}.burst", bucket["burst"], "frames")
+                    if rate is not None and burst is not None:
+                        buckets[key] = m.PuntBucket(rate, burst)
+            ring = self.whole(f"{where}.ring_percent", given.get("ring_percent", default.ring_percent), "percent")
+            classes[name] = m.PuntClass(buckets["per_client"], buckets["per_line"], ring or default.ring_percent)
+        high, mid, low = (classes[n].ring_percent for n in m.PUNT_CLASSES)
+        if not high >= mid >= low:
+            self.warn(
+                "control_policing",
+                f"ring_percent high {high}, mid {mid}, low {low}: a backlog in bng-dp's control thread "
+                "would refuse a higher class before a lower one",
+            )
+        return classes
 
     def line_overlaps(self, groups: list[m.LineGroup | None]) -> None:
         """Two lines may share an access port and S-tags only with disjoint C-tags."""

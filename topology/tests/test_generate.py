@@ -103,6 +103,51 @@ def test_dp_config_matches_the_pod():
     assert dp4["line_group.3"]["standby"] == "no" and dp4["line_group.0"]["standby"] == "yes"
 
 
+PUNT_DEFAULT_KEYS = {
+    "high_client_rate": "100",
+    "high_client_burst": "200",
+    "high_line_rate": "5000",
+    "high_line_burst": "10000",
+    "high_ring_percent": "100",
+    "mid_client_rate": "5",
+    "mid_client_burst": "10",
+    "mid_line_rate": "200",
+    "mid_line_burst": "400",
+    "mid_ring_percent": "75",
+    "low_client_rate": "5",
+    "low_client_burst": "10",
+    "low_line_rate": "200",
+    "low_line_burst": "400",
+    "low_ring_percent": "50",
+}
+
+
+def test_punt_policing_in_every_dp_config(tmp_path):
+    """No control_policing: every key at bng-dp's defaults; given values land in their keys."""
+    for example in ("lab", "minimal"):
+        for path in sorted((GOLDEN / example / "dp").glob("*.ini")):
+            assert dict(read_ini(path)["punt"]) == PUNT_DEFAULT_KEYS, path
+    doc = yaml.safe_load((EXAMPLES / "lab.yaml").read_text())
+    doc["control_policing"] = {
+        "high": {"per_client": {"rate": 50, "burst": 60}, "ring_percent": 90},
+        "low": {"per_line": {"rate": 2500, "burst": 5000}, "ring_percent": 40},
+    }
+    result = validate.check(doc)
+    assert result.errors == []
+    generate.generate_all(result.pod, tmp_path)
+    want = dict(
+        PUNT_DEFAULT_KEYS,
+        high_client_rate="50",
+        high_client_burst="60",
+        high_ring_percent="90",
+        low_line_rate="2500",
+        low_line_burst="5000",
+        low_ring_percent="40",
+    )
+    for inst in result.pod.instances:
+        assert dict(read_ini(tmp_path / "dp" / f"{inst.name}.ini")["punt"]) == want, inst.name
+
+
 def test_acl_protocols_and_ports_are_spelled_for_the_dp():
     doc = yaml.safe_load((EXAMPLES / "lab.yaml").read_text())
     doc["acl"] = [

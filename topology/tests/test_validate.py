@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from bngpod import validate
+from bngpod import model as m
+from bngpod import users, validate
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 LAB = yaml.safe_load((EXAMPLES / "lab.yaml").read_text())
@@ -25,7 +26,7 @@ def mutated(change):
     return doc
 
 
-@pytest.mark.parametrize("name", ["lab.yaml", "minimal.yaml"])
+@pytest.mark.parametrize("name", ["lab.yaml", "minimal.yaml", "bench.yaml"])
 def test_examples_are_valid(name):
     result = validate.check(validate.load_document(EXAMPLES / name))
     assert result.errors == []
@@ -102,8 +103,82 @@ ROUTE = ["core", "routes", 0]
 UP_DSCP = ["qos_profiles", 1, "upstream", "dscp"]
 UP_DSCP_HELP = "is not valid here (a DSCP 0..63, or no dscp to keep the subscriber's marking)"
 ACL = ["acl", 0]
+POLICING = ["control_policing"]
+LOW_LINE = {"low": {"per_line": {"rate": 2500, "burst": 5000}}}
+FPS_HELP = "is not valid here (frames per second, an integer 1..1000000)"
+FRAMES_HELP = "is not valid here (frames, an integer 1..1000000)"
+RING_HELP = "is not valid here (a share of the punt ring in percent, an integer 1..100)"
+
+
+def _policing(value):
+    return _set(POLICING, value)
+
+
+def _bucket(rate, burst, cls="low", key="per_line"):
+    return _policing({cls: {key: {"rate": rate, "burst": burst}}})
+
 
 REJECTIONS = [
+    # bng-dp's punt policer
+    ("punt rate 0", _bucket(0, 400), f"control_policing.low.per_line.rate: 0 {FPS_HELP}"),
+    (
+        "punt rate negative",
+        _bucket(-5, 10, "mid", "per_client"),
+        f"control_policing.mid.per_client.rate: -5 {FPS_HELP}",
+    ),
+    ("punt rate above the bound", _bucket(1_000_001, 400), f"control_policing.low.per_line.rate: 1000001 {FPS_HELP}"),
+    ("punt rate with an SI suffix", _bucket("2k", 400), f"control_policing.low.per_line.rate: '2k' {FPS_HELP}"),
+    ("punt rate boolean", _bucket(True, 400), f"control_policing.low.per_line.rate: True {FPS_HELP}"),
+    ("punt rate fraction", _bucket(2.5, 400), f"control_policing.low.per_line.rate: 2.5 {FPS_HELP}"),
+    (
+        "punt rate as a float",
+        _bucket(2500.0, 400),
+        "control_policing.low.per_line.rate: 2500.0 must be a whole number of frames per second",
+    ),
+    ("punt burst 0", _bucket(100, 0, "high"), f"control_policing.high.per_line.burst: 0 {FRAMES_HELP}"),
+    (
+        "punt burst above the bound",
+        _bucket(100, 1_000_001, "high", "per_client"),
+        f"control_policing.high.per_client.burst: 1000001 {FRAMES_HELP}",
+    ),
+    (
+        "punt burst as a float",
+        _bucket(100, 400.0, "mid"),
+        "control_policing.mid.per_line.burst: 400.0 must be a whole number of frames",
+    ),
+    ("punt ring 0", _policing({"low": {"ring_percent": 0}}), f"control_policing.low.ring_percent: 0 {RING_HELP}"),
+    (
+        "punt ring 101",
+        _policing({"high": {"ring_percent": 101}}),
+        f"control_policing.high.ring_percent: 101 {RING_HELP}",
+    ),
+    (
+        "punt ring as a float",
+        _policing({"mid": {"ring_percent": 75.0}}),
+        "control_policing.mid.ring_percent: 75.0 must be a whole number of percent",
+    ),
+    (
+        "punt bucket without a burst",
+        _policing({"low": {"per_line": {"rate": 2500}}}),
+        "control_policing.low.per_line: 'burst' is a required property",
+    ),
+    (
+        "punt unknown class",
+        _policing({"padi": {"per_line": {"rate": 1, "burst": 1}}}),
+        "control_policing: unknown field(s) ('padi' was unexpected)",
+    ),
+    (
+        "punt unknown bucket",
+        _policing({"low": {"per_port": {"rate": 1, "burst": 1}}}),
+        "control_policing.low: unknown field(s) ('per_port' was unexpected)",
+    ),
+    (
+        "punt unknown bucket key",
+        _policing({"low": {"per_line": {"rate": 1, "burst": 1, "pps": 1}}}),
+        "control_policing.low.per_line: unknown field(s) ('pps' was unexpected)",
+    ),
+    ("punt class null", _policing({"low": None}), "control_policing.low: None is not of type 'object'"),
+    ("punt section a list", _policing([LOW_LINE]), "control_policing: [{"),
     # upstream DSCP rewrite
     ("upstream DSCP 64", _set(UP_DSCP, 64), f"qos_profiles[1].upstream.dscp: 64 {UP_DSCP_HELP}"),
     ("upstream DSCP -1", _set(UP_DSCP, -1), f"qos_profiles[1].upstream.dscp: -1 {UP_DSCP_HELP}"),
@@ -551,10 +626,76 @@ def test_rejection(why, change, expected):
         ("route inside another route", _set(["core", "routes", 1, "prefix"], "192.0.2.128/25")),
         ("ACL protocol by number with a port range", _set([*ACL, "protocol"], 17)),
         ("ACL on prefixes, both directions", _set(["acl", 0], {"action": "permit", "source": "100.80.0.0/22"})),
+        ("punt policing empty: the defaults", _policing({})),
+        ("punt policing of one bucket", _policing(LOW_LINE)),
+        (
+            "punt buckets at their bounds",
+            _chain(_bucket(1, 1, "high"), _bucket(1_000_000, 1_000_000, "low", "per_client")),
+        ),
+        (
+            "punt ring at its bounds",
+            _policing({"high": {"ring_percent": 100}, "mid": {"ring_percent": 1}, "low": {"ring_percent": 1}}),
+        ),
     ],
 )
 def test_accepted_variants(why, change):
     assert errors_of(mutated(change)) == [], why
+
+
+def test_control_policing_model():
+    defaults = validate.load(EXAMPLES / "lab.yaml").control_policing
+    assert defaults == m.PUNT_DEFAULTS and list(defaults) == ["high", "mid", "low"]
+    low = defaults["low"]
+    assert (low.per_client, low.per_line, low.ring_percent) == (m.PuntBucket(5, 10), m.PuntBucket(200, 400), 50)
+    doc = mutated(
+        _policing(
+            {
+                "high": {"ring_percent": 90},
+                "low": {"per_line": {"rate": 2500, "burst": 5000}, "per_client": {"rate": 2, "burst": 4}},
+            }
+        )
+    )
+    result = validate.check(doc)
+    assert result.errors == [] and result.warnings == []
+    got = result.pod.control_policing
+    assert got["high"] == m.PuntClass(m.PuntBucket(100, 200), m.PuntBucket(5000, 10000), 90)
+    assert got["mid"] == m.PUNT_DEFAULTS["mid"]
+    assert got["low"] == m.PuntClass(m.PuntBucket(2, 4), m.PuntBucket(2500, 5000), 50)
+
+
+def test_bench_pod_raises_discovery_per_line():
+    """bench.yaml: a PADI and a retransmission from every subscriber of its fullest line at
+    once, a whole line's worth again every second."""
+    pod = validate.load(EXAMPLES / "bench.yaml")
+    on_line: dict[tuple, int] = {}
+    for u in users.generate(pod, 2500):  # the 10K point: 2,500 per line group
+        line = next(
+            ln
+            for ln in pod.group(u["line_group"]).lines
+            if ln.port.name == u["port"] and u["stag"] in ln.stag and u["ctag"] in ln.ctags
+        )
+        key = (line.port.name, line.stag, line.ctag)
+        on_line[key] = on_line.get(key, 0) + 1
+    fullest = max(on_line.values())
+    assert fullest == 2500
+    policing = pod.control_policing
+    for cls in ("low", "mid"):
+        assert policing[cls].per_line == m.PuntBucket(fullest, 2 * fullest), cls
+        assert policing[cls].per_client == m.PUNT_DEFAULTS[cls].per_client
+        assert policing[cls].ring_percent == m.PUNT_DEFAULTS[cls].ring_percent
+    assert policing["high"] == m.PUNT_DEFAULTS["high"]
+
+
+@pytest.mark.parametrize(
+    "rings,warned",
+    [((100, 75, 50), False), ((100, 100, 100), False), ((40, 75, 50), True), ((100, 50, 75), True)],
+)
+def test_inverted_ring_thresholds_are_a_warning(rings, warned):
+    doc = mutated(_policing({c: {"ring_percent": r} for c, r in zip(("high", "mid", "low"), rings, strict=True)}))
+    result = validate.check(doc)
+    assert result.errors == []
+    expected = f"control_policing: ring_percent high {rings[0]}, mid {rings[1]}, low {rings[2]}: a backlog"
+    assert any(expected in w for w in result.warnings) == warned, result.warnings
 
 
 def test_every_error_reported_at_once():
