@@ -136,13 +136,13 @@ def _can_run(pod: m.Pod, dp: bool, cp: bool, dp_sessions: int | None, cp_options
             raise EmuError(f"{tool} is not installed; run `make setup`")
     if cp and not radius.installed():
         raise EmuError(f"{radius.FREERADIUS} is not installed; run `make setup` (or `bngpod up --no-cp`)")
-    why = binaries.missing(binaries.ACCESS_INGRESS)
-    if why:
-        raise EmuError(why)
     for part, wanted, programs in (("dp", dp, (binaries.BNG_DP,)), ("cp", cp, (binaries.BNG_CP, binaries.BNGCPCTL))):
         why = binaries.missing(*programs) if wanted else None
         if why:
             raise EmuError(f"{why}; or start the pod with --no-{part}")
+    why = binaries.missing(binaries.ACCESS_INGRESS)  # the switch's, needed by every pod
+    if why:
+        raise EmuError(why)
     return flags
 
 
