@@ -642,6 +642,9 @@ func (e *Emu) stats() Stats {
 			"padt_before_term_ack": e.st.padtBeforeTermAck,
 			"tx":                   e.st.txFrames, "tx_dropped": e.st.txDropped},
 	}
+	if d, ok := e.tr.(RxDropCounter); ok {
+		st.Wire["rx_socket_dropped"] = d.RxDropped()
+	}
 	if st.TxPkts > st.RxPkts {
 		st.Lost = st.TxPkts - st.RxPkts
 	}

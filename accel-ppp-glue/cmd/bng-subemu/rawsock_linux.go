@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"net"
+	"sync/atomic"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -16,6 +17,7 @@ import (
 // (rx VLAN offload, on by default on veths).
 type RawSocket struct {
 	fd      int
+	dropped atomic.Uint64 // PACKET_STATISTICS drops read so far (reading resets the kernel's)
 	rxHdrs  []mmsghdr
 	rxIov   []unix.Iovec
 	rxCtrl  []byte
@@ -92,6 +94,15 @@ func openRawSocket(iface string, ourMACsOnly bool) (*RawSocket, error) {
 	s.txHdrs = make([]mmsghdr, batchLen)
 	s.txIov = make([]unix.Iovec, batchLen)
 	return s, nil
+}
+
+// RxDropped is how many frames the kernel dropped for want of room in the
+// socket's receive buffer since it was opened (PACKET_STATISTICS).
+func (s *RawSocket) RxDropped() uint64 {
+	if st, err := unix.GetsockoptTpacketStats(s.fd, unix.SOL_PACKET, unix.PACKET_STATISTICS); err == nil {
+		s.dropped.Add(uint64(st.Drops))
+	}
+	return s.dropped.Load()
 }
 
 // Recv reads up to a batch of frames (recvmmsg, MSG_WAITFORONE).

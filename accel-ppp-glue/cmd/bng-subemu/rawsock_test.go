@@ -85,6 +85,9 @@ func TestRawSocketOverVeth(t *testing.T) {
 	if st.RxPkts == 0 || st.RxBad != 0 || st.Wire["malformed"] != 0 {
 		t.Fatalf("stats %+v", st)
 	}
+	if d, ok := st.Wire["rx_socket_dropped"]; !ok || d != 0 {
+		t.Fatalf("the raw socket's receive drops: %d (reported: %v)", d, ok)
+	}
 	r.srv.with(func() {
 		if r.srv.tpids[0x8100] == 0 || r.srv.tpids[0x88a8] == 0 {
 			t.Fatalf("tpids at the server %v", r.srv.tpids)

@@ -19,6 +19,13 @@ type Transport interface {
 	Close() error
 }
 
+// RxDropCounter is a Transport that knows how many frames it lost before the
+// emulator read them (a full socket buffer): so that a loss the bench sees can
+// be told apart from a loss in the pod.
+type RxDropCounter interface {
+	RxDropped() uint64
+}
+
 // ErrClosed is returned by a closed Transport.
 var ErrClosed = errors.New("transport closed")
 
