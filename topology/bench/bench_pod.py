@@ -244,6 +244,7 @@ def after_stop(emus: Emulators) -> dict:
                 "late",
                 "unexpected",
                 "tx_dropped",
+                "rx_socket_dropped",
             )
         },  # fmt: skip
     }
