@@ -27,7 +27,7 @@ help:
 	@echo "make bench-dp  the whole bng-dp pipeline against DPDK's ip_pipeline as a vBNG (JSON lines)"
 	@echo "make bench-cp  bng-cp's session setup rate, PADI to PFCP-acknowledged establishment (JSON lines)"
 	@echo "make bench-move  a line group's move onto the real bng-dp, new placement to sessions acked and traffic (JSON lines, root)"
-	@echo "make bench-pod  session setup rate (counted once traffic passes) and per-subscriber throughput through the whole emulated pod (JSON lines, root)"
+	@echo "make bench-pod  session setup rate (counted once traffic passes; lenient and strict clients, a fresh pod per point) and per-subscriber throughput through the whole emulated pod (JSON lines, root)"
 	@echo "make bench-onos  the ONOS app's failover work on a 240-group pod: re-balance, steering plan, objectives sent (JSON lines)"
 
 setup:
