@@ -155,6 +155,7 @@ def start_emulators(pod: m.Pod, state: emu.State, users: list[dict], rate: float
         cmd = [
             str(binaries.BNG_SUBEMU), "--iface", "sub0", "--subscribers", str(users_file), "--port", port.name,
             "--status", str(status), "--json-every", "1s",  # the TPID: users.json's
+            "--strict",  # as common CPEs: session frames before their PADS are dropped
         ]  # fmt: skip
         if rate > 0:
             cmd += ["--rate", f"{rate:g}", "--target", ECHO_TARGET]
