@@ -1,10 +1,14 @@
 /*
  ONOS GUI -- BNG Pod view (legacy GUI; the application org.bngpod.app).
 
- The pod's DP instances, line groups and sessions, each a table that ONOS's
- TableBuilderService keeps fresh (a request every 2 s), and the operator's
- actions (instance down or up, re-balance), each confirmed before it is
- sent. The answers come from org.bngpod.app.gui.BngPodViewMessageHandler,
+ The pod's DP instances, line groups and sessions, each a table of ONOS's
+ TableBuilderService, and the operator's actions (instance down or up,
+ re-balance), each confirmed before it is sent. Only the instance table
+ refreshes on its own (every 2 s): TableBuilderService skips a table's
+ refresh while any table's request is outstanding (ONOS's LoadingService
+ is one for the page), so three tables ticking together would starve two
+ of them. The other two ask again whenever the instance table's answer
+ arrives, and all three right after an action. The answers come from org.bngpod.app.gui.BngPodViewMessageHandler,
  which checks the user's roles on every request: a viewer sees no buttons,
  and an action sent anyway is refused there.
 
@@ -17,7 +21,9 @@
 
     var actionReq = 'bngpodActionRequest',
         actionResp = 'bngpodActionResponse',
-        refreshEvent = 'bngpodRefresh';
+        refreshEvent = 'bngpodRefresh',         // every table: after an action
+        followEvent = 'bngpodRefreshFollowers', // the tables that follow the instance table
+        ticked = 'bngpodInstancesAnswered';
 
     // what the confirmation asks, per action
     function question(action, row) {
@@ -31,12 +37,25 @@
         }
     }
 
-    // a table that refreshes at once after an action, not only at its next tick
-    function table(tbs, $scope, tag, query) {
-        tbs.buildTable({ scope: $scope, tag: tag, query: query });
-        $scope.$on(refreshEvent, function () {
+    // a table that also refreshes at once after an action; a follower has no
+    // timer of its own and refreshes when the instance table answered
+    function table(tbs, $scope, tag, query, follower) {
+        var o = { scope: $scope, tag: tag, query: query };
+
+        function refresh() {
             $scope.sortCallback($scope.sortParams);
-        });
+        }
+        if (!follower) {
+            o.respCb = function () {
+                $scope.$emit(ticked);
+            };
+        }
+        tbs.buildTable(o);
+        if (follower) {
+            $scope.toggleRefresh();
+            $scope.$on(followEvent, refresh);
+        }
+        $scope.$on(refreshEvent, refresh);
     }
 
     angular.module('ovBngpod', [])
@@ -79,6 +98,10 @@
                     $scope.pending = null;
                 };
 
+                $scope.$on(ticked, function () {
+                    $scope.$broadcast(followEvent);
+                });
+
                 $scope.$on('$destroy', function () {
                     wss.unbindHandlers(handlers);
                 });
@@ -93,7 +116,7 @@
 
         .controller('OvBngpodGroupCtrl', ['$scope', 'TableBuilderService',
             function ($scope, tbs) {
-                table(tbs, $scope, 'bngpodGroup');
+                table(tbs, $scope, 'bngpodGroup', undefined, true);
             }])
 
         .controller('OvBngpodSessionCtrl', ['$scope', 'TableBuilderService',
@@ -102,7 +125,7 @@
                 var query = { search: '' };
 
                 $scope.search = { text: '' };
-                table(tbs, $scope, 'bngpodSession', query);
+                table(tbs, $scope, 'bngpodSession', query, true);
 
                 $scope.doSearch = function () {
                     query.search = $scope.search.text || '';

@@ -166,7 +166,7 @@ public class BngPodViewMessageHandler extends UiMessageHandler {
                 ObjectNode root = objectNode();
                 root.set(tag + "s", arrayNode());
                 root.set(ANNOTS, objectNode().put(NO_ROWS, access.refusal(SEE, Roles.ADMIN, Roles.VIEWER))
-                        .put("refused", true));
+                        .put("refused", "true"));
                 sendMessage(tag + "DataResponse", root);
                 return;
             }
@@ -187,6 +187,7 @@ public class BngPodViewMessageHandler extends UiMessageHandler {
             super.process(p);
         }
 
+        /** ONOS sends annotations as strings: the view compares canAct with 'true'. */
         @Override
         protected void addTableConfigAnnotations(TableModel tm, ObjectNode payload) {
             super.addTableConfigAnnotations(tm, payload);
