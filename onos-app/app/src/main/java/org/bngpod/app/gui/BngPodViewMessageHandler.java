@@ -21,6 +21,7 @@ import org.bngpod.app.steering.SteeringPlan;
 import org.onosproject.net.PortNumber;
 import org.onosproject.ui.RequestHandler;
 import org.onosproject.ui.UiMessageHandler;
+import org.onosproject.ui.table.CellFormatter;
 import org.onosproject.ui.table.TableModel;
 import org.onosproject.ui.table.TableRequestHandler;
 import org.slf4j.Logger;
@@ -150,13 +151,31 @@ public class BngPodViewMessageHandler extends UiMessageHandler {
     /**
      * A table only users who may see the view get rows from; its sort
      * columns are checked first (ONOS's TableModel throws on an unknown one).
+     * Its columns keep numbers (so they sort as numbers) and are written by
+     * the formatters given.
      */
     private abstract class ViewTable extends TableRequestHandler {
         private final String tag;
+        private final String[] columns;
+        private final Map<String, CellFormatter> formats;
 
-        ViewTable(String tag) {
+        ViewTable(String tag, String[] columns, Map<String, CellFormatter> formats) {
             super(tag + "DataRequest", tag + "DataResponse", tag + "s");
             this.tag = tag;
+            this.columns = columns.clone();
+            this.formats = formats;
+        }
+
+        @Override
+        protected String[] getColumnIds() {
+            return columns.clone();
+        }
+
+        @Override
+        protected TableModel createTableModel() {
+            TableModel tm = super.createTableModel();
+            formats.forEach(tm::setFormatter);
+            return tm;
         }
 
         @Override
@@ -197,25 +216,32 @@ public class BngPodViewMessageHandler extends UiMessageHandler {
         }
     }
 
+    /** A table of the pod: no rows without one. */
+    private abstract class PodTable extends ViewTable {
+
+        PodTable(String tag, String[] columns, Map<String, CellFormatter> formats) {
+            super(tag, columns, formats);
+        }
+
+        @Override
+        protected final void populateTable(TableModel tm, ObjectNode payload) {
+            Pod pod = get(PodService.class).pod().orElse(null);
+            if (pod != null) {
+                populate(tm, pod, get(PlacementService.class).placement(),
+                         new Totals(get(SessionService.class).sessions()));
+            }
+        }
+
+        /** Adds the rows of the pod, by its placement and its sessions' totals. */
+        abstract void populate(TableModel tm, Pod pod, PlacementState state, Totals totals);
+    }
+
     /** The DP instances: health, groups, sessions, capacity and traffic, switch port. */
-    private final class InstanceTable extends ViewTable {
+    private final class InstanceTable extends PodTable {
 
         InstanceTable() {
-            super(INSTANCES);
-        }
-
-        @Override
-        protected String[] getColumnIds() {
-            return new String[]{ID, NAME, HEALTH, WHY, GROUPS_COL, SESSION_COUNT, CAPACITY, DOWN, UP, PORT};
-        }
-
-        @Override
-        protected TableModel createTableModel() {
-            TableModel tm = super.createTableModel();
-            tm.setFormatter(CAPACITY, Units.BIT_RATE);
-            tm.setFormatter(DOWN, Units.BIT_RATE);
-            tm.setFormatter(UP, Units.BIT_RATE);
-            return tm;
+            super(INSTANCES, new String[]{ID, NAME, HEALTH, WHY, GROUPS_COL, SESSION_COUNT, CAPACITY, DOWN, UP, PORT},
+                  Map.of(CAPACITY, Units.BIT_RATE, DOWN, Units.BIT_RATE, UP, Units.BIT_RATE));
         }
 
         @Override
@@ -225,13 +251,7 @@ public class BngPodViewMessageHandler extends UiMessageHandler {
         }
 
         @Override
-        protected void populateTable(TableModel tm, ObjectNode payload) {
-            Pod pod = get(PodService.class).pod().orElse(null);
-            if (pod == null) {
-                return;
-            }
-            PlacementState state = get(PlacementService.class).placement();
-            Totals totals = new Totals(get(SessionService.class).sessions());
+        void populate(TableModel tm, Pod pod, PlacementState state, Totals totals) {
             for (DpInstance i : pod.instances()) {
                 InstanceStatus status = state.instance(i.id()).orElse(InstanceStatus.available(i.id(), i.name()));
                 String groups = state.groups().stream()
@@ -266,23 +286,11 @@ public class BngPodViewMessageHandler extends UiMessageHandler {
     }
 
     /** The line groups: where each is placed and why, its lines, sessions and traffic. */
-    private final class GroupTable extends ViewTable {
+    private final class GroupTable extends PodTable {
 
         GroupTable() {
-            super(GROUPS);
-        }
-
-        @Override
-        protected String[] getColumnIds() {
-            return new String[]{ID, INSTANCE, STATE, REASON_KIND, REASON, LINES, PROFILE, SESSION_COUNT, DOWN, UP};
-        }
-
-        @Override
-        protected TableModel createTableModel() {
-            TableModel tm = super.createTableModel();
-            tm.setFormatter(DOWN, Units.BIT_RATE);
-            tm.setFormatter(UP, Units.BIT_RATE);
-            return tm;
+            super(GROUPS, new String[]{ID, INSTANCE, STATE, REASON_KIND, REASON, LINES, PROFILE, SESSION_COUNT, DOWN,
+                UP}, Map.of(DOWN, Units.BIT_RATE, UP, Units.BIT_RATE));
         }
 
         @Override
@@ -291,13 +299,7 @@ public class BngPodViewMessageHandler extends UiMessageHandler {
         }
 
         @Override
-        protected void populateTable(TableModel tm, ObjectNode payload) {
-            Pod pod = get(PodService.class).pod().orElse(null);
-            if (pod == null) {
-                return;
-            }
-            PlacementState state = get(PlacementService.class).placement();
-            Totals totals = new Totals(get(SessionService.class).sessions());
+        void populate(TableModel tm, Pod pod, PlacementState state, Totals totals) {
             for (LineGroup g : pod.lineGroups()) {
                 GroupPlacement p = state.group(g.name()).orElse(null);
                 Integer id = p == null ? null : p.instance().orElse(null);
@@ -338,25 +340,10 @@ public class BngPodViewMessageHandler extends UiMessageHandler {
     private final class SessionTable extends ViewTable {
 
         SessionTable() {
-            super(SESSIONS);
-        }
-
-        @Override
-        protected String[] getColumnIds() {
-            return new String[]{ID, USER, IPV4, LINE, GROUP, INSTANCE, MAC, PPPOE, PROFILE, RATE_DOWN, RATE_UP,
-                RATE_OWN, DOWN, UP, USAGE_DOWN, USAGE_UP, SINCE};
-        }
-
-        @Override
-        protected TableModel createTableModel() {
-            TableModel tm = super.createTableModel();
-            tm.setFormatter(RATE_DOWN, Units.BIT_RATE);
-            tm.setFormatter(RATE_UP, Units.BIT_RATE);
-            tm.setFormatter(DOWN, Units.BIT_RATE);
-            tm.setFormatter(UP, Units.BIT_RATE);
-            tm.setFormatter(USAGE_DOWN, Units.BYTES);
-            tm.setFormatter(USAGE_UP, Units.BYTES);
-            return tm;
+            super(SESSIONS, new String[]{ID, USER, IPV4, LINE, GROUP, INSTANCE, MAC, PPPOE, PROFILE, RATE_DOWN,
+                RATE_UP, RATE_OWN, DOWN, UP, USAGE_DOWN, USAGE_UP, SINCE},
+                  Map.of(RATE_DOWN, Units.BIT_RATE, RATE_UP, Units.BIT_RATE, DOWN, Units.BIT_RATE, UP, Units.BIT_RATE,
+                         USAGE_DOWN, Units.BYTES, USAGE_UP, Units.BYTES));
         }
 
         private SessionSearch search(ObjectNode payload) {

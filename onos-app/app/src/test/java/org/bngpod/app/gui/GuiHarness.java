@@ -1,7 +1,6 @@
 package org.bngpod.app.gui;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
@@ -12,11 +11,9 @@ import org.eclipse.jetty.websocket.api.WebSocketListener;
 import org.eclipse.jetty.websocket.servlet.WebSocketServlet;
 import org.eclipse.jetty.websocket.servlet.WebSocketServletFactory;
 import org.onlab.osgi.ServiceDirectory;
-import org.onosproject.ui.UiConnection;
 import org.onosproject.ui.UiExtension;
 import org.onosproject.ui.UiMessageHandler;
 import org.onosproject.ui.UiView;
-import org.onosproject.ui.model.topo.UiTopoLayout;
 
 import javax.servlet.http.HttpServlet;
 import javax.servlet.http.HttpServletRequest;
@@ -54,7 +51,6 @@ import java.util.stream.Collectors;
  */
 final class GuiHarness implements AutoCloseable {
 
-    private static final ObjectMapper MAPPER = new ObjectMapper();
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private final UiExtension extension;
@@ -252,11 +248,9 @@ final class GuiHarness implements AutoCloseable {
     }
 
     /** A GUI connection: authentication, then the extension's handlers. */
-    private final class Connection implements WebSocketListener, UiConnection {
+    private final class Connection extends TestUiConnection implements WebSocketListener {
         private Session session;
         private String user;
-        private String view;
-        private UiTopoLayout layout;
         private final Map<String, UiMessageHandler> handlers = new HashMap<>();
 
         @Override
@@ -343,26 +337,6 @@ final class GuiHarness implements AutoCloseable {
         }
 
         @Override
-        public UiTopoLayout currentLayout() {
-            return layout;
-        }
-
-        @Override
-        public void setCurrentLayout(UiTopoLayout topoLayout) {
-            layout = topoLayout;
-        }
-
-        @Override
-        public String currentView() {
-            return view;
-        }
-
-        @Override
-        public void setCurrentView(String viewId) {
-            view = viewId;
-        }
-
-        @Override
         public synchronized void sendMessage(ObjectNode message) {
             try {
                 if (session != null && session.isOpen()) {
@@ -371,13 +345,6 @@ final class GuiHarness implements AutoCloseable {
             } catch (IOException e) {
                 fail("cannot send " + message.path("event") + ": " + e);
             }
-        }
-
-        @Override
-        public void sendMessage(String type, ObjectNode payload) {
-            ObjectNode m = MAPPER.createObjectNode().put("event", type);
-            m.set("payload", payload == null ? MAPPER.createObjectNode() : payload);
-            sendMessage(m);
         }
     }
 }
