@@ -22,10 +22,13 @@ APT_PACKAGES=(
     freeradius freeradius-utils tcpdump tshark
     # languages
     python3 python3-venv git ca-certificates
+    # the ONOS GUI view's browser test (headless, driven over the DevTools protocol)
+    chromium chromium-driver
 )
 # Toolchains the machine may already have outside Debian's packages.
 command -v javac >/dev/null 2>&1 || APT_PACKAGES+=(openjdk-17-jdk-headless)
 command -v mvn >/dev/null 2>&1 || APT_PACKAGES+=(maven)
+command -v npm >/dev/null 2>&1 || APT_PACKAGES+=(npm)
 
 if [ "$(id -u)" != 0 ]; then
     echo "setup: run as root (it installs Debian packages)" >&2
@@ -222,6 +225,22 @@ if [ -f "$root/pom.xml" ]; then
             # steering test only fetches its provider here (bngpod.ovs.skip); make test runs it.
             (cd "$root" && mvn -B -q verify -Dbngpod.ovs.skip=true -Dmaven.test.failure.ignore=true >/dev/null)
             mkdir -p "$(dirname "$stamp")" && touch "$stamp"
+        fi
+    fi
+fi
+
+# --- The GUI view's browser test: ONOS 2.5.6's AngularJS -----------------------------------
+# The view runs on the AngularJS of ONOS's legacy GUI (1.3.5, with its router), from the npm
+# registry, pinned with integrity hashes by package-lock.json; npm ci checks them.
+harness="$root/onos-app/app/src/test/gui-harness"
+if [ -f "$harness/package-lock.json" ]; then
+    want=$(sha256sum "$harness/package-lock.json" | cut -d' ' -f1)
+    have=$(cat "$harness/node_modules/.package-lock.sha256" 2>/dev/null || true)
+    if [ "$want" != "$have" ]; then
+        todo "AngularJS for the GUI view's browser test (npm ci in $harness)"
+        if [ "$check_only" = 0 ]; then
+            (cd "$harness" && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error)
+            echo "$want" > "$harness/node_modules/.package-lock.sha256"
         fi
     fi
 fi

@@ -17,6 +17,7 @@ failed under BNGPOD_REQUIRE_POD=1)."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import struct
@@ -495,3 +496,62 @@ def test_pppoe_client_against_scripted_ac(tmp_path):
     assert "pppoed.tags.host_uniq" in flat and "pppoed.tags.ac_cookie" in flat
     assert any(v == "alice" for f in pkts for v in W.vals(f, "pap.peer_id"))
     assert any(v == "olt1 pon 1/1/1:42" for f in pkts for v in W.vals(f, "pppoed.tags.circuit_id"))
+
+
+def test_fakeonos_checks_sessions_as_the_app():
+    """tests/harness/fakeonos.py refuses what the app's SessionCodec refuses: the sessions both
+    ends agreed on (tests/contract/onos) pass, a bad field refuses the whole batch with 400
+    naming it, and nothing of that batch is recorded."""
+    import base64
+    import http.client
+    import json
+    from pathlib import Path
+    from urllib.parse import urlsplit
+
+    from harness.fakeonos import CP_PASSWORD, CP_USER, FakeOnos, check_session
+
+    contract = Path(__file__).resolve().parents[1] / "contract" / "onos"
+    events = json.loads((contract / "events.json").read_text())["body"]
+    good = [e["session"] for e in events["events"]]
+    for name in ("resync-0.json", "resync-1.json"):
+        good += json.loads((contract / name).read_text())["body"]["sessions"]
+    for s in good:
+        check_session(s, "s")
+    assert any("downRate" in s for s in good) and all("at" in s["usage"] for s in good)
+
+    bad = {
+        ("usage", "at"): ("03:10", "s.usage.at"),
+        ("downRate",): (-1, "s.downRate"),
+        ("upRate",): ("8M", "s.upRate"),
+        ("ipv4",): ("invalid IP", "s.ipv4"),
+        ("stag",): (4095, "s.stag"),
+    }
+    for keys, (value, where) in bad.items():
+        s = json.loads(json.dumps(good[0]))
+        obj = s
+        for k in keys[:-1]:
+            obj = obj[k]
+        obj[keys[-1]] = value
+        with pytest.raises(ValueError, match=re.escape(where)):
+            check_session(s, "s")
+
+    onos = FakeOnos().start()
+    try:
+        body = json.loads(json.dumps(events))
+        body["events"][1]["session"]["usage"]["at"] = "yesterday"
+        u = urlsplit(onos.url)
+        conn = http.client.HTTPConnection(u.hostname, u.port, timeout=5)
+        auth = base64.b64encode(f"{CP_USER}:{CP_PASSWORD}".encode()).decode()
+        conn.request(
+            "POST",
+            u.path + "/sessions/events",
+            body=json.dumps(body),
+            headers={"Content-Type": "application/json", "Authorization": "Basic " + auth},
+        )
+        r = conn.getresponse()
+        assert r.status == 400
+        assert json.loads(r.read())["error"].startswith("events[1].session.usage.at:")
+        conn.close()
+        assert onos.events == []
+    finally:
+        onos.close()

@@ -7,6 +7,7 @@ stops answering is reported dead."""
 from __future__ import annotations
 
 import time
+from datetime import UTC, datetime
 
 import pytest
 from harness.fakeonos import FakeOnos
@@ -126,3 +127,34 @@ def test_dead_dp_reported(onos_pod):
     onos.wait(
         lambda: sum(1 for x in onos.health if x[0] == 1 and x[1]["alive"]) >= 2, timeout=40, what="dp1 alive again"
     )
+
+
+def test_rates_and_readings_reach_onos(onos_pod):
+    """ONOS shows each session's rates and measures its traffic rate (docs/cp/onos.md): the up
+    event carries the reading's time (the totals' zero, at establishment), and a CoA that gives
+    the session rates of its own is reported at once as an update with them."""
+    pod, onos = onos_pod
+    onos.wait(lambda: onos.resyncs, what="the resync at CP start")
+    c = pod.client(1, user="user2")
+    res = c.dial()
+    assert res.ok, res.reason
+    dp1 = pod.dps[1]
+    s1 = dp1.wait_session(c.mac, ctag=c.ctag)
+    asid = pod.cp.sessions()[0]["id"]
+    up = onos.wait(lambda: events_of(onos, asid, "up"), what="the up event")[0]["session"]
+    since = datetime.fromisoformat(up["since"].replace("Z", "+00:00"))
+    at = datetime.fromisoformat(up["usage"]["at"].replace("Z", "+00:00"))
+    assert since <= at <= datetime.now(UTC)
+    assert "downRate" not in up and "upRate" not in up  # the profile's
+
+    out = pod.dynauth(
+        "coa", {"Acct-Session-Id": asid, "WISPr-Bandwidth-Max-Down": 40000000, "WISPr-Bandwidth-Max-Up": 8000000}
+    )
+    assert "CoA-ACK" in out, out
+    dp1.wait(lambda: s1.mbr_dl == 40000 and s1.mbr_ul == 8000, 5, "Update QER")
+    upd = onos.wait(
+        lambda: [e for e in events_of(onos, asid, "update") if e["session"].get("downRate")],
+        what="the update after the CoA",
+    )[0]["session"]
+    assert upd["downRate"] == 40_000_000 and upd["upRate"] == 8_000_000
+    assert upd["usage"]["at"] == up["usage"]["at"]  # no usage report in between: the same reading

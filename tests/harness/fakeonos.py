@@ -6,20 +6,95 @@ POST /sessions/events and POST /instances/{id}/health are recorded.
 As strict as the real application about who may call: every endpoint here is the control
 plane's and needs HTTP Basic credentials of a user with the role `bngpod-cp`
 (CP_USER/CP_PASSWORD); ONOS's default admin onos/rocks, or a viewer, gets 403, as the real
-app's RoleFilter answers (docs/onos/operations.md); other credentials get 401."""
+app's RoleFilter answers (docs/onos/operations.md); other credentials get 401.
+
+And about what is sent: every Session object of a resync page or an event batch is checked
+as the app's SessionCodec checks it (check_session); one bad session refuses the whole
+request with 400 {"error": "<field path>: ..."} and nothing of it is recorded."""
 
 from __future__ import annotations
 
 import base64
 import json
+import re
 import threading
 import time
+from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from ipaddress import IPv4Address
 from urllib.parse import parse_qs, urlsplit
 
 BASE = "/onos/bngpod"
 CP_USER, CP_PASSWORD = "bngcp", "cp-secret"  # a user holding the role bngpod-cp
 OTHER_USERS = {"onos": "rocks", "viewer": "viewer"}  # known to ONOS, without the role bngpod-cp
+
+
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,62}")
+MAC = re.compile(r"[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}")
+MAX_RATE = 1_000_000_000_000  # bit/s: the app's SessionCodec.MAX_RATE
+COUNTERS = ("upBytes", "downBytes", "upPackets", "downPackets")
+
+
+def check_session(s, path: str) -> None:
+    """Raises ValueError naming the field for what the app's SessionCodec refuses (unknown
+    fields are ignored there too)."""
+
+    def integer(obj: dict, key: str, lo: int, hi: int, optional: bool = False) -> None:
+        v = obj.get(key)
+        if v is None and optional:
+            return
+        if v is None:
+            raise ValueError(f"{path}.{key}: missing")
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise ValueError(f"{path}.{key}: expected an integer, got {type(v).__name__}")
+        if not lo <= v <= hi:
+            raise ValueError(f"{path}.{key}: {v} is out of range ({lo}..{hi})")
+
+    def text(obj: dict, key: str, where: str, pattern=None, optional: bool = False):
+        v = obj.get(key)
+        if v is None:
+            if optional:
+                return None
+            raise ValueError(f"{where}.{key}: missing")
+        if not isinstance(v, str) or (pattern is not None and not pattern.fullmatch(v)):
+            raise ValueError(f"{where}.{key}: {v!r} is not valid")
+        return v
+
+    def rfc3339(obj: dict, key: str, where: str) -> None:
+        v = text(obj, key, where, optional=True)
+        if v is not None:
+            try:
+                datetime.fromisoformat(v.replace("Z", "+00:00"))
+            except ValueError:
+                raise ValueError(f"{where}.{key}: {v!r} is not an RFC 3339 time") from None
+
+    if not isinstance(s, dict):
+        raise ValueError(f"{path}: expected an object")
+    text(s, "id", path)
+    for key in ("lineGroup", "accessPort"):
+        text(s, key, path, NAME)
+    text(s, "qosProfile", path, NAME, optional=True)
+    integer(s, "instance", 1, 2**24 - 1)
+    integer(s, "stag", 1, 4094)
+    integer(s, "ctag", 1, 4094)
+    integer(s, "pppoeId", 0, 0xFFFF)
+    integer(s, "downRate", 0, MAX_RATE, optional=True)
+    integer(s, "upRate", 0, MAX_RATE, optional=True)
+    text(s, "mac", path, MAC)
+    ip = text(s, "ipv4", path, optional=True)
+    if ip is not None:
+        try:
+            IPv4Address(ip)
+        except ValueError:
+            raise ValueError(f"{path}.ipv4: {ip!r} is not an IPv4 address") from None
+    rfc3339(s, "since", path)
+    usage = s.get("usage")
+    if usage is not None:
+        if not isinstance(usage, dict):
+            raise ValueError(f"{path}.usage: expected an object")
+        for key in COUNTERS:
+            integer(usage, key, 0, 2**63 - 1, optional=True)
+        rfc3339(usage, "at", f"{path}.usage")
 
 
 class FakeOnos:
@@ -89,6 +164,12 @@ class FakeOnos:
                         self._reply(400, {"error": "cp or page size"})
                         return
                     cp, rid = q["cp"], q.get("resync")
+                    try:
+                        for i, x in enumerate(sessions):
+                            check_session(x, f"sessions[{i}]")
+                    except ValueError as e:
+                        self._reply(400, {"error": str(e)})
+                        return
                     with owner.cond:
                         if rid is None:  # one-request resync
                             done = sessions
@@ -118,6 +199,12 @@ class FakeOnos:
                 b = self._body()
                 if self.path == BASE + "/sessions/events":
                     assert 0 < len(b["events"]) <= 1000
+                    try:
+                        for i, e in enumerate(b["events"]):
+                            check_session(e.get("session"), f"events[{i}].session")
+                    except ValueError as e:
+                        self._reply(400, {"error": str(e)})
+                        return
                     with owner.cond:
                         for e in b["events"]:
                             owner.events.append(dict(e, cp=b["cp"]))

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/aaa"
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/onos"
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/pfcpcp"
 )
 
@@ -165,6 +166,10 @@ func (d *Daemon) dynamic(ctx context.Context, r *aaa.DynRequest) int {
 	d.m.pfcpRequests.WithLabelValues("modification", "ok").Inc()
 	_, _ = onShard(ctx, s, func() bool {
 		s.rec.QosProfile, s.rec.RateDown, s.rec.RateUp = rec.QosProfile, rec.RateDown, rec.RateUp
+		if !s.dead && s.state == stEstablished {
+			// ONOS shows the session's profile and rates: tell it now, not at the next interim.
+			d.reportSession(onos.EventUpdate, s, 0)
+		}
 		cp := s.rec
 		go func() {
 			if err := d.persist(&cp); err != nil {

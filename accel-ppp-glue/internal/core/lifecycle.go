@@ -290,6 +290,10 @@ func (sh *shard) established(s *session, up uint64, err error) {
 		return
 	}
 	s.rec.UPSEID, s.rec.Established, s.rec.AcctStarted = up, true, true
+	if s.rec.UsageAt.IsZero() {
+		// The DP counts from the installation on: zero totals, as of now.
+		s.rec.UsageAt = time.Now().UTC()
+	}
 	d.setState(s, stEstablished)
 	d.m.setups.Inc()
 	d.m.setupSeconds.Observe(time.Since(s.padrAt).Seconds())
@@ -398,9 +402,20 @@ func (sh *shard) release(s *session) {
 	d.m.sessions.WithLabelValues(stTerminating.String()).Dec()
 }
 
+// addUsage adds a DP usage report to the session's totals. The totals are
+// then as of the report's End Time (its arrival when the DP left it out),
+// never earlier than a reading before: a late report of a deleted instance
+// must not set the clock back.
 func addUsage(r *record, u pfcpcp.Usage) {
 	r.UpOctets += u.ULOctets
 	r.DownOctets += u.DLOctets
 	r.UpPackets += u.ULPackets
 	r.DownPackets += u.DLPackets
+	at := u.End
+	if at.IsZero() {
+		at = time.Now()
+	}
+	if at.After(r.UsageAt) {
+		r.UsageAt = at.UTC()
+	}
 }

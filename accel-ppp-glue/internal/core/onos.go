@@ -32,8 +32,12 @@ func (d *Daemon) onosSession(r *record) onos.Session {
 	s := onos.Session{
 		ID: r.ID, LineGroup: r.LineGroup, Instance: r.Instance, AccessPort: r.AccessPort,
 		STag: r.STag, CTag: r.CTag, PPPoEID: r.PPPoESID, MAC: macString(r.MAC),
-		Username: r.User, QosProfile: r.QosProfile, Since: r.Started.UTC(),
+		Username: r.User, QosProfile: r.QosProfile, DownRate: r.RateDown, UpRate: r.RateUp, Since: r.Started.UTC(),
 		Usage: onos.Usage{UpBytes: r.UpOctets, DownBytes: r.DownOctets, UpPackets: r.UpPackets, DownPackets: r.DownPackets},
+	}
+	if !r.UsageAt.IsZero() {
+		at := r.UsageAt.UTC()
+		s.Usage.At = &at
 	}
 	// No address yet: leave the optional field out. The zero netip.Addr
 	// prints "invalid IP", which ONOS refuses, and with it the whole batch

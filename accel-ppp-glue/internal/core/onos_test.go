@@ -3,6 +3,9 @@ package core
 import (
 	"net/netip"
 	"testing"
+	"time"
+
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/pfcpcp"
 )
 
 // A session without an address is reported without "ipv4": ONOS refuses
@@ -17,5 +20,50 @@ func TestONOSSessionAddress(t *testing.T) {
 	r.IPv4 = netip.MustParseAddr("100.80.4.9")
 	if s := d.onosSession(&r); s.IPv4 != "100.80.4.9" || s.MAC != "02:10:00:00:00:01" {
 		t.Errorf("got %+v", s)
+	}
+}
+
+// ONOS gets the session's own rates (RADIUS/CoA; none: the profile's, left
+// out) and when its totals were measured (left out before any reading).
+func TestONOSSessionRatesAndReading(t *testing.T) {
+	d := &Daemon{}
+	r := record{ID: "s1", LineGroup: "lg1", Instance: 1, AccessPort: "access1", STag: 100, CTag: 7,
+		MAC: [6]byte{2, 0x10, 0, 0, 0, 1}, QosProfile: "gold", UpOctets: 10, DownOctets: 20}
+	s := d.onosSession(&r)
+	if s.DownRate != 0 || s.UpRate != 0 || s.Usage.At != nil {
+		t.Fatalf("no rates, no reading: got %+v", s)
+	}
+	at := time.Date(2026, 1, 2, 3, 4, 5, 6, time.FixedZone("x", 3600))
+	r.RateDown, r.RateUp, r.UsageAt = 40_000_000, 8_000_000, at
+	s = d.onosSession(&r)
+	if s.DownRate != 40_000_000 || s.UpRate != 8_000_000 {
+		t.Errorf("rates: got %d/%d", s.DownRate, s.UpRate)
+	}
+	if s.Usage.At == nil || !s.Usage.At.Equal(at) || s.Usage.At.Location() != time.UTC {
+		t.Errorf("reading: got %v, want %v in UTC", s.Usage.At, at)
+	}
+	if s.Usage.UpBytes != 10 || s.Usage.DownBytes != 20 {
+		t.Errorf("totals: got %+v", s.Usage)
+	}
+}
+
+// A usage report moves the totals' time to its End Time (its arrival when
+// it has none), never back: a late report of an instance the session left
+// adds its octets but not an older time.
+func TestAddUsageReading(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)
+	r := record{UsageAt: t0}
+	addUsage(&r, pfcpcp.Usage{ULOctets: 100, DLOctets: 1000, ULPackets: 1, DLPackets: 2, End: t0.Add(time.Minute)})
+	if !r.UsageAt.Equal(t0.Add(time.Minute)) || r.UpOctets != 100 || r.DownOctets != 1000 {
+		t.Fatalf("after a report: %+v", r)
+	}
+	addUsage(&r, pfcpcp.Usage{DLOctets: 5, End: t0.Add(30 * time.Second)})
+	if !r.UsageAt.Equal(t0.Add(time.Minute)) || r.DownOctets != 1005 {
+		t.Fatalf("a late report set the time back or lost its octets: %+v", r)
+	}
+	before := time.Now()
+	addUsage(&r, pfcpcp.Usage{DLOctets: 1})
+	if r.UsageAt.Before(before) {
+		t.Fatalf("a report without End Time: reading %v, want its arrival (>= %v)", r.UsageAt, before)
 	}
 }

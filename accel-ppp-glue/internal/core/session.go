@@ -142,6 +142,7 @@ type record struct {
 	DownOctets     uint64     `json:"down_octets"`
 	UpPackets      uint64     `json:"up_packets"`
 	DownPackets    uint64     `json:"down_packets"`
+	UsageAt        time.Time  `json:"usage_at"` // when the DP measured the totals; zero: not yet known
 }
 
 func (r *record) marshal() []byte {

@@ -41,26 +41,37 @@ type exchange struct {
 }
 
 // The sessions of the scenario the README describes: the golden lab pod,
-// control plane cp1, lg2 moved from dp2 onto dp1.
+// control plane cp1, lg2 moved from dp2 onto dp1. sessA has rates of its
+// own (RADIUS); sessC's readings are 300 s apart, so ONOS measures its
+// traffic rate from the up and the update.
 var (
 	sessA = Session{
 		ID: "cp1-00000001", LineGroup: "lg1", Instance: 1, AccessPort: "access1", STag: 100, CTag: 7,
 		PPPoEID: 1, MAC: "02:10:00:00:00:01", IPv4: "100.80.1.2", Username: "alice@lab", QosProfile: "silver",
+		DownRate: 50000000, UpRate: 10000000,
 		Since: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
-		Usage: Usage{UpBytes: 123456789012, DownBytes: 987654321098, UpPackets: 1234567, DownPackets: 7654321},
+		Usage: Usage{UpBytes: 123456789012, DownBytes: 987654321098, UpPackets: 1234567, DownPackets: 7654321,
+			At: timeAt(2026, 1, 2, 4, 4, 5, 250000000)},
 	}
 	sessB = Session{
 		ID: "cp1-00000002", LineGroup: "lg2", Instance: 1, AccessPort: "access2", STag: 200, CTag: 42,
 		PPPoEID: 2, MAC: "02:10:00:00:00:02", IPv4: "100.80.2.3", Username: "bob@lab", QosProfile: "gold",
 		Since: time.Date(2026, 1, 2, 3, 4, 6, 500000000, time.UTC),
-		Usage: Usage{UpBytes: 1000, DownBytes: 2000, UpPackets: 10, DownPackets: 20},
+		Usage: Usage{UpBytes: 1000, DownBytes: 2000, UpPackets: 10, DownPackets: 20,
+			At: timeAt(2026, 1, 2, 3, 9, 6, 0)},
 	}
 	sessC = Session{
 		ID: "cp1-00000003", LineGroup: "lg2", Instance: 1, AccessPort: "access1", STag: 150, CTag: 7,
 		PPPoEID: 17, MAC: "02:10:00:00:00:07", IPv4: "100.80.4.9", Username: "u1", QosProfile: "gold",
 		Since: time.Date(2026, 1, 2, 3, 5, 0, 0, time.UTC),
+		Usage: Usage{At: timeAt(2026, 1, 2, 3, 5, 0, 0)},
 	}
 )
+
+func timeAt(y int, mo time.Month, d, h, mi, s, ns int) *time.Time {
+	t := time.Date(y, mo, d, h, mi, s, ns, time.UTC)
+	return &t
+}
 
 // recorder is an ONOS that answers 204 to every report and keeps each
 // request as an exchange, by method and path.
@@ -114,9 +125,11 @@ func TestContractClientRequests(t *testing.T) {
 		Snapshot: func(context.Context) ([]Session, error) {
 			up := sessC
 			upd := sessC
-			upd.Usage = Usage{UpBytes: 15000, DownBytes: 250000, UpPackets: 120, DownPackets: 300}
+			upd.Usage = Usage{UpBytes: 15000, DownBytes: 250000, UpPackets: 120, DownPackets: 300,
+				At: timeAt(2026, 1, 2, 3, 10, 0, 0)}
 			down := sessB
-			down.Usage = Usage{UpBytes: 1500, DownBytes: 2600, UpPackets: 15, DownPackets: 26}
+			down.Usage = Usage{UpBytes: 1500, DownBytes: 2600, UpPackets: 15, DownPackets: 26,
+				At: timeAt(2026, 1, 2, 3, 11, 6, 0)}
 			down.Cause = "User-Request"
 			c.Report(Event{Event: EventUp, Session: up})
 			c.Report(Event{Event: EventUpdate, Session: upd})
@@ -207,10 +220,11 @@ func jsonValue(b []byte) (any, error) {
 }
 
 // TestContractOptionalFieldsLeftOut: an optional field without a value is
-// not sent at all; ONOS refuses "" for the address and the QoS profile.
+// not sent at all; ONOS refuses "" for the address and the QoS profile,
+// would take the zero time for a reading and 0 means "the profile's rate".
 func TestContractOptionalFieldsLeftOut(t *testing.T) {
 	s := sessC
-	s.IPv4, s.QosProfile = "", ""
+	s.IPv4, s.QosProfile, s.Usage.At = "", "", nil
 	b, err := json.Marshal(s)
 	if err != nil {
 		t.Fatal(err)
@@ -219,10 +233,13 @@ func TestContractOptionalFieldsLeftOut(t *testing.T) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{"ipv4", "qosProfile", "cause"} {
+	for _, k := range []string{"ipv4", "qosProfile", "cause", "downRate", "upRate"} {
 		if _, ok := m[k]; ok {
 			t.Errorf("%q sent without a value: %s", k, b)
 		}
+	}
+	if _, ok := m["usage"].(map[string]any)["at"]; ok {
+		t.Errorf("usage.at sent without a reading: %s", b)
 	}
 }
 

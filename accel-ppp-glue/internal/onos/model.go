@@ -26,17 +26,23 @@ type Session struct {
 	IPv4       string    `json:"ipv4,omitempty"` // optional: ONOS refuses "" and non-addresses
 	Username   string    `json:"username"`
 	QosProfile string    `json:"qosProfile,omitempty"` // optional: ONOS refuses "" (not a name)
+	DownRate   uint64    `json:"downRate,omitempty"`   // RADIUS/CoA rate, bit/s; left out: the profile's
+	UpRate     uint64    `json:"upRate,omitempty"`     // (upstream policer peak)
 	Since      time.Time `json:"since"`
 	Usage      Usage     `json:"usage"`
 	Cause      string    `json:"cause,omitempty"` // Acct-Terminate-Cause name, "down" only
 }
 
-// Usage is a session's totals since it started.
+// Usage is a session's totals since it started, and when the DP measured
+// them (the end of its last usage report; at establishment, the totals'
+// zero): ONOS divides the difference of two readings by the time between
+// them for the session's traffic rate. At is left out when unknown.
 type Usage struct {
-	UpBytes     uint64 `json:"upBytes"`
-	DownBytes   uint64 `json:"downBytes"`
-	UpPackets   uint64 `json:"upPackets"`
-	DownPackets uint64 `json:"downPackets"`
+	UpBytes     uint64     `json:"upBytes"`
+	DownBytes   uint64     `json:"downBytes"`
+	UpPackets   uint64     `json:"upPackets"`
+	DownPackets uint64     `json:"downPackets"`
+	At          *time.Time `json:"at,omitempty"`
 }
 
 // Event kinds.

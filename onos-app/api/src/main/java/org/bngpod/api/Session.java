@@ -14,7 +14,8 @@ import static com.google.common.base.Preconditions.checkNotNull;
 /**
  * A subscriber session as a control plane reported it (Contract B's Session
  * object): where it lives (line group, DP instance), who it is, its address,
- * profile and usage.
+ * profile, rates and usage; and the traffic rate ONOS measured between its
+ * last two usage readings.
  *
  * <p>Value object; the start time is kept as seconds and nanoseconds so that
  * the distributed store's serializer needs no java.time support.</p>
@@ -40,9 +41,12 @@ public final class Session {
     private final Ip4Address ipv4;
     private final String username;
     private final String qosProfile;
+    private final long downRate;
+    private final long upRate;
     private final long sinceSeconds;
     private final int sinceNanos;
     private final Usage usage;
+    private final Throughput throughput;
     private final String cause;
 
     private Session(Builder b) {
@@ -68,15 +72,20 @@ public final class Session {
         checkArgument(username.length() <= MAX_USERNAME_LENGTH, "username is longer than %s characters",
                       MAX_USERNAME_LENGTH);
         this.qosProfile = b.qosProfile == null ? null : Checks.name(b.qosProfile, "QoS profile");
+        checkArgument(b.downRate >= 0 && b.upRate >= 0, "rates must not be negative");
+        this.downRate = b.downRate;
+        this.upRate = b.upRate;
         Instant since = checkNotNull(b.since, "since is null");
         this.sinceSeconds = since.getEpochSecond();
         this.sinceNanos = since.getNano();
         this.usage = checkNotNull(b.usage, "usage is null");
+        this.throughput = b.throughput;
         this.cause = b.cause;
     }
 
     /**
-     * Returns a builder; username defaults to "", usage to zero.
+     * Returns a builder; username defaults to "", rates to the profile's
+     * (0), usage to zero, throughput to none.
      *
      * @return new builder
      */
@@ -92,7 +101,8 @@ public final class Session {
     public Builder toBuilder() {
         return new Builder().id(id).cp(cp).lineGroup(lineGroup).instance(instance).accessPort(accessPort)
                 .stag(stag).ctag(ctag).pppoeId(pppoeId).mac(mac).ipv4(ipv4).username(username)
-                .qosProfile(qosProfile).since(since()).usage(usage).cause(cause);
+                .qosProfile(qosProfile).downRate(downRate).upRate(upRate).since(since()).usage(usage)
+                .throughput(throughput).cause(cause);
     }
 
     /**
@@ -204,6 +214,26 @@ public final class Session {
     }
 
     /**
+     * Returns the downstream rate the control plane gave the session itself
+     * (RADIUS or CoA), in place of its QoS profile's.
+     *
+     * @return bit/s, 0 when the profile's rate applies
+     */
+    public long downRate() {
+        return downRate;
+    }
+
+    /**
+     * Returns the upstream rate (policer peak) the control plane gave the
+     * session itself (RADIUS or CoA), in place of its QoS profile's.
+     *
+     * @return bit/s, 0 when the profile's rate applies
+     */
+    public long upRate() {
+        return upRate;
+    }
+
+    /**
      * Returns when the session came up.
      *
      * @return start time
@@ -219,6 +249,16 @@ public final class Session {
      */
     public Usage usage() {
         return usage;
+    }
+
+    /**
+     * Returns the traffic rate between the session's last two usage readings
+     * (ONOS measures it when a report brings a newer reading).
+     *
+     * @return the rate, or empty before two timed readings arrived
+     */
+    public Optional<Throughput> throughput() {
+        return Optional.ofNullable(throughput);
     }
 
     /**
@@ -252,14 +292,15 @@ public final class Session {
                 && sinceSeconds == that.sinceSeconds && sinceNanos == that.sinceNanos && id.equals(that.id)
                 && cp.equals(that.cp) && lineGroup.equals(that.lineGroup) && accessPort.equals(that.accessPort)
                 && mac.equals(that.mac) && Objects.equals(ipv4, that.ipv4) && username.equals(that.username)
-                && Objects.equals(qosProfile, that.qosProfile) && usage.equals(that.usage)
+                && Objects.equals(qosProfile, that.qosProfile) && downRate == that.downRate
+                && upRate == that.upRate && usage.equals(that.usage) && Objects.equals(throughput, that.throughput)
                 && Objects.equals(cause, that.cause);
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(id, cp, lineGroup, instance, accessPort, stag, ctag, pppoeId, mac, ipv4, username,
-                            qosProfile, sinceSeconds, sinceNanos, usage, cause);
+                            qosProfile, downRate, upRate, sinceSeconds, sinceNanos, usage, throughput, cause);
     }
 
     @Override
@@ -268,7 +309,9 @@ public final class Session {
                 .add("id", id).add("cp", cp).add("lineGroup", lineGroup).add("instance", instance)
                 .add("line", accessPort + "/" + stag + "/" + ctag).add("pppoeId", pppoeId).add("mac", mac)
                 .add("ipv4", ipv4).add("username", username).add("qosProfile", qosProfile)
-                .add("since", since()).add("usage", usage).add("cause", cause).toString();
+                .add("downRate", downRate == 0 ? null : downRate).add("upRate", upRate == 0 ? null : upRate)
+                .add("since", since()).add("usage", usage).add("throughput", throughput).add("cause", cause)
+                .toString();
     }
 
     /**
@@ -287,8 +330,11 @@ public final class Session {
         private Ip4Address ipv4;
         private String username = "";
         private String qosProfile;
+        private long downRate;
+        private long upRate;
         private Instant since;
         private Usage usage = Usage.ZERO;
+        private Throughput throughput;
         private String cause;
 
         private Builder() {
@@ -427,6 +473,28 @@ public final class Session {
         }
 
         /**
+         * Sets the downstream rate of the session's own (RADIUS, CoA).
+         *
+         * @param downRate bit/s, 0 for the QoS profile's
+         * @return this builder
+         */
+        public Builder downRate(long downRate) {
+            this.downRate = downRate;
+            return this;
+        }
+
+        /**
+         * Sets the upstream rate of the session's own (RADIUS, CoA).
+         *
+         * @param upRate bit/s, 0 for the QoS profile's
+         * @return this builder
+         */
+        public Builder upRate(long upRate) {
+            this.upRate = upRate;
+            return this;
+        }
+
+        /**
          * Sets the start time.
          *
          * @param since start time
@@ -445,6 +513,17 @@ public final class Session {
          */
         public Builder usage(Usage usage) {
             this.usage = usage;
+            return this;
+        }
+
+        /**
+         * Sets the measured traffic rate.
+         *
+         * @param throughput rate between the last two usage readings, or null
+         * @return this builder
+         */
+        public Builder throughput(Throughput throughput) {
+            this.throughput = throughput;
             return this;
         }
 

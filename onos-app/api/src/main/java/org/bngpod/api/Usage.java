@@ -2,31 +2,45 @@ package org.bngpod.api;
 
 import com.google.common.base.MoreObjects;
 
+import java.time.Instant;
 import java.util.Objects;
+import java.util.Optional;
 
 import static com.google.common.base.Preconditions.checkArgument;
+import static com.google.common.base.Preconditions.checkNotNull;
 
 /**
  * A session's traffic counters as the control plane last reported them (the
- * DP's usage reports, totals since the session came up).
+ * DP's usage reports, totals since the session came up), and when the DP
+ * measured them, if the control plane said: two such readings give the
+ * session's traffic rate ({@link Throughput#between}).
+ *
+ * <p>The time is kept as seconds and nanoseconds (the store's serializer
+ * needs no java.time support).</p>
  */
 public final class Usage {
 
     /** No traffic yet. */
-    public static final Usage ZERO = new Usage(0, 0, 0, 0);
+    public static final Usage ZERO = new Usage(0, 0, 0, 0, null);
 
     private final long upBytes;
     private final long downBytes;
     private final long upPackets;
     private final long downPackets;
+    private final boolean measured;
+    private final long atSeconds;
+    private final int atNanos;
 
-    private Usage(long upBytes, long downBytes, long upPackets, long downPackets) {
+    private Usage(long upBytes, long downBytes, long upPackets, long downPackets, Instant at) {
         checkArgument(upBytes >= 0 && downBytes >= 0 && upPackets >= 0 && downPackets >= 0,
                       "usage counters must not be negative");
         this.upBytes = upBytes;
         this.downBytes = downBytes;
         this.upPackets = upPackets;
         this.downPackets = downPackets;
+        this.measured = at != null;
+        this.atSeconds = at == null ? 0 : at.getEpochSecond();
+        this.atNanos = at == null ? 0 : at.getNano();
     }
 
     /**
@@ -40,7 +54,22 @@ public final class Usage {
      * @throws IllegalArgumentException if a counter is negative
      */
     public static Usage of(long upBytes, long downBytes, long upPackets, long downPackets) {
-        return new Usage(upBytes, downBytes, upPackets, downPackets);
+        return new Usage(upBytes, downBytes, upPackets, downPackets, null);
+    }
+
+    /**
+     * Returns usage counters the DP measured at a known time.
+     *
+     * @param upBytes     bytes from the subscriber
+     * @param downBytes   bytes to the subscriber
+     * @param upPackets   packets from the subscriber
+     * @param downPackets packets to the subscriber
+     * @param at          when the DP measured them
+     * @return the usage
+     * @throws IllegalArgumentException if a counter is negative
+     */
+    public static Usage of(long upBytes, long downBytes, long upPackets, long downPackets, Instant at) {
+        return new Usage(upBytes, downBytes, upPackets, downPackets, checkNotNull(at, "at is null"));
     }
 
     /**
@@ -79,6 +108,16 @@ public final class Usage {
         return downPackets;
     }
 
+    /**
+     * Returns when the DP measured the counters (the end of its last usage
+     * report), as the control plane reported it.
+     *
+     * @return measurement time, or empty if the control plane did not say
+     */
+    public Optional<Instant> at() {
+        return measured ? Optional.of(Instant.ofEpochSecond(atSeconds, atNanos)) : Optional.empty();
+    }
+
     @Override
     public boolean equals(Object obj) {
         if (this == obj) {
@@ -89,17 +128,19 @@ public final class Usage {
         }
         Usage that = (Usage) obj;
         return upBytes == that.upBytes && downBytes == that.downBytes && upPackets == that.upPackets
-                && downPackets == that.downPackets;
+                && downPackets == that.downPackets && measured == that.measured && atSeconds == that.atSeconds
+                && atNanos == that.atNanos;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(upBytes, downBytes, upPackets, downPackets);
+        return Objects.hash(upBytes, downBytes, upPackets, downPackets, measured, atSeconds, atNanos);
     }
 
     @Override
     public String toString() {
-        return MoreObjects.toStringHelper(this).add("upBytes", upBytes).add("downBytes", downBytes)
-                .add("upPackets", upPackets).add("downPackets", downPackets).toString();
+        return MoreObjects.toStringHelper(this).omitNullValues().add("upBytes", upBytes).add("downBytes", downBytes)
+                .add("upPackets", upPackets).add("downPackets", downPackets).add("at", at().orElse(null))
+                .toString();
     }
 }

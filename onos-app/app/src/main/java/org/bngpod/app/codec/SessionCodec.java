@@ -25,12 +25,16 @@ import static org.bngpod.app.codec.JsonFields.text;
  * Contract B's Session object. Unknown fields are ignored; "cp" is written
  * by ONOS (the reporting control plane) and, on input, taken from the
  * request (PUT ?cp=, the events' "cp") when the object has none.
+ * "throughput" is ONOS's own (measured between two usage readings): written,
+ * never read.
  */
 public final class SessionCodec extends JsonCodec<Session> {
 
     private static final int MAX_NAME = 63;
     private static final int MAX_TEXT = 253;
     private static final long MAX_COUNTER = Long.MAX_VALUE;
+    /** Highest session rate accepted, bit/s (1 Tbit/s: more than any access line). */
+    static final long MAX_RATE = 1_000_000_000_000L;
 
     @Override
     public ObjectNode encode(Session s, CodecContext context) {
@@ -55,12 +59,23 @@ public final class SessionCodec extends JsonCodec<Session> {
         } else {
             n.putNull("qosProfile");
         }
+        if (s.downRate() != 0) {
+            n.put("downRate", s.downRate());
+        }
+        if (s.upRate() != 0) {
+            n.put("upRate", s.upRate());
+        }
         n.put("since", s.since().toString());
-        n.putObject("usage")
+        ObjectNode usage = n.putObject("usage")
                 .put("upBytes", s.usage().upBytes())
                 .put("downBytes", s.usage().downBytes())
                 .put("upPackets", s.usage().upPackets())
                 .put("downPackets", s.usage().downPackets());
+        s.usage().at().ifPresent(at -> usage.put("at", at.toString()));
+        s.throughput().ifPresent(t -> n.putObject("throughput")
+                .put("upBitsPerSecond", t.upBitsPerSecond())
+                .put("downBitsPerSecond", t.downBitsPerSecond())
+                .put("periodMillis", t.periodMillis()));
         s.cause().ifPresent(c -> n.put("cause", c));
         return n;
     }
@@ -98,6 +113,8 @@ public final class SessionCodec extends JsonCodec<Session> {
                 .pppoeId((int) integer(json, "pppoeId", path, 0, 0xffff))
                 .username(optText(json, "username", path, Session.MAX_USERNAME_LENGTH))
                 .qosProfile(optText(json, "qosProfile", path, MAX_NAME))
+                .downRate(orZero(optInteger(json, "downRate", path, 0, MAX_RATE)))
+                .upRate(orZero(optInteger(json, "upRate", path, 0, MAX_RATE)))
                 .cause(optText(json, "cause", path, MAX_TEXT));
         if (cp == null && own == null) {
             throw new IllegalArgumentException(at(path, "cp") + ": missing");
@@ -116,25 +133,37 @@ public final class SessionCodec extends JsonCodec<Session> {
                 throw new IllegalArgumentException(at(path, "ipv4") + ": \"" + ipv4 + "\" is not an IPv4 address", e);
             }
         }
-        String since = optText(json, "since", path, 40);
-        try {
-            b.since(since == null ? Instant.now() : OffsetDateTime.parse(since).toInstant());
-        } catch (DateTimeParseException e) {
-            throw new IllegalArgumentException(at(path, "since") + ": \"" + since + "\" is not an RFC 3339 time", e);
-        }
+        Instant since = time(json, "since", path);
+        b.since(since == null ? Instant.now() : since);
         JsonNode usage = json.get("usage");
         if (usage != null && !usage.isNull()) {
             String u = at(path, "usage");
             object(usage, u);
-            b.usage(Usage.of(orZero(optInteger(usage, "upBytes", u, 0, MAX_COUNTER)),
-                             orZero(optInteger(usage, "downBytes", u, 0, MAX_COUNTER)),
-                             orZero(optInteger(usage, "upPackets", u, 0, MAX_COUNTER)),
-                             orZero(optInteger(usage, "downPackets", u, 0, MAX_COUNTER))));
+            long upBytes = orZero(optInteger(usage, "upBytes", u, 0, MAX_COUNTER));
+            long downBytes = orZero(optInteger(usage, "downBytes", u, 0, MAX_COUNTER));
+            long upPackets = orZero(optInteger(usage, "upPackets", u, 0, MAX_COUNTER));
+            long downPackets = orZero(optInteger(usage, "downPackets", u, 0, MAX_COUNTER));
+            Instant measured = time(usage, "at", u);
+            b.usage(measured == null ? Usage.of(upBytes, downBytes, upPackets, downPackets)
+                            : Usage.of(upBytes, downBytes, upPackets, downPackets, measured));
         }
         try {
             return b.build();
         } catch (IllegalArgumentException | NullPointerException e) {
             throw new IllegalArgumentException((path.isEmpty() ? "session" : path) + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** An optional RFC 3339 time field, or null. */
+    private static Instant time(JsonNode json, String field, String path) {
+        String text = optText(json, field, path, 40);
+        if (text == null) {
+            return null;
+        }
+        try {
+            return OffsetDateTime.parse(text).toInstant();
+        } catch (DateTimeParseException e) {
+            throw new IllegalArgumentException(at(path, field) + ": \"" + text + "\" is not an RFC 3339 time", e);
         }
     }
 

@@ -5,6 +5,7 @@ import org.bngpod.api.SessionEvent;
 import org.bngpod.api.SessionListener;
 import org.bngpod.api.SessionReport;
 import org.bngpod.api.SessionService;
+import org.bngpod.api.Throughput;
 import org.bngpod.app.config.BngPodConfig;
 import org.onosproject.core.ApplicationId;
 import org.onosproject.core.CoreService;
@@ -47,7 +48,9 @@ import static org.onlab.util.Tools.groupedThreads;
  * distributed consistent map ({@value #SESSION_MAP}) keyed by session id.
  * Paged resyncs are staged in this node's memory until their last page
  * (bounded: {@link SessionService#MAX_STAGED} sessions, expiring after
- * {@link SessionService#STAGED_EXPIRY} without a page).
+ * {@link SessionService#STAGED_EXPIRY} without a page). A session stored
+ * again with a newer usage reading gets its traffic rate since the one
+ * before ({@link #measured}).
  */
 @Component(immediate = true, service = SessionService.class)
 public class SessionManager extends AbstractListenerManager<SessionEvent, SessionListener>
@@ -110,9 +113,11 @@ public class SessionManager extends AbstractListenerManager<SessionEvent, Sessio
             switch (r.kind()) {
                 case UP:
                 case UPDATE:
-                    Versioned<Session> before = sessions.put(s.id(), s);
+                    Versioned<Session> had = sessions.get(s.id());
+                    Session stored = measured(s, had == null ? null : had.value());
+                    Versioned<Session> before = sessions.put(s.id(), stored);
                     post(new SessionEvent(before == null ? SessionEvent.Type.SESSION_UP
-                                                  : SessionEvent.Type.SESSION_UPDATED, s));
+                                                  : SessionEvent.Type.SESSION_UPDATED, stored));
                     break;
                 case DOWN:
                     if (sessions.remove(s.id()) != null) {
@@ -254,8 +259,9 @@ public class SessionManager extends AbstractListenerManager<SessionEvent, Sessio
                 post(new SessionEvent(SessionEvent.Type.SESSION_DOWN, old));
             }
         }
-        for (Session s : next.values()) {
-            Versioned<Session> cur = sessions.get(s.id());
+        for (Session reported : next.values()) {
+            Versioned<Session> cur = sessions.get(reported.id());
+            Session s = measured(reported, cur == null ? null : cur.value());
             if (cur != null && cur.value().equals(s)) {
                 continue;
             }
@@ -269,6 +275,27 @@ public class SessionManager extends AbstractListenerManager<SessionEvent, Sessio
         }
         log.info("bngpod: control plane {} resynced {} sessions ({} written, {} gone)", cp, next.size(), written,
                  gone);
+    }
+
+    /**
+     * Returns the session as it is stored: with the traffic rate between the
+     * stored session's usage reading and the new one, or the stored rate
+     * when the report brings the same reading again (a move, a resync), or
+     * none when the two readings say nothing together (either untimed, not
+     * later, a counter gone back).
+     *
+     * @param s      the session as reported
+     * @param before the session stored so far, or null
+     * @return the session to store
+     */
+    static Session measured(Session s, Session before) {
+        Throughput rate = null;
+        if (before != null) {
+            rate = before.usage().at().isPresent() && before.usage().at().equals(s.usage().at())
+                    ? before.throughput().orElse(null)
+                    : Throughput.between(before.usage(), s.usage()).orElse(null);
+        }
+        return s.throughput().equals(Optional.ofNullable(rate)) ? s : s.toBuilder().throughput(rate).build();
     }
 
     /** An unfinished paged resync of one control plane. */

@@ -2,6 +2,7 @@ package org.bngpod.app.impl;
 
 import org.bngpod.api.Failover;
 import org.bngpod.api.Session;
+import org.bngpod.api.Throughput;
 import org.bngpod.api.Usage;
 import org.onlab.util.KryoNamespace;
 import org.onosproject.core.ApplicationId;
@@ -22,6 +23,7 @@ final class StoreSerializers {
             .register(KryoNamespaces.API)
             .register(LinkedHashMap.class)
             .register(Usage.class, Session.class, Failover.class, PlacementRecord.class, HealthRecord.class)
+            .register(Throughput.class)
             .build("bngpod"));
 
     private StoreSerializers() {

@@ -9,15 +9,16 @@ import javax.ws.rs.core.SecurityContext;
  * {@value #VIEWER}, and {@value #CP} for the control planes. web.xml lets
  * users with any of them through ONOS's HTTP Basic login; {@link RoleFilter}
  * and the resources decide what each may do (docs/onos/operations.md, "Roles").
+ * The GUI view checks the same roles (org.bngpod.app.gui).
  */
-final class Roles {
+public final class Roles {
 
     /** ONOS's administrators: every read, and the operator's actions. */
-    static final String ADMIN = "admin";
+    public static final String ADMIN = "admin";
     /** ONOS's read-only users: every read, nothing else. */
-    static final String VIEWER = "viewer";
+    public static final String VIEWER = "viewer";
     /** A control plane (bng-cp): its reports and the placement it follows, nothing else. */
-    static final String CP = "bngpod-cp";
+    public static final String CP = "bngpod-cp";
 
     private Roles() {
     }

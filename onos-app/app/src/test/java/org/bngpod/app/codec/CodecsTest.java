@@ -8,6 +8,7 @@ import org.bngpod.api.InstanceStatus;
 import org.bngpod.api.PlacementState;
 import org.bngpod.api.PodStats;
 import org.bngpod.api.Session;
+import org.bngpod.api.Throughput;
 import org.bngpod.api.Usage;
 import org.junit.Test;
 import org.onlab.packet.Ip4Address;
@@ -20,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
@@ -57,6 +59,35 @@ public class CodecsTest {
         assertEquals(bare, codec.decode(codec.encode(bare, context), context));
     }
 
+    /**
+     * The session's own rates and its reading's time go both ways; the
+     * throughput ONOS measured is written, and a control plane's is not read
+     * (ONOS measures it itself).
+     */
+    @Test
+    public void ratesReadingAndThroughput() throws IOException {
+        SessionCodec codec = new SessionCodec();
+        Session s = session().toBuilder().downRate(40_000_000).upRate(8_000_000)
+                .usage(Usage.of(1, 2, 3, 4, Instant.parse("2026-01-02T03:10:00.25Z"))).build();
+        ObjectNode json = codec.encode(s, context);
+        assertEquals(40_000_000, json.path("downRate").asLong());
+        assertEquals(8_000_000, json.path("upRate").asLong());
+        assertEquals("2026-01-02T03:10:00.250Z", json.path("usage").path("at").asText());
+        assertFalse(json.has("throughput"));
+        assertEquals(s, codec.decode((ObjectNode) mapper.readTree(json.toString()), context));
+
+        // none of its own: no rates, no reading; the profile's and unknown
+        ObjectNode plain = codec.encode(session(), context);
+        assertFalse(plain.has("downRate") || plain.has("upRate") || plain.path("usage").has("at"));
+
+        Session measured = s.toBuilder().throughput(Throughput.of(400, 6667, 300_000)).build();
+        json = codec.encode(measured, context);
+        assertEquals(400, json.path("throughput").path("upBitsPerSecond").asLong());
+        assertEquals(6667, json.path("throughput").path("downBitsPerSecond").asLong());
+        assertEquals(300_000, json.path("throughput").path("periodMillis").asLong());
+        assertEquals(s, codec.decode(json, context));
+    }
+
     @Test
     public void sessionInputRfc3339OffsetsAndUnknownFields() throws IOException {
         ObjectNode json = new SessionCodec().encode(session(), context);
@@ -74,6 +105,9 @@ public class CodecsTest {
             {"pppoeId", 70000, "s.pppoeId: 70000 is out of range (0..65535)"},
             {"ipv4", "1.2.3", "s.ipv4: \"1.2.3\" is not an IPv4 address"},
             {"since", "yesterday", "s.since: \"yesterday\" is not an RFC 3339 time"},
+            {"downRate", -1, "s.downRate: -1 is out of range (0..1000000000000)"},
+            {"upRate", 1_000_000_000_001L, "s.upRate: 1000000000001 is out of range (0..1000000000000)"},
+            {"upRate", "8M", "s.upRate: expected an integer, got string"},
             {"lineGroup", "bad name!", "s: line group"},
             {"id", "", "s: id must have 1..253 characters"},
         };
@@ -81,6 +115,8 @@ public class CodecsTest {
             ObjectNode bad = good.deepCopy();
             if (c[1] instanceof Integer) {
                 bad.put((String) c[0], (Integer) c[1]);
+            } else if (c[1] instanceof Long) {
+                bad.put((String) c[0], (Long) c[1]);
             } else if (c[1] instanceof Double) {
                 bad.put((String) c[0], (Double) c[1]);
             } else {
@@ -99,6 +135,11 @@ public class CodecsTest {
         assertEquals("s.usage.upBytes: -1 is out of range (0..9223372036854775807)",
                      assertThrows(IllegalArgumentException.class,
                                   () -> SessionCodec.decode(usage, "cp1", "s")).getMessage());
+        ObjectNode reading = good.deepCopy();
+        ((ObjectNode) reading.path("usage")).put("at", "03:10");
+        assertEquals("s.usage.at: \"03:10\" is not an RFC 3339 time",
+                     assertThrows(IllegalArgumentException.class,
+                                  () -> SessionCodec.decode(reading, "cp1", "s")).getMessage());
         assertThrows(IllegalArgumentException.class, () -> SessionCodec.decode(good, "cp2", "s"));
     }
 

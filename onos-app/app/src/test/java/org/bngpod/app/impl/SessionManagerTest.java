@@ -4,6 +4,7 @@ import org.bngpod.api.Failover;
 import org.bngpod.api.Session;
 import org.bngpod.api.SessionEvent;
 import org.bngpod.api.SessionReport;
+import org.bngpod.api.Throughput;
 import org.bngpod.api.Usage;
 import org.bngpod.app.placement.Placement;
 import org.bngpod.app.placement.Reason;
@@ -55,6 +56,54 @@ public class SessionManagerTest {
         return events.stream().map(SessionEvent::type).collect(Collectors.toList());
     }
 
+    /**
+     * A report with a newer reading gets the rate since the stored one: bits
+     * over the time between the two readings. The same reading again (a
+     * move, a resync) keeps it; readings that do not make a series (untimed,
+     * counters gone back) give none rather than a wrong one.
+     */
+    @Test
+    public void newerReadingMeasuresTheRate() {
+        Instant t0 = Instant.parse("2026-01-02T03:05:00Z");
+        Session a = session("a", "cp1", "lg2", 2).toBuilder().usage(Usage.of(0, 0, 0, 0, t0)).build();
+        bed.sessions.report("cp1", List.of(SessionReport.of(SessionReport.Kind.UP, a)));
+        assertTrue(bed.sessions.session("a").orElseThrow().throughput().isEmpty());
+
+        Session a2 = a.toBuilder().usage(Usage.of(15_000, 250_000, 120, 300, t0.plusSeconds(300))).build();
+        bed.sessions.report("cp1", List.of(SessionReport.of(SessionReport.Kind.UPDATE, a2)));
+        Throughput rate = Throughput.of(400, 6667, 300_000);
+        assertEquals(rate, bed.sessions.session("a").orElseThrow().throughput().orElseThrow());
+        assertEquals(rate, events.get(events.size() - 1).subject().throughput().orElseThrow());
+
+        // moved to dp1: same reading, same rate
+        bed.sessions.report("cp1", List.of(SessionReport.of(SessionReport.Kind.UPDATE,
+                                                            a2.toBuilder().instance(1).build())));
+        assertEquals(rate, bed.sessions.session("a").orElseThrow().throughput().orElseThrow());
+        // a resync bringing that reading again writes nothing
+        events.clear();
+        bed.sessions.resync("cp1", List.of(a2.toBuilder().instance(1).build()));
+        assertEquals(List.of(), types());
+        assertEquals(rate, bed.sessions.session("a").orElseThrow().throughput().orElseThrow());
+
+        // a resync with a newer reading measures too: 1 s, 1,000 bytes down
+        Session a3 = a2.toBuilder().instance(1).usage(Usage.of(15_000, 251_000, 121, 301, t0.plusSeconds(301)))
+                .build();
+        bed.sessions.resync("cp1", List.of(a3));
+        assertEquals(Throughput.of(0, 8000, 1000), bed.sessions.session("a").orElseThrow().throughput().orElseThrow());
+
+        // counters gone back (not one series), then an untimed report: no rate
+        bed.sessions.report("cp1", List.of(SessionReport.of(SessionReport.Kind.UPDATE, a3.toBuilder()
+                .usage(Usage.of(1, 1, 1, 1, t0.plusSeconds(400))).build())));
+        assertTrue(bed.sessions.session("a").orElseThrow().throughput().isEmpty());
+        bed.sessions.report("cp1", List.of(SessionReport.of(SessionReport.Kind.UPDATE, a3.toBuilder()
+                .usage(Usage.of(5, 5, 5, 5)).build())));
+        assertTrue(bed.sessions.session("a").orElseThrow().throughput().isEmpty());
+        // a rate a control plane put in a report is not kept: ONOS measures its own
+        bed.sessions.report("cp1", List.of(SessionReport.of(SessionReport.Kind.UP, session("b", "cp1", "lg1", 1)
+                .toBuilder().throughput(Throughput.of(1, 1, 1)).build())));
+        assertTrue(bed.sessions.session("b").orElseThrow().throughput().isEmpty());
+    }
+
     @Test
     public void upUpdateDown() {
         Session a = session("a", "cp1", "lg2", 2);
@@ -102,6 +151,10 @@ public class SessionManagerTest {
     public void storeSerializerRoundTrips() {
         Session s = session("a", "cp1", "lg2", 2);
         assertEquals(s, StoreSerializers.SERIALIZER.decode(StoreSerializers.SERIALIZER.encode(s)));
+        Session full = s.toBuilder().downRate(40_000_000).upRate(8_000_000)
+                .usage(Usage.of(1, 2, 3, 4, Instant.parse("2026-01-02T03:10:00.123456789Z")))
+                .throughput(Throughput.of(400, 6667, 300_000)).build();
+        assertEquals(full, StoreSerializers.SERIALIZER.decode(StoreSerializers.SERIALIZER.encode(full)));
         Placement p = Placement.of(Map.of("lg1", 1), Map.of("lg1", Reason.of(Reason.Kind.MOVED, "why"),
                                                             "lg2", Reason.of(Reason.Kind.UNPLACED, "none")));
         PlacementRecord rec = new PlacementRecord("lab", 7, p, Set.of(1, 3), 4,

@@ -8,6 +8,7 @@ import com.google.common.base.Splitter;
 import org.bngpod.api.GroupPlacement;
 import org.bngpod.api.InstanceStatus;
 import org.bngpod.api.Session;
+import org.bngpod.api.Throughput;
 import org.bngpod.api.SessionEvent;
 import org.bngpod.app.impl.Testbed;
 import org.glassfish.jersey.client.ClientConfig;
@@ -215,6 +216,9 @@ public class ContractFixturesTest extends ResourceTest {
         assertEquals(List.of("up", "update", "down"), kinds);
         assertEquals(List.of("cp1-00000001", "cp1-00000003"), new ArrayList<>(expected.keySet()));
         assertStore(expected, cp);
+        // cp1-00000003's up and update are two readings 300 s apart: ONOS measured its rate
+        assertEquals(Throughput.of(15_000 * 8 / 300, Math.round(250_000 * 8 / 300.0), 300_000),
+                     bed.sessions.session("cp1-00000003").orElseThrow().throughput().orElseThrow());
 
         // The store forgets a session that went down; its final report (usage, cause) is the event.
         List<Session> gone = new ArrayList<>();
@@ -276,7 +280,11 @@ public class ContractFixturesTest extends ResourceTest {
         assertEquals(id, want.path("username").asText(), got.username());
         assertEquals(id, want.path("qosProfile").asText(), got.qosProfile().orElseThrow());
         assertEquals(id, OffsetDateTime.parse(want.path("since").asText()).toInstant(), got.since());
+        assertEquals(id, want.path("downRate").asLong(0), got.downRate());
+        assertEquals(id, want.path("upRate").asLong(0), got.upRate());
         JsonNode u = want.path("usage");
+        assertEquals(id, u.has("at") ? OffsetDateTime.parse(u.path("at").asText()).toInstant() : null,
+                     got.usage().at().orElse(null));
         assertEquals(id, u.path("upBytes").asLong(), got.usage().upBytes());
         assertEquals(id, u.path("downBytes").asLong(), got.usage().downBytes());
         assertEquals(id, u.path("upPackets").asLong(), got.usage().upPackets());
