@@ -84,7 +84,7 @@ def test_every_group_is_placed(onos_pod, placement):
 
 
 def test_access_frames_reach_only_their_instance(onos_pod, ports, placement):
-    fc.access_frames_reach_only_their_instance(onos_pod, ports, placement)
+    fc.access_frames_reach_only_their_instance(onos_pod, ports, placement, retags_split_stags=False)
 
 
 @pytest.mark.parametrize("port,stag,ctag", fc.UNSERVED)

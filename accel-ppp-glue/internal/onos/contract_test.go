@@ -41,7 +41,7 @@ type exchange struct {
 }
 
 // The sessions of the scenario the README describes: the golden lab pod,
-// control plane cp1, lg2 moved from dp2 onto dp1.
+// control plane cp1, lg2 moved from dp2 onto dp3 (empty: lg3 is with lg4 on dp4).
 var (
 	sessA = Session{
 		ID: "cp1-00000001", LineGroup: "lg1", Instance: 1, AccessPort: "access1", STag: 100, CTag: 7,
@@ -311,8 +311,8 @@ func TestContractPlacementFromJava(t *testing.T) {
 		}
 	}
 	lg2 := got.Groups[1]
-	if lg2.LineGroup != "lg2" || !lg2.Placed || lg2.Instance != 1 || !strings.Contains(lg2.Reason, "dp2 (id 2) unavailable") {
-		t.Errorf("lg2: %+v, want placed on 1, moved off dp2", lg2)
+	if lg2.LineGroup != "lg2" || !lg2.Placed || lg2.Instance != 3 || !strings.Contains(lg2.Reason, "dp2 (id 2) unavailable") {
+		t.Errorf("lg2: %+v, want placed on 3, moved off dp2", lg2)
 	}
 	if dp2 := got.Instances[1]; dp2.ID != 2 || dp2.Available {
 		t.Errorf("dp2: %+v, want unavailable", dp2)
