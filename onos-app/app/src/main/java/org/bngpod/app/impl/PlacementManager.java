@@ -298,7 +298,9 @@ public class PlacementManager extends AbstractListenerManager<PlacementEvent, Pl
         }
         Placement base = Placement.of(instances, reasons);
         Set<Integer> available = available(pod);
-        boolean needsMove = base.instances().values().stream().anyMatch(id -> !available.contains(id));
+        // a record of an older version, or an update of the pod, may split an S-tag between instances
+        boolean needsMove = base.instances().values().stream().anyMatch(id -> !available.contains(id))
+                || !engine.keepsSharedStagsTogether(pod, base);
         Placement next = needsMove ? engine.rebalance(pod, base, available) : base;
         store(pod, samePod ? rec : null, next);
     }
@@ -358,7 +360,35 @@ public class PlacementManager extends AbstractListenerManager<PlacementEvent, Pl
         if (event.type() == PodEvent.Type.CONFIG_REJECTED) {
             return;
         }
+        if (event.type() == PodEvent.Type.POD_REMOVED) {
+            String removed = event.subject().name();
+            executor.execute(() -> forget(removed));
+            return;
+        }
         executor.execute(this::reconcile);
+    }
+
+    /**
+     * The pod was removed from the netcfg: its placement goes with it (leader
+     * only), so that the same pod pushed again starts where its file states
+     * instead of where the removed one had moved its groups. The record stays,
+     * emptied, so the version keeps growing across the removal; the health
+     * declarations stay too (they are about instances, and a control plane
+     * reports a death once).
+     */
+    private void forget(String pod) {
+        if (!isLeader()) {
+            return;
+        }
+        synchronized (this) {
+            PlacementRecord rec = store.placement();
+            if (rec == null || !rec.pod.equals(pod) || rec.placement().reasons().isEmpty()) {
+                return;
+            }
+            log.info("bngpod: pod {} removed: its placement (version {}) is forgotten", pod, rec.version);
+            store.setPlacement(new PlacementRecord(rec.pod, rec.version + 1, Placement.of(Map.of(), Map.of()),
+                                                   rec.available, rec.moves, rec.lastFailover));
+        }
     }
 
     private void deviceEvent(DeviceEvent event) {
