@@ -22,12 +22,13 @@ type rawConfig struct {
 }
 
 type rawONOS struct {
-	URL          yaml.Node `yaml:"url"`
-	Username     yaml.Node `yaml:"username"`
-	Password     yaml.Node `yaml:"password"`
-	CPName       yaml.Node `yaml:"cp_name"`
-	PollInterval yaml.Node `yaml:"poll_interval"`
-	Timeout      yaml.Node `yaml:"timeout"`
+	URL           yaml.Node `yaml:"url"`
+	Username      yaml.Node `yaml:"username"`
+	Password      yaml.Node `yaml:"password"`
+	CPName        yaml.Node `yaml:"cp_name"`
+	PollInterval  yaml.Node `yaml:"poll_interval"`
+	PlacementWait yaml.Node `yaml:"placement_wait"`
+	Timeout       yaml.Node `yaml:"timeout"`
 }
 
 type rawControlPlane struct {

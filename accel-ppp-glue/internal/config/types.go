@@ -106,8 +106,11 @@ type ONOS struct {
 	Username     string
 	Password     Secret
 	CPName       string        // this control plane's name towards ONOS; default radius.nas_identifier
-	PollInterval time.Duration // GET /placement period
-	Timeout      time.Duration // per HTTP request
+	PollInterval time.Duration // retry period; GET /placement period when PlacementWait is 0
+	// PlacementWait: GET /placement is a long poll that ONOS answers when the
+	// placement changes or after this long (whole seconds, 0..60s; 0: polling)
+	PlacementWait time.Duration
+	Timeout       time.Duration // per HTTP request
 }
 
 // AccessPort is a switch port facing subscribers.

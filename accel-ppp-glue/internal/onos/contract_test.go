@@ -361,3 +361,47 @@ func checkKeys(t *testing.T, what string, objs []map[string]any, read, ignored [
 		}
 	}
 }
+
+// TestContractLongPoll: having read placement.json (version 2), the real
+// client follows the placement with a long poll (cp.yaml's default 30 s);
+// that request is placement-wait.json, which the Java app replays (it must
+// wait for version 3). The request has no body.
+func TestContractLongPoll(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(contractDir, "placement.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var answer exchange
+	if err := json.Unmarshal(b, &answer); err != nil {
+		t.Fatal(err)
+	}
+	polls := make(chan exchange, 4)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		path := strings.TrimPrefix(r.URL.Path, "/onos/bngpod")
+		if r.URL.RawQuery != "" {
+			path += "?" + r.URL.RawQuery
+		}
+		polls <- exchange{Method: r.Method, Path: path, Status: http.StatusOK, Body: json.RawMessage("null")}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(answer.Body)
+	}))
+	defer srv.Close()
+	u, _ := url.Parse(srv.URL + "/onos/bngpod")
+	c, err := New(Config{
+		URL: u, CPName: "cp1", PollInterval: time.Hour, PlacementWait: 30 * time.Second,
+		Logger:   slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Snapshot: func(context.Context) ([]Session, error) { return nil, nil },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { c.pollLoop(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	first, second := <-polls, <-polls
+	if first.Path != "/placement" {
+		t.Errorf("the first poll asked %q, want the placement at once", first.Path)
+	}
+	checkFixture(t, "placement-wait.json", second)
+}

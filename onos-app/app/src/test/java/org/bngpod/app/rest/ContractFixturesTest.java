@@ -17,10 +17,6 @@ import org.junit.Before;
 import org.junit.Test;
 import org.onosproject.rest.resources.ResourceTest;
 
-import javax.ws.rs.client.Entity;
-import javax.ws.rs.client.WebTarget;
-import javax.ws.rs.core.MediaType;
-import javax.ws.rs.core.Response;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -34,6 +30,14 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import javax.ws.rs.client.Entity;
+import javax.ws.rs.client.WebTarget;
+import javax.ws.rs.core.MediaType;
+import javax.ws.rs.core.Response;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
@@ -166,6 +170,36 @@ public class ContractFixturesTest extends ResourceTest {
         assertEquals("GET /placement differs from " + file + " (bng-cp's client test decodes that file; if the "
                              + "change is meant, rerun with -D" + UPDATE_PROPERTY + "=true and run go test "
                              + "./internal/onos)", want, got);
+    }
+
+    /**
+     * bng-cp's long poll after it read placement.json (version 2): the app
+     * holds it until the placement moves on, then answers with the new one.
+     */
+    @Test
+    public void theControlPlanesLongPollIsAnsweredWhenThePlacementMovesOn() throws Exception {
+        JsonNode ex = readFixture("placement-wait.json");
+        assertEquals("GET", ex.path("method").asText());
+        assertEquals("2", query(ex, "after"));
+        bed.placement.declareDead(2, "cp1", "PFCP heartbeat lost");
+        assertEquals(2, bed.placement.placement().version());
+        ExecutorService client = Executors.newSingleThreadExecutor();
+        try {
+            Future<Response> poll = client.submit(() -> at(ex.path("path").asText()).request().get());
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (bed.placement.placementAfterWaiting() == 0) {
+                assertTrue("the long poll never waited", System.nanoTime() < deadline);
+                Thread.sleep(10);
+            }
+            assertFalse(poll.isDone());
+            bed.placement.declareDead(3, "cp1", "PFCP heartbeat lost");
+            Response r = poll.get(10, TimeUnit.SECONDS);
+            assertEquals(ex.path("status").asInt(), r.getStatus());
+            JsonNode body = MAPPER.readTree(r.readEntity(String.class));
+            assertEquals(3, body.path("version").asLong());
+        } finally {
+            client.shutdownNow();
+        }
     }
 
     @Test
