@@ -32,9 +32,12 @@ type rawONOS struct {
 }
 
 type rawControlPlane struct {
-	Address   yaml.Node `yaml:"address"`
-	PFCPPort  yaml.Node `yaml:"pfcp_port"`
-	VXLANPort yaml.Node `yaml:"vxlan_port"`
+	Address            yaml.Node `yaml:"address"`
+	PFCPPort           yaml.Node `yaml:"pfcp_port"`
+	VXLANPort          yaml.Node `yaml:"vxlan_port"`
+	HeartbeatMS        yaml.Node `yaml:"heartbeat_ms"`
+	HeartbeatTimeoutMS yaml.Node `yaml:"heartbeat_timeout_ms"`
+	HeartbeatTries     yaml.Node `yaml:"heartbeat_tries"`
 }
 
 type rawManagement struct {

@@ -63,6 +63,13 @@ type ControlPlane struct {
 	Address   netip.Addr
 	PFCPPort  uint16
 	VXLANPort uint16
+	// PFCP heartbeats to each DP instance: one every Heartbeat; a heartbeat is
+	// sent HeartbeatTries times, HeartbeatTimeout apart, before the instance
+	// is declared dead (docs/cp/sessions.md). Other requests keep 29.244's
+	// T1 3 s, N1 3.
+	Heartbeat        time.Duration
+	HeartbeatTimeout time.Duration
+	HeartbeatTries   int
 }
 
 // Management is the network shared by the control plane and the DP
