@@ -20,7 +20,7 @@ help:
 	@echo "make test    set up when needed, then run every lint and test suite"
 	@echo "make setup   install everything (Debian packages, Python venv, Go modules, Maven deps)"
 	@echo "make build   build every binary (bng-dp and its tests, the Go programs, the ONOS bundles)"
-	@echo "make binaries  build only what the pod runs: bng-dp, $(GO_PROGRAMS) and the switch's XDP check (incremental)"
+	@echo "make binaries  build only what the pod runs: bng-dp, $(GO_PROGRAMS), the switch's XDP check and the controller of --controller (incremental)"
 	@echo "make up|down|status [POD=file]   drive the emulated pod by hand"
 	@echo "make fuzz    run the fuzzers for a short while"
 	@echo "make bench   data-plane stage benchmarks (callgrind instructions, TSC cycles)"
@@ -51,7 +51,17 @@ $(ACCESS_INGRESS): topology/xdp/access_ingress.c
 	@mkdir -p $(@D)
 	clang -O2 -g -Wall -Werror -target bpf -I/usr/include/$$(gcc -print-multiarch) -c $< -o $@
 
-binaries: $(BNG_DP) $(GO_BINARIES) $(ACCESS_INGRESS)
+# The emulated pod's controller (`bngpod up --controller`): the ONOS app's classes and test
+# classes and the classpath Maven lists for them (onos-app/app/pom.xml, podctl-classpath),
+# rebuilt when a source of the ONOS app or a pom changes.
+PODCTL := onos-app/app/target/podctl.classpath
+ONOS_SOURCES := $(shell find onos-app -path '*/target' -prune -o -type f \( -name '*.java' -o -name '*.xml' -o -name '*.json' \) -print 2>/dev/null) \
+	pom.xml .mvn/jvm.config
+$(PODCTL): $(ONOS_SOURCES)
+	mvn -B -o -q -DskipTests package >/dev/null
+	@touch $@
+
+binaries: $(BNG_DP) $(GO_BINARIES) $(ACCESS_INGRESS) $(PODCTL)
 
 demo: setup binaries
 	./bngpod demo $(POD)

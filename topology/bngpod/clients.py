@@ -5,13 +5,15 @@ tests (one copy of each):
   (`--ctl`, docs/cp/operations.md) and bng-subemu's status API (`--status`);
 - `telemetry`: commands on a DPDK telemetry socket (`dpdk_telemetry.v2`, SOCK_SEQPACKET:
   one JSON reply per command), such as bng-dp's `/bng/stats`;
-- `scrape`: a Prometheus text exposition (bng-cp's `--metrics`) as name -> value.
+- `scrape`: a Prometheus text exposition (bng-cp's `--metrics`) as name -> value;
+- `rest`: a JSON request with HTTP Basic credentials (the controller's REST API, as ONOS's).
 
 Each opens its socket in the caller's network namespace (bngpod.rawsock.in_netns to choose
 another) and raises OSError when the peer cannot be reached or does not answer."""
 
 from __future__ import annotations
 
+import base64
 import http.client
 import json
 import socket
@@ -111,3 +113,33 @@ def scrape(host: str, port: int, path: str = "/metrics", timeout: float = 3.0) -
     if r.status != 200:
         raise OSError(f"http://{host}:{port}{path}: HTTP {r.status}")
     return parse_prometheus(body.decode(errors="replace"))
+
+
+def rest(
+    host: str,
+    port: int,
+    method: str,
+    path: str,
+    user: str,
+    password: str,
+    body: dict | None = None,
+    timeout: float = 5.0,
+) -> tuple[int, object]:
+    """One JSON request to http://host:port/path as user: (status, the answer's JSON, or None
+    when it has no body). OSError when the server cannot be reached or does not answer."""
+    auth = base64.b64encode(f"{user}:{password}".encode()).decode()
+    headers = {"Authorization": f"Basic {auth}", "Accept": "application/json"}
+    data = None
+    if body is not None:
+        data = json.dumps(body).encode()
+        headers["Content-Type"] = "application/json"
+    conn = http.client.HTTPConnection(host, port, timeout=timeout)
+    try:
+        conn.request(method, path, body=data, headers=headers)
+        r = conn.getresponse()
+        raw = r.read()
+    except http.client.HTTPException as exc:
+        raise OSError(f"{method} http://{host}:{port}{path}: {exc!r}") from None
+    finally:
+        conn.close()
+    return r.status, (json.loads(raw) if raw.strip() else None)
