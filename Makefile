@@ -13,7 +13,7 @@ GO_BINARIES := $(addprefix accel-ppp-glue/build/,$(GO_PROGRAMS))
 GO_SOURCES := $(shell find accel-ppp-glue/cmd accel-ppp-glue/internal -name '*.go' ! -name '*_test.go' 2>/dev/null) \
 	accel-ppp-glue/go.mod accel-ppp-glue/go.sum
 
-.PHONY: help setup binaries demo test lint build fuzz bench bench-dp bench-cp bench-move bench-pod bench-onos up down status clean FORCE
+.PHONY: help setup binaries demo test lint build fuzz bench bench-dp bench-cp bench-move bench-pod bench-onos bench-failover up down status clean FORCE
 
 help:
 	@echo "make demo    set up when needed, bring the lab pod up, dial 100 subscribers, show a live dashboard (q/Ctrl-C tears it down)"
@@ -29,6 +29,7 @@ help:
 	@echo "make bench-move  a line group's move onto the real bng-dp, new placement to sessions acked and traffic (JSON lines, root)"
 	@echo "make bench-pod  session setup rate (counted once traffic passes) and per-subscriber throughput through the whole emulated pod (JSON lines, root)"
 	@echo "make bench-onos  the ONOS app's failover work on a 240-group pod: re-balance, steering plan, objectives sent (JSON lines)"
+	@echo "make bench-failover  kill -9 of an instance of the whole emulated pod in controller mode, a standby taking over: detection, re-steer, sessions re-placed, traffic gap (JSON lines, root)"
 
 setup:
 	@scripts/setup.sh
@@ -111,6 +112,9 @@ bench-move: setup binaries
 
 bench-pod: setup binaries
 	topology/bench/bench_pod.sh
+
+bench-failover: setup binaries
+	topology/bench/bench_failover.sh
 
 bench-onos: setup
 	@# the old copy of the bench's output goes first: a bench that did not run or failed
