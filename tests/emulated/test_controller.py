@@ -42,10 +42,8 @@ def pod(pod_prereqs):
 
 @pytest.fixture(scope="module")
 def ports(pod):
-    opened = probe.open_edges(pod, emu)
-    yield opened
-    for port in opened.values():
-        port.close()
+    with probe.edges(pod, emu) as opened:
+        yield opened
 
 
 def placement(pod, user="viewer") -> dict:

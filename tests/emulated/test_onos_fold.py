@@ -59,10 +59,8 @@ def onos_pod(pod_prereqs):
 
 @pytest.fixture(scope="module")
 def ports(onos_pod):
-    opened = probe.open_edges(onos_pod, emu)
-    yield opened
-    for port in opened.values():
-        port.close()
+    with probe.edges(onos_pod, emu) as opened:
+        yield opened
 
 
 @pytest.fixture(scope="module", params=PHASES, ids=[p.name for p in PHASES])

@@ -101,18 +101,24 @@ def parse_prometheus(text: str) -> dict[str, float]:
 
 def scrape(host: str, port: int, path: str = "/metrics", timeout: float = 3.0) -> dict[str, float]:
     """The Prometheus metrics served at http://host:port/path (parse_prometheus)."""
+    status, body = _http(host, port, "GET", path, None, {}, timeout)
+    if status != 200:
+        raise OSError(f"GET http://{host}:{port}{path}: HTTP {status}")
+    return parse_prometheus(body.decode(errors="replace"))
+
+
+def _http(host: str, port: int, method: str, path: str, data: bytes | None, headers: dict, timeout: float):
+    """One HTTP request on a connection of its own: (status, body). OSError when the server
+    cannot be reached or does not answer."""
     conn = http.client.HTTPConnection(host, port, timeout=timeout)
     try:
-        conn.request("GET", path)
+        conn.request(method, path, body=data, headers=headers)
         r = conn.getresponse()
-        body = r.read()
+        return r.status, r.read()
     except http.client.HTTPException as exc:
-        raise OSError(f"http://{host}:{port}{path}: {exc!r}") from None
+        raise OSError(f"{method} http://{host}:{port}{path}: {exc!r}") from None
     finally:
         conn.close()
-    if r.status != 200:
-        raise OSError(f"http://{host}:{port}{path}: HTTP {r.status}")
-    return parse_prometheus(body.decode(errors="replace"))
 
 
 def rest(
@@ -133,13 +139,5 @@ def rest(
     if body is not None:
         data = json.dumps(body).encode()
         headers["Content-Type"] = "application/json"
-    conn = http.client.HTTPConnection(host, port, timeout=timeout)
-    try:
-        conn.request(method, path, body=data, headers=headers)
-        r = conn.getresponse()
-        raw = r.read()
-    except http.client.HTTPException as exc:
-        raise OSError(f"{method} http://{host}:{port}{path}: {exc!r}") from None
-    finally:
-        conn.close()
-    return r.status, (json.loads(raw) if raw.strip() else None)
+    status, raw = _http(host, port, method, path, data, headers, timeout)
+    return status, (json.loads(raw) if raw.strip() else None)

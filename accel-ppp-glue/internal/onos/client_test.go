@@ -227,12 +227,22 @@ func startClient(t *testing.T, f *fakeONOS, mod func(*Config)) *harness {
 			defer h.mu.Unlock()
 			return append([]Session(nil), h.snap...), nil
 		},
-		OnPlacement: func(p *Placement) {
-			h.mu.Lock()
-			h.placements = append(h.placements, p)
-			h.mu.Unlock()
-		},
+		OnPlacement: h.record,
 	}
+	h.run(t, cfg, mod, (*Client).Run, 5*time.Second)
+	return h
+}
+
+func (h *harness) record(p *Placement) {
+	h.mu.Lock()
+	h.placements = append(h.placements, p)
+	h.mu.Unlock()
+}
+
+// run makes the client of cfg (changed by mod) and runs loop on it until the
+// test ends, which waits up to stop for the loop to return.
+func (h *harness) run(t *testing.T, cfg Config, mod func(*Config), loop func(*Client, context.Context), stop time.Duration) {
+	t.Helper()
 	if mod != nil {
 		mod(&cfg)
 	}
@@ -243,16 +253,15 @@ func startClient(t *testing.T, f *fakeONOS, mod func(*Config)) *harness {
 	h.c = c
 	ctx, cancel := context.WithCancel(context.Background())
 	h.cancel = cancel
-	go func() { c.Run(ctx); close(h.done) }()
+	go func() { loop(c, ctx); close(h.done) }()
 	t.Cleanup(func() {
 		cancel()
 		select {
 		case <-h.done:
-		case <-time.After(5 * time.Second):
-			t.Error("client did not stop")
+		case <-time.After(stop):
+			t.Error("the client did not stop")
 		}
 	})
-	return h
 }
 
 func sess(i int) Session {
@@ -678,33 +687,11 @@ func longPollClient(t *testing.T, f *longPollONOS, mod func(*Config)) *harness {
 	cfg := Config{
 		URL: u, Username: "bngcp", Password: "cp-secret", CPName: "cp1",
 		PollInterval: time.Hour, PlacementWait: 5 * time.Second, Timeout: time.Second,
-		Logger:   slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Snapshot: func(context.Context) ([]Session, error) { return nil, nil },
-		OnPlacement: func(p *Placement) {
-			h.mu.Lock()
-			h.placements = append(h.placements, p)
-			h.mu.Unlock()
-		},
+		Logger:      slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Snapshot:    func(context.Context) ([]Session, error) { return nil, nil },
+		OnPlacement: h.record,
 	}
-	if mod != nil {
-		mod(&cfg)
-	}
-	c, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.c = c
-	ctx, cancel := context.WithCancel(context.Background())
-	h.cancel = cancel
-	go func() { c.pollLoop(ctx); close(h.done) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case <-h.done:
-		case <-time.After(10 * time.Second):
-			t.Error("the poller did not stop")
-		}
-	})
+	h.run(t, cfg, mod, (*Client).pollLoop, 10*time.Second)
 	return h
 }
 

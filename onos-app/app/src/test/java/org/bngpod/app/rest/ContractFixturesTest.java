@@ -10,12 +10,7 @@ import org.bngpod.api.InstanceStatus;
 import org.bngpod.api.Session;
 import org.bngpod.api.SessionEvent;
 import org.bngpod.app.impl.Testbed;
-import org.glassfish.jersey.client.ClientConfig;
-import org.glassfish.jersey.server.ResourceConfig;
-import org.junit.After;
-import org.junit.Before;
 import org.junit.Test;
-import org.onosproject.rest.resources.ResourceTest;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -53,7 +48,7 @@ import static org.junit.Assert.assertTrue;
  * which bng-cp's client test decodes. {@code -Dbngpod.contract.update=true}
  * rewrites placement.json from this resource's answer.
  */
-public class ContractFixturesTest extends ResourceTest {
+public class ContractFixturesTest extends TestbedResourceTest {
 
     static final String DIR_PROPERTY = "bngpod.contract.dir";
     static final String UPDATE_PROPERTY = "bngpod.contract.update";
@@ -65,31 +60,21 @@ public class ContractFixturesTest extends ResourceTest {
 
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
-    private Testbed bed;
     private final List<SessionEvent> sessionEvents = new ArrayList<>();
 
-    public ContractFixturesTest() {
-        super(ResourceConfig.forApplicationClass(BngPodWebApplication.class).register(ContainerLogin.class));
-    }
-
     /** Every request as bng-cp would send it: a user with the control plane's role alone. */
+    public ContractFixturesTest() {
+        super("cp1");
+    }
+
+    /** The golden lab pod's netcfg, the clock at the failover of placement.json. */
     @Override
-    protected void configureClient(ClientConfig config) {
-        config.register(ContainerLogin.as("cp1"));
-    }
-
-    @Before
-    public void setUpServices() throws IOException {
+    protected Testbed newTestbed() throws IOException {
         JsonNode netcfg = MAPPER.readTree(Paths.get(System.getProperty(NETCFG_PROPERTY, DEFAULT_NETCFG)).toFile());
-        bed = new Testbed(netcfg.path("apps").path("org.bngpod.app").path("pod"));
-        bed.fixClock(FAILOVER_AT);
-        bed.sessions.addListener(sessionEvents::add);
-        setServiceDirectory(bed.webServices());
-    }
-
-    @After
-    public void tearDownServices() {
-        bed.close();
+        Testbed testbed = new Testbed(netcfg.path("apps").path("org.bngpod.app").path("pod"));
+        testbed.fixClock(FAILOVER_AT);
+        testbed.sessions.addListener(sessionEvents::add);
+        return testbed;
     }
 
     private static Path fixture(String name) {

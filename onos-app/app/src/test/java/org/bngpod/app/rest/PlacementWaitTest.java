@@ -2,13 +2,8 @@ package org.bngpod.app.rest;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import org.bngpod.app.impl.Testbed;
-import org.glassfish.jersey.client.ClientConfig;
-import org.glassfish.jersey.server.ResourceConfig;
 import org.junit.After;
-import org.junit.Before;
 import org.junit.Test;
-import org.onosproject.rest.resources.ResourceTest;
 
 import javax.ws.rs.client.WebTarget;
 import javax.ws.rs.core.Response;
@@ -29,32 +24,20 @@ import static org.junit.Assert.assertTrue;
  * comes when the version moves on, or when the wait ends; bad parameters are
  * a 400, and nothing waits longer than asked.
  */
-public class PlacementWaitTest extends ResourceTest {
+public class PlacementWaitTest extends TestbedResourceTest {
 
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
-    private Testbed bed;
     private final ExecutorService clients = Executors.newCachedThreadPool();
 
+    /** Every request as bng-cp sends it: a user with the control plane's role alone. */
     public PlacementWaitTest() {
-        super(ResourceConfig.forApplicationClass(BngPodWebApplication.class).register(ContainerLogin.class));
-    }
-
-    @Override
-    protected void configureClient(ClientConfig config) {
-        config.register(ContainerLogin.as("cp1"));
-    }
-
-    @Before
-    public void setUpServices() {
-        bed = new Testbed(Testbed.fixturePod());
-        setServiceDirectory(bed.webServices());
+        super("cp1");
     }
 
     @After
-    public void tearDownServices() {
+    public void stopClients() {
         clients.shutdownNow();
-        bed.close();
     }
 
     private WebTarget placement(String after, String wait) {
