@@ -5,8 +5,10 @@ Each point runs on a fresh pod: topology/examples/failover-bench.yaml (the failo
 lg1 with room for 16K subscribers) in controller mode (`bngpod up --controller`: the ONOS
 app's own code steers the switch, bng-cp long-polls its placement), N subscribers of lg1,
 all on dp1. Two bng-subemu on access1 dial them: a sample (the first SAMPLE) sending a UDP
-echo every 50 ms, the rest one a second; once every session's traffic flows, dp1 is killed
-with SIGKILL and not restarted. Then, on one wall clock:
+echo every 50 ms, the rest one every 5 s; once every session's traffic flows and none is
+dialling, and after WINDOW seconds of steady traffic, dp1 is killed with SIGKILL and not
+restarted. bng-cp moves the sessions in no particular order (its session maps'), so the
+sample is a random draw of the move's order. Then, on one wall clock:
 
 - detect_ms: the kill to bng-cp's health report reaching the app (PFCP heartbeats lost:
   the pod file's control_plane.heartbeat_*, 250 ms x 3 tries of 250 ms);
@@ -19,10 +21,13 @@ with SIGKILL and not restarted. Then, on one wall clock:
 - back_after_detect_ms p50/p99: per sampled session, the report to its first echo after
   the outage; the target is < 1,000 ms at 10K.
 
-Also: sessions bng-cp holds on the standby, sessions up at the emulators, sessions that
-went down or were dialled again after the kill (none should: a failover is invisible to the
-subscriber), CPU per part during the failover. One JSON line per point on
-stdout, progress on stderr. Needs root and the netns lock (bench_failover.sh takes it)."""
+Also: sessions bng-cp holds on the standby, sessions up at the emulators; the WINDOW
+seconds after the kill against the WINDOW seconds before it (sessions dialled again,
+sessions the emulators dropped by reason, the sample's echo loss): a failover is invisible
+to the subscriber, so after should look like before (the emulated pod at 10K sessions loses
+some echoes and sessions of its own: veths, OVS's userspace datapath and six daemons on two
+cores); CPU per part during the failover. One JSON line per point on stdout, progress on
+stderr. Needs root and the netns lock (bench_failover.sh takes it)."""
 
 from __future__ import annotations
 
@@ -49,7 +54,8 @@ POD = REPO / "topology" / "examples" / "failover-bench.yaml"
 GROUP = "lg1"
 SAMPLE = 200
 SAMPLE_RATE = 20.0  # echoes per second per sampled session (50 ms)
-BULK_RATE = 1.0
+BULK_RATE = 0.2  # the rest: one every 5 s (the pod's capacity goes to the sample's 4,000/s)
+WINDOW = 10.0  # seconds watched after the kill, and as long before it for the pod's own churn
 TARGET_MS = 1000.0
 
 
@@ -112,12 +118,52 @@ def resteer(events: list[dict], since_ms: float) -> dict | None:
 
 
 def wait_flowing(emus: list[Emulators], n: int, timeout: float) -> int:
+    """Until n sessions passed traffic and all n are up with none dialling (a session that
+    dropped while the pod was loaded by the dialling has come back), or the timeout: how many
+    are up and passed traffic then."""
     deadline = time.monotonic() + timeout
     while True:
-        counted = sum(st.get("traffic_up", 0) for e in emus for st in e.stats() if st)
-        if counted >= n or time.monotonic() > deadline:
-            return counted
+        stats = [st for e in emus for st in e.stats() if st]
+        counted = sum(st.get("traffic_up", 0) for st in stats)
+        up = sum(st.get("up", 0) for st in stats)
+        settled = not any(st.get("dialling") for st in stats)
+        if (counted >= n and up == n and settled) or time.monotonic() > deadline:
+            return min(counted, up)
         time.sleep(1)
+
+
+@dataclasses.dataclass
+class Churn:
+    """The emulators' counters at one moment: sessions that came up (each re-dial counts),
+    sessions dropped by reason, the sample's datagrams sent and echoes received."""
+
+    t: float
+    ups: int
+    drops: dict[str, int]
+    sample_tx: int
+    sample_rx: int
+
+    @staticmethod
+    def now(emus: list[Emulators], sample: Emulators) -> Churn:
+        stats = [st for e in emus for st in e.stats() if st]
+        drops: dict[str, int] = {}
+        for st in stats:
+            for k, v in (st.get("drops") or {}).items():
+                drops[k] = drops.get(k, 0) + v
+        own = [st for st in sample.stats() if st]
+        return Churn(time.time(), sum(st.get("up_events", 0) for st in stats), drops,
+                     sum(st.get("tx_pkts", 0) for st in own), sum(st.get("rx_pkts", 0) for st in own))  # fmt: skip
+
+    def since(self, before: Churn) -> dict:
+        """What happened between before and this moment."""
+        tx = self.sample_tx - before.sample_tx
+        return {
+            "seconds": round(self.t - before.t, 1),
+            "redials": self.ups - before.ups,
+            "drops": {k: v - before.drops.get(k, 0) for k, v in self.drops.items() if v > before.drops.get(k, 0)},
+            # echoes in flight at either end can make it slightly negative
+            "sample_loss": round(max(0.0, 1 - (self.sample_rx - before.sample_rx) / tx), 3) if tx else None,
+        }
 
 
 def point(pod, n: int, work: Path) -> dict:
@@ -136,9 +182,12 @@ def point(pod, n: int, work: Path) -> dict:
         log(f"{n}: {flowing} sessions with traffic")
         if flowing < n:
             raise RuntimeError(f"only {flowing} of {n} sessions passed traffic before the kill")
-        time.sleep(3)  # steady traffic
+        # steady traffic, for as long as the failover is watched after the kill: the pod's own
+        # churn at this load (sessions dropped and re-dialled without a failover), to compare with
+        steady0 = Churn.now(emus, fast)
+        time.sleep(WINDOW)
         cpu0 = cpu_by_part(pod_pids())
-        ups0 = sum(st.get("up_events", 0) for e in emus for st in e.stats() if st)
+        at_kill = Churn.now(emus, fast)
         dp1 = emu.dp_pid("dp1")
         t_kill = time.time()
         os.kill(dp1, signal.SIGKILL)
@@ -163,7 +212,8 @@ def point(pod, n: int, work: Path) -> dict:
             raise RuntimeError(f"no failover seen: report {report}, placement {moved}, push {pushed}")
         t_report = report["t"] / 1000
         t_done = next(t for t in cp_log_times("line group moved", GROUP) if t >= t_kill)
-        time.sleep(5)  # the sample's traffic runs on the standby
+        time.sleep(max(1.0, t_kill + WINDOW - time.time()))  # the sample's traffic runs on the standby
+        after = Churn.now(emus, fast)
         pushed = resteer(emu.controller_events(), moved["t"])
         stats, sessions = zip(*fast.sessions(), strict=True)
         gaps, back = [], []
@@ -172,13 +222,7 @@ def point(pod, n: int, work: Path) -> dict:
                 if s.get("max_rx_gap_ms") and s.get("max_rx_gap_end_ms") is not None:
                     gaps.append(s["max_rx_gap_ms"])
                     back.append((wall(st, s["max_rx_gap_end_ms"]) - t_report) * 1000)
-        now = [st for e in emus for st in e.stats() if st]
-        redials = sum(st.get("up_events", 0) for st in now) - ups0
-        up_now = sum(st.get("up", 0) for st in now)
-        drops: dict[str, int] = {}
-        for st in now:
-            for k, v in (st.get("drops") or {}).items():
-                drops[k] = drops.get(k, 0) + v
+        up_now = sum(st.get("up", 0) for e in emus for st in e.stats() if st)
         cpu1 = cpu_by_part(pod_pids())
         on_standby = next((v.get("sessions") for v in emu.cp_api("/v1/instances") if v["id"] == 5), None)
         return {
@@ -197,8 +241,8 @@ def point(pod, n: int, work: Path) -> dict:
             "kill_to_traffic_ms_p99": round((t_report - t_kill) * 1000 + pct(back, 0.99), 1),
             "standby_sessions": on_standby,
             "sessions_up_at_the_emulators": up_now,
-            "redials_after_the_kill": redials,
-            "emulator_drops": drops,
+            "after_the_kill": after.since(at_kill),
+            "before_the_kill": at_kill.since(steady0),
             "cpu_s_failover": {k: round(cpu1.get(k, 0) - v, 2) for k, v in cpu0.items()},
         }
     finally:
