@@ -13,14 +13,14 @@ GO_BINARIES := $(addprefix accel-ppp-glue/build/,$(GO_PROGRAMS))
 GO_SOURCES := $(shell find accel-ppp-glue/cmd accel-ppp-glue/internal -name '*.go' ! -name '*_test.go' 2>/dev/null) \
 	accel-ppp-glue/go.mod accel-ppp-glue/go.sum
 
-.PHONY: help setup binaries demo test lint build fuzz bench bench-dp bench-cp bench-move bench-pod bench-onos up down status clean FORCE
+.PHONY: help setup binaries demo test lint build fuzz bench bench-dp bench-cp bench-move bench-pod bench-onos bench-failover up down status clean FORCE
 
 help:
 	@echo "make demo    set up when needed, bring the lab pod up, dial 100 subscribers, show a live dashboard (q/Ctrl-C tears it down)"
 	@echo "make test    set up when needed, then run every lint and test suite"
 	@echo "make setup   install everything (Debian packages, Python venv, Go modules, Maven deps)"
 	@echo "make build   build every binary (bng-dp and its tests, the Go programs, the ONOS bundles)"
-	@echo "make binaries  build only what the pod runs: bng-dp, $(GO_PROGRAMS) and the switch's XDP check (incremental)"
+	@echo "make binaries  build only what the pod runs: bng-dp, $(GO_PROGRAMS), the switch's XDP check and the controller of --controller (incremental)"
 	@echo "make up|down|status [POD=file]   drive the emulated pod by hand"
 	@echo "make fuzz    run the fuzzers for a short while"
 	@echo "make bench   data-plane stage benchmarks (callgrind instructions, TSC cycles)"
@@ -29,6 +29,7 @@ help:
 	@echo "make bench-move  a line group's move onto the real bng-dp, new placement to sessions acked and traffic (JSON lines, root)"
 	@echo "make bench-pod  session setup rate (counted once traffic passes; lenient and strict clients, a fresh pod per point) and per-subscriber throughput through the whole emulated pod (JSON lines, root)"
 	@echo "make bench-onos  the ONOS app's failover work on a 240-group pod: re-balance, steering plan, objectives sent (JSON lines)"
+	@echo "make bench-failover  kill -9 of an instance of the whole emulated pod in controller mode, a standby taking over: detection, re-steer, sessions re-placed, traffic gap (JSON lines, root)"
 
 setup:
 	@scripts/setup.sh
@@ -51,7 +52,17 @@ $(ACCESS_INGRESS): topology/xdp/access_ingress.c
 	@mkdir -p $(@D)
 	clang -O2 -g -Wall -Werror -target bpf -I/usr/include/$$(gcc -print-multiarch) -c $< -o $@
 
-binaries: $(BNG_DP) $(GO_BINARIES) $(ACCESS_INGRESS)
+# The emulated pod's controller (`bngpod up --controller`): the ONOS app's classes and test
+# classes and the classpath Maven lists for them (onos-app/app/pom.xml, podctl-classpath),
+# rebuilt when a source of the ONOS app or a pom changes.
+PODCTL := onos-app/app/target/podctl.classpath
+ONOS_SOURCES := $(shell find onos-app -path '*/target' -prune -o -type f \( -name '*.java' -o -name '*.xml' -o -name '*.json' \) -print 2>/dev/null) \
+	pom.xml .mvn/jvm.config
+$(PODCTL): $(ONOS_SOURCES)
+	mvn -B -o -q -DskipTests package >/dev/null
+	@touch $@
+
+binaries: $(BNG_DP) $(GO_BINARIES) $(ACCESS_INGRESS) $(PODCTL)
 
 demo: setup binaries
 	./bngpod demo $(POD)
@@ -101,6 +112,9 @@ bench-move: setup binaries
 
 bench-pod: setup binaries
 	topology/bench/bench_pod.sh
+
+bench-failover: setup binaries
+	topology/bench/bench_failover.sh
 
 bench-onos: setup
 	@# the old copy of the bench's output goes first: a bench that did not run or failed

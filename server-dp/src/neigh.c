@@ -467,6 +467,22 @@ neigh_arp_input(struct neigh_table *t, const uint8_t *frame, uint16_t len,
 
 /* --- timers ------------------------------------------------------------------ */
 
+/*
+ * A pinned address still unresolved whose next retry is not due at `at`: ask
+ * at `at`, the retry schedule starting over. The worker wants an address at
+ * most once per NEIGH_WANT_EPOCH_MS, so this adds at most one request a second.
+ */
+static void
+neigh_reprobe(struct neigh_table *t, unsigned int i, uint64_t at)
+{
+	struct neigh_entry *e = &t->entries[i];
+
+	if (e->state != NEIGH_INCOMPLETE || !e->pinned || e->next_ms <= at)
+		return;
+	e->probes = 0;
+	neigh_schedule(t, i, at);
+}
+
 static void
 neigh_want_in(struct neigh_table *t, uint32_t ip, uint64_t now)
 {
@@ -496,8 +512,12 @@ neigh_want_in(struct neigh_table *t, uint32_t ip, uint64_t now)
 		neigh_set_state(t, (unsigned int)i, NEIGH_PROBE, now);
 		neigh_schedule(t, (unsigned int)i, now);
 		break;
+	case NEIGH_INCOMPLETE:
+		/* At work; a packet waiting for the router does not wait for the backoff. */
+		neigh_reprobe(t, (unsigned int)i, now);
+		break;
 	default:
-		/* INCOMPLETE / PROBE: already at work; REACHABLE: nothing to do;
+		/* PROBE: already at work; REACHABLE: nothing to do;
 		 * FAILED: held until failed_hold_ms, then freed. */
 		break;
 	}
@@ -620,6 +640,8 @@ neigh_announce(struct neigh_table *t)
 {
 	t->garp_left = t->params.garp_count;
 	t->garp_next_ms = 0;
+	for (unsigned int i = 0; i < NEIGH_CAPACITY; i++)
+		neigh_reprobe(t, i, 0);
 }
 
 void

@@ -50,7 +50,13 @@
  *               doubling (4, 8 s ...) up to retry_max (8 s). An unpinned
  *               address gives up after max_probes (3) unanswered requests
  *               -> FAILED. The router ([core] router_address) is pinned: it
- *               is wanted from the start and retried forever.
+ *               is wanted from the start and retried forever. A pinned
+ *               address the worker wants (a packet waits for it), or any
+ *               pinned address after neigh_announce(), whose next retry is
+ *               not due yet is asked for at once, the schedule starting
+ *               over: an instance that adopts a line group (a
+ *               standby after a failover, whose backoff reached 8 s) resolves
+ *               the router as soon as the switch steers the group to it.
  *   REACHABLE   MAC known, confirmed by an ARP reply or request from it less
  *               than reachable - refresh_lead ago (300 - 30 s).
  *   STALE       (unpinned) the MAC is still used by the worker, the word
@@ -292,7 +298,11 @@ int neigh_arp_input(struct neigh_table *t, const uint8_t *frame, uint16_t len,
  */
 void neigh_tick(struct neigh_table *t, uint64_t now_ms, neigh_send_fn send, void *arg);
 
-/* Announce every line group address again (gratuitous ARP from the next tick). */
+/*
+ * Announce every line group address again (gratuitous ARP from the next
+ * tick), and ask for every unresolved pinned address again (the instance may
+ * have a new group to ask from, and a new path to the router).
+ */
 void neigh_announce(struct neigh_table *t);
 
 /*

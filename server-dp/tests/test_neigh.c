@@ -483,6 +483,48 @@ test_backoff(void)
 	neigh_free(t);
 }
 
+/*
+ * The router unresolved and backed off (retries 8 s apart): a packet wanting it
+ * has it asked for at once, the schedule starting over (1 s, 1 s, then
+ * doubling), and again whenever the next retry is not due yet (an instance
+ * that adopted a group asks once more when the group's traffic arrives, the
+ * request at adoption lost while the switch steered elsewhere); so does an
+ * announcement (a line group adopted).
+ */
+static void
+test_reprobe(void)
+{
+	uint64_t times[32];
+	unsigned int n;
+	struct neigh_table *t;
+
+	cfg_init(0, 24);
+	t = neigh_create(&cfg, SOCKET_ID_ANY);
+	cap.n = 0;
+	run(t, 0, 26000, 100); /* requests at 0, 1, 2, 4, 8, 16, 24 s; the next due at 32 s */
+	check(requests_for(ROUTER, 0, times, 32) == 7, "reprobe", "backed off before the want");
+	neigh_want(t, ROUTER);
+	tick(t, 26000);
+	n = requests_for(ROUTER, 0, times, 32);
+	check(n == 8 && times[7] == 26000, "reprobe", "a wanted router is asked for at once");
+	run(t, 26100, 28500, 100);
+	n = requests_for(ROUTER, 0, times, 32);
+	check(n == 10 && times[8] == 27000 && times[9] == 28000, "reprobe", "then 1 s, 1 s again");
+	neigh_want(t, ROUTER); /* the next retry is due at 29 s */
+	tick(t, 28500);
+	check(requests_for(ROUTER, 0, times, 32) == 11 && times[10] == 28500, "reprobe",
+	      "wanted again before the next retry: asked at once");
+	tick(t, 28600);
+	check(requests_for(ROUTER, 0, times, 32) == 11, "reprobe", "one request per want");
+	run(t, 30100, 90000, 100);
+	n = requests_for(ROUTER, 0, times, 32);
+	neigh_announce(t);
+	tick(t, 90000);
+	check(requests_for(ROUTER, 0, times, 32) == n + 1 && times[n] == 90000, "reprobe",
+	      "an announcement asks for the router at once");
+	neigh_free(t);
+}
+
 /* Router learnt at 1000 ms: unicast refresh at 271 s, age-out at 301 s. */
 static void
 test_refresh_age(void)
@@ -1031,6 +1073,7 @@ main(int argc, char **argv)
 	test_start(4094);
 	test_resolve();
 	test_backoff();
+	test_reprobe();
 	test_refresh_age();
 	test_usage();
 	test_hostile();

@@ -9,6 +9,7 @@ import ipaddress
 import json
 import struct
 import subprocess
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -108,6 +109,44 @@ class WireTap(RawLoop):
 
     def on_frame(self, raw: bytes) -> None:
         self.frames.append(Frame(time.monotonic(), raw))
+
+
+class EchoStream:
+    """UDP echo requests every `interval` seconds in a session, each with its sequence number;
+    the answers' arrival times are read from the access line's tap."""
+
+    def __init__(self, c: PppoeClient, line: AccessLine, sport: int, interval: float = 0.05):
+        self.c, self.line, self.sport, self.interval = c, line, sport, interval
+        self.sent = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def start(self):
+        self.t0 = time.monotonic()
+        self._thread.start()
+
+    def stop(self):
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(5)
+            self.t1 = time.monotonic()
+
+    def _run(self):
+        nxt = time.monotonic()
+        while not self._stop.is_set():
+            payload = b"gap %08d" % self.sent
+            pkt = IP(src=self.c.ipv4, dst=emu.INET_HOST) / UDP(sport=self.sport, dport=7) / payload
+            self.c.send(self.c.ppp_frame(IPV4, bytes(pkt)))
+            self.sent += 1
+            nxt += self.interval
+            self._stop.wait(max(0.0, nxt - time.monotonic()))
+
+    def answers(self) -> list[Frame]:
+        return self.line.frames(self.t0, lambda f: f.dst == self.c.mac and b"gap " in f.raw)
+
+    def longest_gap(self) -> float:
+        times = [self.t0] + [f.t for f in self.answers()] + [self.t1]
+        return max(b - a for a, b in zip(times, times[1:], strict=False))
 
 
 # -- subscribers -----------------------------------------------------------------------------------

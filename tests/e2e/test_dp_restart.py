@@ -4,12 +4,9 @@ gets no PADT), and the traffic gap is measured (UDP echo every 50 ms) and printe
 
 import os
 import signal
-import threading
 import time
 
 import pytest
-from harness.pppoe_client import IPV4
-from scapy.layers.inet import IP, UDP
 
 from bngpod import emu
 
@@ -36,43 +33,6 @@ def subs(lab_pod):
             line.close()
 
 
-class EchoStream:
-    """UDP echo requests every INTERVAL in a session, each with its sequence number; the
-    answers' arrival times are read from the access line's tap."""
-
-    def __init__(self, c, line: p.AccessLine, sport: int):
-        self.c, self.line, self.sport = c, line, sport
-        self.sent = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def start(self):
-        self.t0 = time.monotonic()
-        self._thread.start()
-
-    def stop(self):
-        self._stop.set()
-        self._thread.join(5)
-        self.t1 = time.monotonic()
-
-    def _run(self):
-        nxt = time.monotonic()
-        while not self._stop.is_set():
-            payload = b"gap %08d" % self.sent
-            pkt = IP(src=self.c.ipv4, dst=emu.INET_HOST) / UDP(sport=self.sport, dport=7) / payload
-            self.c.send(self.c.ppp_frame(IPV4, bytes(pkt)))
-            self.sent += 1
-            nxt += INTERVAL
-            self._stop.wait(max(0.0, nxt - time.monotonic()))
-
-    def answers(self) -> list[p.Frame]:
-        return self.line.frames(self.t0, lambda f: f.dst == self.c.mac and b"gap " in f.raw)
-
-    def longest_gap(self) -> float:
-        times = [self.t0] + [f.t for f in self.answers()] + [self.t1]
-        return max(b - a for a, b in zip(times, times[1:], strict=False))
-
-
 def test_killed_dp_gets_its_sessions_back_without_redial(lab_pod, subs):
     victim, other = subs["lg3"], subs["lg1"]
     c, res = victim["client"], victim["res"]
@@ -81,7 +41,7 @@ def test_killed_dp_gets_its_sessions_back_without_redial(lab_pod, subs):
     assert old_pid is not None
     repushed = p.cp_metrics().get("bngcp_sessions_repushed_total", 0.0)
 
-    stream = EchoStream(c, victim["line"], 40500)
+    stream = p.EchoStream(c, victim["line"], 40500, INTERVAL)
     stream.start()
     time.sleep(1.0)
     os.kill(old_pid, signal.SIGKILL)

@@ -13,10 +13,8 @@ pytestmark = pytest.mark.pod
 
 @pytest.fixture(scope="module")
 def ports(lab_pod):
-    opened = probe.open_edges(lab_pod, emu)
-    yield opened
-    for port in opened.values():
-        port.close()
+    with probe.edges(lab_pod, emu) as opened:
+        yield opened
 
 
 @pytest.fixture(scope="module")

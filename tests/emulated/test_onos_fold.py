@@ -59,10 +59,8 @@ def onos_pod(pod_prereqs):
 
 @pytest.fixture(scope="module")
 def ports(onos_pod):
-    opened = probe.open_edges(onos_pod, emu)
-    yield opened
-    for port in opened.values():
-        port.close()
+    with probe.edges(onos_pod, emu) as opened:
+        yield opened
 
 
 @pytest.fixture(scope="module", params=PHASES, ids=[p.name for p in PHASES])
@@ -84,7 +82,7 @@ def test_every_group_is_placed(onos_pod, placement):
 
 
 def test_access_frames_reach_only_their_instance(onos_pod, ports, placement):
-    fc.access_frames_reach_only_their_instance(onos_pod, ports, placement)
+    fc.access_frames_reach_only_their_instance(onos_pod, ports, placement, retags_split_stags=False)
 
 
 @pytest.mark.parametrize("port,stag,ctag", fc.UNSERVED)

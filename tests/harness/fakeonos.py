@@ -1,5 +1,6 @@
 """The ONOS bngpod application's REST endpoints as bng-cp uses them (Contract B,
-docs/cp/onos.md), on loopback: GET /placement answers what the test sets, PUT /sessions
+docs/cp/onos.md), on loopback: GET /placement answers what the test sets (as a long poll
+with `after` and `wait`, checked as strictly as the app checks them), PUT /sessions
 (one request, or paged: staged per resync id, recorded when the last page arrives),
 POST /sessions/events and POST /instances/{id}/health are recorded.
 
@@ -95,6 +96,27 @@ def check_session(s, path: str) -> None:
         for key in COUNTERS:
             integer(usage, key, 0, 2**63 - 1, optional=True)
         rfc3339(usage, "at", f"{path}.usage")
+MAX_WAIT_SECONDS = 60  # the app's limit of GET /placement?wait=
+
+
+def _integer(name: str, text: str, top: int) -> tuple[int | None, str | None]:
+    """A query parameter 0..top in decimal digits, or the app's 400 text."""
+    if not text or len(text) > 32 or not text.isascii() or not text.isdigit():
+        return None, f'{name}: expected an integer 0..{top}, got "{text[:32]}"'
+    if int(text) > top:
+        return None, f"{name}: {text} is out of range 0..{top}"
+    return int(text), None
+
+
+def _long_poll(q: dict[str, str]) -> tuple[int | None, int, str | None]:
+    """(after, wait seconds, error) of GET /placement's query, as the app reads it."""
+    if "after" not in q:
+        return None, 0, "wait: only with after" if "wait" in q else None
+    after, bad = _integer("after", q["after"], 2**63 - 1)
+    if bad:
+        return None, 0, bad
+    wait, bad = _integer("wait", q["wait"], MAX_WAIT_SECONDS) if "wait" in q else (0, None)
+    return after, wait or 0, bad
 
 
 class FakeOnos:
@@ -146,8 +168,20 @@ class FakeOnos:
             def do_GET(self):
                 if not self._auth():
                     return
-                if self.path == BASE + "/placement":
+                u = urlsplit(self.path)
+                if u.path == BASE + "/placement":
+                    q = {k: v[-1] for k, v in parse_qs(u.query, keep_blank_values=True).items()}
+                    after, wait, bad = _long_poll(q)
+                    if bad:
+                        self._reply(400, {"error": bad})
+                        return
                     with owner.cond:
+                        end = time.monotonic() + wait
+                        while after is not None and owner.placement["version"] == after:
+                            left = end - time.monotonic()
+                            if left <= 0:
+                                break
+                            owner.cond.wait(left)
                         owner.served.setdefault(owner.placement["version"], time.time())
                         self._reply(200, owner.placement)
                     return
@@ -242,6 +276,7 @@ class FakeOnos:
                 ],
                 "instances": [{"id": 1, "name": "dp1", "available": True}, {"id": 2, "name": "dp2", "available": True}],
             }
+            self.cond.notify_all()
 
     def wait(self, pred, timeout: float = 15.0, what: str = "condition"):
         end = time.monotonic() + timeout

@@ -110,7 +110,12 @@ class Emulators:
         hangup_rate: float | None = None,
         strict: bool = False,
         dial_rate: float = 0.0,
+        skip: int = 0,
+        count: int = 0,
     ):
+        """skip, count: each emulator leaves out the first `skip` subscribers of its port and
+        dials `count` of the rest (0: all), so that two emulators on one port (another tag)
+        dial different subscribers."""
         self.procs: list[tuple[str, subprocess.Popen, Path]] = []
         self.outs: list[Path] = []
         entries = json.loads(users_file.read_text())
@@ -127,6 +132,10 @@ class Emulators:
                 "--concurrency", str(concurrency), "--status", str(sock), "--json-every", "1s",
                 "--size", str(size), "--retries", "5",
             ]  # fmt: skip
+            if skip > 0:
+                cmd += ["--skip", str(skip)]
+            if count > 0:
+                cmd += ["--count", str(count)]
             if rate > 0:
                 cmd += ["--rate", str(rate), "--target", f"{emu.INET_HOST}:{TARGET_PORT}"]
             if hangup_rate is not None:

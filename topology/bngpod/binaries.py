@@ -20,6 +20,14 @@ BNG_SUBEMU = Path(os.environ.get("BNG_SUBEMU", GLUE_BUILD / "bng-subemu"))
 BNG_CPLOAD = Path(os.environ.get("BNG_CPLOAD", GLUE_BUILD / "bng-cpload"))
 # The emulated switch's access-port ingress check, an XDP object (topology/xdp/).
 ACCESS_INGRESS = REPO / "topology" / "build" / "access_ingress.o"
+# The emulated pod's controller (`bngpod up --controller`): the ONOS app's classes, its test
+# classes (org.bngpod.app.emu.PodController and the test kit it runs on) and the classpath
+# Maven wrote for them (`make binaries` runs `mvn package` for it; nothing is built at run time).
+ONOS_APP = REPO / "onos-app" / "app"
+PODCTL_CLASSPATH = ONOS_APP / "target" / "podctl.classpath"
+PODCTL_CLASSES = (ONOS_APP / "target" / "test-classes", ONOS_APP / "target" / "classes")
+PODCTL_MAIN = "org.bngpod.app.emu.PodController"
+PODCTL_WEB_XML = ONOS_APP / "src" / "main" / "webapp" / "WEB-INF" / "web.xml"
 
 
 class MissingBinary(RuntimeError):
@@ -32,6 +40,21 @@ def missing(*programs: Path) -> str | None:
         if not (os.path.isfile(path) if path.suffix == ".o" else os.access(path, os.X_OK)):
             return f"{path} is not built: run `make build` (or `make binaries`)"
     return None
+
+
+def podctl_missing() -> str | None:
+    """Why the emulated pod's controller cannot run, or None."""
+    main = PODCTL_CLASSES[0] / (PODCTL_MAIN.replace(".", "/") + ".class")
+    for path in (PODCTL_CLASSPATH, main, PODCTL_WEB_XML):
+        if not path.is_file():
+            return f"the emulated pod's controller is not built ({path} is missing): run `make binaries`"
+    return None
+
+
+def podctl_classpath() -> str:
+    """The controller's Java classpath: its classes, then the jars Maven listed."""
+    jars = PODCTL_CLASSPATH.read_text().strip()
+    return os.pathsep.join([*(str(p) for p in PODCTL_CLASSES), jars])
 
 
 def require(*programs: Path) -> None:

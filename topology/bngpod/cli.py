@@ -70,7 +70,13 @@ def cmd_generate(args) -> int:
 def cmd_up(args) -> int:
     _need_root("up")
     cp_options = {k: getattr(args, k) for k in emu.CP_OPTIONS if getattr(args, k) is not None}
-    run = {"dp": not args.no_dp, "cp": not args.no_cp, "dp_sessions": args.dp_sessions, "cp_options": cp_options}
+    run = {
+        "dp": not args.no_dp,
+        "cp": not args.no_cp,
+        "dp_sessions": args.dp_sessions,
+        "cp_options": cp_options,
+        "controller": args.controller,
+    }
     from_dir = Path(args.file).is_dir()
     if from_dir:
         given = [flag for flag, v in (("--users", args.users), ("--subscribers", args.subscribers),
@@ -123,6 +129,8 @@ def _print_status(report: dict) -> None:
         print(f"  generated:         {report['generated']}")
     for name, proc in report["processes"].items():
         print(f"  {name:<18} pid {proc['pid']:<8} {'running' if proc['running'] else 'STOPPED'}")
+    if report.get("controller"):
+        print(f"  controller:        {report['controller']['url']} (events {report['controller']['events']})")
     if report.get("users"):
         u = report["users"]
         print(f"  subscribers:       {u['count'] if u['count'] is not None else '?'} ({u['file']})")
@@ -219,6 +227,12 @@ def main(argv: list[str] | None = None) -> int:
         "--generated",
         metavar="DIR",
         help="with a pod file: generate into DIR (default: <run dir>/generated, removed by `bngpod down`)",
+    )
+    p.add_argument(
+        "--controller",
+        action="store_true",
+        help="controller mode: the switch driven by the ONOS app's own placement and steering code (its REST API "
+        "served as ONOS does, bng-cp following it) instead of the static fold",
     )
     p.add_argument("--no-dp", action="store_true", help="start no bng-dp")
     p.add_argument("--no-cp", action="store_true", help="start neither FreeRADIUS nor bng-cp")

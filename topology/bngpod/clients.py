@@ -5,13 +5,15 @@ tests (one copy of each):
   (`--ctl`, docs/cp/operations.md) and bng-subemu's status API (`--status`);
 - `telemetry`: commands on a DPDK telemetry socket (`dpdk_telemetry.v2`, SOCK_SEQPACKET:
   one JSON reply per command), such as bng-dp's `/bng/stats`;
-- `scrape`: a Prometheus text exposition (bng-cp's `--metrics`) as name -> value.
+- `scrape`: a Prometheus text exposition (bng-cp's `--metrics`) as name -> value;
+- `rest`: a JSON request with HTTP Basic credentials (the controller's REST API, as ONOS's).
 
 Each opens its socket in the caller's network namespace (bngpod.rawsock.in_netns to choose
 another) and raises OSError when the peer cannot be reached or does not answer."""
 
 from __future__ import annotations
 
+import base64
 import http.client
 import json
 import socket
@@ -99,15 +101,43 @@ def parse_prometheus(text: str) -> dict[str, float]:
 
 def scrape(host: str, port: int, path: str = "/metrics", timeout: float = 3.0) -> dict[str, float]:
     """The Prometheus metrics served at http://host:port/path (parse_prometheus)."""
+    status, body = _http(host, port, "GET", path, None, {}, timeout)
+    if status != 200:
+        raise OSError(f"GET http://{host}:{port}{path}: HTTP {status}")
+    return parse_prometheus(body.decode(errors="replace"))
+
+
+def _http(host: str, port: int, method: str, path: str, data: bytes | None, headers: dict, timeout: float):
+    """One HTTP request on a connection of its own: (status, body). OSError when the server
+    cannot be reached or does not answer."""
     conn = http.client.HTTPConnection(host, port, timeout=timeout)
     try:
-        conn.request("GET", path)
+        conn.request(method, path, body=data, headers=headers)
         r = conn.getresponse()
-        body = r.read()
+        return r.status, r.read()
     except http.client.HTTPException as exc:
-        raise OSError(f"http://{host}:{port}{path}: {exc!r}") from None
+        raise OSError(f"{method} http://{host}:{port}{path}: {exc!r}") from None
     finally:
         conn.close()
-    if r.status != 200:
-        raise OSError(f"http://{host}:{port}{path}: HTTP {r.status}")
-    return parse_prometheus(body.decode(errors="replace"))
+
+
+def rest(
+    host: str,
+    port: int,
+    method: str,
+    path: str,
+    user: str,
+    password: str,
+    body: dict | None = None,
+    timeout: float = 5.0,
+) -> tuple[int, object]:
+    """One JSON request to http://host:port/path as user: (status, the answer's JSON, or None
+    when it has no body). OSError when the server cannot be reached or does not answer."""
+    auth = base64.b64encode(f"{user}:{password}".encode()).decode()
+    headers = {"Authorization": f"Basic {auth}", "Accept": "application/json"}
+    data = None
+    if body is not None:
+        data = json.dumps(body).encode()
+        headers["Content-Type"] = "application/json"
+    status, raw = _http(host, port, method, path, data, headers, timeout)
+    return status, (json.loads(raw) if raw.strip() else None)

@@ -67,13 +67,9 @@ def _probe_lines(pod, edges) -> list[tuple[str, ...]]:
 
 
 def fold_probe(pod) -> bool:
-    edges = probe.open_edges(pod, emu)
-    try:
+    with probe.edges(pod, emu) as edges:
         print("The fold: a PPPoE PADI from each end of every line, and from an S-tag nobody serves")
         rows = _probe_lines(pod, edges)
-    finally:
-        for edge in edges.values():
-            edge.close()
     print(table(("access", "S-tag", "C-tag", "group", "expected", "arrived at", ""), rows))
     wrong = [r for r in rows if r[-1] != "ok"]
     print(f"\n{len(rows) - len(wrong)} of {len(rows)} probes went where the pod file says\n")

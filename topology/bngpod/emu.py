@@ -10,7 +10,12 @@ subscribers, exactly as `bngpod generate` writes it), then runs the pod from it:
   servers              the inet host's UDP/TCP echo and HTTP servers (launch/inet.py)
   FreeRADIUS           per RADIUS server in the management subnet, with radius/users
                        (launch/freeradius.py)
-  bng-cp               with cp.yaml; ready once every instance is associated (launch/cp.py)
+  controller           with --controller: the ONOS app's own components drive the switch
+                       (which starts with an empty table) and serve its REST API
+                       (launch/controller.py, from controller/ of the generated directory)
+  bng-cp               with cp.yaml (controller/cp.yaml with the controller: its `onos:`
+                       section points at it); ready once every instance is associated
+                       (launch/cp.py)
 
 `up_generated` runs the pod of a directory `bngpod generate` wrote before. Every part is
 recorded in the state file before it is created and waited for (supervisor.py), so `down`
@@ -26,8 +31,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from . import binaries, gendir, network, radius, supervisor, users, validate
+from . import controller as controller_files
 from . import model as m
 from .binaries import BNG_DP, BNGCPCTL, GLUE, REPO
+from .launch import controller as controller_launch
 from .launch import cp as cp_launch
 from .launch import dp as dp_launch
 from .launch import freeradius, inet
@@ -61,7 +68,8 @@ from .supervisor import (
 __all__ = [
     "BNG_DP", "BNGCPCTL", "BRIDGE", "CORE_NS", "CP_METRICS_PORT", "CP_OPTIONS", "DPDK_RUNTIME", "DP_MEMORY_MB",
     "DP_SESSIONS", "GLUE", "INET_HOST", "INET_NS", "INET_ROUTER", "INET_SUBNET", "MGMT_NS", "NS_PREFIX", "REPO",
-    "SWITCH_NS", "EmuError", "binaries", "supervisor", "State", "access_ns", "alive", "cp_api", "cp_metrics",
+    "SWITCH_NS", "EmuError", "binaries", "supervisor", "State", "access_ns", "alive", "controller_api",
+    "controller_events", "controller_missing", "cp_api", "cp_metrics",
     "cp_option_flags", "cp_pid", "cp_socket", "down", "dp_capacity", "dp_command", "dp_file_prefix", "dp_memory_mb",
     "dp_ns", "dp_pid", "dp_telemetry", "generated_dir", "generated_users", "instance_subscribers", "ofctl",
     "our_namespaces", "restart_dp", "run_dir", "sh", "start_cp", "state_path", "status", "stop_cp", "stray_pids",
@@ -87,6 +95,10 @@ cp_api = cp_launch.api
 cp_metrics = cp_launch.metrics
 cp_pid = cp_launch.pid
 start_cp = cp_launch.start_again
+# the controller (--controller)
+controller_api = controller_launch.api
+controller_events = controller_launch.events
+controller_missing = controller_launch.missing
 
 
 def stop_cp(sig: int = signal.SIGTERM, timeout: float = cp_launch.STOP_TIMEOUT) -> None:
@@ -119,7 +131,14 @@ def generated_users() -> list[dict]:
 
 
 # -- up ---------------------------------------------------------------------------------------------
-def _can_run(pod: m.Pod, dp: bool, cp: bool, dp_sessions: int | None, cp_options: dict[str, str] | None) -> list[str]:
+def _can_run(
+    pod: m.Pod,
+    dp: bool,
+    cp: bool,
+    dp_sessions: int | None,
+    cp_options: dict[str, str] | None,
+    controller: bool = False,
+) -> list[str]:
     """What up checks before it creates anything (its arguments, then the host); the bng-cp
     flags of cp_options."""
     if State.load() is not None:
@@ -143,6 +162,9 @@ def _can_run(pod: m.Pod, dp: bool, cp: bool, dp_sessions: int | None, cp_options
     why = binaries.missing(binaries.ACCESS_INGRESS)  # the switch's, needed by every pod
     if why:
         raise EmuError(why)
+    why = controller_launch.missing() if controller else None
+    if why:
+        raise EmuError(f"{why}; or start the pod without --controller")
     return flags
 
 
@@ -156,12 +178,14 @@ def up(
     dp_sessions: int | None = None,
     cp_options: dict[str, str] | None = None,
     generated: str | Path | None = None,
+    controller: bool = False,
 ) -> State:
     """Generate pod (read from the file source) into `generated` (default <run
     dir>/generated) as `bngpod generate` does, with subscribers per line group or those of
     users_file, then run the pod from that directory as up_generated does. On any failure
-    everything created so far is removed (a directory named by `generated` stays)."""
-    flags = _can_run(pod, dp, cp, dp_sessions, cp_options)
+    everything created so far is removed (a directory named by `generated` stays).
+    controller: the switch driven by the ONOS app's own code instead of the static fold."""
+    flags = _can_run(pod, dp, cp, dp_sessions, cp_options, controller)
     if users_file is not None and not Path(users_file).is_file():
         raise EmuError(f"users file {users_file} does not exist")
     if not 0 <= subscribers <= users.MAX_PER_GROUP:
@@ -179,7 +203,10 @@ def up(
         except (gendir.GenDirError, OSError) as exc:
             raise EmuError(f"generating into {gen}: {exc}") from None
 
-    return _run(pod, Path(source).resolve(), gen, write, dp=dp, cp=cp, dp_sessions=dp_sessions, cp_flags=flags)
+    return _run(
+        pod, Path(source).resolve(), gen, write, dp=dp, cp=cp, dp_sessions=dp_sessions, cp_flags=flags,
+        controller=controller,
+    )  # fmt: skip
 
 
 def up_generated(
@@ -188,16 +215,20 @@ def up_generated(
     cp: bool = True,
     dp_sessions: int | None = None,
     cp_options: dict[str, str] | None = None,
+    controller: bool = False,
 ) -> State:
     """Run the pod of a directory `bngpod generate` wrote (gendir), as it is."""
     gen = Path(directory).resolve()
     try:
         pod = gendir.load(gen)
-        gendir.check(gen, pod)
+        gendir.check(gen, pod, with_controller=controller)
     except gendir.GenDirError as exc:
         raise EmuError(str(exc)) from None
-    flags = _can_run(pod, dp, cp, dp_sessions, cp_options)
-    return _run(pod, gen / gendir.POD_FILE, gen, None, dp=dp, cp=cp, dp_sessions=dp_sessions, cp_flags=flags)
+    flags = _can_run(pod, dp, cp, dp_sessions, cp_options, controller)
+    return _run(
+        pod, gen / gendir.POD_FILE, gen, None, dp=dp, cp=cp, dp_sessions=dp_sessions, cp_flags=flags,
+        controller=controller,
+    )  # fmt: skip
 
 
 def _run(
@@ -210,24 +241,28 @@ def _run(
     cp: bool,
     dp_sessions: int | None,
     cp_flags: list[str],
+    controller: bool = False,
 ) -> State:
     """Record the pod in a new state file, write the generated directory (when write is
     given), then build the network and start every part from gen."""
     state = State()
-    state.data.update(pod=pod.name, source=str(source), generated=str(gen))
+    state.data.update(pod=pod.name, source=str(source), generated=str(gen), controller_mode=controller)
     state.save()
     try:
         if write is not None:
             write()
-        sessions = _dp_sessions(pod, gen, cp, dp_sessions)
-        network.wire(state, pod, gen / "basebox" / "flows.of13")
+        sessions = _dp_sessions(pod, gen, cp, dp_sessions, controller)
+        network.wire(state, pod, None if controller else gen / "basebox" / "flows.of13")
         if dp:
             dp_launch.start_all(state, pod, gen, sessions)
+        if controller:
+            controller_launch.start(state, pod, gen)
         inet.start(state)
         if cp:
             _record_users(state, gen)
             freeradius.start(state, pod, gen / gendir.RADIUS_USERS)
-            cp_launch.start(state, pod, gen, cp_flags, wait_associated=dp)
+            config = controller_files.CP_YAML if controller else "cp.yaml"
+            cp_launch.start(state, pod, gen, cp_flags, wait_associated=dp, config=config)
         state.data["ready"] = True
         state.save()
     except BaseException:
@@ -236,10 +271,12 @@ def _run(
     return state
 
 
-def _dp_sessions(pod: m.Pod, gen: Path, cp: bool, dp_sessions: int | None) -> dict[str, int]:
+def _dp_sessions(pod: m.Pod, gen: Path, cp: bool, dp_sessions: int | None, controller: bool = False) -> dict[str, int]:
     """Each bng-dp's session capacity: dp_sessions, or what the subscribers of its line
     groups need (counted in users.json; without one, the manifest's per-group number).
-    Without a control plane only given subscribers count: nobody dials."""
+    Without a control plane only given subscribers count: nobody dials. With the controller
+    any instance may come to serve any group (a failover, groups that share an S-tag placed
+    together): each is sized for every subscriber of the pod."""
     try:
         subs = gendir.manifest(gen)["subscribers"]
         listed = gendir.subscribers(gen)
@@ -247,6 +284,9 @@ def _dp_sessions(pod: m.Pod, gen: Path, cp: bool, dp_sessions: int | None) -> di
         raise EmuError(str(exc)) from None
     given = listed if cp or subs.get("given") else None
     served = instance_subscribers(pod, subs["per_group"] if cp else 0, given)
+    if controller:
+        everyone = sum(instance_subscribers(pod, subs["per_group"] if cp else 0, given).values())
+        served = {name: everyone for name in served}
     return {name: dp_sessions or dp_capacity(n) for name, n in served.items()}
 
 
@@ -311,6 +351,8 @@ def status() -> dict:
                 report["cp"] = {"error": f"management API {cp_socket()}: {exc}"}
         else:
             report["cp"] = {"error": "bng-cp is not running"}
+    if state.data.get("controller"):
+        report["controller"] = {"url": state.data["controller"]["url"], "events": str(controller_launch.events_path())}
     if report["processes"].get("ovs-vswitchd", {}).get("running"):
         report["ports"], report["flows"] = network.switch_report()
     return report

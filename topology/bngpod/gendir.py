@@ -10,6 +10,9 @@
     radius/users.json    the emulated pod's subscribers: who dials where (bngpod.users);
                          absent when a FreeRADIUS users file was given instead
     radius/users         the FreeRADIUS users file made from them (or the one given)
+    controller/          what `bngpod up --controller` runs the emulated pod's controller from
+                         (the netcfg with the emulated switch ports, its REST users, a cp.yaml
+                         pointing bng-cp at it: bngpod.controller)
 
 `bngpod up FILE` writes it (under the run directory, or where --generated says) and then
 runs the pod from it; `bngpod up DIR` runs the pod of a directory written before, so a
@@ -23,7 +26,7 @@ import json
 import shutil
 from pathlib import Path
 
-from . import generate, users, validate
+from . import controller, generate, users, validate
 from . import model as m
 
 POD_FILE = "pod.yaml"
@@ -63,6 +66,7 @@ def write(
     except users.UsersError as exc:
         raise GenDirError(str(exc)) from None
     written = generate.generate_all(pod, out)
+    written += controller.write(pod, out)
     copy = out / POD_FILE
     if copy.resolve() != source:
         shutil.copyfile(source, copy)
@@ -107,15 +111,18 @@ def manifest(directory: Path) -> dict:
     return doc
 
 
-def check(directory: Path, pod: m.Pod) -> dict:
+def check(directory: Path, pod: m.Pod, with_controller: bool = False) -> dict:
     """The manifest of a directory whose pod.yaml is pod's and unchanged since it was
-    generated, and which holds every file the emulated pod runs from; else GenDirError."""
+    generated, and which holds every file the emulated pod runs from (with_controller: its
+    controller mode too); else GenDirError."""
     doc = manifest(directory)
     if _sha256(directory / POD_FILE) != doc["pod_sha256"]:
         raise GenDirError(
             f"{directory / POD_FILE} changed since `bngpod generate` wrote {directory}: generate it again"
         )
     need = [f"dp/{i.name}.ini" for i in pod.instances] + ["cp.yaml", "basebox/flows.of13", RADIUS_USERS]
+    if with_controller:
+        need += list(controller.FILES)
     lost = [rel for rel in need if not (directory / rel).is_file()]
     if lost:
         raise GenDirError(f"{directory} lacks {', '.join(lost)}: generate it again")

@@ -189,6 +189,11 @@ def cp_config(pod: m.Pod) -> str:
             "address": str(pod.control_plane.address),
             "pfcp_port": pod.control_plane.pfcp_port,
             "vxlan_port": pod.control_plane.vxlan_port,
+            **{
+                key: value
+                for key in ("heartbeat_ms", "heartbeat_timeout_ms", "heartbeat_tries")
+                if (value := getattr(pod.control_plane, key)) is not None
+            },
         },
         "management": {"subnet": str(pod.management)},
         "radius": {
@@ -254,8 +259,9 @@ def cp_config(pod: m.Pod) -> str:
     return head + yaml.dump(doc, Dumper=_PlainDumper, sort_keys=False, default_flow_style=None, width=120)
 
 
-def onos_netcfg(pod: m.Pod) -> str:
-    """ONOS network configuration JSON for onos-app."""
+def onos_netcfg(pod: m.Pod, emulated: bool = False) -> str:
+    """ONOS network configuration JSON for onos-app. emulated: each instance reached through
+    its own switch port, the emulated pod's numbering of VFs (server port number * 100 + VF)."""
     cfg = {
         "name": pod.name,
         "deviceId": pod.device_id,
@@ -326,6 +332,7 @@ def onos_netcfg(pod: m.Pod) -> str:
                 "cores": list(i.cores),
                 "controlAddress": str(i.control),
                 "lineGroups": [g.name for g in i.groups],
+                **({"switchPort": i.vf.emu_ofport} if emulated else {}),
             }
             for i in pod.instances
         ],

@@ -273,6 +273,10 @@ class ControlPlane:
     address: ipaddress.IPv4Address
     pfcp_port: int
     vxlan_port: int
+    # PFCP heartbeats: None leaves bng-cp's defaults (5000 ms, 3000 ms, 3 tries)
+    heartbeat_ms: int | None = None
+    heartbeat_timeout_ms: int | None = None
+    heartbeat_tries: int | None = None
 
 
 @dataclass

@@ -164,9 +164,10 @@ def access_ingress_drops(port: m.SwitchPort) -> int:
     return sum(int(ln.split(":")[1]) for ln in out.splitlines() if "_xdp_drops:" in ln)
 
 
-def wire(state: State, pod: m.Pod, flows: Path) -> None:
+def wire(state: State, pod: m.Pod, flows: Path | None) -> None:
     """Build the pod's network and load the switch's flow table from the file flows (the
-    generated basebox/flows.of13)."""
+    generated basebox/flows.of13); None: an empty table (fail_mode=secure: everything is
+    dropped) that the controller fills."""
     _netns_add(state, SWITCH_NS)
     _start_ovs(state, pod)
 
@@ -197,7 +198,10 @@ def wire(state: State, pod: m.Pod, flows: Path) -> None:
     _netns_add(state, CORE_NS)
     _netns_add(state, INET_NS)
     _core_router(pod)
-    ofctl("replace-flows", BRIDGE, str(flows))
+    if flows is None:
+        ofctl("del-flows", BRIDGE)
+    else:
+        ofctl("replace-flows", BRIDGE, str(flows))
 
 
 def _core_router(pod: m.Pod) -> None:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import select
 import time
+from collections.abc import Iterator
 
 from .rawsock import RawPort
 
@@ -42,3 +44,14 @@ def open_edges(pod, emu) -> dict[str, RawPort]:
         opened[inst.name] = RawPort(emu.dp_ns(inst), "data0")
     opened["uplink"] = RawPort(emu.CORE_NS, "up0")
     return opened
+
+
+@contextlib.contextmanager
+def edges(pod, emu) -> Iterator[dict[str, RawPort]]:
+    """open_edges, closed again at the end of the with block."""
+    opened = open_edges(pod, emu)
+    try:
+        yield opened
+    finally:
+        for port in opened.values():
+            port.close()

@@ -199,7 +199,15 @@ POD_SCHEMA = {
         "management": _obj(["subnet"], {"subnet": CIDR}),
         "control_plane": _obj(
             ["address"],
-            {"address": IPV4, "pfcp_port": PORT_NUMBER, "vxlan_port": PORT_NUMBER},
+            {
+                "address": IPV4,
+                "pfcp_port": PORT_NUMBER,
+                "vxlan_port": PORT_NUMBER,
+                # PFCP heartbeats to each DP instance (bng-cp's cp.yaml, docs/configuration.md)
+                "heartbeat_ms": {"type": "integer", "minimum": 50, "maximum": 3600000},
+                "heartbeat_timeout_ms": {"type": "integer", "minimum": 20, "maximum": 60000},
+                "heartbeat_tries": {"type": "integer", "minimum": 1, "maximum": 10},
+            },
         ),
         "radius": _obj(
             ["nas_identifier", "servers"],

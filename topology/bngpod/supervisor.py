@@ -129,7 +129,7 @@ def wait_ready(what: str, proc: subprocess.Popen | None, log: Path, ready, timeo
             return
         why = got or why
         if time.monotonic() > deadline:
-            raise EmuError(f"{what} not ready within {timeout:.0f} s: {why} (see {log})")
+            raise EmuError(f"{what} not ready within {timeout:.0f} s: {why} (see {log}): {log_tail(log)}")
         time.sleep(0.2)
 
 

@@ -383,7 +383,14 @@ class _Checker:
         vxlan = c.get("vxlan_port", m.DEFAULT_VXLAN_PORT)
         if pfcp == vxlan:
             self.err("control_plane.vxlan_port", "PFCP and VXLAN need different UDP ports")
-        return m.ControlPlane(address, pfcp, vxlan)
+        return m.ControlPlane(
+            address,
+            pfcp,
+            vxlan,
+            heartbeat_ms=c.get("heartbeat_ms"),
+            heartbeat_timeout_ms=c.get("heartbeat_timeout_ms"),
+            heartbeat_tries=c.get("heartbeat_tries"),
+        )
 
     def radius(self, r: dict) -> m.Radius:
         self.unique_names("radius.servers", r["servers"])

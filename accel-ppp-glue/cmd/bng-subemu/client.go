@@ -102,8 +102,11 @@ type sess struct {
 	// first attempt started and first echoed datagram received, ns since the
 	// Emu's start + 1 (0 = not yet): what the whole-pod setup-rate bench counts
 	firstDialAt, firstRxAt int64
-	wasUp                  bool
-	rejID                  uint8
+	// the last echoed datagram, and the longest time between two (a traffic
+	// outage, e.g. a failover) with when it ended; ns as above
+	lastRxAt, maxRxGap, maxRxGapEnd int64
+	wasUp                           bool
+	rejID                           uint8
 
 	// traffic
 	seq                                 uint64

@@ -704,6 +704,10 @@ type SessionStatus struct {
 	FirstDialMs *float64 `json:"first_dial_ms,omitempty"`
 	UpMs        *float64 `json:"up_ms,omitempty"`
 	FirstRxMs   *float64 `json:"first_rx_ms,omitempty"`
+	// the longest time between two echoed datagrams, and when it ended (ms
+	// since the emulator's start): a traffic outage such as a failover
+	MaxRxGapMs    float64  `json:"max_rx_gap_ms,omitempty"`
+	MaxRxGapEndMs *float64 `json:"max_rx_gap_end_ms,omitempty"`
 }
 
 func msSince(at int64) *float64 {
@@ -742,6 +746,10 @@ func (e *Emu) sessions() []SessionStatus {
 		}
 		if s.firstRxAt != 0 {
 			ss.FirstRxMs = msSince(s.firstRxAt - 1)
+		}
+		if s.maxRxGap != 0 {
+			ss.MaxRxGapMs = float64(s.maxRxGap) / 1e6
+			ss.MaxRxGapEndMs = msSince(s.maxRxGapEnd - 1)
 		}
 		if s.acMAC != ([6]byte{}) {
 			ss.ACMAC = macString(s.acMAC)

@@ -323,6 +323,34 @@ func TestTrafficCountersAndLoss(t *testing.T) {
 	}
 }
 
+// TestTrafficOutageIsMeasured: the longest time between two echoes of a
+// session and when it ended (what make bench-failover reads per session).
+func TestTrafficOutageIsMeasured(t *testing.T) {
+	subs, users := testSubs(2)
+	cfg := fastConfig("pap")
+	cfg.Rate = 100
+	cfg.Target = netip.MustParseAddrPort("198.51.100.10:7")
+	r := newRig(t, cfg, subs, serverConfig{Users: users, UDPEcho: true})
+	r.waitUp(2, 5*time.Second)
+	time.Sleep(300 * time.Millisecond)
+	for _, s := range r.emu.Sessions() {
+		if s.MaxRxGapMs <= 0 || s.MaxRxGapMs > 200 {
+			t.Fatalf("before the outage: longest gap %.1f ms at 100 echoes/s", s.MaxRxGapMs)
+		}
+	}
+	r.srv.dropPct.Store(100)
+	outage := time.Now()
+	time.Sleep(600 * time.Millisecond)
+	r.srv.dropPct.Store(0)
+	time.Sleep(300 * time.Millisecond)
+	for _, s := range r.emu.Sessions() {
+		if s.MaxRxGapMs < 550 || s.MaxRxGapMs > 1000 || s.MaxRxGapEndMs == nil || s.FirstRxMs == nil ||
+			*s.MaxRxGapEndMs < *s.FirstRxMs+550 {
+			t.Fatalf("a 600 ms outage from %v: %+v", outage, s)
+		}
+	}
+}
+
 func TestTPIDFromConfigAndSubscriber(t *testing.T) {
 	subs, users := testSubs(4)
 	subs[3].TPID = 0x8100

@@ -53,9 +53,11 @@ func parseTPID(s string) (uint16, error) {
 	return uint16(v), nil
 }
 
-// loadSubscribers reads users.json and keeps the port's subscribers, the
-// first count of them (0 = all).
-func loadSubscribers(path, port string, count int) ([]Subscriber, error) {
+// loadSubscribers reads users.json and keeps the port's subscribers after
+// the first skip of them, count of them (0 = all). A subscriber's MAC comes
+// from its index in the file, so emulators given different skips on one
+// port dial different MACs.
+func loadSubscribers(path, port string, skip, count int) ([]Subscriber, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -67,6 +69,10 @@ func loadSubscribers(path, port string, count int) ([]Subscriber, error) {
 	var out []Subscriber
 	for i, u := range users {
 		if port != "" && u.Port != port {
+			continue
+		}
+		if skip > 0 {
+			skip--
 			continue
 		}
 		where := fmt.Sprintf("%s: entry %d (%q)", path, i+1, u.User)
@@ -105,6 +111,7 @@ func run(args []string) int {
 	users := fs.String("subscribers", "", "users.json of bngpod up (required)")
 	port := fs.String("port", "", "dial only the subscribers of this access port (empty: all)")
 	count := fs.Int("count", 0, "dial the first N of them (0: all)")
+	skip := fs.Int("skip", 0, "leave out the first N of them (another emulator on the port dials those)")
 	tpidS := fs.String("tpid", "", "outer TPID, 0x8100 or 0x88a8 (default: users.json's, else 0x8100); overrides users.json")
 	auth := fs.String("auth", "pap", "pap or chap")
 	service := fs.String("service-name", "", "Service-Name of PADI/PADR (empty: any)")
@@ -142,7 +149,7 @@ func run(args []string) int {
 	if *auth != "pap" && *auth != "chap" {
 		return usage("--auth must be pap or chap")
 	}
-	if *count < 0 || *conc < 1 || *retries < 0 || *rate < 0 || *echoFail < 1 || *size < payloadMin || *size > 1400 ||
+	if *count < 0 || *skip < 0 || *conc < 1 || *retries < 0 || *rate < 0 || *echoFail < 1 || *size < payloadMin || *size > 1400 ||
 		*retx <= 0 || *phaseTO <= 0 || *backoff <= 0 || *echoIv < 0 || *every < 0 || *duration < 0 ||
 		*hangupRate < 0 || *hangupMax <= 0 || *dialRate < 0 {
 		return usage("a numeric flag is out of range")
@@ -166,7 +173,7 @@ func run(args []string) int {
 		}
 		cfg.Target = ap
 	}
-	subs, err := loadSubscribers(*users, *port, *count)
+	subs, err := loadSubscribers(*users, *port, *skip, *count)
 	if err != nil {
 		return usage("%v", err)
 	}

@@ -24,7 +24,7 @@ func writeUsers(t *testing.T, s string) string {
 
 func TestLoadSubscribers(t *testing.T) {
 	p := writeUsers(t, usersJSON)
-	subs, err := loadSubscribers(p, "access1", 0)
+	subs, err := loadSubscribers(p, "access1", 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,22 +35,30 @@ func TestLoadSubscribers(t *testing.T) {
 	if m := subs[1].MAC(); m != [6]byte{0x02, 0x5b, 0, 0, 0, 3} {
 		t.Fatalf("mac %x", m)
 	}
-	subs, _ = loadSubscribers(p, "access1", 2)
+	subs, _ = loadSubscribers(p, "access1", 0, 2)
 	if len(subs) != 2 {
 		t.Fatalf("count: %d", len(subs))
 	}
-	subs, _ = loadSubscribers(p, "access2", 0)
+	// after the first of access1: the second and third, MACs by their index in the file
+	subs, _ = loadSubscribers(p, "access1", 1, 0)
+	if len(subs) != 2 || subs[0].Index != 3 || subs[0].MAC() != [6]byte{0x02, 0x5b, 0, 0, 0, 3} {
+		t.Fatalf("skip: %+v", subs)
+	}
+	if _, err := loadSubscribers(p, "access1", 3, 0); err == nil {
+		t.Fatal("skipping them all: accepted")
+	}
+	subs, _ = loadSubscribers(p, "access2", 0, 0)
 	if len(subs) != 1 || subs[0].TPID != 0x88a8 || subs[0].Index != 2 {
 		t.Fatalf("%+v", subs)
 	}
 	for _, bad := range []string{`{`, `[]`, `[{"user":"a","port":"access1","stag":0,"ctag":1}]`,
 		`[{"user":"a","port":"access1","stag":5000,"ctag":1}]`, `[{"user":"a","port":"access1","stag":1,"ctag":1,"tpid":"0x9100"}]`,
 		`[{"user":"","port":"access1","stag":1,"ctag":1}]`} {
-		if _, err := loadSubscribers(writeUsers(t, bad), "access1", 0); err == nil {
+		if _, err := loadSubscribers(writeUsers(t, bad), "access1", 0, 0); err == nil {
 			t.Errorf("%s: accepted", bad)
 		}
 	}
-	if _, err := loadSubscribers(p, "access9", 0); err == nil || !strings.Contains(err.Error(), "no subscriber") {
+	if _, err := loadSubscribers(p, "access9", 0, 0); err == nil || !strings.Contains(err.Error(), "no subscriber") {
 		t.Fatalf("unknown port: %v", err)
 	}
 }

@@ -124,6 +124,10 @@ func (e *Emu) rxUDP(s *sess, ip []byte) {
 		e.st.trafficEver++
 		e.st.lastFirstRx = e.now
 	}
+	if s.lastRxAt != 0 && e.now+1-s.lastRxAt > s.maxRxGap {
+		s.maxRxGap, s.maxRxGapEnd = e.now+1-s.lastRxAt, e.now+1
+	}
+	s.lastRxAt = e.now + 1
 	s.rxPkts++
 	s.rxBytes += uint64(tl)
 	e.st.trRx++

@@ -35,7 +35,8 @@ func TestParseValid(t *testing.T) {
 	if cfg.Pod != "lab" {
 		t.Errorf("Pod = %q", cfg.Pod)
 	}
-	wantCP := ControlPlane{Address: netip.MustParseAddr("10.200.0.1"), PFCPPort: 8805, VXLANPort: 4789}
+	wantCP := ControlPlane{Address: netip.MustParseAddr("10.200.0.1"), PFCPPort: 8805, VXLANPort: 4789,
+		Heartbeat: DefaultHeartbeat, HeartbeatTimeout: DefaultHeartbeatTimeout, HeartbeatTries: DefaultHeartbeatTries}
 	if cfg.ControlPlane != wantCP {
 		t.Errorf("ControlPlane = %+v, want %+v", cfg.ControlPlane, wantCP)
 	}

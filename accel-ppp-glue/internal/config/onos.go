@@ -10,13 +10,15 @@ import (
 
 // Bounds and defaults of the optional onos section.
 const (
-	DefaultONOSPollInterval = time.Second
-	DefaultONOSTimeout      = 2 * time.Second
-	minONOSDuration         = 100 * time.Millisecond
-	maxONOSPollInterval     = time.Hour
-	maxONOSTimeout          = time.Minute
-	maxONOSURLLen           = 2048
-	maxONOSCredentialLen    = 255
+	DefaultONOSPollInterval  = time.Second
+	DefaultONOSPlacementWait = 30 * time.Second
+	DefaultONOSTimeout       = 2 * time.Second
+	maxONOSPlacementWait     = 60 * time.Second // the app's GET /placement?wait= limit
+	minONOSDuration          = 100 * time.Millisecond
+	maxONOSPollInterval      = time.Hour
+	maxONOSTimeout           = time.Minute
+	maxONOSURLLen            = 2048
+	maxONOSCredentialLen     = 255
 )
 
 // onos reads the optional onos section; absent or null leaves Config.ONOS nil.
@@ -24,7 +26,7 @@ func (b *builder) onos(r *rawONOS) {
 	if r == nil {
 		return
 	}
-	o := &ONOS{PollInterval: DefaultONOSPollInterval, Timeout: DefaultONOSTimeout}
+	o := &ONOS{PollInterval: DefaultONOSPollInterval, PlacementWait: DefaultONOSPlacementWait, Timeout: DefaultONOSTimeout}
 	ok := true
 	if v, vok := b.str(&r.URL, "onos.url"); vok {
 		if u, msg := parseONOSURL(v); msg != "" {
@@ -77,6 +79,18 @@ func (b *builder) onos(r *rawONOS) {
 	if present(&r.PollInterval) {
 		if v, vok := b.duration(&r.PollInterval, "onos.poll_interval", minONOSDuration, maxONOSPollInterval); vok {
 			o.PollInterval = v
+		} else {
+			ok = false
+		}
+	}
+	if present(&r.PlacementWait) {
+		if v, vok := b.duration(&r.PlacementWait, "onos.placement_wait", 0, maxONOSPlacementWait); vok {
+			if v%time.Second != 0 {
+				b.errorf("onos.placement_wait", r.PlacementWait.Line, "%v: must be whole seconds (ONOS waits in seconds)", v)
+				ok = false
+			} else {
+				o.PlacementWait = v
+			}
 		} else {
 			ok = false
 		}

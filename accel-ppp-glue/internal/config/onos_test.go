@@ -44,6 +44,16 @@ func TestONOSSection(t *testing.T) {
 	if o.CPName != "bngpod-lab" || o.PollInterval != DefaultONOSPollInterval || o.Timeout != DefaultONOSTimeout {
 		t.Errorf("defaults: %+v", *o)
 	}
+	// placement_wait: 30 s long polls unless set; 0s polls every poll_interval
+	if o.PlacementWait != 30*time.Second {
+		t.Errorf("default placement_wait %v", o.PlacementWait)
+	}
+	for text, want := range map[string]time.Duration{"0s": 0, "1s": time.Second, "60s": time.Minute} {
+		data := applyEdits(t, string(readFixture(t, "onos.yaml")), []edit{{"  timeout: 2s\n", "  timeout: 2s\n  placement_wait: " + text + "\n"}})
+		if got := mustParse(t, []byte(data)).ONOS.PlacementWait; got != want {
+			t.Errorf("placement_wait %s: %v", text, got)
+		}
+	}
 }
 
 func TestONOSReject(t *testing.T) {
@@ -72,6 +82,8 @@ func TestONOSReject(t *testing.T) {
 		{"poll too fast", []edit{{"poll_interval: 1s", "poll_interval: 1ms"}}, []string{"onos.poll_interval: 1ms is out of range 100ms..1h0m0s"}},
 		{"timeout too long", []edit{{"timeout: 2s", "timeout: 2h"}}, []string{"onos.timeout: 2h is out of range 100ms..1m0s"}},
 		{"negative timeout", []edit{{"timeout: 2s", "timeout: -2s"}}, []string{"onos.timeout: -2s is out of range"}},
+		{"wait too long", []edit{{"timeout: 2s", "timeout: 2s\n  placement_wait: 61s"}}, []string{"onos.placement_wait: 61s is out of range 0s..1m0s"}},
+		{"wait in milliseconds", []edit{{"timeout: 2s", "timeout: 2s\n  placement_wait: 1500ms"}}, []string{"onos.placement_wait: 1.5s: must be whole seconds"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			data := applyEdits(t, valid, tc.edits)

@@ -22,18 +22,22 @@ type rawConfig struct {
 }
 
 type rawONOS struct {
-	URL          yaml.Node `yaml:"url"`
-	Username     yaml.Node `yaml:"username"`
-	Password     yaml.Node `yaml:"password"`
-	CPName       yaml.Node `yaml:"cp_name"`
-	PollInterval yaml.Node `yaml:"poll_interval"`
-	Timeout      yaml.Node `yaml:"timeout"`
+	URL           yaml.Node `yaml:"url"`
+	Username      yaml.Node `yaml:"username"`
+	Password      yaml.Node `yaml:"password"`
+	CPName        yaml.Node `yaml:"cp_name"`
+	PollInterval  yaml.Node `yaml:"poll_interval"`
+	PlacementWait yaml.Node `yaml:"placement_wait"`
+	Timeout       yaml.Node `yaml:"timeout"`
 }
 
 type rawControlPlane struct {
-	Address   yaml.Node `yaml:"address"`
-	PFCPPort  yaml.Node `yaml:"pfcp_port"`
-	VXLANPort yaml.Node `yaml:"vxlan_port"`
+	Address            yaml.Node `yaml:"address"`
+	PFCPPort           yaml.Node `yaml:"pfcp_port"`
+	VXLANPort          yaml.Node `yaml:"vxlan_port"`
+	HeartbeatMS        yaml.Node `yaml:"heartbeat_ms"`
+	HeartbeatTimeoutMS yaml.Node `yaml:"heartbeat_timeout_ms"`
+	HeartbeatTries     yaml.Node `yaml:"heartbeat_tries"`
 }
 
 type rawManagement struct {

@@ -63,6 +63,13 @@ type ControlPlane struct {
 	Address   netip.Addr
 	PFCPPort  uint16
 	VXLANPort uint16
+	// PFCP heartbeats to each DP instance: one every Heartbeat; a heartbeat is
+	// sent HeartbeatTries times, HeartbeatTimeout apart, before the instance
+	// is declared dead (docs/cp/sessions.md). Other requests keep 29.244's
+	// T1 3 s, N1 3.
+	Heartbeat        time.Duration
+	HeartbeatTimeout time.Duration
+	HeartbeatTries   int
 }
 
 // Management is the network shared by the control plane and the DP
@@ -106,8 +113,11 @@ type ONOS struct {
 	Username     string
 	Password     Secret
 	CPName       string        // this control plane's name towards ONOS; default radius.nas_identifier
-	PollInterval time.Duration // GET /placement period
-	Timeout      time.Duration // per HTTP request
+	PollInterval time.Duration // retry period; GET /placement period when PlacementWait is 0
+	// PlacementWait: GET /placement is a long poll that ONOS answers when the
+	// placement changes or after this long (whole seconds, 0..60s; 0: polling)
+	PlacementWait time.Duration
+	Timeout       time.Duration // per HTTP request
 }
 
 // AccessPort is a switch port facing subscribers.

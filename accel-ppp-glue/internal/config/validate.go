@@ -11,8 +11,18 @@ import (
 const (
 	maxNASIdentifierLen = 253 // RADIUS attribute value limit
 	maxTimeoutMS        = 3600 * 1000
-	maxRetries          = 255
-	maxPoolDNS          = 2 // IPCP offers a primary and a secondary DNS server
+	// PFCP heartbeats (control_plane.heartbeat_*): 29.244's defaults, and bounds
+	// that keep a DP answering in time while its control thread works
+	DefaultHeartbeat        = 5 * time.Second
+	DefaultHeartbeatTimeout = 3 * time.Second
+	DefaultHeartbeatTries   = 3
+	minHeartbeatMS          = 50
+	maxHeartbeatMS          = 3600 * 1000
+	minHeartbeatTimeoutMS   = 20
+	maxHeartbeatTimeoutMS   = 60 * 1000
+	maxHeartbeatTries       = 10
+	maxRetries              = 255
+	maxPoolDNS              = 2 // IPCP offers a primary and a secondary DNS server
 )
 
 // builder turns a rawConfig into a Config, collecting every problem.
@@ -115,6 +125,22 @@ func (b *builder) controlPlane(r *rawControlPlane) {
 	cp.VXLANPort, _ = b.port(&r.VXLANPort, "control_plane.vxlan_port")
 	if cp.PFCPPort != 0 && cp.PFCPPort == cp.VXLANPort {
 		b.errorf("control_plane.vxlan_port", r.VXLANPort.Line, "UDP port %d is already control_plane.pfcp_port", cp.VXLANPort)
+	}
+	cp.Heartbeat, cp.HeartbeatTimeout, cp.HeartbeatTries = DefaultHeartbeat, DefaultHeartbeatTimeout, DefaultHeartbeatTries
+	if present(&r.HeartbeatMS) {
+		if v, ok := b.uintIn(&r.HeartbeatMS, "control_plane.heartbeat_ms", minHeartbeatMS, maxHeartbeatMS); ok {
+			cp.Heartbeat = time.Duration(v) * time.Millisecond
+		}
+	}
+	if present(&r.HeartbeatTimeoutMS) {
+		if v, ok := b.uintIn(&r.HeartbeatTimeoutMS, "control_plane.heartbeat_timeout_ms", minHeartbeatTimeoutMS, maxHeartbeatTimeoutMS); ok {
+			cp.HeartbeatTimeout = time.Duration(v) * time.Millisecond
+		}
+	}
+	if present(&r.HeartbeatTries) {
+		if v, ok := b.uintIn(&r.HeartbeatTries, "control_plane.heartbeat_tries", 1, maxHeartbeatTries); ok {
+			cp.HeartbeatTries = int(v)
+		}
 	}
 }
 

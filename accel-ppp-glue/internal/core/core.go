@@ -298,6 +298,9 @@ func (d *Daemon) Run(ctx context.Context) error {
 		Redirect:     netip.AddrPortFrom(cp.Address, cp.VXLANPort),
 		RecoveryTime: time.Now(),
 		URRPeriod:    d.opt.Interim,
+		Heartbeat:    cp.Heartbeat,
+		HeartbeatT1:  cp.HeartbeatTimeout,
+		HeartbeatN1:  cp.HeartbeatTries,
 	}, peers, d)
 	if err != nil {
 		vx.Close()

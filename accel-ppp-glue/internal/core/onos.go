@@ -17,7 +17,8 @@ func (d *Daemon) startONOS() error {
 	}
 	c, err := onos.New(onos.Config{
 		URL: o.URL, Username: o.Username, Password: string(o.Password), CPName: o.CPName,
-		PollInterval: o.PollInterval, Timeout: o.Timeout, Logger: d.log.With("component", "onos"),
+		PollInterval: o.PollInterval, PlacementWait: o.PlacementWait, Timeout: o.Timeout,
+		Logger:     d.log.With("component", "onos"),
 		Registerer: d.m.reg, Snapshot: d.onosSnapshot, OnPlacement: d.applyPlacement,
 	})
 	if err != nil {

@@ -33,12 +33,16 @@ type Config struct {
 	Username     string
 	Password     string
 	CPName       string
-	PollInterval time.Duration // GET /placement period (default 1 s)
-	Timeout      time.Duration // per request (default 2 s)
-	QueueSize    int           // events waiting to be sent (default 65536)
-	ResyncPage   int           // sessions per resync page (default and at most MaxPage)
-	Logger       *slog.Logger
-	Registerer   prometheus.Registerer // metrics; nil: not registered
+	PollInterval time.Duration // retry and backoff period; GET /placement period without PlacementWait (default 1 s)
+	// PlacementWait makes GET /placement a long poll: ONOS answers as soon as
+	// the version differs from the last one seen, or after this long (whole
+	// seconds, at most MaxPlacementWait). 0: poll every PollInterval.
+	PlacementWait time.Duration
+	Timeout       time.Duration // per request, on top of PlacementWait for a long poll (default 2 s)
+	QueueSize     int           // events waiting to be sent (default 65536)
+	ResyncPage    int           // sessions per resync page (default and at most MaxPage)
+	Logger        *slog.Logger
+	Registerer    prometheus.Registerer // metrics; nil: not registered
 
 	// Snapshot returns every established session: the body of the full
 	// resync. It is called from the client's goroutine.
@@ -66,6 +70,7 @@ type Client struct {
 	wake        chan struct{}
 	lastVersion int64
 	haveVersion bool
+	reapplied   bool // the placement is to be handed over again: pace the next request
 	reachable   bool
 }
 
@@ -140,6 +145,9 @@ func New(cfg Config) (*Client, error) {
 	if cfg.QueueSize <= 0 {
 		cfg.QueueSize = 65536
 	}
+	if cfg.PlacementWait < 0 || cfg.PlacementWait > MaxPlacementWait || cfg.PlacementWait%time.Second != 0 {
+		return nil, fmt.Errorf("onos: PlacementWait %v: must be whole seconds, 0..%v", cfg.PlacementWait, MaxPlacementWait)
+	}
 	if cfg.ResyncPage <= 0 || cfg.ResyncPage > MaxPage {
 		cfg.ResyncPage = MaxPage
 	}
@@ -150,7 +158,8 @@ func New(cfg Config) (*Client, error) {
 	cfg.URL = &u
 	return &Client{
 		cfg: cfg, log: cfg.Logger, m: newClientMetrics(cfg.Registerer),
-		http:       &http.Client{Timeout: cfg.Timeout},
+		// each request is bounded by its context (Timeout, plus the wait of a long poll)
+		http:       &http.Client{},
 		needResync: true, // ONOS may hold sessions of our previous run
 		health:     make(map[uint32]*pendingHealth),
 		wake:       make(chan struct{}, 1),
@@ -209,6 +218,7 @@ func (c *Client) PendingHealth() int {
 func (c *Client) ReapplyPlacement() {
 	c.mu.Lock()
 	c.haveVersion = false
+	c.reapplied = true
 	c.mu.Unlock()
 }
 
@@ -268,8 +278,14 @@ func (c *Client) setReachable(s status) {
 	}
 }
 
-// do sends one request; the body of the answer is read up to limit bytes.
+// do sends one request within Timeout; the body of the answer is read up to limit bytes.
 func (c *Client) do(ctx context.Context, method, path string, query url.Values, body any, limit int64) ([]byte, status) {
+	return c.doWithin(ctx, c.cfg.Timeout, method, path, query, body, limit)
+}
+
+// doWithin is do with the request's own time limit.
+func (c *Client) doWithin(ctx context.Context, timeout time.Duration, method, path string, query url.Values, body any,
+	limit int64) ([]byte, status) {
 	u := *c.cfg.URL
 	u.Path += path
 	if query != nil {
@@ -283,7 +299,7 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 		}
 		rd = bytes.NewReader(b)
 	}
-	ctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, method, u.String(), rd)
 	if err != nil {
@@ -576,48 +592,93 @@ func (c *Client) sendOnce(ctx context.Context) (worked, failed bool) {
 	return true, true
 }
 
-// pollLoop reads the placement every PollInterval.
+// MaxPlacementWait is the longest long poll ONOS takes (GET /placement?wait=).
+const MaxPlacementWait = 60 * time.Second
+
+// pollLoop follows the placement: with PlacementWait, one long poll after
+// the other (ONOS answers when the version moves on); else a poll every
+// PollInterval. After a failure, an answer that came back at once with the
+// version already seen (an ONOS without long polls, or with too many
+// waiting), or a placement to hand over again, the next request waits
+// PollInterval.
 func (c *Client) pollLoop(ctx context.Context) {
-	t := time.NewTicker(c.cfg.PollInterval)
-	defer t.Stop()
 	for {
-		c.PollOnce(ctx)
+		start := time.Now()
+		ok, same, long := c.poll(ctx)
+		c.mu.Lock()
+		reapplied := c.reapplied
+		c.reapplied = false
+		c.mu.Unlock()
+		pace := !ok || reapplied || c.cfg.PlacementWait == 0 || (long && same && time.Since(start) < c.cfg.PlacementWait/2)
+		if !pace {
+			if ctx.Err() != nil {
+				return
+			}
+			continue
+		}
+		t := time.NewTimer(c.cfg.PollInterval)
 		select {
 		case <-ctx.Done():
+			t.Stop()
 			return
 		case <-t.C:
 		}
 	}
 }
 
-// PollOnce reads the placement once and hands it over when it is new.
+// PollOnce reads the placement once, without waiting, and hands it over
+// when it is new.
 func (c *Client) PollOnce(ctx context.Context) {
-	b, st := c.do(ctx, http.MethodGet, "/placement", nil, nil, MaxPlacementBody)
+	c.get(ctx, nil, c.cfg.Timeout)
+}
+
+// poll reads the placement, as a long poll when PlacementWait is set and a
+// version was seen; it reports whether ONOS answered with a placement,
+// whether its version was the one seen, and whether it was a long poll.
+func (c *Client) poll(ctx context.Context) (ok, same, long bool) {
+	c.mu.Lock()
+	after, have := c.lastVersion, c.haveVersion
+	c.mu.Unlock()
+	if !have || c.cfg.PlacementWait == 0 {
+		ok, same = c.get(ctx, nil, c.cfg.Timeout)
+		return ok, same, false
+	}
+	q := url.Values{"after": {strconv.FormatInt(after, 10)},
+		"wait": {strconv.FormatInt(int64(c.cfg.PlacementWait/time.Second), 10)}}
+	ok, same = c.get(ctx, q, c.cfg.PlacementWait+c.cfg.Timeout)
+	return ok, same, true
+}
+
+// get sends GET /placement with query, hands a new placement over, and
+// reports whether it got one and whether its version was the one seen.
+func (c *Client) get(ctx context.Context, query url.Values, timeout time.Duration) (ok, same bool) {
+	b, st := c.doWithin(ctx, timeout, http.MethodGet, "/placement", query, nil, MaxPlacementBody)
 	c.setReachable(st)
 	c.m.requests.WithLabelValues("placement", st.label()).Inc()
 	if !st.ok() {
 		if ctx.Err() == nil {
 			c.log.Debug("ONOS placement not read", "err", st.err)
 		}
-		return
+		return false, false
 	}
 	p, err := DecodePlacement(b)
 	if err != nil {
 		c.m.placement.WithLabelValues("bad").Inc()
 		c.log.Warn("ONOS placement ignored", "err", err)
-		return
+		return false, false
 	}
 	c.mu.Lock()
-	same := c.haveVersion && c.lastVersion == p.Version
+	same = c.haveVersion && c.lastVersion == p.Version
 	c.lastVersion, c.haveVersion = p.Version, true
 	c.mu.Unlock()
 	c.m.version.Set(float64(p.Version))
 	if same {
 		c.m.placement.WithLabelValues("same").Inc()
-		return
+		return true, true
 	}
 	c.m.placement.WithLabelValues("new").Inc()
 	if c.cfg.OnPlacement != nil {
 		c.cfg.OnPlacement(p)
 	}
+	return true, false
 }

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -226,12 +227,22 @@ func startClient(t *testing.T, f *fakeONOS, mod func(*Config)) *harness {
 			defer h.mu.Unlock()
 			return append([]Session(nil), h.snap...), nil
 		},
-		OnPlacement: func(p *Placement) {
-			h.mu.Lock()
-			h.placements = append(h.placements, p)
-			h.mu.Unlock()
-		},
+		OnPlacement: h.record,
 	}
+	h.run(t, cfg, mod, (*Client).Run, 5*time.Second)
+	return h
+}
+
+func (h *harness) record(p *Placement) {
+	h.mu.Lock()
+	h.placements = append(h.placements, p)
+	h.mu.Unlock()
+}
+
+// run makes the client of cfg (changed by mod) and runs loop on it until the
+// test ends, which waits up to stop for the loop to return.
+func (h *harness) run(t *testing.T, cfg Config, mod func(*Config), loop func(*Client, context.Context), stop time.Duration) {
+	t.Helper()
 	if mod != nil {
 		mod(&cfg)
 	}
@@ -242,16 +253,15 @@ func startClient(t *testing.T, f *fakeONOS, mod func(*Config)) *harness {
 	h.c = c
 	ctx, cancel := context.WithCancel(context.Background())
 	h.cancel = cancel
-	go func() { c.Run(ctx); close(h.done) }()
+	go func() { loop(c, ctx); close(h.done) }()
 	t.Cleanup(func() {
 		cancel()
 		select {
 		case <-h.done:
-		case <-time.After(5 * time.Second):
-			t.Error("client did not stop")
+		case <-time.After(stop):
+			t.Error("the client did not stop")
 		}
 	})
-	return h
 }
 
 func sess(i int) Session {
@@ -604,5 +614,162 @@ func TestHealthForAnInstanceONOSDoesNotHaveIsDropped(t *testing.T) {
 	time.Sleep(200 * time.Millisecond)
 	if f.get(func(f *fakeONOS) bool { return tries != 1 }) {
 		t.Errorf("%d tries of a refused report", tries)
+	}
+}
+
+// longPollONOS answers GET /placement as the app does: at once without
+// after, else when the version differs from after or when wait (seconds)
+// has passed. ignoreWait makes it an ONOS without long polls.
+type longPollONOS struct {
+	mu         sync.Mutex
+	cond       *sync.Cond
+	version    int64
+	waiting    int
+	queries    []string
+	ignoreWait bool
+	srv        *httptest.Server
+}
+
+func newLongPollONOS(t *testing.T) *longPollONOS {
+	f := &longPollONOS{version: 1}
+	f.cond = sync.NewCond(&f.mu)
+	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		f.mu.Lock()
+		f.queries = append(f.queries, r.URL.RawQuery)
+		if q.Has("after") && !f.ignoreWait {
+			after, err1 := strconv.ParseInt(q.Get("after"), 10, 64)
+			wait, err2 := strconv.Atoi(q.Get("wait"))
+			if err1 != nil || err2 != nil || wait < 0 || wait > 60 {
+				f.mu.Unlock()
+				http.Error(w, `{"error":"after or wait"}`, http.StatusBadRequest)
+				return
+			}
+			end := time.Now().Add(time.Duration(wait) * time.Second)
+			// the timer takes the lock, so its broadcast cannot fall between the check and Wait
+			timer := time.AfterFunc(time.Duration(wait)*time.Second, func() {
+				f.mu.Lock()
+				f.mu.Unlock()
+				f.cond.Broadcast()
+			})
+			f.waiting++
+			for f.version == after && time.Now().Before(end) {
+				f.cond.Wait()
+			}
+			f.waiting--
+			timer.Stop()
+		}
+		v := f.version
+		f.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"version":%d,"groups":[{"lineGroup":"lg1","instance":%d,"state":"placed","reason":"r"}],"instances":[]}`, v, v)
+	}))
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+func (f *longPollONOS) set(v int64) {
+	f.mu.Lock()
+	f.version = v
+	f.mu.Unlock()
+	f.cond.Broadcast()
+}
+
+func (f *longPollONOS) state() (waiting, requests int, queries []string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.waiting, len(f.queries), append([]string(nil), f.queries...)
+}
+
+func longPollClient(t *testing.T, f *longPollONOS, mod func(*Config)) *harness {
+	h := &harness{reg: prometheus.NewRegistry(), done: make(chan struct{})}
+	u, _ := url.Parse(f.srv.URL + "/onos/bngpod")
+	cfg := Config{
+		URL: u, Username: "bngcp", Password: "cp-secret", CPName: "cp1",
+		PollInterval: time.Hour, PlacementWait: 5 * time.Second, Timeout: time.Second,
+		Logger:      slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Snapshot:    func(context.Context) ([]Session, error) { return nil, nil },
+		OnPlacement: h.record,
+	}
+	h.run(t, cfg, mod, (*Client).pollLoop, 10*time.Second)
+	return h
+}
+
+func (h *harness) handedOver() []int64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var v []int64
+	for _, p := range h.placements {
+		v = append(v, p.Version)
+	}
+	return v
+}
+
+// TestPlacementLongPoll: after the first placement the client waits in a
+// long poll and gets the next version as soon as ONOS has it, with no poll
+// interval in between (PollInterval is an hour here).
+func TestPlacementLongPoll(t *testing.T) {
+	f := newLongPollONOS(t)
+	h := longPollClient(t, f, nil)
+	waitFor(t, "version 1", func() bool { return len(h.handedOver()) == 1 })
+	waitFor(t, "a long poll waiting", func() bool { w, _, _ := f.state(); return w == 1 })
+	start := time.Now()
+	f.set(2)
+	waitFor(t, "version 2", func() bool { return len(h.handedOver()) == 2 })
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("version 2 handed over %v after ONOS had it", took)
+	}
+	if got := h.handedOver(); got[1] != 2 {
+		t.Fatalf("handed over %v", got)
+	}
+	_, n, queries := f.state()
+	if queries[0] != "" || queries[1] != "after=1&wait=5" {
+		t.Errorf("queries %q: want the first plain, then after=1&wait=5", queries)
+	}
+	if n > 4 {
+		t.Errorf("%d requests for two versions: %q", n, queries)
+	}
+}
+
+// TestPlacementLongPollAgainstAnONOSThatDoesNotWait: an answer that comes
+// back at once with the version already seen (an older app) makes the
+// client wait PollInterval: it polls, it does not spin.
+func TestPlacementLongPollAgainstAnONOSThatDoesNotWait(t *testing.T) {
+	f := newLongPollONOS(t)
+	f.ignoreWait = true
+	longPollClient(t, f, func(c *Config) { c.PollInterval = 100 * time.Millisecond })
+	time.Sleep(time.Second)
+	if _, n, _ := f.state(); n < 4 || n > 15 {
+		t.Errorf("%d requests in 1 s at a 100 ms poll interval", n)
+	}
+}
+
+// TestReapplyPlacementIsPaced: a move that fails asks for the placement
+// again; the retry comes after PollInterval, not at once in a loop.
+func TestReapplyPlacementIsPaced(t *testing.T) {
+	f := newLongPollONOS(t)
+	var h *harness
+	h = longPollClient(t, f, func(c *Config) {
+		c.PollInterval = 100 * time.Millisecond
+		c.OnPlacement = func(p *Placement) {
+			h.mu.Lock()
+			h.placements = append(h.placements, p)
+			h.mu.Unlock()
+			h.c.ReapplyPlacement()
+		}
+	})
+	time.Sleep(time.Second)
+	if n := len(h.handedOver()); n < 4 || n > 15 {
+		t.Errorf("the same placement handed over %d times in 1 s at a 100 ms poll interval", n)
+	}
+}
+
+func TestPlacementWaitMustBeWholeSecondsUpToAMinute(t *testing.T) {
+	u, _ := url.Parse("http://127.0.0.1:8181/onos/bngpod")
+	snap := func(context.Context) ([]Session, error) { return nil, nil }
+	for _, w := range []time.Duration{-time.Second, 1500 * time.Millisecond, 61 * time.Second} {
+		if _, err := New(Config{URL: u, CPName: "cp1", Snapshot: snap, PlacementWait: w}); err == nil {
+			t.Errorf("PlacementWait %v accepted", w)
+		}
 	}
 }

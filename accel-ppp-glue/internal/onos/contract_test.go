@@ -41,9 +41,9 @@ type exchange struct {
 }
 
 // The sessions of the scenario the README describes: the golden lab pod,
-// control plane cp1, lg2 moved from dp2 onto dp1. sessA has rates of its
-// own (RADIUS); sessC's readings are 300 s apart, so ONOS measures its
-// traffic rate from the up and the update.
+// control plane cp1, lg2 moved from dp2 onto dp3 (empty: lg3 is with lg4 on dp4).
+// sessA has rates of its own (RADIUS); sessC's readings are 300 s apart, so
+// ONOS measures its traffic rate from the up and the update.
 var (
 	sessA = Session{
 		ID: "cp1-00000001", LineGroup: "lg1", Instance: 1, AccessPort: "access1", STag: 100, CTag: 7,
@@ -328,8 +328,8 @@ func TestContractPlacementFromJava(t *testing.T) {
 		}
 	}
 	lg2 := got.Groups[1]
-	if lg2.LineGroup != "lg2" || !lg2.Placed || lg2.Instance != 1 || !strings.Contains(lg2.Reason, "dp2 (id 2) unavailable") {
-		t.Errorf("lg2: %+v, want placed on 1, moved off dp2", lg2)
+	if lg2.LineGroup != "lg2" || !lg2.Placed || lg2.Instance != 3 || !strings.Contains(lg2.Reason, "dp2 (id 2) unavailable") {
+		t.Errorf("lg2: %+v, want placed on 3, moved off dp2", lg2)
 	}
 	if dp2 := got.Instances[1]; dp2.ID != 2 || dp2.Available {
 		t.Errorf("dp2: %+v, want unavailable", dp2)
@@ -377,4 +377,48 @@ func checkKeys(t *testing.T, what string, objs []map[string]any, read, ignored [
 			t.Errorf("%s: the client reads %q, which the Java app no longer sends", what, k)
 		}
 	}
+}
+
+// TestContractLongPoll: having read placement.json (version 2), the real
+// client follows the placement with a long poll (cp.yaml's default 30 s);
+// that request is placement-wait.json, which the Java app replays (it must
+// wait for version 3). The request has no body.
+func TestContractLongPoll(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(contractDir, "placement.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var answer exchange
+	if err := json.Unmarshal(b, &answer); err != nil {
+		t.Fatal(err)
+	}
+	polls := make(chan exchange, 4)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		path := strings.TrimPrefix(r.URL.Path, "/onos/bngpod")
+		if r.URL.RawQuery != "" {
+			path += "?" + r.URL.RawQuery
+		}
+		polls <- exchange{Method: r.Method, Path: path, Status: http.StatusOK, Body: json.RawMessage("null")}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(answer.Body)
+	}))
+	defer srv.Close()
+	u, _ := url.Parse(srv.URL + "/onos/bngpod")
+	c, err := New(Config{
+		URL: u, CPName: "cp1", PollInterval: time.Hour, PlacementWait: 30 * time.Second,
+		Logger:   slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Snapshot: func(context.Context) ([]Session, error) { return nil, nil },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { c.pollLoop(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	first, second := <-polls, <-polls
+	if first.Path != "/placement" {
+		t.Errorf("the first poll asked %q, want the placement at once", first.Path)
+	}
+	checkFixture(t, "placement-wait.json", second)
 }

@@ -52,6 +52,8 @@ type request struct {
 	p        *peer
 	typ      uint8
 	b        []byte
+	t1       time.Duration // retransmission interval
+	n1       int           // transmissions
 	tries    int
 	deadline time.Time
 	idx      int
@@ -148,6 +150,12 @@ func New(cfg Config, peers []Peer, h Handler) (*Function, error) {
 	}
 	if cfg.Heartbeat <= 0 {
 		cfg.Heartbeat = 5 * time.Second
+	}
+	if cfg.HeartbeatT1 <= 0 {
+		cfg.HeartbeatT1 = cfg.T1
+	}
+	if cfg.HeartbeatN1 <= 0 {
+		cfg.HeartbeatN1 = cfg.N1
 	}
 	if cfg.RecoveryTime.IsZero() {
 		cfg.RecoveryTime = time.Now()
@@ -259,7 +267,11 @@ func (f *Function) enqueueLocked(p *peer, typ uint8, b []byte, now time.Time, cb
 		}
 	}
 	setSeq(b, f.seq)
-	r := &request{seq: f.seq, p: p, typ: typ, b: b, tries: 1, deadline: now.Add(f.cfg.T1), cb: cb}
+	t1, n1 := f.cfg.T1, f.cfg.N1
+	if typ == msgHeartbeatReq {
+		t1, n1 = f.cfg.HeartbeatT1, f.cfg.HeartbeatN1
+	}
+	r := &request{seq: f.seq, p: p, typ: typ, b: b, t1: t1, n1: n1, tries: 1, deadline: now.Add(t1), cb: cb}
 	f.pending[r.seq] = r
 	early := len(f.timers) == 0 || r.deadline.Before(f.timers[0].deadline)
 	heap.Push(&f.timers, r)
@@ -332,9 +344,9 @@ func (f *Function) timerLoop(ctx context.Context) {
 		f.mu.Lock()
 		for len(f.timers) > 0 && !f.timers[0].deadline.After(now) {
 			r := f.timers[0]
-			if r.tries < f.cfg.N1 {
+			if r.tries < r.n1 {
 				r.tries++
-				r.deadline = now.Add(f.cfg.T1)
+				r.deadline = now.Add(r.t1)
 				heap.Fix(&f.timers, 0)
 				out = append(out, sendItem{r.p, r.b})
 				f.retransmissions.Add(1)

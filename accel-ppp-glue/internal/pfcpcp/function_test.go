@@ -470,3 +470,42 @@ func TestVersionNotSupportedNoBusyLoop(t *testing.T) {
 	}
 	rec.wait(t, "down", time.Second)
 }
+
+// TestHeartbeatTimersDetectADeadDPFast: heartbeats have their own T1 and N1
+// (the emulated failover pod runs 250 ms x 3): a DP that stops answering is
+// down after HeartbeatN1 x HeartbeatT1, while a session request keeps the
+// general T1 (here 1 s), so a DP busy with a burst of sessions has time.
+func TestHeartbeatTimersDetectADeadDPFast(t *testing.T) {
+	dp := newFakeDP(t)
+	rec := newRecorder()
+	cfg := fastConfig()
+	cfg.T1 = time.Second
+	cfg.Heartbeat = 200 * time.Millisecond
+	cfg.HeartbeatT1 = 100 * time.Millisecond
+	cfg.HeartbeatN1 = 3
+	startFunction(t, cfg, []Peer{{Instance: 1, Addr: dp.addr()}}, rec)
+	dp.associate(rec)
+
+	// the DP dies: the next heartbeat is sent 3 times, 100 ms apart, then the DP is down
+	_, hb := dp.recvType(msgHeartbeatReq, time.Second)
+	start := time.Now()
+	for i := 0; i < 2; i++ {
+		_, again, ok := dp.tryRecv(time.Second)
+		if !ok || again.h.typ != msgHeartbeatReq || again.h.seq != hb.h.seq {
+			t.Fatalf("retransmission %d of the heartbeat: %+v", i, again)
+		}
+	}
+	rec.wait(t, "down", time.Second)
+	if took := time.Since(start); took < 250*time.Millisecond || took > 700*time.Millisecond {
+		t.Errorf("down %v after the first heartbeat went unanswered, want about 300 ms", took)
+	}
+}
+
+func TestHeartbeatTimersDefaultToT1AndN1(t *testing.T) {
+	cfg := pipeConfig()
+	cfg.T1, cfg.N1 = 2*time.Second, 4
+	f, _ := startFunction(t, cfg, nil, newRecorder())
+	if f.cfg.HeartbeatT1 != 2*time.Second || f.cfg.HeartbeatN1 != 4 {
+		t.Errorf("heartbeat timers %v x %d, want T1 and N1", f.cfg.HeartbeatT1, f.cfg.HeartbeatN1)
+	}
+}

@@ -9,14 +9,19 @@ import (
 
 // Config configures the control-plane function.
 type Config struct {
-	Local        netip.AddrPort // bind (CP address:8805)
-	NodeID       netip.Addr     // our Node ID, also the address in our F-SEIDs
-	Redirect     netip.AddrPort // CP VXLAN endpoint for the default session's Outer Header Creation (IPv4)
-	T1           time.Duration  // retransmission interval (default 3 s)
-	N1           int            // transmissions of a request (default 3)
-	Heartbeat    time.Duration  // heartbeat interval (default 5 s)
-	RecoveryTime time.Time      // this CP's start (zero: now)
-	URRPeriod    time.Duration  // periodic usage reports (interim source), 0 = none
+	Local     netip.AddrPort // bind (CP address:8805)
+	NodeID    netip.Addr     // our Node ID, also the address in our F-SEIDs
+	Redirect  netip.AddrPort // CP VXLAN endpoint for the default session's Outer Header Creation (IPv4)
+	T1        time.Duration  // retransmission interval (default 3 s)
+	N1        int            // transmissions of a request (default 3)
+	Heartbeat time.Duration  // heartbeat interval (default 5 s)
+	// HeartbeatT1 and HeartbeatN1 are T1 and N1 of our heartbeat requests
+	// (default T1, N1): how soon a dead DP is noticed, apart from how long a
+	// busy DP may take over a session request.
+	HeartbeatT1  time.Duration
+	HeartbeatN1  int
+	RecoveryTime time.Time     // this CP's start (zero: now)
+	URRPeriod    time.Duration // periodic usage reports (interim source), 0 = none
 }
 
 // Peer is one DP instance.

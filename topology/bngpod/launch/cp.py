@@ -88,15 +88,17 @@ def command(pod: m.Pod, config: Path, flags: list[str]) -> list[str]:
     ]  # fmt: skip
 
 
-def start(state: sv.State, pod: m.Pod, generated: Path, flags: list[str], wait_associated: bool) -> None:
-    """bng-cp with generated/cp.yaml; waits until every instance is associated (when
-    wait_associated)."""
+def start(
+    state: sv.State, pod: m.Pod, generated: Path, flags: list[str], wait_associated: bool, config: str = "cp.yaml"
+) -> None:
+    """bng-cp with generated/<config> (cp.yaml; controller/cp.yaml with the controller); waits
+    until every instance is associated (when wait_associated)."""
     try:
         binaries.require(binaries.BNG_CP, binaries.BNGCPCTL)
     except binaries.MissingBinary as exc:
         raise sv.EmuError(f"{exc}; or start the pod with --no-cp") from None
     (sv.run_dir() / "cp" / "state").mkdir(parents=True, exist_ok=True)
-    cmd = command(pod, generated / "cp.yaml", flags)
+    cmd = command(pod, generated / config, flags)
     want = [i.id for i in pod.instances] if wait_associated else []
     # Recorded so that start_again() runs it again exactly so (a CP restart).
     state.data["cp"] = {"cmd": cmd, "instances": want}

@@ -32,7 +32,7 @@ public final class GroupPlacement {
      *
      * @param lineGroup  line group name
      * @param instance   id of the instance serving it, or null if unplaced
-     * @param reasonKind kind of the reason (STATED, OVER_CAPACITY, KEPT, MOVED, UNPLACED)
+     * @param reasonKind kind of the reason (STATED, OVER_CAPACITY, KEPT, MOVED, UNPLACED, SHARED_STAG)
      * @param reason     why the group is where it is
      * @return the placement
      */

@@ -18,6 +18,21 @@ public interface PlacementService extends ListenerService<PlacementEvent, Placem
     PlacementState placement();
 
     /**
+     * Returns the placement once its version differs from a version the
+     * caller has seen, waiting at most a while for that (a long poll: a
+     * control plane learns a failover as soon as it is placed, without
+     * polling). Blocks the calling thread, which must not be an event or a
+     * store thread; a node lets a bounded number of callers wait at once and
+     * answers the others at once.
+     *
+     * @param version     the version the caller has seen
+     * @param maxWaitMillis how long to wait at most; 0: do not wait
+     * @return the placement: a newer one, or the current one when the wait ends
+     * @throws InterruptedException if the calling thread is interrupted while waiting
+     */
+    PlacementState placementAfter(long version, long maxWaitMillis) throws InterruptedException;
+
+    /**
      * Returns one line group's placement and reason.
      *
      * @param lineGroup group name

@@ -47,6 +47,9 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 
 import static com.google.common.base.Preconditions.checkArgument;
@@ -68,6 +71,9 @@ public class PlacementManager extends AbstractListenerManager<PlacementEvent, Pl
         implements PlacementService {
 
     static final String TOPIC = "org.bngpod.app.placement";
+
+    /** Callers of {@link #placementAfter} that may wait at once on a node; more are answered at once. */
+    static final int MAX_WAITERS = 64;
 
     /** Declarer of an instance whose switch port went down. */
     public static final String SWITCH = "switch";
@@ -95,6 +101,15 @@ public class PlacementManager extends AbstractListenerManager<PlacementEvent, Pl
     Clock clock = Clock.systemUTC();
 
     private final PlacementEngine engine = new PlacementEngine();
+
+    /**
+     * Waiters of {@link #placementAfter}: a generation counter the event
+     * thread bumps (never blocking: it only takes the monitor to notify), and
+     * the monitor waiters sleep on between two reads of the placement.
+     */
+    private final AtomicLong generation = new AtomicLong();
+    private final Object changed = new Object();
+    private final Semaphore waiters = new Semaphore(MAX_WAITERS);
     private final PodListener podListener = this::podEvent;
     private final DeviceListener deviceListener = this::deviceEvent;
     private final LeadershipEventListener leadershipListener = new InternalLeadershipListener();
@@ -174,6 +189,65 @@ public class PlacementManager extends AbstractListenerManager<PlacementEvent, Pl
         }
         instances.sort(Comparator.comparingInt(InstanceStatus::id));
         return PlacementState.of(rec.version, groups, instances, rec.moves, rec.lastFailover);
+    }
+
+    @Override
+    public PlacementState placementAfter(long version, long maxWaitMillis) throws InterruptedException {
+        checkArgument(maxWaitMillis >= 0, "maxWaitMillis %s is negative", maxWaitMillis);
+        long seen = generation.get();
+        PlacementState now = placement();
+        if (now.version() != version || maxWaitMillis == 0 || !waiters.tryAcquire()) {
+            return now;
+        }
+        try {
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(maxWaitMillis);
+            while (true) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return now;
+                }
+                synchronized (changed) {
+                    // read the placement outside the monitor: a map read may take a while,
+                    // and the event thread must never wait for this one
+                    if (generation.get() == seen) {
+                        TimeUnit.NANOSECONDS.timedWait(changed, left);
+                    }
+                }
+                seen = generation.get();
+                now = placement();
+                if (now.version() != version) {
+                    return now;
+                }
+            }
+        } finally {
+            waiters.release();
+        }
+    }
+
+    /**
+     * Returns how many callers of {@link #placementAfter} wait now (tests).
+     *
+     * @return waiting callers
+     */
+    public int placementAfterWaiting() {
+        return MAX_WAITERS - waiters.availablePermits();
+    }
+
+    /**
+     * Returns how many callers of {@link #placementAfter} may wait at once (tests).
+     *
+     * @return the bound
+     */
+    public int placementAfterMaxWaiters() {
+        return MAX_WAITERS;
+    }
+
+    /** Wakes the callers of {@link #placementAfter}: what placement() answers may have changed. */
+    private void placementMayHaveChanged() {
+        generation.incrementAndGet();
+        synchronized (changed) {
+            changed.notifyAll();
+        }
     }
 
     @Override
@@ -298,7 +372,9 @@ public class PlacementManager extends AbstractListenerManager<PlacementEvent, Pl
         }
         Placement base = Placement.of(instances, reasons);
         Set<Integer> available = available(pod);
-        boolean needsMove = base.instances().values().stream().anyMatch(id -> !available.contains(id));
+        // a record of an older version, or an update of the pod, may split an S-tag between instances
+        boolean needsMove = base.instances().values().stream().anyMatch(id -> !available.contains(id))
+                || !engine.keepsSharedStagsTogether(pod, base);
         Placement next = needsMove ? engine.rebalance(pod, base, available) : base;
         store(pod, samePod ? rec : null, next);
     }
@@ -358,7 +434,37 @@ public class PlacementManager extends AbstractListenerManager<PlacementEvent, Pl
         if (event.type() == PodEvent.Type.CONFIG_REJECTED) {
             return;
         }
+        // a pod coming or going changes what placement() answers (EMPTY without a pod)
+        placementMayHaveChanged();
+        if (event.type() == PodEvent.Type.POD_REMOVED) {
+            String removed = event.subject().name();
+            executor.execute(() -> forget(removed));
+            return;
+        }
         executor.execute(this::reconcile);
+    }
+
+    /**
+     * The pod was removed from the netcfg: its placement goes with it (leader
+     * only), so that the same pod pushed again starts where its file states
+     * instead of where the removed one had moved its groups. The record stays,
+     * emptied, so the version keeps growing across the removal; the health
+     * declarations stay too (they are about instances, and a control plane
+     * reports a death once).
+     */
+    private void forget(String pod) {
+        if (!isLeader()) {
+            return;
+        }
+        synchronized (this) {
+            PlacementRecord rec = store.placement();
+            if (rec == null || !rec.pod.equals(pod) || rec.placement().reasons().isEmpty()) {
+                return;
+            }
+            log.info("bngpod: pod {} removed: its placement (version {}) is forgotten", pod, rec.version);
+            store.setPlacement(new PlacementRecord(rec.pod, rec.version + 1, Placement.of(Map.of(), Map.of()),
+                                                   rec.available, rec.moves, rec.lastFailover));
+        }
     }
 
     private void deviceEvent(DeviceEvent event) {
@@ -413,6 +519,7 @@ public class PlacementManager extends AbstractListenerManager<PlacementEvent, Pl
         if (was == null || !Objects.equals(was.instances, now.instances) || !was.pod.equals(now.pod)) {
             post(new PlacementEvent(PlacementEvent.Type.PLACEMENT_CHANGED, state));
         }
+        placementMayHaveChanged();
     }
 
     private class InternalStoreDelegate implements PlacementStoreDelegate {

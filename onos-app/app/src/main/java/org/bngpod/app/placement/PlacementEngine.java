@@ -47,11 +47,23 @@ import static com.google.common.base.Preconditions.checkNotNull;
  * bandwidth capacity) after taking the group; ties go to the lower instance
  * id. A group that fits nowhere stays unplaced, with the reason.</p>
  *
- * <p>One more rule, whatever the capacity: an instance never serves two
- * groups whose lines use the same S-tag on different access ports (the DP
- * tells a frame's access port by the S-tag). A stated group that would break
- * it stays unplaced until a re-balance; a group is never kept or moved where
- * it would break it.</p>
+ * <p>Two more rules, whatever the capacity:</p>
+ * <ul>
+ *   <li>Line groups that split an S-tag of an access port by C-tag (lg3 and
+ *   lg4 of the lab, both on S-tag 300 of access3) are placed together, as one
+ *   bundle: the switch pipelines ONOS drives cannot match the C-tag (ONOS
+ *   2.5.6's OpenFlow 1.3 provider does not encode INNER_VLAN_VID; OF-DPA
+ *   bridges on one VLAN id), so the whole S-tag goes to one instance. A
+ *   bundle is placed where its first group (in the engine's order) is, or is
+ *   stated, and moves whole, its demand the sum of its groups'; a group that
+ *   joins it elsewhere than the pod file states is marked
+ *   {@link Reason.Kind#SHARED_STAG}. Only the static fold (two OVS tables)
+ *   splits an S-tag across instances.</li>
+ *   <li>An instance never serves two groups whose lines use the same S-tag on
+ *   different access ports (the DP tells a frame's access port by the S-tag).
+ *   A stated group that would break it stays unplaced until a re-balance; a
+ *   group is never kept or moved where it would break it.</li>
+ * </ul>
  */
 public final class PlacementEngine {
 
@@ -61,6 +73,14 @@ public final class PlacementEngine {
             Comparator.comparingLong((Demand d) -> d.sessions).reversed()
                     .thenComparing(Comparator.comparingLong((Demand d) -> d.bandwidth).reversed())
                     .thenComparing(d -> d.group);
+
+    private static final Comparator<Bundle> BUNDLE_ORDER =
+            Comparator.comparingLong((Bundle b) -> b.sessions).reversed()
+                    .thenComparing(Comparator.comparingLong((Bundle b) -> b.bandwidth).reversed())
+                    .thenComparing(b -> b.members.get(0).group);
+
+    /** Why groups that share an S-tag go together (their reasons say it). */
+    static final String SPLIT_STAG = "and ONOS's switch pipelines cannot split an S-tag by C-tag";
 
     private final Capacity capacity;
 
@@ -147,7 +167,9 @@ public final class PlacementEngine {
      * Groups of an instance are counted in the engine's order; one that does
      * not fit after the ones before it stays on its instance, marked
      * {@link Reason.Kind#OVER_CAPACITY}, and is not counted in the load. A
-     * group no instance lists is unplaced.
+     * group no instance lists is unplaced. Groups that share an S-tag go
+     * where the first of them is stated ({@link Reason.Kind#SHARED_STAG} for
+     * those the pod file puts elsewhere or nowhere).
      *
      * @param pod the pod
      * @return the stated placement
@@ -158,33 +180,51 @@ public final class PlacementEngine {
                 .collect(Collectors.toSet()));
         Map<String, Integer> instances = new HashMap<>();
         Map<String, Reason> reasons = new HashMap<>();
-        for (Demand d : demands(pod)) {
-            Optional<DpInstance> stated = pod.instanceOf(d.group);
-            if (stated.isEmpty()) {
-                reasons.put(d.group, Reason.of(Reason.Kind.UNPLACED, String.format(
-                        Locale.ROOT, "%s: unplaced: the pod file places it on no instance (needs %s)",
-                        d.group, d.needs())));
+        for (Bundle b : bundles(pod)) {
+            Demand lead = b.members.stream().filter(d -> pod.instanceOf(d.group).isPresent()).findFirst()
+                    .orElse(null);
+            if (lead == null) {
+                for (Demand d : b.members) {
+                    reasons.put(d.group, Reason.of(Reason.Kind.UNPLACED, String.format(
+                            Locale.ROOT, "%s: unplaced%s: the pod file places it on no instance (needs %s)",
+                            d.group, b.with(d), d.needs())));
+                }
                 continue;
             }
-            Load load = loads.get(stated.get().id());
-            String conflict = load.conflict(d);
+            Load load = loads.get(pod.instanceOf(lead.group).get().id());
+            String conflict = load.conflict(b);
             if (conflict != null) {
-                reasons.put(d.group, Reason.of(Reason.Kind.UNPLACED, String.format(
-                        Locale.ROOT, "%s: unplaced: the pod file states %s, but %s; a re-balance places it",
-                        d.group, load.label(), conflict)));
+                for (Demand d : b.members) {
+                    reasons.put(d.group, Reason.of(Reason.Kind.UNPLACED, String.format(
+                            Locale.ROOT, "%s: unplaced: the pod file states %s, but %s; a re-balance places it",
+                            d.group, pod.instanceOf(d.group).map(PlacementEngine::label).orElse("no instance"),
+                            conflict)));
+                }
                 continue;
             }
-            instances.put(d.group, load.instance.id());
-            if (load.fits(d)) {
+            boolean fits = load.fits(b);
+            for (Demand d : b.members) {
+                instances.put(d.group, load.instance.id());
+                Optional<DpInstance> stated = pod.instanceOf(d.group);
+                boolean here = stated.isPresent() && stated.get().id() == load.instance.id();
+                if (!fits) {
+                    reasons.put(d.group, Reason.of(Reason.Kind.OVER_CAPACITY, String.format(
+                            Locale.ROOT, "%s: on %s %s, but over capacity: needs %s, "
+                                    + "has %s after larger groups; a re-balance moves it",
+                            d.group, load.label(), here ? "as the pod file states" : b.joining(d, statedText(stated)),
+                            b.needs(), load.free())));
+                    continue;
+                }
                 load.add(d);
-                reasons.put(d.group, Reason.of(Reason.Kind.STATED, String.format(
-                        Locale.ROOT, "%s: on %s as the pod file states; needs %s, leaving %s",
-                        d.group, load.label(), d.needs(), load.free())));
-            } else {
-                reasons.put(d.group, Reason.of(Reason.Kind.OVER_CAPACITY, String.format(
-                        Locale.ROOT, "%s: on %s as the pod file states, but over capacity: needs %s, "
-                                + "has %s after larger groups; a re-balance moves it",
-                        d.group, load.label(), d.needs(), load.free())));
+                if (here) {
+                    reasons.put(d.group, Reason.of(Reason.Kind.STATED, String.format(
+                            Locale.ROOT, "%s: on %s%s as the pod file states; needs %s, leaving %s",
+                            d.group, load.label(), b.with(d), d.needs(), load.free())));
+                } else {
+                    reasons.put(d.group, Reason.of(Reason.Kind.SHARED_STAG, String.format(
+                            Locale.ROOT, "%s: on %s %s; needs %s, leaving %s",
+                            d.group, load.label(), b.joining(d, statedText(stated)), d.needs(), load.free())));
+                }
             }
         }
         return Placement.of(instances, reasons);
@@ -195,9 +235,10 @@ public final class PlacementEngine {
      * line groups as possible: a group stays where it is when its instance is
      * available and has room for it (groups counted in the engine's order);
      * every other group goes to the available instance left with the most
-     * headroom, or stays unplaced when none can take it. Ids that are not
-     * instances of the pod are ignored; groups of the current placement that
-     * are not in the pod are dropped.
+     * headroom, or stays unplaced when none can take it. Groups that share an
+     * S-tag stay or move together, where the first of them is (the others
+     * join it there). Ids that are not instances of the pod are ignored;
+     * groups of the current placement that are not in the pod are dropped.
      *
      * @param pod                the pod
      * @param current            the current placement
@@ -211,22 +252,39 @@ public final class PlacementEngine {
         Map<Integer, Load> loads = loads(pod, available);
         Map<String, Integer> instances = new HashMap<>();
         Map<String, Reason> reasons = new HashMap<>();
-        List<Demand> toMove = new ArrayList<>();
-        Map<String, String> causes = new HashMap<>();
+        List<Bundle> toMove = new ArrayList<>();
+        Map<Bundle, String> causes = new HashMap<>();
 
-        for (Demand d : demands(pod)) {
-            Integer id = current.instanceOf(d.group).orElse(null);
+        for (Bundle b : bundles(pod)) {
+            // a bundle is where its first placed group is; the others join it there
+            Demand lead = b.members.stream().filter(d -> current.instanceOf(d.group).isPresent()).findFirst()
+                    .orElse(b.members.get(0));
+            Integer id = current.instanceOf(lead.group).orElse(null);
             Load load = id == null ? null : loads.get(id);
-            String conflict = load == null ? null : load.conflict(d);
-            if (load != null && load.fits(d) && conflict == null) {
-                load.add(d);
-                instances.put(d.group, id);
-                Reason before = current.reason(d.group).orElse(null);
-                boolean keep = before != null && (before.kind() == Reason.Kind.STATED
-                        || before.kind() == Reason.Kind.MOVED || before.kind() == Reason.Kind.KEPT);
-                reasons.put(d.group, keep ? before : Reason.of(Reason.Kind.KEPT, String.format(
-                        Locale.ROOT, "%s: kept on %s, which has room for it: needs %s, leaving %s",
-                        d.group, load.label(), d.needs(), load.free())));
+            String conflict = load == null ? null : load.conflict(b);
+            if (load != null && load.fits(b) && conflict == null) {
+                for (Demand d : b.members) {
+                    load.add(d);
+                    instances.put(d.group, id);
+                    Reason before = current.reason(d.group).orElse(null);
+                    boolean wasHere = current.instanceOf(d.group).equals(Optional.of(id));
+                    boolean keep = wasHere && before != null && (before.kind() == Reason.Kind.STATED
+                            || before.kind() == Reason.Kind.MOVED || before.kind() == Reason.Kind.KEPT
+                            || before.kind() == Reason.Kind.SHARED_STAG);
+                    if (keep) {
+                        reasons.put(d.group, before);
+                    } else if (wasHere) {
+                        reasons.put(d.group, Reason.of(Reason.Kind.KEPT, String.format(
+                                Locale.ROOT, "%s: kept on %s%s, which has room for it: needs %s, leaving %s",
+                                d.group, load.label(), b.with(d), d.needs(), load.free())));
+                    } else {
+                        reasons.put(d.group, Reason.of(Reason.Kind.SHARED_STAG, String.format(
+                                Locale.ROOT, "%s: on %s %s; needs %s, leaving %s", d.group, load.label(),
+                                b.joining(d, current.instanceOf(d.group).flatMap(pod::instance)
+                                        .map(i -> "on " + label(i)).orElse("unplaced")), d.needs(),
+                                load.free())));
+                    }
+                }
                 continue;
             }
             String cause;
@@ -242,24 +300,26 @@ public final class PlacementEngine {
                 cause = String.format(Locale.ROOT, "%s over capacity (has %s after larger groups)",
                                       load.label(), load.free());
             }
-            toMove.add(d);
-            causes.put(d.group, cause);
+            toMove.add(b);
+            causes.put(b, cause);
         }
 
-        for (Demand d : toMove) {
-            String cause = causes.get(d.group);
-            Comparator<Load> mostHeadroomFirst = ((Comparator<Load>) (a, b) -> compareAfter(b, a, d))
+        for (Bundle b : toMove) {
+            String cause = causes.get(b);
+            Comparator<Load> mostHeadroomFirst = ((Comparator<Load>) (x, y) -> compareAfter(y, x, b))
                     .thenComparingInt(l -> l.instance.id());
-            List<Load> candidates = loads.values().stream().filter(l -> l.fits(d) && l.conflict(d) == null)
+            List<Load> candidates = loads.values().stream().filter(l -> l.fits(b) && l.conflict(b) == null)
                     .sorted(mostHeadroomFirst).collect(Collectors.toList());
             if (candidates.isEmpty()) {
                 String others = loads.isEmpty() ? "no instance is available"
-                        : loads.values().stream().map(l -> l.conflict(d) != null ? l.label() + ": " + l.conflict(d)
+                        : loads.values().stream().map(l -> l.conflict(b) != null ? l.label() + ": " + l.conflict(b)
                                 : l.label() + " has " + l.free())
                         .collect(Collectors.joining("; "));
-                reasons.put(d.group, Reason.of(Reason.Kind.UNPLACED, String.format(
-                        Locale.ROOT, "%s: %s; unplaced: no available instance can take %s (%s)",
-                        d.group, cause, d.needs(), others)));
+                for (Demand d : b.members) {
+                    reasons.put(d.group, Reason.of(Reason.Kind.UNPLACED, String.format(
+                            Locale.ROOT, "%s: %s; unplaced: no available instance can take %s%s (%s)",
+                            d.group, cause, b.needs(), b.with(d), others)));
+                }
                 continue;
             }
             Load best = candidates.get(0);
@@ -267,23 +327,111 @@ public final class PlacementEngine {
             if (candidates.size() > 1) {
                 Load next = candidates.get(1);
                 runnerUp = String.format(Locale.ROOT, "next best %s would have left %s%s", next.label(),
-                                         next.freeAfter(d),
-                                         compareAfter(best, next, d) == 0 ? " (tie: lower id wins)" : "");
+                                         next.freeAfter(b),
+                                         compareAfter(best, next, b) == 0 ? " (tie: lower id wins)" : "");
             }
-            String freeAfter = best.freeAfter(d);
-            best.add(d);
-            instances.put(d.group, best.instance.id());
-            reasons.put(d.group, Reason.of(Reason.Kind.MOVED, String.format(
-                    Locale.ROOT, "%s: %s; moved to %s (most headroom: needs %s, leaving %s; %s)",
-                    d.group, cause, best.label(), d.needs(), freeAfter, runnerUp)));
+            String freeAfter = best.freeAfter(b);
+            for (Demand d : b.members) {
+                best.add(d);
+                instances.put(d.group, best.instance.id());
+                reasons.put(d.group, Reason.of(Reason.Kind.MOVED, String.format(
+                        Locale.ROOT, "%s: %s; moved to %s%s (most headroom: needs %s, leaving %s; %s)",
+                        d.group, cause, best.label(), b.with(d), b.needs(), freeAfter, runnerUp)));
+            }
         }
         return Placement.of(instances, reasons);
+    }
+
+    /**
+     * Returns whether every group of a placement that shares an S-tag of an
+     * access port with others is placed on the same instance as them (or
+     * all of them are unplaced): what the switch pipelines ONOS drives can
+     * steer.
+     *
+     * @param pod       the pod
+     * @param placement a placement of it
+     * @return true when no S-tag is split between instances
+     */
+    public boolean keepsSharedStagsTogether(Pod pod, Placement placement) {
+        checkNotNull(pod, "pod is null");
+        checkNotNull(placement, "placement is null");
+        for (Bundle b : bundles(pod)) {
+            Set<Optional<Integer>> where = b.members.stream().map(d -> placement.instanceOf(d.group))
+                    .collect(Collectors.toSet());
+            if (where.size() > 1) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private List<Demand> demands(Pod pod) {
         return pod.lineGroups().stream()
                 .map(g -> new Demand(g.name(), expectedSessions(pod, g), bandwidth(pod, g), g.lines()))
                 .sorted(ORDER).collect(Collectors.toList());
+    }
+
+    /**
+     * The groups as the engine places them: each group alone, except groups
+     * that share an S-tag of an access port (directly or through another
+     * group), which are one bundle. Bundles come in the engine's order of
+     * their summed demand, their groups in the engine's order.
+     */
+    private List<Bundle> bundles(Pod pod) {
+        List<Demand> demands = demands(pod);
+        int[] parent = new int[demands.size()];
+        for (int i = 0; i < parent.length; i++) {
+            parent[i] = i;
+        }
+        List<int[]> edges = new ArrayList<>();
+        List<String> whys = new ArrayList<>();
+        for (int i = 0; i < demands.size(); i++) {
+            for (int j = i + 1; j < demands.size(); j++) {
+                String why = sharedStag(demands.get(i), demands.get(j));
+                if (why != null) {
+                    edges.add(new int[] {i, j});
+                    whys.add(why);
+                    int a = find(parent, i);
+                    int b = find(parent, j);
+                    parent[Math.max(a, b)] = Math.min(a, b);
+                }
+            }
+        }
+        Map<Integer, List<Demand>> members = new TreeMap<>();
+        for (int i = 0; i < demands.size(); i++) {
+            members.computeIfAbsent(find(parent, i), k -> new ArrayList<>()).add(demands.get(i));
+        }
+        Map<Integer, List<String>> shared = new HashMap<>();
+        for (int e = 0; e < edges.size(); e++) {
+            shared.computeIfAbsent(find(parent, edges.get(e)[0]), k -> new ArrayList<>()).add(whys.get(e));
+        }
+        List<Bundle> bundles = new ArrayList<>();
+        members.forEach((r, list) -> bundles.add(new Bundle(list, shared.getOrDefault(r, List.of()))));
+        bundles.sort(BUNDLE_ORDER);
+        return bundles;
+    }
+
+    private static int find(int[] parent, int i) {
+        while (parent[i] != i) {
+            parent[i] = parent[parent[i]];
+            i = parent[i];
+        }
+        return i;
+    }
+
+    /** What two groups share on one access port (an S-tag they split by C-tag), or null. */
+    private static String sharedStag(Demand a, Demand b) {
+        for (AccessLine x : a.lines) {
+            for (AccessLine y : b.lines) {
+                if (x.port().equals(y.port()) && x.stag().overlaps(y.stag())) {
+                    int first = Math.max(x.stag().min(), y.stag().min());
+                    int last = Math.min(x.stag().max(), y.stag().max());
+                    String tags = first == last ? "S-tag " + first : "S-tags " + first + "-" + last;
+                    return String.format(Locale.ROOT, "%s and %s share %s on %s", a.group, b.group, tags, x.port());
+                }
+            }
+        }
+        return null;
     }
 
     private Map<Integer, Load> loads(Pod pod, Set<Integer> ids) {
@@ -300,10 +448,15 @@ public final class PlacementEngine {
      * Compares the headroom two instances would keep after taking a group:
      * the smaller of their free session and free bandwidth fractions, exactly.
      */
-    private static int compareAfter(Load a, Load b, Demand d) {
+    private static int compareAfter(Load a, Load b, Bundle d) {
         Fraction fa = a.headroomAfter(d);
         Fraction fb = b.headroomAfter(d);
         return fa.compareTo(fb);
+    }
+
+    private static String statedText(Optional<DpInstance> stated) {
+        return stated.map(i -> "on " + label(i) + " as the pod file states")
+                .orElse("unplaced as the pod file leaves it");
     }
 
     private static String label(DpInstance instance) {
@@ -343,7 +496,49 @@ public final class PlacementEngine {
         }
     }
 
-    /** A non-negative fraction, compared exactly. */
+    /**
+     * Groups that go together: one group, or the groups that share an S-tag
+     * of an access port. Its demand is the sum of theirs.
+     */
+    private static final class Bundle {
+        final List<Demand> members;
+        final List<String> shared;
+        final long sessions;
+        final long bandwidth;
+
+        Bundle(List<Demand> members, List<String> shared) {
+            this.members = List.copyOf(members);
+            this.shared = List.copyOf(shared);
+            this.sessions = saturate(members.stream().map(d -> BigInteger.valueOf(d.sessions))
+                                             .reduce(BigInteger.ZERO, BigInteger::add));
+            this.bandwidth = saturate(members.stream().map(d -> BigInteger.valueOf(d.bandwidth))
+                                              .reduce(BigInteger.ZERO, BigInteger::add));
+        }
+
+        /** What the bundle needs: with others, the sum, so named. */
+        String needs() {
+            String both = sessions(sessions) + " and " + rate(bandwidth);
+            return members.size() == 1 ? both : "together " + both;
+        }
+
+        /** The other groups of d's bundle and why, for d's reason; "" for a group alone. */
+        String with(Demand d) {
+            if (members.size() == 1) {
+                return "";
+            }
+            String others = members.stream().filter(m -> m != d).map(m -> m.group).collect(Collectors.joining(", "));
+            return String.format(Locale.ROOT, " with %s (%s, %s)", others, String.join("; ", shared), SPLIT_STAG);
+        }
+
+        /** Why d is with its bundle instead of where it would be (instead: "on dp3 (id 3)", ...). */
+        String joining(Demand d, String instead) {
+            String others = members.stream().filter(m -> m != d).map(m -> m.group).collect(Collectors.joining(", "));
+            return String.format(Locale.ROOT, "with %s, not %s: %s, %s", others, instead,
+                                 String.join("; ", shared), SPLIT_STAG);
+        }
+    }
+
+    /** A line of a group an instance serves. */
     private static final class GroupLine {
         final String group;
         final AccessLine line;
@@ -396,8 +591,8 @@ public final class PlacementEngine {
             return bandwidthCapacity - bandwidth;
         }
 
-        boolean fits(Demand d) {
-            return d.sessions <= freeSessions() && d.bandwidth <= freeBandwidth();
+        boolean fits(Bundle b) {
+            return b.sessions <= freeSessions() && b.bandwidth <= freeBandwidth();
         }
 
         void add(Demand d) {
@@ -411,24 +606,26 @@ public final class PlacementEngine {
          * identity at an instance), so one instance must never serve the same
          * S-tag on two access ports.
          */
-        String conflict(Demand d) {
-            for (AccessLine mine : d.lines) {
-                for (GroupLine other : lines) {
-                    if (!mine.port().equals(other.line.port()) && mine.stag().overlaps(other.line.stag())) {
-                        VlanRange a = mine.stag();
-                        VlanRange b = other.line.stag();
-                        int first = Math.max(a.min(), b.min());
-                        return String.format(Locale.ROOT, "S-tag %d of %s on %s is %s's on %s there",
-                                             first, d.group, mine.port(), other.group, other.line.port());
+        String conflict(Bundle b) {
+            for (Demand d : b.members) {
+                for (AccessLine mine : d.lines) {
+                    for (GroupLine other : lines) {
+                        if (!mine.port().equals(other.line.port()) && mine.stag().overlaps(other.line.stag())) {
+                            VlanRange x = mine.stag();
+                            VlanRange y = other.line.stag();
+                            int first = Math.max(x.min(), y.min());
+                            return String.format(Locale.ROOT, "S-tag %d of %s on %s is %s's on %s there",
+                                                 first, d.group, mine.port(), other.group, other.line.port());
+                        }
                     }
                 }
             }
             return null;
         }
 
-        Fraction headroomAfter(Demand d) {
-            return new Fraction(freeSessions() - d.sessions, sessionCapacity)
-                    .min(new Fraction(freeBandwidth() - d.bandwidth, bandwidthCapacity));
+        Fraction headroomAfter(Bundle b) {
+            return new Fraction(freeSessions() - b.sessions, sessionCapacity)
+                    .min(new Fraction(freeBandwidth() - b.bandwidth, bandwidthCapacity));
         }
 
         String label() {
@@ -440,10 +637,10 @@ public final class PlacementEngine {
                                  sessionCapacity, rate(freeBandwidth()), rate(bandwidthCapacity));
         }
 
-        String freeAfter(Demand d) {
+        String freeAfter(Bundle b) {
             return String.format(Locale.ROOT, "%,d of %,d sessions and %s of %s free",
-                                 freeSessions() - d.sessions, sessionCapacity,
-                                 rate(freeBandwidth() - d.bandwidth), rate(bandwidthCapacity));
+                                 freeSessions() - b.sessions, sessionCapacity,
+                                 rate(freeBandwidth() - b.bandwidth), rate(bandwidthCapacity));
         }
     }
 }

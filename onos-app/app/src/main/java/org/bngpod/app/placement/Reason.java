@@ -23,7 +23,13 @@ public final class Reason {
         /** Moved (or placed) by a re-balance onto the instance with the most headroom. */
         MOVED,
         /** On no instance: none is stated, or none available can take it. */
-        UNPLACED
+        UNPLACED,
+        /**
+         * With the line groups it shares an S-tag with (split by C-tag), not
+         * where the pod file states it: ONOS's switch pipelines cannot steer
+         * one S-tag to two instances.
+         */
+        SHARED_STAG
     }
 
     private final Kind kind;

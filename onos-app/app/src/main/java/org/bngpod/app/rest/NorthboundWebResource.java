@@ -16,8 +16,10 @@ import javax.ws.rs.GET;
 import javax.ws.rs.POST;
 import javax.ws.rs.Path;
 import javax.ws.rs.Produces;
+import javax.ws.rs.QueryParam;
 import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.Response;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The operator's northbound: GET /pod, /lines, /placement,
@@ -76,17 +78,62 @@ public class NorthboundWebResource extends AbstractWebResource {
         return ok(root).build();
     }
 
+    /** The longest a GET /placement may wait for a newer version, in seconds. */
+    static final int MAX_WAIT_SECONDS = 60;
+
     /**
-     * The placement (Contract B; the control plane polls it).
+     * The placement (Contract B). With {@code after=V} and {@code wait=S} it is
+     * a long poll: the answer comes as soon as the version differs from V, or
+     * after S seconds (at most {@value #MAX_WAIT_SECONDS}) with the current
+     * placement; the control plane follows failovers that way.
      *
-     * @return 200 placement
+     * @param after the version the caller has seen (optional)
+     * @param wait  seconds to wait for a newer one (optional, with after; default 0)
+     * @return 200 placement; 400 for a bad after or wait
      */
     @Allowed({Roles.ADMIN, Roles.VIEWER, Roles.CP})
     @GET
     @Path("placement")
     @Produces(MediaType.APPLICATION_JSON)
-    public Response placement() {
-        return ok(codec(PlacementState.class).encode(get(PlacementService.class).placement(), this)).build();
+    public Response placement(@QueryParam("after") String after, @QueryParam("wait") String wait) {
+        PlacementService service = get(PlacementService.class);
+        PlacementState state;
+        if (after == null) {
+            if (wait != null) {
+                throw RestSupport.fail(Response.Status.BAD_REQUEST, "wait: only with after");
+            }
+            state = service.placement();
+        } else {
+            long seen = number("after", after, Long.MAX_VALUE);
+            long seconds = wait == null ? 0 : number("wait", wait, MAX_WAIT_SECONDS);
+            try {
+                state = service.placementAfter(seen, TimeUnit.SECONDS.toMillis(seconds));
+            } catch (InterruptedException e) {
+                // the container is stopping: answer with what there is
+                Thread.currentThread().interrupt();
+                state = service.placement();
+            }
+        }
+        return ok(codec(PlacementState.class).encode(state, this)).build();
+    }
+
+    /** A query parameter that must be an integer 0..max, written in decimal digits. */
+    private static long number(String name, String text, long max) {
+        if (text.isEmpty() || text.length() > 32 || !text.chars().allMatch(c -> c >= '0' && c <= '9')) {
+            String shown = text.length() > 32 ? text.substring(0, 32) + "..." : text;
+            throw RestSupport.fail(Response.Status.BAD_REQUEST,
+                                   name + ": expected an integer 0.." + max + ", got \"" + shown + "\"");
+        }
+        long v;
+        try {
+            v = Long.parseLong(text);
+        } catch (NumberFormatException e) {
+            v = -1;
+        }
+        if (v < 0 || v > max) {
+            throw RestSupport.fail(Response.Status.BAD_REQUEST, name + ": " + text + " is out of range 0.." + max);
+        }
+        return v;
     }
 
     /**
@@ -101,7 +148,7 @@ public class NorthboundWebResource extends AbstractWebResource {
     @Produces(MediaType.APPLICATION_JSON)
     public Response rebalance() {
         get(PlacementService.class).rebalance();
-        return placement();
+        return placement(null, null);
     }
 
     /**

@@ -9,6 +9,7 @@ import org.onosproject.net.flow.TrafficSelector;
 import org.onosproject.net.flow.TrafficTreatment;
 import org.onosproject.net.flowobjective.DefaultForwardingObjective;
 import org.onosproject.net.flowobjective.ForwardingObjective;
+import org.onosproject.net.packet.PacketPriority;
 
 import java.util.Objects;
 
@@ -25,11 +26,21 @@ import static com.google.common.base.Preconditions.checkNotNull;
  */
 public final class Steer {
 
+    /**
+     * Priority of ONOS's own punts to the controller
+     * ({@code PacketPriority.CONTROL}): the host provider's
+     * {@code arp -> CONTROLLER} (app org.onosproject.openflow, unless its
+     * requestArp is false) and the LLDP provider's. The steers sit above it,
+     * so that the fold wins for every frame it steers (the core router's and
+     * the instances' ARP above all); the drop sits below it, so that what no
+     * steer takes still reaches those punts when they are installed.
+     */
+    public static final int PRIORITY_ONOS_PUNT = PacketPriority.CONTROL.priorityValue();
     /** Priority of the ARP steers (more specific than the MAC steers they overlap). */
-    public static final int PRIORITY_ARP = 300;
+    public static final int PRIORITY_ARP = PRIORITY_ONOS_PUNT + 300;
     /** Priority of the line and core-MAC steers. */
-    public static final int PRIORITY_STEER = 200;
-    /** Priority of the drop that catches everything no steer takes. */
+    public static final int PRIORITY_STEER = PRIORITY_ONOS_PUNT + 200;
+    /** Priority of the drop that catches everything no steer (and no punt of ONOS) takes. */
     public static final int PRIORITY_DROP = 0;
 
     /** Instance id of steers that belong to no instance (the drop). */

@@ -6,7 +6,6 @@ import org.bngpod.api.DpInstance;
 import org.bngpod.api.LineGroup;
 import org.bngpod.api.Pod;
 import org.bngpod.api.SwitchPort;
-import org.bngpod.api.VlanRange;
 import org.bngpod.app.placement.Placement;
 import org.onlab.packet.EthType;
 import org.onlab.packet.IpAddress;
@@ -16,8 +15,15 @@ import org.onosproject.net.PortNumber;
 import org.onosproject.net.flow.DefaultTrafficSelector;
 import org.onosproject.net.flow.TrafficSelector;
 
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 import static com.google.common.base.Preconditions.checkNotNull;
 import static org.bngpod.app.steering.Steer.Kind;
@@ -29,10 +35,13 @@ import static org.bngpod.app.steering.Steer.PRIORITY_STEER;
  * instance its line group is placed on, and the core side reaches the
  * instances by MAC. docs/onos/steering.md has the table.
  *
- * <p>OpenFlow matches no ranges, so every S-tag of a line is its own steer,
- * and a line that holds only a C-tag range of its S-tags (an S-tag split
- * between groups) gets one steer per (S-tag, C-tag), matching the inner VLAN
- * exactly: ONOS has no masked VLAN criterion.</p>
+ * <p>OpenFlow matches no ranges, so every S-tag of a line is its own steer.
+ * The steers match the outer VLAN only: ONOS 2.5.6's OpenFlow 1.3 provider
+ * does not encode an inner-VLAN criterion (it would send the rule without
+ * it, docs/onos/steering.md), so an S-tag that line groups split by C-tag is
+ * steered whole, to the one instance that serves all of them (the placement
+ * keeps them together). An S-tag whose groups are placed on different
+ * instances cannot be steered on such a switch: {@link UnsupportedPodException}.</p>
  */
 public final class SteeringPlan {
 
@@ -52,14 +61,13 @@ public final class SteeringPlan {
         checkNotNull(pod, "pod");
         checkNotNull(placement, "placement");
         ImmutableSet.Builder<Steer> steers = ImmutableSet.builder();
+        lineSteers(pod, placement, steers);
         for (LineGroup group : pod.lineGroups()) {
             Optional<DpInstance> instance = placement.instanceOf(group.name()).flatMap(pod::instance);
             if (instance.isEmpty()) {
                 continue;
             }
-            PortNumber instancePort = instancePort(pod, instance.get());
-            lineSteers(pod, group, instance.get().id(), instancePort, steers);
-            coreSteers(pod, group, instance.get().id(), instancePort, steers);
+            coreSteers(pod, group, instance.get().id(), instancePort(pod, instance.get()), steers);
         }
         steers.add(Steer.drop(DefaultTrafficSelector.emptySelector()));
         return steers.build();
@@ -93,35 +101,63 @@ public final class SteeringPlan {
         return instance.switchPort().orElseGet(() -> pod.switchPortOf(instance).number());
     }
 
-    private static void lineSteers(Pod pod, LineGroup group, int instance, PortNumber instancePort,
-                                   ImmutableSet.Builder<Steer> steers) {
-        for (AccessLine line : group.lines()) {
-            PortNumber access = pod.port(line.port()).map(SwitchPort::number).orElseThrow();
-            VlanRange stags = line.stag();
-            for (int s = stags.min(); s <= stags.max(); s++) {
-                VlanId stag = VlanId.vlanId((short) s);
-                if (line.ctag().isEmpty()) {
-                    steers.add(line(Kind.LINE_UP, group, instance, access, stag, null, instancePort));
-                    steers.add(line(Kind.LINE_DOWN, group, instance, instancePort, stag, null, access));
-                    continue;
-                }
-                VlanRange ctags = line.ctag().get();
-                for (int c = ctags.min(); c <= ctags.max(); c++) {
-                    VlanId ctag = VlanId.vlanId((short) c);
-                    steers.add(line(Kind.LINE_UP, group, instance, access, stag, ctag, instancePort));
-                    steers.add(line(Kind.LINE_DOWN, group, instance, instancePort, stag, ctag, access));
+    /**
+     * One steer each way per (access port, S-tag) of a placed group's line:
+     * the S-tag whole, to the instance serving every placed group that holds
+     * part of it. Steers of a shared S-tag belong to those groups together
+     * (their names joined by "+").
+     *
+     * @throws UnsupportedPodException if groups sharing an S-tag are placed on different instances
+     */
+    private static void lineSteers(Pod pod, Placement placement, ImmutableSet.Builder<Steer> steers) {
+        // (access port, S-tag) -> the groups holding part of it, in pod order
+        Map<List<Object>, Set<LineGroup>> holders = new LinkedHashMap<>();
+        for (LineGroup group : pod.lineGroups()) {
+            for (AccessLine line : group.lines()) {
+                for (int s = line.stag().min(); s <= line.stag().max(); s++) {
+                    holders.computeIfAbsent(List.of(line.port(), s), k -> new LinkedHashSet<>()).add(group);
                 }
             }
         }
+        List<String> split = new ArrayList<>();
+        for (Map.Entry<List<Object>, Set<LineGroup>> e : holders.entrySet()) {
+            String port = (String) e.getKey().get(0);
+            int s = (Integer) e.getKey().get(1);
+            Map<DpInstance, List<String>> served = new LinkedHashMap<>();
+            for (LineGroup group : e.getValue()) {
+                placement.instanceOf(group.name()).flatMap(pod::instance)
+                        .ifPresent(i -> served.computeIfAbsent(i, k -> new ArrayList<>()).add(group.name()));
+            }
+            if (served.size() > 1) {
+                split.add(String.format(Locale.ROOT, "S-tag %d on %s is split by C-tag between %s", s, port,
+                                        served.entrySet().stream().map(x -> String.join(", ", x.getValue())
+                                                + " on " + x.getKey().name() + " (id " + x.getKey().id() + ")")
+                                                .collect(Collectors.joining(" and "))));
+                continue;
+            }
+            if (served.isEmpty()) {
+                continue;
+            }
+            DpInstance instance = served.keySet().iterator().next();
+            String owners = String.join("+", served.get(instance));
+            PortNumber access = pod.port(port).map(SwitchPort::number).orElseThrow();
+            PortNumber instancePort = instancePort(pod, instance);
+            VlanId stag = VlanId.vlanId((short) s);
+            steers.add(line(Kind.LINE_UP, owners, instance.id(), access, stag, instancePort));
+            steers.add(line(Kind.LINE_DOWN, owners, instance.id(), instancePort, stag, access));
+        }
+        if (!split.isEmpty()) {
+            throw new UnsupportedPodException(
+                    "a single-table OpenFlow 1.3 switch cannot steer pod " + pod.name() + " so placed: "
+                            + split.get(0) + (split.size() > 1 ? " (and " + (split.size() - 1) + " more)" : "")
+                            + "; ONOS's OpenFlow 1.3 provider does not encode INNER_VLAN_VID, so such groups "
+                            + "must be placed together", split);
+        }
     }
 
-    private static Steer line(Kind kind, LineGroup group, int instance, PortNumber in,
-                              VlanId stag, VlanId ctag, PortNumber out) {
-        TrafficSelector.Builder match = DefaultTrafficSelector.builder().matchInPort(in).matchVlanId(stag);
-        if (ctag != null) {
-            match.matchInnerVlanId(ctag);
-        }
-        return Steer.forward(kind, instance, group.name(), PRIORITY_STEER, match.build(), out);
+    private static Steer line(Kind kind, String owners, int instance, PortNumber in, VlanId stag, PortNumber out) {
+        TrafficSelector match = DefaultTrafficSelector.builder().matchInPort(in).matchVlanId(stag).build();
+        return Steer.forward(kind, instance, owners, PRIORITY_STEER, match, out);
     }
 
     private static void coreSteers(Pod pod, LineGroup group, int instance, PortNumber instancePort,

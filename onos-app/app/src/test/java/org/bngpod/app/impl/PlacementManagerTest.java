@@ -7,6 +7,8 @@ import org.bngpod.api.Failover;
 import org.bngpod.api.PlacementEvent;
 import org.bngpod.api.PlacementState;
 import org.bngpod.api.PodEvent;
+import org.bngpod.app.placement.Placement;
+import org.bngpod.app.placement.Reason;
 import org.junit.After;
 import org.junit.Before;
 import org.junit.Test;
@@ -18,6 +20,7 @@ import java.io.IOException;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 import static org.hamcrest.MatcherAssert.assertThat;
@@ -93,6 +96,63 @@ public class PlacementManagerTest {
         assertEquals(List.of(PlacementEvent.Type.INSTANCE_UP), Testbed.types(events));
     }
 
+    /**
+     * A pod removed from the netcfg and pushed again is a new pod: it starts
+     * where the pod file states, not where the removed one had moved its
+     * groups (a real ONOS 2.5.6 brought the old moves back). The placement
+     * version goes on growing, so a control plane sees the change.
+     */
+    @Test
+    public void aPodPushedAgainAfterItsRemovalStartsFromThePodFile() {
+        bed.placement.declareDead(2, "cp1", "PFCP heartbeat lost");
+        bed.placement.declareAlive(2, "cp1");
+        assertEquals(Integer.valueOf(1), bed.instanceOf("lg2"));
+        long before = bed.placement.placement().version();
+
+        bed.netcfg.push(null);
+        assertEquals(0, bed.placement.placement().version());
+        assertTrue(bed.steeredInstances().isEmpty());
+        bed.netcfg.push(Testbed.fixturePod());
+
+        PlacementState state = bed.placement.placement();
+        assertEquals(Integer.valueOf(2), bed.instanceOf("lg2"));
+        assertEquals("STATED", state.group("lg2").orElseThrow().reasonKind());
+        assertTrue(state.version() + " after " + before, state.version() > before);
+        assertEquals(Set.of(1, 2), bed.steeredInstances());
+    }
+
+    /** Health is about instances and outlives the pod's removal: a control plane reports a death once. */
+    @Test
+    public void aPodPushedAgainStillAvoidsAnInstanceDeclaredDead() {
+        bed.placement.declareDead(2, "cp1", "PFCP heartbeat lost");
+        bed.netcfg.push(null);
+        bed.netcfg.push(Testbed.fixturePod());
+        PlacementState state = bed.placement.placement();
+        assertFalse(state.instance(2).orElseThrow().available());
+        assertEquals(Integer.valueOf(1), bed.instanceOf("lg2"));
+        assertEquals("MOVED", state.group("lg2").orElseThrow().reasonKind());
+    }
+
+    /** A stored placement that splits an S-tag (written before the rule) is joined at once. */
+    @Test
+    public void aStoredPlacementThatSplitsAnStagIsJoined() throws IOException {
+        bed.close();
+        bed = new Testbed(Testbed.goldenLabPod());
+        PlacementRecord rec = bed.store.placement();
+        Placement split = Placement.of(
+                Map.of("lg1", 1, "lg2", 2, "lg3", 3, "lg4", 4),
+                Map.of("lg1", Reason.of(Reason.Kind.STATED, "lg1"), "lg2", Reason.of(Reason.Kind.STATED, "lg2"),
+                       "lg3", Reason.of(Reason.Kind.STATED, "lg3"), "lg4", Reason.of(Reason.Kind.STATED, "lg4")));
+        bed.store.setPlacement(new PlacementRecord(rec.pod, rec.version + 1, split, rec.available, 0, null));
+        assertEquals(Integer.valueOf(3), bed.instanceOf("lg3"));
+
+        // as the leader does on its next event (a device, the pod, a declaration, the leadership)
+        bed.placement.reconcile();
+        assertEquals(Integer.valueOf(4), bed.instanceOf("lg3"));
+        assertEquals(Integer.valueOf(4), bed.instanceOf("lg4"));
+        assertEquals("SHARED_STAG", bed.placement.placementOf("lg3").orElseThrow().reasonKind());
+    }
+
     @Test
     public void unknownInstanceIsRefused() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
@@ -138,6 +198,17 @@ public class PlacementManagerTest {
      */
     private static ObjectNode labWithStandbyBesideDp3() throws IOException {
         ObjectNode pod = Testbed.goldenLabPod().deepCopy();
+        // lg4 without its half of S-tag 300: lg3 then goes where the pod file states
+        for (JsonNode group : pod.path("lineGroups")) {
+            if (group.path("name").asText().equals("lg4")) {
+                ArrayNode lines = (ArrayNode) group.path("lines");
+                for (int i = lines.size() - 1; i >= 0; i--) {
+                    if (lines.get(i).path("port").asText().equals("access3")) {
+                        lines.remove(i);
+                    }
+                }
+            }
+        }
         for (JsonNode instance : pod.path("instances")) {
             ArrayNode groups = (ArrayNode) instance.path("lineGroups");
             if (instance.path("name").asText().equals("dp4")) {

@@ -1,6 +1,7 @@
 package org.bngpod.app.impl;
 
 import com.google.common.util.concurrent.MoreExecutors;
+import org.onosproject.store.primitives.ConsistentMapBackedJavaMap;
 import org.onosproject.store.service.AsyncConsistentMap;
 import org.onosproject.store.service.ConsistentMap;
 import org.onosproject.store.service.ConsistentMapBuilder;
@@ -36,7 +37,10 @@ import java.util.function.Predicate;
  * deliver: Atomix times out ({@code ConsistentMapException.Timeout}) after
  * seconds, and events queued behind it are late or lost. Here such a call
  * throws the same exception at once and is recorded with its stack, so a test
- * fails on it even when the caller caught the exception.
+ * fails on it even when the caller caught the exception. Unlike
+ * TestStorageService's, its maps may be called from several threads at once
+ * (each call holds the map's lock; collections come back as copies), so that
+ * the emulated pod's controller (org.bngpod.app.emu) runs the app on them.
  */
 final class StoreThreadStorageService extends TestStorageService {
 
@@ -137,175 +141,176 @@ final class StoreThreadStorageService extends TestStorageService {
         }
 
         @Override
-        public Type primitiveType() {
+        public synchronized Type primitiveType() {
             return inner.primitiveType();
         }
 
         @Override
-        public int size() {
+        public synchronized int size() {
             check();
             return inner.size();
         }
 
         @Override
-        public boolean isEmpty() {
+        public synchronized boolean isEmpty() {
             check();
             return inner.isEmpty();
         }
 
         @Override
-        public boolean containsKey(K key) {
+        public synchronized boolean containsKey(K key) {
             check();
             return inner.containsKey(key);
         }
 
         @Override
-        public boolean containsValue(V value) {
+        public synchronized boolean containsValue(V value) {
             check();
             return inner.containsValue(value);
         }
 
         @Override
-        public Versioned<V> get(K key) {
+        public synchronized Versioned<V> get(K key) {
             check();
             return inner.get(key);
         }
 
         @Override
-        public Versioned<V> getOrDefault(K key, V defaultValue) {
+        public synchronized Versioned<V> getOrDefault(K key, V defaultValue) {
             check();
             Versioned<V> v = inner.get(key);
             return v != null ? v : new Versioned<>(defaultValue, 0);
         }
 
         @Override
-        public Versioned<V> computeIfAbsent(K key, Function<? super K, ? extends V> fn) {
+        public synchronized Versioned<V> computeIfAbsent(K key, Function<? super K, ? extends V> fn) {
             check();
             return inner.computeIfAbsent(key, fn);
         }
 
         @Override
-        public Versioned<V> compute(K key, BiFunction<? super K, ? super V, ? extends V> fn) {
+        public synchronized Versioned<V> compute(K key, BiFunction<? super K, ? super V, ? extends V> fn) {
             check();
             return inner.compute(key, fn);
         }
 
         @Override
-        public Versioned<V> computeIfPresent(K key, BiFunction<? super K, ? super V, ? extends V> fn) {
+        public synchronized Versioned<V> computeIfPresent(K key, BiFunction<? super K, ? super V, ? extends V> fn) {
             check();
             return inner.computeIfPresent(key, fn);
         }
 
         @Override
-        public Versioned<V> computeIf(K key, Predicate<? super V> condition,
+        public synchronized Versioned<V> computeIf(K key, Predicate<? super V> condition,
                                       BiFunction<? super K, ? super V, ? extends V> fn) {
             check();
             return inner.computeIf(key, condition, fn);
         }
 
         @Override
-        public Versioned<V> put(K key, V value) {
+        public synchronized Versioned<V> put(K key, V value) {
             check();
             return inner.put(key, value);
         }
 
         @Override
-        public Versioned<V> putAndGet(K key, V value) {
+        public synchronized Versioned<V> putAndGet(K key, V value) {
             check();
             return inner.putAndGet(key, value);
         }
 
         @Override
-        public Versioned<V> remove(K key) {
+        public synchronized Versioned<V> remove(K key) {
             check();
             return inner.remove(key);
         }
 
         @Override
-        public void clear() {
+        public synchronized void clear() {
             check();
             inner.clear();
         }
 
         @Override
-        public Set<K> keySet() {
+        public synchronized Set<K> keySet() {
             check();
-            return inner.keySet();
+            return Set.copyOf(inner.keySet());
         }
 
         @Override
-        public Collection<Versioned<V>> values() {
+        public synchronized Collection<Versioned<V>> values() {
             check();
-            return inner.values();
+            return List.copyOf(inner.values());
         }
 
         @Override
-        public Set<Map.Entry<K, Versioned<V>>> entrySet() {
+        public synchronized Set<Map.Entry<K, Versioned<V>>> entrySet() {
             check();
-            return inner.entrySet();
+            return Set.copyOf(inner.entrySet());
         }
 
         @Override
-        public Versioned<V> putIfAbsent(K key, V value) {
+        public synchronized Versioned<V> putIfAbsent(K key, V value) {
             check();
             return inner.putIfAbsent(key, value);
         }
 
         @Override
-        public boolean remove(K key, V value) {
+        public synchronized boolean remove(K key, V value) {
             check();
             return inner.remove(key, value);
         }
 
         @Override
-        public boolean remove(K key, long version) {
+        public synchronized boolean remove(K key, long version) {
             check();
             return inner.remove(key, version);
         }
 
         @Override
-        public Versioned<V> replace(K key, V value) {
+        public synchronized Versioned<V> replace(K key, V value) {
             check();
             return inner.replace(key, value);
         }
 
         @Override
-        public boolean replace(K key, V oldValue, V newValue) {
+        public synchronized boolean replace(K key, V oldValue, V newValue) {
             check();
             return inner.replace(key, oldValue, newValue);
         }
 
         @Override
-        public boolean replace(K key, long oldVersion, V newValue) {
+        public synchronized boolean replace(K key, long oldVersion, V newValue) {
             check();
             return inner.replace(key, oldVersion, newValue);
         }
 
         @Override
-        public Iterator<Map.Entry<K, Versioned<V>>> iterator() {
+        public synchronized Iterator<Map.Entry<K, Versioned<V>>> iterator() {
             check();
             return new ArrayList<>(inner.entrySet()).iterator();
         }
 
         @Override
-        public void addListener(MapEventListener<K, V> listener) {
+        public synchronized void addListener(MapEventListener<K, V> listener) {
             addListener(listener, MoreExecutors.directExecutor());
         }
 
         @Override
-        public void addListener(MapEventListener<K, V> listener, Executor executor) {
+        public synchronized void addListener(MapEventListener<K, V> listener, Executor executor) {
             listeners.add(Map.entry(listener, executor));
         }
 
         @Override
-        public void removeListener(MapEventListener<K, V> listener) {
+        public synchronized void removeListener(MapEventListener<K, V> listener) {
             listeners.removeIf(l -> l.getKey() == listener);
         }
 
         @Override
-        public Map<K, V> asJavaMap() {
+        public synchronized Map<K, V> asJavaMap() {
             check();
-            return inner.asJavaMap();
+            // backed by this map, so that its reads go through the lock
+            return new ConsistentMapBackedJavaMap<>(this);
         }
     }
 }

@@ -2,14 +2,7 @@ package org.bngpod.app.impl;
 
 import org.bngpod.api.GroupPlacement;
 import org.bngpod.api.PlacementEvent;
-import org.bngpod.api.PlacementService;
-import org.bngpod.api.PodService;
-import org.bngpod.api.SessionService;
-import org.bngpod.app.codec.BngPodCodecs;
 import org.onlab.osgi.ServiceDirectory;
-import org.onlab.osgi.TestServiceDirectory;
-import org.onosproject.codec.CodecService;
-import org.onosproject.codec.impl.CodecManager;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -23,7 +16,6 @@ import org.onosproject.cluster.ControllerNode;
 import org.onosproject.cluster.DefaultControllerNode;
 import org.onosproject.cluster.LeadershipServiceAdapter;
 import org.onosproject.cluster.NodeId;
-import org.onosproject.common.event.impl.TestEventDispatcher;
 import org.onosproject.core.ApplicationId;
 import org.onosproject.core.CoreServiceAdapter;
 import org.onosproject.net.DefaultAnnotations;
@@ -74,7 +66,6 @@ import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
 
 import static org.junit.Assume.assumeTrue;
-import static org.onosproject.net.NetTestTools.injectEventDispatcher;
 
 /**
  * The application's components (pod, placement store, placement, steering and
@@ -99,12 +90,13 @@ public final class Testbed {
     public final FakeDevices devices = new FakeDevices();
     public final FakeLeadership leadership = new FakeLeadership();
     public final FakeDrivers drivers = new FakeDrivers();
-    public final PodManager pods = new PodManager();
-    public final DistributedPlacementStore store = new DistributedPlacementStore();
-    public final PlacementManager placement = new PlacementManager();
-    public final SteeringManager steering = new SteeringManager();
-    public final SessionManager sessions = new SessionManager();
+    public final PodManager pods;
+    public final DistributedPlacementStore store;
+    public final PlacementManager placement;
+    public final SteeringManager steering;
+    public final SessionManager sessions;
     public final FakeObjectives objectives = new FakeObjectives();
+    private final AppComponents components;
     private final TestStorageService storage;
     private final ClusterServiceAdapter cluster = new ClusterServiceAdapter() {
         @Override
@@ -147,52 +139,33 @@ public final class Testbed {
     private Testbed(JsonNode pod, String driver, TestStorageService storage, boolean direct) {
         this.storage = storage;
         drivers.name = driver;
-        CoreServiceAdapter core = new CoreServiceAdapter() {
+        if (pod != null) {
+            netcfg.config = config(pod);
+        }
+        AppComponents.Services services = new AppComponents.Services();
+        services.core = new CoreServiceAdapter() {
             @Override
             public ApplicationId registerApplication(String name) {
                 return APP_ID;
             }
         };
-        if (pod != null) {
-            netcfg.config = config(pod);
-        }
-        pods.coreService = core;
-        pods.netcfgRegistry = netcfg;
-        injectEventDispatcher(pods, new TestEventDispatcher());
-        pods.activate();
-
-        store.coreService = core;
-        store.storageService = storage;
-        store.activate();
-
-        placement.podService = pods;
-        placement.store = store;
-        placement.leadershipService = leadership;
-        placement.clusterService = cluster;
-        placement.deviceService = devices;
+        services.netcfg = netcfg;
+        services.storage = storage;
+        services.leadership = leadership;
+        services.cluster = cluster;
+        services.devices = devices;
+        services.drivers = drivers;
+        services.objectives = objectives;
         if (direct) {
-            placement.executor = new InlineExecutor();
+            services.placementExecutor = new InlineExecutor();
+            services.steeringExecutor = new InlineExecutor();
         }
-        injectEventDispatcher(placement, new TestEventDispatcher());
-        placement.activate();
-
-        steering.coreService = core;
-        steering.podService = pods;
-        steering.placementService = placement;
-        steering.leadershipService = leadership;
-        steering.clusterService = cluster;
-        steering.deviceService = devices;
-        steering.driverService = drivers;
-        steering.flowObjectiveService = objectives;
-        if (direct) {
-            steering.executor = new InlineExecutor();
-        }
-        steering.activate();
-
-        sessions.coreService = core;
-        sessions.storageService = storage;
-        injectEventDispatcher(sessions, new TestEventDispatcher());
-        sessions.activate();
+        components = new AppComponents(services);
+        pods = components.pods;
+        store = components.store;
+        placement = components.placement;
+        steering = components.steering;
+        sessions = components.sessions;
     }
 
     /**
@@ -267,14 +240,7 @@ public final class Testbed {
      * @return the service directory for ResourceTest
      */
     public ServiceDirectory webServices() {
-        CodecManager codecs = new CodecManager();
-        codecs.activate();
-        BngPodCodecs.register(codecs);
-        return new TestServiceDirectory()
-                .add(PodService.class, pods)
-                .add(PlacementService.class, placement)
-                .add(SessionService.class, sessions)
-                .add(CodecService.class, codecs);
+        return components.webServices();
     }
 
     /**
@@ -358,11 +324,7 @@ public final class Testbed {
 
     /** Stops the managers. */
     public void close() {
-        sessions.deactivate();
-        steering.deactivate();
-        placement.deactivate();
-        store.deactivate();
-        pods.deactivate();
+        components.close();
         if (storage instanceof StoreThreadStorageService) {
             ((StoreThreadStorageService) storage).shutdown();
         }

@@ -338,14 +338,14 @@ public class PlacementEngineTest {
     }
 
     private static Pod stagPod(String... placement) {
-        // lg1 and lg2 use S-tag 100 on different access ports; lg3 uses 100 on lg1's port
+        // lg1, lg2 and lg3 use S-tag 100, each on an access port of its own
         return new TestPods.Builder()
                 .group("lg1", "silver", "100.80.0.0/22")
                 .group("lg2", "silver", "100.80.4.0/23")
                 .group("lg3", "silver", "100.80.8.0/24")
                 .lines("lg1", AccessLine.of("access1", VlanRange.of(100, 101)))
                 .lines("lg2", AccessLine.of("access2", VlanRange.of(90, 100)))
-                .lines("lg3", AccessLine.of("access1", VlanRange.single(100), VlanRange.of(200, 300)))
+                .lines("lg3", AccessLine.of("access3", VlanRange.single(100)))
                 .instance(1, "server1", 12_500 * M, placement[0].isEmpty() ? new String[0] : placement[0].split(","))
                 .instance(2, "server1", 12_500 * M, placement[1].isEmpty() ? new String[0] : placement[1].split(","))
                 .instance(3, "server2", 12_500 * M, placement[2].isEmpty() ? new String[0] : placement[2].split(","))
@@ -356,18 +356,18 @@ public class PlacementEngineTest {
     public void neverTheSameStagOnTwoAccessPortsOfOneInstance() {
         Pod pod = stagPod("lg1", "lg2", "lg3");
         Placement p = engine.initial(pod);
-        // instance 2 fails: lg2 would have most headroom on 3 with lg3 (S-tag 100 on access1)
+        // instance 2 fails: lg2 would have most headroom on 3 with lg3 (S-tag 100 on access3)
         // and on 1 with lg1 (S-tag 100 on access1): both conflict, so it stays unplaced
         Placement q = engine.rebalance(pod, p, ImmutableSet.of(1, 3));
         assertEquals(map("lg1", 1, "lg3", 3), q.instances());
         assertEquals(Reason.Kind.UNPLACED, q.reason("lg2").orElseThrow().kind());
         assertEquals("lg2: instance dp2 (id 2) unavailable; unplaced: no available instance can take "
                              + "510 sessions and 10.2 Gbit/s (dp1 (id 1): S-tag 100 of lg2 on access2 is lg1's "
-                             + "on access1 there; dp3 (id 3): S-tag 100 of lg2 on access2 is lg3's on access1 there)",
+                             + "on access1 there; dp3 (id 3): S-tag 100 of lg2 on access2 is lg3's on access3 there)",
                      q.reason("lg2").orElseThrow().text());
-        // the same S-tag on the same port (lg1 and lg3) may share an instance
-        Placement r = engine.rebalance(pod, p, ImmutableSet.of(1, 2));
-        assertEquals(map("lg1", 1, "lg2", 2, "lg3", 1), r.instances());
+        // an instance whose groups use other S-tags takes it
+        Placement r = engine.rebalance(pod, engine.initial(stagPod("lg1", "lg2", "")), ImmutableSet.of(1, 3));
+        assertEquals(map("lg1", 1, "lg2", 3), r.instances());
     }
 
     @Test
@@ -381,5 +381,78 @@ public class PlacementEngineTest {
         assertEquals(map("lg1", 1, "lg2", 2, "lg3", 3), q.instances());
         assertEquals(Reason.Kind.MOVED, q.reason("lg2").orElseThrow().kind());
         assertThat(q.reason("lg2").orElseThrow().text(), containsString("was unplaced; moved to dp2 (id 2)"));
+    }
+
+    /** gold and silver split S-tag 100 of access1 by C-tag; other has S-tags of its own. */
+    private static Pod splitPod(String... placement) {
+        return new TestPods.Builder()
+                .group("gold", "gold", "100.80.0.0/22")
+                .group("silver", "silver", "100.80.4.0/22")
+                .group("other", "silver", "100.80.8.0/24")
+                .lines("gold", AccessLine.of("access1", VlanRange.single(100), VlanRange.of(1, 1999)),
+                       AccessLine.of("access2", VlanRange.of(200, 209)))
+                .lines("silver", AccessLine.of("access1", VlanRange.single(100), VlanRange.of(2000, 4094)))
+                .lines("other", AccessLine.of("access1", VlanRange.of(300, 309)))
+                .instance(1, "server1", 12_500 * M, placement[0].isEmpty() ? new String[0] : placement[0].split(","))
+                .instance(2, "server1", 12_500 * M, placement[1].isEmpty() ? new String[0] : placement[1].split(","))
+                .instance(3, "server2", 12_500 * M, placement[2].isEmpty() ? new String[0] : placement[2].split(","))
+                .build();
+    }
+
+    @Test
+    public void groupsThatSplitAnStagArePlacedWhereTheFirstOfThemIsStated() {
+        Placement p = engine.initial(splitPod("gold", "silver", "other"));
+        assertEquals(map("gold", 1, "silver", 1, "other", 3), p.instances());
+        assertEquals(Reason.Kind.STATED, p.reason("gold").orElseThrow().kind());
+        assertEquals(Reason.of(Reason.Kind.SHARED_STAG,
+                               "silver: on dp1 (id 1) with gold, not on dp2 (id 2) as the pod file states: gold and "
+                                       + "silver share S-tag 100 on access1, and ONOS's switch pipelines cannot split "
+                                       + "an S-tag by C-tag; needs 1,022 sessions and 20.4 Gbit/s, leaving 63,492 of "
+                                       + "65,536 sessions and 127.4 Gbit/s of 250.0 Gbit/s free"),
+                     p.reason("silver").orElseThrow());
+        assertTrue(engine.keepsSharedStagsTogether(splitPod("gold", "silver", "other"), p));
+        // a group the pod file places nowhere follows the others too
+        Placement q = engine.initial(splitPod("gold", "", "other"));
+        assertEquals(map("gold", 1, "silver", 1, "other", 3), q.instances());
+        assertThat(q.reason("silver").orElseThrow().text(),
+                   containsString("with gold, not unplaced as the pod file leaves it"));
+    }
+
+    @Test
+    public void groupsThatSplitAnStagFailOverTogether() {
+        Pod pod = splitPod("gold,silver", "", "other");
+        Placement p = engine.initial(pod);
+        Placement q = engine.rebalance(pod, p, ImmutableSet.of(2, 3));
+        assertEquals(map("gold", 2, "silver", 2, "other", 3), q.instances());
+        assertEquals(ImmutableSet.of("gold", "silver"), q.changedFrom(p));
+        assertEquals("silver: instance dp1 (id 1) unavailable; moved to dp2 (id 2) with gold (gold and silver share "
+                             + "S-tag 100 on access1, and ONOS's switch pipelines cannot split an S-tag by C-tag) "
+                             + "(most headroom: needs together 2,044 sessions and 122.6 Gbit/s, leaving 63,492 of "
+                             + "65,536 sessions and 127.4 Gbit/s of 250.0 Gbit/s free; next best dp3 (id 3) would "
+                             + "have left 63,238 of 65,536 sessions and 122.3 Gbit/s of 250.0 Gbit/s free)",
+                     q.reason("silver").orElseThrow().text());
+        assertEquals(Reason.Kind.MOVED, q.reason("gold").orElseThrow().kind());
+        // no room for both anywhere: both unplaced, never one without the other
+        Placement none = new PlacementEngine(Capacity.of(1500, 20)).rebalance(pod, p, ImmutableSet.of(2, 3));
+        assertEquals(map("other", 3), none.instances());
+        assertThat(none.reason("gold").orElseThrow().text(), containsString("no available instance can take "
+                + "together 2,044 sessions"));
+        assertTrue(engine.keepsSharedStagsTogether(pod, none));
+    }
+
+    @Test
+    public void aPlacementThatSplitsAnStagIsJoinedWhereItsFirstGroupIs() {
+        // e.g. a placement stored before the rule, or written by hand
+        Pod pod = splitPod("gold", "silver", "other");
+        Placement split = Placement.of(map("gold", 1, "silver", 2, "other", 3), ImmutableMap.of(
+                "gold", Reason.of(Reason.Kind.STATED, "gold"), "silver", Reason.of(Reason.Kind.STATED, "silver"),
+                "other", Reason.of(Reason.Kind.STATED, "other")));
+        assertFalse(engine.keepsSharedStagsTogether(pod, split));
+        Placement q = engine.rebalance(pod, split, ImmutableSet.of(1, 2, 3));
+        assertEquals(map("gold", 1, "silver", 1, "other", 3), q.instances());
+        assertEquals(split.reason("gold"), q.reason("gold"));
+        assertEquals(Reason.Kind.SHARED_STAG, q.reason("silver").orElseThrow().kind());
+        assertThat(q.reason("silver").orElseThrow().text(), containsString("silver: on dp1 (id 1) with gold, not on dp2 (id 2):"));
+        assertTrue(engine.keepsSharedStagsTogether(pod, q));
     }
 }

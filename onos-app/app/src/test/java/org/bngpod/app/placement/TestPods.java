@@ -163,9 +163,13 @@ final class TestPods {
             List<SwitchPort> ports = new ArrayList<>();
             ports.add(SwitchPort.builder().name("access1").number(1).role(PortRole.ACCESS)
                               .tpid(SwitchPort.TPID_8021Q).rate(10 * G).build());
-            if (lines.values().stream().flatMap(List::stream).anyMatch(l -> l.port().equals("access2"))) {
-                ports.add(SwitchPort.builder().name("access2").number(2).role(PortRole.ACCESS)
-                                  .tpid(SwitchPort.TPID_8021AD).rate(10 * G).build());
+            for (int n = 2; n <= 3; n++) {
+                String name = "access" + n;
+                if (lines.values().stream().flatMap(List::stream).anyMatch(l -> l.port().equals(name))) {
+                    ports.add(SwitchPort.builder().name(name).number(n).role(PortRole.ACCESS)
+                                      .tpid(n == 2 ? SwitchPort.TPID_8021AD : SwitchPort.TPID_8021Q).rate(10 * G)
+                                      .build());
+                }
             }
             ports.add(SwitchPort.builder().name("uplink1").number(10).role(PortRole.UPLINK).rate(100 * G).build());
             List<Server> servers = new ArrayList<>();

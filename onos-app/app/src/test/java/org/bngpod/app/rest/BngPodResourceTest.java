@@ -5,12 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.common.base.Splitter;
 import org.bngpod.api.SessionService;
 import org.bngpod.app.impl.Testbed;
-import org.glassfish.jersey.client.ClientConfig;
-import org.glassfish.jersey.server.ResourceConfig;
-import org.junit.After;
-import org.junit.Before;
 import org.junit.Test;
-import org.onosproject.rest.resources.ResourceTest;
 
 import javax.ws.rs.client.Entity;
 import javax.ws.rs.client.WebTarget;
@@ -29,7 +24,7 @@ import static org.junit.Assert.assertTrue;
  * Contract B for the control plane, the northbound GETs, and hostile input
  * answered with 4xx {"error": ...} without touching the state.
  */
-public class BngPodResourceTest extends ResourceTest {
+public class BngPodResourceTest extends TestbedResourceTest {
 
     private static final ObjectMapper MAPPER = new ObjectMapper();
     private static final String SESSION = "{\"id\":\"s1\",\"lineGroup\":\"lg2\",\"instance\":2,"
@@ -37,27 +32,9 @@ public class BngPodResourceTest extends ResourceTest {
             + "\"ipv4\":\"100.80.4.9\",\"username\":\"u1\",\"qosProfile\":\"gold\",\"since\":\"2026-01-02T03:04:05Z\","
             + "\"usage\":{\"upBytes\":1,\"downBytes\":2,\"upPackets\":3,\"downPackets\":4},\"extra\":[1,2]}";
 
-    private Testbed bed;
-
-    public BngPodResourceTest() {
-        super(ResourceConfig.forApplicationClass(BngPodWebApplication.class).register(ContainerLogin.class));
-    }
-
     /** Every request as a user with all three roles (RestRolesTest checks each role alone). */
-    @Override
-    protected void configureClient(ClientConfig config) {
-        config.register(ContainerLogin.as("lab"));
-    }
-
-    @Before
-    public void setUpServices() {
-        bed = new Testbed(Testbed.fixturePod());
-        setServiceDirectory(bed.webServices());
-    }
-
-    @After
-    public void tearDownServices() {
-        bed.close();
+    public BngPodResourceTest() {
+        super("lab");
     }
 
     /** A target for "path?name=value&...", query parameters passed as such. */

@@ -18,6 +18,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.security.MessageDigest;
 import java.security.Principal;
 import java.util.Base64;
 import java.util.HashSet;
@@ -41,14 +42,45 @@ public final class ContainerLogin implements ContainerRequestFilter {
     static final Path WEB_XML = Paths.get("src/main/webapp/WEB-INF/web.xml");
 
     /** A user of the realm: password and roles. */
-    static final class User {
-        final String password;
+    public static final class User {
+        final byte[] password;
         final Set<String> roles;
 
-        User(String password, String... roles) {
-            this.password = password;
+        /**
+         * Creates a user.
+         *
+         * @param password its password
+         * @param roles    its roles
+         */
+        public User(String password, String... roles) {
+            this.password = password.getBytes(StandardCharsets.UTF_8);
             this.roles = Set.of(roles);
         }
+
+        /** Whether the password given is this user's, in time that does not depend on where they differ. */
+        boolean accepts(String given) {
+            return MessageDigest.isEqual(password, given.getBytes(StandardCharsets.UTF_8));
+        }
+    }
+
+    private final Map<String, User> users;
+    private final Set<String> constraintRoles;
+
+    /** The tests' realm ({@link #USERS}) and the application's own web.xml. */
+    public ContainerLogin() {
+        this(USERS, Constraint.ROLES);
+    }
+
+    /**
+     * A login against a realm of users, letting in those with a role of the
+     * constraint (web.xml's auth-constraint, {@link #webXmlRoles(Path, String)}).
+     *
+     * @param users           the realm: user name to user
+     * @param constraintRoles the roles web.xml lets in
+     */
+    public ContainerLogin(Map<String, User> users, Set<String> constraintRoles) {
+        this.users = Map.copyOf(users);
+        this.constraintRoles = Set.copyOf(constraintRoles);
     }
 
     /** The realm's users: ONOS's default admin and guest, a control plane, one with every role, one with none. */
@@ -60,7 +92,10 @@ public final class ContainerLogin implements ContainerRequestFilter {
             "lab", new User("lab", Roles.ADMIN, Roles.VIEWER, Roles.CP),
             "karaf-only", new User("k", "manager", "ssh"));
 
-    private static final Set<String> CONSTRAINT_ROLES = webXmlRoles("security-constraint");
+    /** web.xml's constraint, read when the tests' login is first made (the controller passes its own). */
+    private static final class Constraint {
+        static final Set<String> ROLES = webXmlRoles(WEB_XML, "security-constraint");
+    }
 
     /**
      * Returns the value of an Authorization header for a user of {@link #USERS}.
@@ -69,7 +104,7 @@ public final class ContainerLogin implements ContainerRequestFilter {
      * @return "Basic ..."
      */
     static String basic(String user) {
-        return basic(user, USERS.get(user).password);
+        return basic(user, new String(USERS.get(user).password, StandardCharsets.UTF_8));
     }
 
     static String basic(String user, String password) {
@@ -94,11 +129,16 @@ public final class ContainerLogin implements ContainerRequestFilter {
         String name = null;
         User user = null;
         if (header != null && header.startsWith("Basic ")) {
-            String pair = new String(Base64.getDecoder().decode(header.substring(6)), StandardCharsets.UTF_8);
+            String pair;
+            try {
+                pair = new String(Base64.getDecoder().decode(header.substring(6).trim()), StandardCharsets.UTF_8);
+            } catch (IllegalArgumentException e) {
+                pair = "";  // not Base64: no such user, 401 below
+            }
             int colon = pair.indexOf(':');
             name = colon < 0 ? pair : pair.substring(0, colon);
-            User u = USERS.get(name);
-            if (u != null && colon >= 0 && u.password.equals(pair.substring(colon + 1))) {
+            User u = users.get(name);
+            if (u != null && colon >= 0 && u.accepts(pair.substring(colon + 1))) {
                 user = u;
             }
         }
@@ -107,7 +147,7 @@ public final class ContainerLogin implements ContainerRequestFilter {
                                       .header(HttpHeaders.WWW_AUTHENTICATE, "Basic realm=\"karaf\"").build());
             return;
         }
-        if (user.roles.stream().noneMatch(CONSTRAINT_ROLES::contains)) {
+        if (user.roles.stream().noneMatch(constraintRoles::contains)) {
             request.abortWith(Response.status(Response.Status.FORBIDDEN).build());
             return;
         }
@@ -145,7 +185,18 @@ public final class ContainerLogin implements ContainerRequestFilter {
      * @return role names
      */
     static Set<String> webXmlRoles(String element) {
-        Document xml = webXml();
+        return webXmlRoles(WEB_XML, element);
+    }
+
+    /**
+     * Returns the role names a web.xml lists inside the given elements.
+     *
+     * @param webXml  the web.xml
+     * @param element element name
+     * @return role names
+     */
+    public static Set<String> webXmlRoles(Path webXml, String element) {
+        Document xml = webXml(webXml);
         Set<String> roles = new HashSet<>();
         NodeList found = xml.getElementsByTagName(element);
         for (int i = 0; i < found.getLength(); i++) {
@@ -164,7 +215,7 @@ public final class ContainerLogin implements ContainerRequestFilter {
      * @return the texts, in document order
      */
     static List<String> webXmlTexts(String element) {
-        NodeList found = webXml().getElementsByTagName(element);
+        NodeList found = webXml(WEB_XML).getElementsByTagName(element);
         String[] texts = new String[found.getLength()];
         for (int i = 0; i < texts.length; i++) {
             texts[i] = found.item(i).getTextContent().trim();
@@ -172,11 +223,13 @@ public final class ContainerLogin implements ContainerRequestFilter {
         return List.of(texts);
     }
 
-    private static Document webXml() {
+    private static Document webXml(Path file) {
         try {
-            return DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(WEB_XML.toFile());
+            DocumentBuilderFactory factory = DocumentBuilderFactory.newInstance();
+            factory.setFeature("http://apache.org/xml/features/disallow-doctype-decl", true);
+            return factory.newDocumentBuilder().parse(file.toFile());
         } catch (ParserConfigurationException | SAXException | IOException e) {
-            throw new IllegalStateException("cannot read " + WEB_XML.toAbsolutePath(), e);
+            throw new IllegalStateException("cannot read " + file.toAbsolutePath(), e);
         }
     }
 }

@@ -11,17 +11,8 @@ import org.bngpod.api.Session;
 import org.bngpod.api.Throughput;
 import org.bngpod.api.SessionEvent;
 import org.bngpod.app.impl.Testbed;
-import org.glassfish.jersey.client.ClientConfig;
-import org.glassfish.jersey.server.ResourceConfig;
-import org.junit.After;
-import org.junit.Before;
 import org.junit.Test;
-import org.onosproject.rest.resources.ResourceTest;
 
-import javax.ws.rs.client.Entity;
-import javax.ws.rs.client.WebTarget;
-import javax.ws.rs.core.MediaType;
-import javax.ws.rs.core.Response;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -35,6 +26,14 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import javax.ws.rs.client.Entity;
+import javax.ws.rs.client.WebTarget;
+import javax.ws.rs.core.MediaType;
+import javax.ws.rs.core.Response;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
@@ -50,7 +49,7 @@ import static org.junit.Assert.assertTrue;
  * which bng-cp's client test decodes. {@code -Dbngpod.contract.update=true}
  * rewrites placement.json from this resource's answer.
  */
-public class ContractFixturesTest extends ResourceTest {
+public class ContractFixturesTest extends TestbedResourceTest {
 
     static final String DIR_PROPERTY = "bngpod.contract.dir";
     static final String UPDATE_PROPERTY = "bngpod.contract.update";
@@ -62,31 +61,21 @@ public class ContractFixturesTest extends ResourceTest {
 
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
-    private Testbed bed;
     private final List<SessionEvent> sessionEvents = new ArrayList<>();
 
-    public ContractFixturesTest() {
-        super(ResourceConfig.forApplicationClass(BngPodWebApplication.class).register(ContainerLogin.class));
-    }
-
     /** Every request as bng-cp would send it: a user with the control plane's role alone. */
+    public ContractFixturesTest() {
+        super("cp1");
+    }
+
+    /** The golden lab pod's netcfg, the clock at the failover of placement.json. */
     @Override
-    protected void configureClient(ClientConfig config) {
-        config.register(ContainerLogin.as("cp1"));
-    }
-
-    @Before
-    public void setUpServices() throws IOException {
+    protected Testbed newTestbed() throws IOException {
         JsonNode netcfg = MAPPER.readTree(Paths.get(System.getProperty(NETCFG_PROPERTY, DEFAULT_NETCFG)).toFile());
-        bed = new Testbed(netcfg.path("apps").path("org.bngpod.app").path("pod"));
-        bed.fixClock(FAILOVER_AT);
-        bed.sessions.addListener(sessionEvents::add);
-        setServiceDirectory(bed.webServices());
-    }
-
-    @After
-    public void tearDownServices() {
-        bed.close();
+        Testbed testbed = new Testbed(netcfg.path("apps").path("org.bngpod.app").path("pod"));
+        testbed.fixClock(FAILOVER_AT);
+        testbed.sessions.addListener(sessionEvents::add);
+        return testbed;
     }
 
     private static Path fixture(String name) {
@@ -150,7 +139,8 @@ public class ContractFixturesTest extends ResourceTest {
         JsonNode body = ex.path("body");
         assertEquals(2, body.path("version").asLong());
         assertEquals("lg2", body.path("groups").get(1).path("lineGroup").asText());
-        assertEquals(1, body.path("groups").get(1).path("instance").asInt());
+        // to dp3, which serves nothing: lg3 is with lg4 on dp4 (they split S-tag 300)
+        assertEquals(3, body.path("groups").get(1).path("instance").asInt());
         assertEquals("MOVED", body.path("groups").get(1).path("reasonKind").asText());
         assertFalse(body.path("instances").get(1).path("available").asBoolean());
 
@@ -168,6 +158,36 @@ public class ContractFixturesTest extends ResourceTest {
                              + "./internal/onos)", want, got);
     }
 
+    /**
+     * bng-cp's long poll after it read placement.json (version 2): the app
+     * holds it until the placement moves on, then answers with the new one.
+     */
+    @Test
+    public void theControlPlanesLongPollIsAnsweredWhenThePlacementMovesOn() throws Exception {
+        JsonNode ex = readFixture("placement-wait.json");
+        assertEquals("GET", ex.path("method").asText());
+        assertEquals("2", query(ex, "after"));
+        bed.placement.declareDead(2, "cp1", "PFCP heartbeat lost");
+        assertEquals(2, bed.placement.placement().version());
+        ExecutorService client = Executors.newSingleThreadExecutor();
+        try {
+            Future<Response> poll = client.submit(() -> at(ex.path("path").asText()).request().get());
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (bed.placement.placementAfterWaiting() == 0) {
+                assertTrue("the long poll never waited", System.nanoTime() < deadline);
+                Thread.sleep(10);
+            }
+            assertFalse(poll.isDone());
+            bed.placement.declareDead(3, "cp1", "PFCP heartbeat lost");
+            Response r = poll.get(10, TimeUnit.SECONDS);
+            assertEquals(ex.path("status").asInt(), r.getStatus());
+            JsonNode body = MAPPER.readTree(r.readEntity(String.class));
+            assertEquals(3, body.path("version").asLong());
+        } finally {
+            client.shutdownNow();
+        }
+    }
+
     @Test
     public void healthFromTheControlPlaneDeclaresTheInstanceDead() throws IOException {
         JsonNode ex = readFixture("health.json");
@@ -178,7 +198,7 @@ public class ContractFixturesTest extends ResourceTest {
         assertEquals(body.path("cp").asText(), dp2.declaredBy().orElseThrow());
         assertEquals(body.path("reason").asText(), dp2.reason().orElseThrow());
         GroupPlacement lg2 = bed.placement.placement().group("lg2").orElseThrow();
-        assertEquals(1, (int) lg2.instance().orElseThrow());
+        assertEquals(3, (int) lg2.instance().orElseThrow());
         assertEquals(2, bed.placement.placement().version());
     }
 

@@ -9,8 +9,14 @@ import org.bngpod.app.config.BngPodConfig;
 import org.bngpod.app.placement.Placement;
 import org.bngpod.app.placement.PlacementEngine;
 import org.junit.Test;
+import org.onlab.packet.EthType;
 import org.onosproject.TestApplicationId;
 import org.onosproject.core.ApplicationId;
+import org.onosproject.net.flow.DefaultTrafficSelector;
+import org.onosproject.net.flow.DefaultTrafficTreatment;
+import org.onosproject.net.flowobjective.DefaultForwardingObjective;
+import org.onosproject.net.flowobjective.ForwardingObjective;
+import org.onosproject.net.packet.PacketPriority;
 
 import java.io.File;
 import java.io.IOException;
@@ -41,7 +47,10 @@ import static org.junit.Assume.assumeTrue;
  * flow rules, those into OVS flows, and the fold checks of
  * tests/emulated/test_onos_fold.py send frames through the emulated pod's Open
  * vSwitch loaded with them; then an instance fails, the installer re-steers,
- * and the checks run again against the new placement.
+ * and the checks run again against the new placement. Beside the app's flows
+ * the switch holds the ARP punt of ONOS's host provider (priority 40000), as
+ * on a real ONOS running org.onosproject.openflow: the ARP checks pass only if
+ * the app's steering wins over it.
  *
  * <p>Needs root, Open vSwitch and the repository's .venv (as scripts/test.sh
  * uses); without them it is skipped with the reason, unless BNGPOD_REQUIRE_POD=1
@@ -51,9 +60,11 @@ import static org.junit.Assume.assumeTrue;
 public class OvsSteeringIT {
 
     private static final ApplicationId APP = new TestApplicationId(BngPodConfig.APP_NAME);
+    private static final ApplicationId HOST_PROVIDER = new TestApplicationId("org.onosproject.provider.host");
     private static final String LOCK = "/tmp/bngpod-netns.lock";
     private static final long PYTEST_TIMEOUT_MINUTES = 20;
-    private static final int FAILED_INSTANCE = 3;
+    /** dp4 serves lg4 and lg3 (they split S-tag 300 of access3): both move when it fails. */
+    private static final int FAILED_INSTANCE = 4;
 
     private static boolean required() {
         return "1".equals(System.getenv("BNGPOD_REQUIRE_POD"))
@@ -125,21 +136,24 @@ public class OvsSteeringIT {
 
         SingleTableSwitch leaf = new SingleTableSwitch(pod.deviceId());
         SteeringInstaller installer = new SteeringInstaller(leaf, APP);
-        OvsFlows ovs = new OvsFlows(OvsFlowsTest.accessTpids(pod));
         PlacementEngine engine = new PlacementEngine();
 
         Placement stated = engine.initial(pod);
         installer.apply(pod.deviceId(), SteeringPlan.compute(pod, stated));
-        writePhase(work.resolve("flows/1-stated"), pod, stated, ovs.translate(leaf.table()));
+        // a real ONOS running the host provider (app org.onosproject.openflow) has this punt on every
+        // switch: the app's steering must win over it for the ARP the fold checks send
+        leaf.forward(pod.deviceId(), hostProviderArpPunt());
+        writePhase(work.resolve("flows/1-stated"), pod, stated, OvsFlows.translate(leaf.table()));
 
         Set<Integer> alive = pod.instances().stream().map(DpInstance::id)
                 .filter(id -> id != FAILED_INSTANCE).collect(Collectors.toSet());
         Placement failed = engine.rebalance(pod, stated, alive);
-        assertEquals(ImmutableSet.of("lg3"), failed.changedFrom(stated));
+        assertEquals(ImmutableSet.of("lg3", "lg4"), failed.changedFrom(stated));
         assertNotEquals(Integer.valueOf(FAILED_INSTANCE), failed.instanceOf("lg3").orElseThrow());
+        assertEquals(failed.instanceOf("lg3"), failed.instanceOf("lg4"));
         installer.apply(pod.deviceId(), SteeringPlan.compute(pod, failed));
         String name = pod.instance(FAILED_INSTANCE).orElseThrow().name();
-        writePhase(work.resolve("flows/2-" + name + "-failed"), pod, failed, ovs.translate(leaf.table()));
+        writePhase(work.resolve("flows/2-" + name + "-failed"), pod, failed, OvsFlows.translate(leaf.table()));
         assertEquals(List.of(), leaf.failures());
         assertEquals(0, installer.errors());
 
@@ -170,6 +184,23 @@ public class OvsSteeringIT {
                    !summary.contains("skipped") && !summary.contains("deselected"));
         // two phases, eight checks each plus the parametrized drops
         assertTrue(summary, Integer.parseInt(passed.group(1)) >= 2 * 8);
+    }
+
+    /**
+     * The punt ONOS's host provider asks for (PacketService.requestPackets for
+     * ARP at PacketPriority.CONTROL), as ONOS's packet manager sends it: a
+     * VERSATILE, permanent forwarding objective whose treatment punts.
+     */
+    static ForwardingObjective hostProviderArpPunt() {
+        return DefaultForwardingObjective.builder()
+                .withSelector(DefaultTrafficSelector.builder().matchEthType(EthType.EtherType.ARP.ethType().toShort())
+                                      .build())
+                .withTreatment(DefaultTrafficTreatment.builder().punt().build())
+                .withPriority(PacketPriority.CONTROL.priorityValue())
+                .withFlag(ForwardingObjective.Flag.VERSATILE)
+                .fromApp(HOST_PROVIDER)
+                .makePermanent()
+                .add();
     }
 
     /** The lab pod file's ONOS netcfg as `bngpod generate` writes it, with the emulated pod's VF ports. */

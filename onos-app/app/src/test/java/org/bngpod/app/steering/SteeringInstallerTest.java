@@ -117,7 +117,8 @@ public class SteeringInstallerTest {
     public void failoverSendsOnlyTheMovedGroupsDifference() {
         installer.apply(LEAF, plan);
         fos.clear();
-        Placement after = new PlacementEngine().rebalance(pod, initial, ImmutableSet.of(1, 2, 4));
+        Placement after = new PlacementEngine().rebalance(pod, initial, ImmutableSet.of(1, 3, 4));
+        assertEquals(Integer.valueOf(3), after.instanceOf("lg2").orElseThrow()); // from srv1 to srv2
         Set<Steer> next = SteeringPlan.compute(pod, after);
         installer.apply(LEAF, next);
 
@@ -126,17 +127,17 @@ public class SteeringInstallerTest {
         Set<Steer> expectedAdded = new HashSet<>(next);
         expectedAdded.removeAll(plan);
         assertEquals(expectedAdded, added);
-        assertTrue(added.stream().allMatch(s -> s.lineGroup().equals("lg3")));
-        assertTrue(removed.stream().allMatch(s -> s.lineGroup().equals("lg3") && s.instance() == 3));
+        assertTrue(added.stream().allMatch(s -> s.lineGroup().equals("lg2")));
+        assertTrue(removed.stream().allMatch(s -> s.lineGroup().equals("lg2") && s.instance() == 2));
         // steers whose match stays (access and core towards the instance) are replaced, never removed:
         // a removal after the add would delete the new entry
         Set<TrafficSelector> addedMatches = added.stream().map(Steer::selector).collect(Collectors.toSet());
         assertTrue(removed.stream().noneMatch(s -> addedMatches.contains(s.selector())));
-        // what is removed is what came from dp3's port: lines back to the access ports and its core side
-        Set<Steer> expectedRemoved = plan.stream().filter(s -> s.lineGroup().equals("lg3")
+        // what is removed is what came from dp2's port: lines back to the access ports and its core side
+        Set<Steer> expectedRemoved = plan.stream().filter(s -> s.lineGroup().equals("lg2")
                 && !addedMatches.contains(s.selector())).collect(Collectors.toSet());
         assertEquals(expectedRemoved, removed);
-        assertEquals(1999 + 2, removed.size()); // LINE_DOWN per C-tag, CORE_UP, CORE_ARP_UP
+        assertEquals(50 + 10 + 2, removed.size()); // LINE_DOWN per S-tag, CORE_UP, CORE_ARP_UP
         assertEquals(next, installer.installed(LEAF));
     }
 

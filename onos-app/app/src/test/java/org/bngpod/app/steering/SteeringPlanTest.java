@@ -1,11 +1,13 @@
 package org.bngpod.app.steering;
 
+import com.google.common.base.Splitter;
 import com.google.common.collect.ImmutableMap;
 import com.google.common.collect.ImmutableSet;
 import org.bngpod.api.DpInstance;
 import org.bngpod.api.Pod;
 import org.bngpod.app.placement.Placement;
 import org.bngpod.app.placement.PlacementEngine;
+import org.bngpod.app.placement.Reason;
 import org.junit.Test;
 import org.onlab.packet.EthType;
 import org.onlab.packet.Ip4Address;
@@ -23,18 +25,23 @@ import org.onosproject.net.flow.instructions.Instruction;
 import org.onosproject.net.flow.instructions.Instructions;
 import org.onosproject.net.flowobjective.ForwardingObjective;
 import org.onosproject.net.flowobjective.Objective;
+import org.onosproject.net.packet.PacketPriority;
 
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 
 import static org.bngpod.app.steering.Steer.Kind;
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsString;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNotEquals;
+import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
 /**
@@ -55,6 +62,12 @@ public class SteeringPlanTest {
 
     private static Set<Steer> of(Set<Steer> steers, String group) {
         return steers.stream().filter(s -> s.lineGroup().equals(group)).collect(Collectors.toSet());
+    }
+
+    /** The steers that serve any of the groups (alone, or shared with others: "lg3+lg4"). */
+    private static Set<Steer> serving(Set<Steer> steers, Set<String> groups) {
+        return steers.stream().filter(s -> Splitter.on('+').splitToList(s.lineGroup()).stream()
+                .anyMatch(groups::contains)).collect(Collectors.toSet());
     }
 
     private static PortNumber output(Steer steer) {
@@ -80,19 +93,24 @@ public class SteeringPlanTest {
     @Test
     public void labPlanCountsPerGroup() throws IOException {
         Pod pod = LabPods.golden();
-        Set<Steer> plan = SteeringPlan.compute(pod, new PlacementEngine().initial(pod));
-        // Line steers: 2 per S-tag of a whole line, 2 per (S-tag, C-tag) of a split one; 4 core steers each.
-        assertEquals(ImmutableMap.of(
-                "lg1", 50L * 2 + 4,                     // access1 S100-149
-                "lg2", (50L + 10) * 2 + 4,              // access2 S200-249, access1 S150-159
-                "lg3", 1999L * 2 + 4,                   // access3 S300 C1-1999
-                "lg4", (2095L + 50) * 2 + 4,            // access3 S300 C2000-4094, access4 S400-449
-                "", 1L),                                // the drop
+        Placement placement = new PlacementEngine().initial(pod);
+        Set<Steer> plan = SteeringPlan.compute(pod, placement);
+        // Line steers: 2 per S-tag (its up and down), a shared S-tag once for its groups; 4 core steers each.
+        assertEquals(ImmutableMap.builder()
+                             .put("lg1", 50L * 2 + 4)           // access1 S100-149
+                             .put("lg2", (50L + 10) * 2 + 4)    // access2 S200-249, access1 S150-159
+                             .put("lg3", 4L)                    // its core side; its line is lg4's S-tag too
+                             .put("lg4", 50L * 2 + 4)           // access4 S400-449
+                             .put("lg3+lg4", 2L)                // access3 S300, C1-1999 lg3's, C2000-4094 lg4's
+                             .put("", 1L)                       // the drop
+                             .build(),
                      countByGroup(plan));
         for (Steer steer : plan) {
             if (steer.kind() != Kind.DROP) {
-                assertEquals(steer.lineGroup(), pod.instanceOf(steer.lineGroup()).orElseThrow().id(),
-                             steer.instance());
+                for (String group : Splitter.on('+').split(steer.lineGroup())) {
+                    assertEquals(steer.toString(), placement.instanceOf(group).orElseThrow(),
+                                 Integer.valueOf(steer.instance()));
+                }
             }
         }
     }
@@ -111,15 +129,13 @@ public class SteeringPlanTest {
         assertEquals(ACCESS1, output(find(plan, match(srv1, 149).build())));
         assertEquals(2, find(plan, match(ACCESS1, 150).build()).instance());
 
-        // the split S-tag: exact inner VLAN, each half to its own instance, both edges
-        Steer lg3Low = find(plan, match(ACCESS3, 300).matchInnerVlanId(VlanId.vlanId((short) 1)).build());
-        Steer lg3High = find(plan, match(ACCESS3, 300).matchInnerVlanId(VlanId.vlanId((short) 1999)).build());
-        Steer lg4Low = find(plan, match(ACCESS3, 300).matchInnerVlanId(VlanId.vlanId((short) 2000)).build());
-        Steer lg4High = find(plan, match(ACCESS3, 300).matchInnerVlanId(VlanId.vlanId((short) 4094)).build());
-        assertEquals(ImmutableSet.of(3), ImmutableSet.of(lg3Low.instance(), lg3High.instance()));
-        assertEquals(ImmutableSet.of(4), ImmutableSet.of(lg4Low.instance(), lg4High.instance()));
-        assertEquals(srv2, output(lg3Low));
-        assertTrue(plan.stream().noneMatch(s -> s.selector().equals(match(ACCESS3, 300).build())));
+        // the split S-tag: whole, to dp4 that serves both halves; no inner VLAN anywhere
+        Steer s300 = find(plan, match(ACCESS3, 300).build());
+        assertEquals(4, s300.instance());
+        assertEquals("lg3+lg4", s300.lineGroup());
+        assertEquals(srv2, output(s300));
+        assertEquals(ACCESS3, output(find(plan, match(srv2, 300).build())));
+        assertTrue(plan.stream().noneMatch(s -> s.selector().getCriterion(Criterion.Type.INNER_VLAN_VID) != null));
 
         // core side, untagged (core VLAN 0)
         MacAddress lg3Mac = MacAddress.valueOf("02:cc:00:00:00:03");
@@ -158,10 +174,13 @@ public class SteeringPlanTest {
                 });
             }
         }
+        // dp3 serves nothing: lg3 is with lg4 on dp4
         assertEquals(ImmutableMap.of(1, PortNumber.portNumber(4901), 2, PortNumber.portNumber(4902),
-                                     3, PortNumber.portNumber(5001), 4, PortNumber.portNumber(5002)), ports);
+                                     4, PortNumber.portNumber(5002)), ports);
+        Map<Integer, PortNumber> stated = ImmutableMap.of(1, PortNumber.portNumber(4901),
+                2, PortNumber.portNumber(4902), 3, PortNumber.portNumber(5001), 4, PortNumber.portNumber(5002));
         for (DpInstance instance : pod.instances()) {
-            assertEquals(ports.get(instance.id()), SteeringPlan.instancePort(pod, instance));
+            assertEquals(stated.get(instance.id()), SteeringPlan.instancePort(pod, instance));
         }
     }
 
@@ -191,38 +210,40 @@ public class SteeringPlanTest {
     }
 
     @Test
-    public void failoverReSteersOnlyTheMovedGroup() throws IOException {
-        Pod pod = LabPods.golden();
+    public void failoverReSteersOnlyTheMovedGroups() throws IOException {
+        Pod pod = LabPods.goldenEmulated();
         PlacementEngine engine = new PlacementEngine();
         Placement before = engine.initial(pod);
-        Placement after = engine.rebalance(pod, before, ImmutableSet.of(1, 2, 4)); // dp3 dies
-        assertEquals(ImmutableSet.of("lg3"), after.changedFrom(before));
-        int target = after.instanceOf("lg3").orElseThrow();
-        assertNotEquals(3, target);
-        PortNumber oldPort = SteeringPlan.instancePort(pod, pod.instance(3).orElseThrow());
+        Placement after = engine.rebalance(pod, before, ImmutableSet.of(1, 2, 3)); // dp4 dies
+        Set<String> moved = ImmutableSet.of("lg3", "lg4");
+        assertEquals(moved, after.changedFrom(before));
+        int target = after.instanceOf("lg4").orElseThrow();
+        assertEquals(Integer.valueOf(target), after.instanceOf("lg3").orElseThrow());
+        assertNotEquals(4, target);
+        PortNumber oldPort = SteeringPlan.instancePort(pod, pod.instance(4).orElseThrow());
         PortNumber newPort = SteeringPlan.instancePort(pod, pod.instance(target).orElseThrow());
 
         Set<Steer> old = SteeringPlan.compute(pod, before);
         Set<Steer> next = SteeringPlan.compute(pod, after);
         // every steer of the other groups (and the drop) stays exactly as it was
-        for (String group : new String[] {"lg1", "lg2", "lg4", ""}) {
+        for (String group : new String[] {"lg1", "lg2", ""}) {
             assertEquals(group, of(old, group), of(next, group));
         }
-        Set<Steer> oldLg3 = of(old, "lg3");
-        Set<Steer> newLg3 = of(next, "lg3");
-        assertEquals(oldLg3.size(), newLg3.size());
-        assertTrue(newLg3.stream().allMatch(s -> s.instance() == target));
-        Set<Steer> gone = new HashSet<>(oldLg3);
-        gone.retainAll(newLg3);
-        assertTrue("no lg3 steer survives unchanged: " + gone, gone.isEmpty());
-        for (Steer steer : newLg3) {
+        Set<Steer> oldMoved = serving(old, moved);
+        Set<Steer> newMoved = serving(next, moved);
+        assertEquals(oldMoved.size(), newMoved.size());
+        assertTrue(newMoved.stream().allMatch(s -> s.instance() == target));
+        Set<Steer> gone = new HashSet<>(oldMoved);
+        gone.retainAll(newMoved);
+        assertTrue("no moved group's steer survives unchanged: " + gone, gone.isEmpty());
+        for (Steer steer : newMoved) {
             switch (steer.kind()) {
                 case LINE_UP:
                 case CORE_DOWN:
                 case CORE_ARP_DOWN:
                     // same match as before, delivered to the new instance
                     assertEquals(newPort, output(steer));
-                    assertTrue(oldLg3.stream().anyMatch(o -> o.selector().equals(steer.selector())
+                    assertTrue(oldMoved.stream().anyMatch(o -> o.selector().equals(steer.selector())
                             && output(o).equals(oldPort)));
                     break;
                 default:
@@ -232,6 +253,50 @@ public class SteeringPlanTest {
         // the router's routes point at the group's core address, which moved with the group:
         // the uplink still ARPs for and sends to the same addresses and MACs.
         assertEquals(coreMatches(old), coreMatches(next));
+    }
+
+    @Test
+    public void anStagSplitBetweenInstancesIsRefused() throws IOException {
+        Pod pod = LabPods.golden();
+        Placement split = Placement.of(
+                ImmutableMap.of("lg1", 1, "lg2", 2, "lg3", 3, "lg4", 4),
+                ImmutableMap.of("lg1", Reason.of(Reason.Kind.STATED, "lg1"), "lg2", Reason.of(Reason.Kind.STATED, "lg2"),
+                                "lg3", Reason.of(Reason.Kind.STATED, "lg3"), "lg4", Reason.of(Reason.Kind.STATED, "lg4")));
+        UnsupportedPodException e = assertThrows(UnsupportedPodException.class,
+                                                 () -> SteeringPlan.compute(pod, split));
+        assertEquals(List.of("S-tag 300 on access3 is split by C-tag between lg3 on dp3 (id 3) and lg4 on dp4 (id 4)"),
+                     e.problems());
+        assertThat(e.getMessage(), containsString("does not encode INNER_VLAN_VID"));
+        // and the renderer says the same (SteeringManager leaves the switch as it was)
+        assertThrows(UnsupportedPodException.class, () -> Pipeline.SINGLE_TABLE.render(pod, split));
+    }
+
+    @Test
+    public void anUnplacedHalfLeavesItsStagToTheOtherHalf() throws IOException {
+        Pod pod = LabPods.golden();
+        Placement half = Placement.of(
+                ImmutableMap.of("lg4", 4),
+                ImmutableMap.of("lg1", Reason.of(Reason.Kind.UNPLACED, "lg1"),
+                                "lg2", Reason.of(Reason.Kind.UNPLACED, "lg2"),
+                                "lg3", Reason.of(Reason.Kind.UNPLACED, "lg3"), "lg4", Reason.of(Reason.Kind.STATED, "lg4")));
+        Steer s300 = find(SteeringPlan.compute(pod, half), match(ACCESS3, 300).build());
+        assertEquals("lg4", s300.lineGroup());
+        assertEquals(4, s300.instance());
+    }
+
+    @Test
+    public void everySteerWinsOverOnosOwnPuntsAndTheDropDoesNot() throws IOException {
+        // ONOS's host provider punts every ARP frame at PacketPriority.CONTROL (40000): below it, the
+        // core router's ARP and the instances' ARP replies would never reach the steers
+        int punt = PacketPriority.CONTROL.priorityValue();
+        Pod pod = LabPods.golden();
+        for (Steer steer : SteeringPlan.compute(pod, new PlacementEngine().initial(pod))) {
+            if (steer.kind() == Kind.DROP) {
+                assertTrue(steer.toString(), steer.priority() < punt);
+            } else {
+                assertTrue(steer.toString(), steer.priority() > punt);
+            }
+        }
     }
 
     private static Set<TrafficSelector> coreMatches(Set<Steer> steers) {
