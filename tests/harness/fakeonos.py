@@ -96,6 +96,8 @@ def check_session(s, path: str) -> None:
         for key in COUNTERS:
             integer(usage, key, 0, 2**63 - 1, optional=True)
         rfc3339(usage, "at", f"{path}.usage")
+
+
 MAX_WAIT_SECONDS = 60  # the app's limit of GET /placement?wait=
 
 
