@@ -20,7 +20,7 @@ help:
 	@echo "make test    set up when needed, then run every lint and test suite"
 	@echo "make setup   install everything (Debian packages, Python venv, Go modules, Maven deps)"
 	@echo "make build   build every binary (bng-dp and its tests, the Go programs, the ONOS bundles)"
-	@echo "make binaries  build only what the pod runs: bng-dp, $(GO_PROGRAMS), the switch's XDP check and the controller of --controller (incremental)"
+	@echo "make binaries  build only what the pod runs: bng-dp, $(GO_PROGRAMS), the switch's XDP check, the controller of --controller and the line-rate generator bng-lrgen (incremental)"
 	@echo "make up|down|status [POD=file]   drive the emulated pod by hand"
 	@echo "make fuzz    run the fuzzers for a short while"
 	@echo "make bench   data-plane stage benchmarks (callgrind instructions, TSC cycles)"
@@ -62,7 +62,16 @@ $(PODCTL): $(ONOS_SOURCES)
 	mvn -B -o -q -DskipTests package >/dev/null
 	@touch $@
 
-binaries: $(BNG_DP) $(GO_BINARIES) $(ACCESS_INGRESS) $(PODCTL)
+# The in-box line-rate generator (tests/linerate/gen, its own meson build).
+LRGEN_BUILD := tests/linerate/gen/build
+LRGEN := $(LRGEN_BUILD)/bng-lrgen
+$(LRGEN_BUILD)/build.ninja:
+	meson setup $(LRGEN_BUILD) tests/linerate/gen >/dev/null
+
+$(LRGEN): $(LRGEN_BUILD)/build.ninja FORCE
+	@ninja -C $(LRGEN_BUILD) >/dev/null
+
+binaries: $(BNG_DP) $(GO_BINARIES) $(ACCESS_INGRESS) $(PODCTL) $(LRGEN)
 
 demo: setup binaries
 	./bngpod demo $(POD)
@@ -127,5 +136,5 @@ bench-onos: setup
 
 clean:
 	./bngpod down >/dev/null 2>&1 || true
-	rm -rf server-dp/build server-dp/build-fuzz accel-ppp-glue/build topology/build
+	rm -rf server-dp/build server-dp/build-fuzz accel-ppp-glue/build topology/build tests/linerate/gen/build
 	mvn -B -q -o clean >/dev/null 2>&1 || true

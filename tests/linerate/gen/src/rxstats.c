@@ -1,0 +1,169 @@
+/* Receive-side analysis (rxstats.h). Runs on the main lcore; no allocation after init. */
+#include "rxstats.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+
+int
+lr_rx_init(struct lr_rx *rx, uint32_t n_streams)
+{
+	memset(rx, 0, sizeof(*rx));
+	rx->st = calloc(n_streams, sizeof(*rx->st));
+	if (!rx->st)
+		return -1;
+	rx->n = n_streams;
+	lr_rx_reset(rx);
+	return 0;
+}
+
+void
+lr_rx_reset(struct lr_rx *rx)
+{
+	memset(rx->st, 0, (size_t)rx->n * sizeof(*rx->st));
+	for (uint32_t i = 0; i < rx->n; i++)
+		rx->st[i].lat_min = UINT64_MAX;
+	memset(rx->hist, 0, sizeof(rx->hist));
+	rx->other = rx->bad_stream = 0;
+}
+
+void
+lr_rx_free(struct lr_rx *rx)
+{
+	free(rx->st);
+	rx->st = NULL;
+}
+
+static inline int
+win_test_set(struct lr_rx_stream *s, uint32_t seq)
+{
+	uint32_t bit = seq % LR_SEQ_WINDOW;
+	uint64_t m = 1ull << (bit & 63);
+	int was = (s->window[bit >> 6] & m) != 0;
+	s->window[bit >> 6] |= m;
+	return was;
+}
+
+static inline void
+win_clear(struct lr_rx_stream *s, uint32_t seq)
+{
+	uint32_t bit = seq % LR_SEQ_WINDOW;
+	s->window[bit >> 6] &= ~(1ull << (bit & 63));
+}
+
+void
+lr_rx_record(struct lr_rx *rx, uint8_t group, uint16_t id, uint32_t seq, uint64_t lat_ns)
+{
+	if (id >= rx->n || group >= LR_GROUPS) {
+		rx->bad_stream++;
+		return;
+	}
+	struct lr_rx_stream *s = &rx->st[id];
+	if (seq >= s->next) {
+		/* a new highest: forget the window slots the step passes over */
+		uint32_t gap = seq - s->next;
+		if (gap >= LR_SEQ_WINDOW)
+			memset(s->window, 0, sizeof(s->window));
+		else
+			for (uint32_t q = s->next; q < seq; q++)
+				win_clear(s, q);
+		win_clear(s, seq);
+		win_test_set(s, seq);
+		s->next = seq + 1;
+	} else if (s->next - seq > LR_SEQ_WINDOW) {
+		s->reordered++; /* too old to tell a duplicate */
+	} else if (win_test_set(s, seq)) {
+		s->dup++;
+		return; /* a duplicate's latency is not the stream's */
+	} else {
+		s->reordered++;
+	}
+	s->rx++;
+	if (lat_ns < s->lat_min)
+		s->lat_min = lat_ns;
+	if (lat_ns > s->lat_max)
+		s->lat_max = lat_ns;
+	s->lat_sum += lat_ns;
+	struct lr_hist *h = &rx->hist[group];
+	h->b[lr_hist_index(lat_ns)]++;
+	h->count++;
+}
+
+uint32_t
+lr_hist_index(uint64_t v)
+{
+	if (v < (1ull << LR_HIST_SUB_BITS))
+		return (uint32_t)v;
+	unsigned msb = 63u - (unsigned)__builtin_clzll(v);
+	unsigned shift = msb - LR_HIST_SUB_BITS;
+	uint32_t sub = (uint32_t)(v >> shift) & ((1u << LR_HIST_SUB_BITS) - 1u);
+	return ((shift + 1u) << LR_HIST_SUB_BITS) + sub;
+}
+
+uint64_t
+lr_hist_bucket_value(uint32_t idx)
+{
+	uint32_t block = idx >> LR_HIST_SUB_BITS, sub = idx & ((1u << LR_HIST_SUB_BITS) - 1u);
+	if (block == 0)
+		return sub;
+	unsigned shift = block - 1u;
+	uint64_t lo = ((uint64_t)(sub | (1u << LR_HIST_SUB_BITS))) << shift;
+	return lo + ((1ull << shift) >> 1); /* the middle of the bucket */
+}
+
+uint64_t
+lr_hist_quantile(const struct lr_hist *h, double q)
+{
+	if (h->count == 0)
+		return 0;
+	uint64_t rank = (uint64_t)(q * (double)h->count);
+	if (rank >= h->count)
+		rank = h->count - 1;
+	uint64_t acc = 0;
+	for (uint32_t i = 0; i < LR_HIST_BUCKETS; i++) {
+		acc += h->b[i];
+		if (acc > rank)
+			return lr_hist_bucket_value(i);
+	}
+	return 0;
+}
+
+int
+lr_rx_parse(const uint8_t *f, uint32_t len, struct lr_sig *sig)
+{
+	uint32_t off = 12;
+	if (len < 14)
+		return -1;
+	uint16_t et = (uint16_t)(f[off] << 8 | f[off + 1]);
+	for (int tags = 0; tags < 2 && (et == 0x8100 || et == 0x88a8); tags++) {
+		off += 4;
+		if (off + 2 > len)
+			return -1;
+		et = (uint16_t)(f[off] << 8 | f[off + 1]);
+	}
+	off += 2;
+	if (et == 0x8864) {
+		/* PPPoE session: ver/type, code 0, id, length, then PPP protocol IPv4 */
+		if (off + 8 > len || f[off] != 0x11 || f[off + 1] != 0 || f[off + 6] != 0 ||
+		    f[off + 7] != 0x21)
+			return -1;
+		off += 8;
+	} else if (et != 0x0800) {
+		return -1;
+	}
+	if (off + 20 > len || (f[off] >> 4) != 4 || f[off + 9] != 17)
+		return -1;
+	uint32_t ihl = (uint32_t)(f[off] & 0xf) * 4;
+	if (ihl < 20)
+		return -1;
+	off += ihl + 8;
+	if (off + sizeof(*sig) > len)
+		return -1;
+	memcpy(sig, f + off, sizeof(*sig));
+	if (rte_be_to_cpu_16(sig->magic) != LR_MAGIC)
+		return -1;
+	sig->stream = rte_be_to_cpu_16(sig->stream);
+	sig->seq = rte_be_to_cpu_32(sig->seq);
+	return 0;
+}
