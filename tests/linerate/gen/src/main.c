@@ -503,19 +503,12 @@ main(int argc, char **argv)
 		die(err);
 	if (lr_rx_init(&G->rx, G->t.n) < 0)
 		die("out of memory");
-	for (unsigned i = 0; i < n_nv; i++) {
-		char *comma = strchr(netns_vdev[i], ',');
-		if (!comma)
-			die("--netns-vdev NS,DEVARGS");
-		*comma = 0;
-		if (lr_port_probe(netns_vdev[i], comma + 1, err, sizeof(err)) < 0)
-			die(err);
-	}
 	uint16_t pid;
 	G->pool = rte_pktmbuf_pool_create("lrgen", 16383, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
 					  (int)rte_socket_id());
 	if (!G->pool)
 		die("no mbuf pool");
+	/* the EAL's own --vdev ports first, in this namespace; then the others, each in its own */
 	RTE_ETH_FOREACH_DEV(pid)
 	{
 		if (G->n_ports == MAX_PORTS)
@@ -525,6 +518,18 @@ main(int argc, char **argv)
 			snprintf(err, sizeof(err), "port %u: %s", pid, rte_strerror(-rc));
 			die(err);
 		}
+		G->n_ports++;
+	}
+	for (unsigned i = 0; i < n_nv; i++) {
+		char *comma = strchr(netns_vdev[i], ',');
+		if (!comma)
+			die("--netns-vdev NS,DEVARGS");
+		*comma = 0;
+		if (G->n_ports == MAX_PORTS)
+			die("too many ports");
+		if (lr_port_open(&G->ports[G->n_ports], netns_vdev[i], comma + 1, G->pool, err,
+				 sizeof(err)) < 0)
+			die(err);
 		G->n_ports++;
 	}
 	for (uint32_t i = 0; i < G->t.n; i++)
@@ -560,11 +565,8 @@ main(int argc, char **argv)
 		free(copy);
 		run_trial(G, &tr);
 	}
-	RTE_ETH_FOREACH_DEV(pid)
-	{
-		rte_eth_dev_stop(pid);
-		rte_eth_dev_close(pid);
-	}
+	for (uint16_t i = 0; i < G->n_ports; i++)
+		lr_port_close(&G->ports[i]);
 	lr_rx_free(&G->rx);
 	lr_streams_free(&G->t);
 	rte_eal_cleanup();

@@ -14,7 +14,42 @@
 #include <rte_ethdev.h>
 
 int
-lr_port_probe(const char *ns, const char *devargs, char *err, size_t errlen)
+lr_netns_enter(const char *ns, char *err, size_t errlen)
+{
+	if (!ns || !*ns)
+		return -2;
+	char path[256];
+	snprintf(path, sizeof(path), "/run/netns/%s", ns);
+	int self = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	int target = open(path, O_RDONLY | O_CLOEXEC);
+	if (self < 0 || target < 0 || setns(target, CLONE_NEWNET) < 0) {
+		snprintf(err, errlen, "network namespace %s: %s", ns, strerror(errno));
+		if (self >= 0)
+			close(self);
+		if (target >= 0)
+			close(target);
+		return -1;
+	}
+	close(target);
+	return self;
+}
+
+void
+lr_netns_leave(int self)
+{
+	if (self < 0)
+		return;
+	if (setns(self, CLONE_NEWNET) < 0) {
+		/* carrying on in the wrong namespace would touch its interfaces */
+		fprintf(stderr, "bng-lrgen: back to our network namespace: %s\n", strerror(errno));
+		abort();
+	}
+	close(self);
+}
+
+int
+lr_port_open(struct lr_port *p, const char *ns, const char *devargs, struct rte_mempool *pool,
+	     char *err, size_t errlen)
 {
 	char name[RTE_ETH_NAME_MAX_LEN];
 	size_t n = strcspn(devargs, ",");
@@ -24,41 +59,39 @@ lr_port_probe(const char *ns, const char *devargs, char *err, size_t errlen)
 	}
 	memcpy(name, devargs, n);
 	name[n] = 0;
-	int self = -1, target = -1, rc;
-	if (ns && *ns) {
-		char path[256];
-		snprintf(path, sizeof(path), "/run/netns/%s", ns);
-		self = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
-		target = open(path, O_RDONLY | O_CLOEXEC);
-		if (self < 0 || target < 0 || setns(target, CLONE_NEWNET) < 0) {
-			snprintf(err, errlen, "network namespace %s: %s", ns, strerror(errno));
-			if (self >= 0)
-				close(self);
-			if (target >= 0)
-				close(target);
-			return -1;
-		}
-	}
-	rc = rte_dev_probe(devargs);
-	if (self >= 0) {
-		if (setns(self, CLONE_NEWNET) < 0) {
-			snprintf(err, errlen, "back to our network namespace: %s", strerror(errno));
-			rc = -1;
-		}
-		close(self);
-		close(target);
-	}
+	int self = lr_netns_enter(ns, err, errlen);
+	if (self == -1)
+		return -1;
+	int rc = rte_dev_probe(devargs);
+	uint16_t id = 0;
 	if (rc < 0) {
 		snprintf(err, errlen, "probing %s%s%s failed: %s", devargs, ns && *ns ? " in " : "",
 			 ns ? ns : "", rte_strerror(-rc));
-		return -1;
-	}
-	uint16_t id;
-	if (rte_eth_dev_get_port_by_name(name, &id) != 0) {
+	} else if (rte_eth_dev_get_port_by_name(name, &id) != 0) {
 		snprintf(err, errlen, "%s probed but no port of that name", name);
-		return -1;
+		rc = -1;
+	} else if ((rc = lr_port_start(p, id, pool)) < 0) {
+		snprintf(err, errlen, "starting %s: %s", devargs, rte_strerror(-rc));
 	}
-	return id;
+	lr_netns_leave(self);
+	if (rc < 0)
+		return -1;
+	snprintf(p->netns, sizeof(p->netns), "%s", ns ? ns : "");
+	return 0;
+}
+
+void
+lr_port_close(struct lr_port *p)
+{
+	char err[256];
+	int self = lr_netns_enter(p->netns, err, sizeof(err));
+	if (self == -1) {
+		fprintf(stderr, "bng-lrgen: %s: port %u left open\n", err, p->id);
+		return;
+	}
+	rte_eth_dev_stop(p->id);
+	rte_eth_dev_close(p->id);
+	lr_netns_leave(self);
 }
 
 int

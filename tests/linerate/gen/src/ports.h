@@ -12,17 +12,29 @@
 
 struct lr_port {
 	uint16_t id;
+	char netns[64]; /* "" : the process's own */
 	struct rte_ether_addr mac;
 	uint32_t arp_ip; /* network order; 0: no ARP answers */
 	uint64_t tx, tx_fail, rx, arp_replies;
 };
 
-/* Probes devargs (e.g. "net_af_packet0,iface=sub0") inside network namespace ns (a name
- * under /run/netns, or "" for the current one); returns the port id or -1 with err set. */
-int lr_port_probe(const char *ns, const char *devargs, char *err, size_t errlen);
+/* Enters network namespace ns (a name under /run/netns; "" or NULL: stays) and returns a
+ * descriptor of the one left (-2 when nothing changed), or -1 with err set. Every control
+ * operation on a port of another namespace runs in it: af_packet's PMD sets interface flags
+ * (promiscuous mode, link) by name through a socket of the calling thread's namespace. */
+int lr_netns_enter(const char *ns, char *err, size_t errlen);
+void lr_netns_leave(int self);
 
-/* Configures and starts port with pool; returns 0 or a negative errno. */
+/* Probes devargs (e.g. "net_af_packet0,iface=sub0") inside network namespace ns and starts
+ * the port there with pool; fills p. Returns 0 or -1 with err set. */
+int lr_port_open(struct lr_port *p, const char *ns, const char *devargs, struct rte_mempool *pool,
+		 char *err, size_t errlen);
+
+/* Configures and starts port id (in the current namespace); returns 0 or a negative errno. */
 int lr_port_start(struct lr_port *p, uint16_t id, struct rte_mempool *pool);
+
+/* Stops and closes the port inside its namespace. */
+void lr_port_close(struct lr_port *p);
 
 /* If m is an ARP request for p's arp_ip, turns it into the reply in place and returns 1
  * (the caller sends it); else 0. */
