@@ -29,6 +29,7 @@ import argparse
 import importlib.util
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -51,10 +52,11 @@ POD = REPO / "topology" / "examples" / "bench.yaml"
 CORE_IP = "198.51.100.99"  # the generator's address on the core side (the inet host's subnet)
 PROBE_SIZE, PROBE_PPS = 178, 1000.0
 PDR_LOSS = 1e-5  # 0.001%
-GEN_BOUND = 0.9
+GEN_BOUND = 0.9  # a result at >= 90% of the generator's own ceiling is generator-bound
 # Dead-peer detection relaxed for the run: a trial above the pod's rate drops the DPs' LCP
 # echoes as it drops everything else, and the sessions must outlive it (conditions stated).
-ECHO_INTERVAL, ECHO_FAILURES = "30s", "255"  # a result at >= 90% of the generator's own ceiling is generator-bound
+ECHO_INTERVAL, ECHO_FAILURES = "30s", "255"
+SETTLE_S = 3.0  # idle before the latency trials: what the searches' overload trials left queued
 G_UP, G_DOWN, G_PROBE_UP, G_PROBE_DOWN = 0, 1, 2, 3
 
 
@@ -226,6 +228,9 @@ class Holders:
                 "ip", "netns", "exec", emu.access_ns(ports[name]), str(binaries.BNG_SUBEMU), "--iface", "sub0",
                 "--subscribers", str(users_file), "--port", name, "--concurrency", "1000", "--status", str(sock),
                 "--json-every", "5s", "--retries", "5", "--echo-interval", "0",
+                # a target, though it sends next to nothing: without one bng-subemu panics on the
+                # first downstream datagram of a session (rxUDP reads the unset target's address)
+                "--rate", "0.001", "--target", f"{CORE_IP}:9",
             ]  # fmt: skip
             with open(out, "wb") as f, open(out.with_suffix(".err"), "wb") as ferr:
                 proc = subprocess.Popen(cmd, stdout=f, stderr=ferr, stdin=subprocess.DEVNULL)
@@ -351,7 +356,8 @@ def run_pod(a, pod, sizes, result: dict) -> None:
             }
             result["throughput"].append(doc)
             emit({k: v for k, v in doc.items() if k != "trials"})
-            # latency of the probe under background of the mix
+            # latency of the probe under background of the mix, after the last overload has drained
+            time.sleep(SETTLE_S)
             for frac in (0.0, 0.1, 0.9):
                 down, up = search.mix_rates(ndr.rate * frac)
                 groups = {
@@ -388,6 +394,8 @@ def run_pod(a, pod, sizes, result: dict) -> None:
     finally:
         if emus is not None:
             emus.stop()
+        for f in (emu.run_dir() / "logs").glob("rfc2544-subemu-*"):
+            shutil.copy(f, Path(a.out) / f.name)  # the pod's logs go with it
         if not a.keep:
             emu.down(quiet=True)
 
@@ -404,7 +412,7 @@ def main(argv=None) -> int:
     ap.add_argument("--trial-s", type=float, help="seconds per throughput trial (default 2; --full 60)")
     ap.add_argument("--latency-s", type=float, help="seconds per latency trial (default 5; --full 120)")
     ap.add_argument("--latency-trials", type=int, help="latency trials per load (default 1; --full 20)")
-    ap.add_argument("--drain-ms", type=int, default=500, help="counting after the senders stop")
+    ap.add_argument("--drain-ms", type=int, help="counting after the senders stop (1000; --full 2000, RFC 2544's 2 s)")
     ap.add_argument("--resolution", type=float, help="search resolution, share of the upper bound (0.1; --full 0.01)")
     ap.add_argument("--max-trials", type=int, help="trials per zero-loss search (7; --full 14)")
     ap.add_argument("--pdr-trials", type=int, help="trials per 0.001%% search (2; --full 8)")
@@ -415,6 +423,7 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     full = a.full
     a.trial_s = a.trial_s or (60.0 if full else 2.0)
+    a.drain_ms = a.drain_ms if a.drain_ms is not None else (2000 if full else 1000)
     a.latency_s = a.latency_s or (120.0 if full else 5.0)
     a.latency_trials = a.latency_trials or (20 if full else 1)
     a.resolution = a.resolution or (0.01 if full else 0.1)
