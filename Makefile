@@ -140,5 +140,5 @@ bench-onos: setup
 
 clean:
 	./bngpod down >/dev/null 2>&1 || true
-	rm -rf server-dp/build server-dp/build-fuzz accel-ppp-glue/build topology/build tests/linerate/gen/build
+	rm -rf server-dp/build server-dp/build-fuzz accel-ppp-glue/build topology/build tests/linerate/gen/build tests/linerate/gen/build-fuzz
 	mvn -B -q -o clean >/dev/null 2>&1 || true

@@ -2,7 +2,8 @@
 # Runs every fuzzer of the repository for SECONDS each (default 60); a finding fails.
 #   C   server-dp: libFuzzer + ASan/UBSan on the DP configuration loader, the
 #       frame classifier, the control-frame code (LCP offload, VXLAN codec),
-#       the core-side ARP table and the PFCP codec / user-plane function
+#       the core-side ARP table and the PFCP codec / user-plane function;
+#       tests/linerate/gen: the line-rate generator's stream file and received frames
 #   Go  accel-ppp-glue: go test -fuzz on the control-plane configuration parser, the
 #       PPPoE frame and tag decoders, the PPP engine (LCP/PAP/CHAP/IPCP), RADIUS
 #       replies and CoA/DM requests, the PFCP input path, the address pools and the
@@ -41,6 +42,15 @@ build-fuzz/fuzz/fuzz_neigh -max_total_time="$seconds" -max_len=1024 -print_final
 echo "== C: fuzz_pfcp for ${seconds}s"
 build-fuzz/fuzz/fuzz_pfcp -max_total_time="$seconds" -max_len=8192 -print_final_stats=1 \
     -artifact_prefix="$work/" "$work/pfcp"
+
+cd "$root/tests/linerate/gen"
+[ -f build-fuzz/build.ninja ] || CC=clang meson setup build-fuzz -Dfuzz=true >/dev/null
+ninja -C build-fuzz fuzz_lrgen
+mkdir "$work/lrgen"
+cp fuzz/corpus/* "$work/lrgen/"
+echo "== C: fuzz_lrgen for ${seconds}s"
+build-fuzz/fuzz_lrgen -max_total_time="$seconds" -max_len=4096 -print_final_stats=1 \
+    -artifact_prefix="$work/" "$work/lrgen"
 
 cd "$root/accel-ppp-glue"
 files_in() { if [ -d "$1" ]; then find "$1" -type f | wc -l; else echo 0; fi; }

@@ -26,7 +26,7 @@ lint_python() {
 lint_c() {
     find server-dp/src server-dp/tests server-dp/fuzz server-dp/bench -name '*.[ch]' -print0 |
         xargs -0 clang-format --dry-run --Werror &&
-        clang-format --dry-run --Werror --style=file:tests/linerate/gen/.clang-format tests/linerate/gen/src/*.[ch] &&
+        clang-format --dry-run --Werror --style=file:tests/linerate/gen/.clang-format tests/linerate/gen/src/*.[ch] tests/linerate/gen/fuzz/*.c &&
         clang-format --dry-run --Werror --style=file:server-dp/.clang-format topology/xdp/*.c
 }
 
