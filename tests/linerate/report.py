@@ -81,19 +81,23 @@ def write(res: dict, out: Path) -> Path:
         series[f"{d}, zero loss"] = [by[c]["ndr_pps"] / 1e3 if c in by else None for c in cats]
         series[f"{d}, generator"] = [by[c]["generator_ceiling_pps"] / 1e3 if c in by else None for c in cats]
     (out / "throughput.svg").write_text(
-        svgplot.bars("Throughput without loss per frame size", "kframes/s", cats, series)
+        svgplot.bars("Throughput without loss per frame size", "kframes/s (log)", cats, series, log_y=True)
     )
     loss = {}
     for t in tp:
         key = f"{t['direction']} {t['size']}"
         loss[key] = [(x["rate"] / 1e3, 100.0 * x["lost"] / x["tx"] if x["tx"] else 100.0) for x in t.get("trials", [])]
-    (out / "loss.svg").write_text(svgplot.lines("Frame loss rate per trial", "offered kframes/s", "loss %", loss))
+    (out / "loss.svg").write_text(
+        svgplot.lines("Frame loss rate per trial", "offered kframes/s (log)", "loss %", loss, log_x=True)
+    )
     lat_series = {}
     for name in ("up", "down"):
         for q in ("avg_us", "p99_us", "max_us"):
             pts = [(d["background"] * 100, d[name][q]) for d in lat if d.get(name) and d[name].get(q) is not None]
             lat_series[f"{name} {q[:-3]}"] = pts
     (out / "latency.svg").write_text(
-        svgplot.lines("Probe latency under background load", "background, % of the mix's rate", "us", lat_series)
+        svgplot.lines(
+            "Probe latency under background load", "background, % of the mix's rate", "us (log)", lat_series, log_y=True
+        )
     )
     return out / "report.md"
