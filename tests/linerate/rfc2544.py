@@ -176,15 +176,43 @@ def calibrate(st: list[streams.Stream], sizes, a) -> dict:
 # ---- the pod ----
 
 
-def pod_streams(pod, sessions: list[dict], users: list[dict], probes: int) -> tuple[list, list[str], dict]:
-    """Streams of the dialled sessions; the generator's ports (access ports in order, then
-    the core side) and what they are."""
+def instance_of(pod, name: str):
+    found = [i for i in pod.instances if i.name == name]
+    if not found:
+        raise ValueError(f"no DP instance {name!r} in the pod (instances: {', '.join(i.name for i in pod.instances)})")
+    return found[0]
+
+
+def pod_streams(
+    pod, sessions: list[dict], users: list[dict], probes: int, attach: str = "pod"
+) -> tuple[list, list[tuple[str, str]], dict]:
+    """Streams of the dialled sessions; the generator's ports and what they are.
+
+    attach "pod": the access ports in order, then the core side (the inet host's eth0 behind
+    the core router). attach "dp:NAME": one port, the switch's end of instance NAME's VF veth:
+    frames go straight to bng-dp's data0 (no Open vSwitch, no core router) and everything
+    bng-dp sends out is read there (Open vSwitch still forwards its own copy on)."""
     tpid = {u["port"]: int(str(u["tpid"]), 0) for u in users}
-    acc_ports = sorted({s["port"] for s in sessions})
-    idx = {p: i for i, p in enumerate(acc_ports)}
-    core = len(acc_ports)
-    core_mac = mac_of(emu.INET_NS, "eth0")
-    router_mac = mac_of(emu.CORE_NS, "srv0")
+    if attach.startswith("dp:"):
+        inst = instance_of(pod, attach[3:])
+        served = {g.name for g in inst.groups}
+        sessions = [s for s in sessions if s.get("line_group") in served]
+        if not sessions:
+            raise RuntimeError(f"no dialled session is {inst.name}'s")
+        acc_ports = sorted({s["port"] for s in sessions})
+        idx = dict.fromkeys(acc_ports, 0)
+        core = 0
+        # frames from the core router to the group's core MAC (one group's here: the first)
+        core_mac = pod.core.router_mac.lower()
+        router_mac = inst.groups[0].core_mac.lower()
+        if len(served) > 1:
+            raise RuntimeError(f"{inst.name} serves several groups: attach to an instance of one")
+    else:
+        acc_ports = sorted({s["port"] for s in sessions})
+        idx = {p: i for i, p in enumerate(acc_ports)}
+        core = len(acc_ports)
+        core_mac = mac_of(emu.INET_NS, "eth0")
+        router_mac = mac_of(emu.CORE_NS, "srv0")
     ses = [
         streams.Session(
             s["port"], s["stag"], s["ctag"], tpid[s["port"]], s["pppoe_id"], s["mac"], s["ac_mac"], s["address"]
@@ -204,11 +232,22 @@ def pod_streams(pod, sessions: list[dict], users: list[dict], probes: int) -> tu
         streams.downstream(s, core_mac, router_mac, CORE_IP, core, G_PROBE_DOWN, 7000 + i, streams.DSCP_EF)
         for i, s in enumerate(pick)
     ]
-    ports = [
-        (emu.access_ns(next(p for p in pod.ports_with_role("access") if p.name == name)), "sub0") for name in acc_ports
-    ]
-    ports.append((emu.INET_NS, "eth0"))
-    info = {"access_ports": acc_ports, "core_mac": core_mac, "router_mac": router_mac, "probe_sessions": len(pick)}
+    if attach.startswith("dp:"):
+        ports = [(emu.SWITCH_NS, f"v{instance_of(pod, attach[3:]).vf.emu_ofport}")]
+    else:
+        ports = [
+            (emu.access_ns(next(p for p in pod.ports_with_role("access") if p.name == name)), "sub0")
+            for name in acc_ports
+        ]
+        ports.append((emu.INET_NS, "eth0"))
+    info = {
+        "attach": attach,
+        "ports": [f"{ns}:{ifname}" for ns, ifname in ports],
+        "streams_sessions": len(ses),
+        "core_src_mac": core_mac,
+        "core_dst_mac": router_mac,
+        "probe_sessions": len(pick),
+    }
     return st, ports, info
 
 
@@ -298,7 +337,7 @@ def run_pod(a, pod, sizes, result: dict) -> None:
         group_of = {(u["port"], u["stag"], u["ctag"]): u["line_group"] for u in all_users}
         for s in sessions:
             s["line_group"] = group_of.get((s["port"], s["stag"], s["ctag"]))
-        st, ports, info = pod_streams(pod, sessions, all_users, a.probe_sessions)
+        st, ports, info = pod_streams(pod, sessions, all_users, a.probe_sessions, a.attach)
         result["sessions"] = len(sessions)
         result["pod_ports"] = info
         result["calibration_pps"] = cal = calibrate(st, sizes, a)
@@ -306,7 +345,8 @@ def run_pod(a, pod, sizes, result: dict) -> None:
         devs = [(ns, lrgen.af_packet(i, ifname)) for i, (ns, ifname) in enumerate(ports)]
         core = len(ports) - 1
         gen_log = Path(a.out) / "generator.log"
-        with lrgen.LrGen(path, devs, arp={core: CORE_IP}, prefix="lrpod", log=gen_log) as gen:
+        arp = {} if a.attach.startswith("dp:") else {core: CORE_IP}
+        with lrgen.LrGen(path, devs, arp=arp, prefix="lrpod", log=gen_log) as gen:
             r = Runner(gen, a.trial_s, a.drain_ms)
             # learning frames: the core router resolves our address, switch and DPs see both ways
             warm = r.run({f"rate{G_UP}": 500.0, f"rate{G_DOWN}": 500.0}, duration=2.0)
@@ -420,6 +460,12 @@ def main(argv=None) -> int:
     ap.add_argument("--dial-timeout", type=float, default=120)
     ap.add_argument("--out", default=str(HERE / "report"), help="results.json, report.md, plots")
     ap.add_argument("--keep", action="store_true", help="leave the pod up (bngpod down removes it)")
+    ap.add_argument(
+        "--attach",
+        default="pod",
+        help="pod: the generator on the access ports and behind the core router (the whole pod); dp:NAME: on "
+        "instance NAME's VF veth, bng-dp alone on af_packet, only its sessions (default: %(default)s)",
+    )
     a = ap.parse_args(argv)
     full = a.full
     a.trial_s = a.trial_s or (60.0 if full else 2.0)
