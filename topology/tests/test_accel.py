@@ -78,7 +78,10 @@ def test_conf_says_what_the_pod_says():
     ranges = [line for line, v in items["ip-pool"] if v is None or line.startswith("100.")]
     assert {r.split(",")[0] for r in ranges} == {str(p.prefix) for p in pod.pools}
     # pppd-compat hooks point at the glue's hook, and the redis variant has the events the glue needs
-    assert values(items["pppd-compat"], "ip-up") == [accel.HOOK]
+    for h in ("ip-pre-up", "ip-down", "ip-change"):
+        assert values(items["pppd-compat"], h) == [f"/etc/bngpod/accel-ppp/hooks/{h}"]
+        hook = (GOLDEN / "lab" / "accel-ppp" / "hooks" / h).read_text()
+        assert f"bng-accel-glue hook -socket /run/bngpod/accel-glue.sock {h} " in hook
     redis = conf_items((GOLDEN / "lab" / "accel-ppp" / "accel-ppp-redis.conf").read_text())["redis"]
     assert values(redis, "ev_ses_acct_start") == ["yes"] and values(redis, "ev_ses_pre_finished") == ["yes"]
     assert "pppd-compat" not in conf_items((GOLDEN / "lab" / "accel-ppp" / "accel-ppp-redis.conf").read_text())
