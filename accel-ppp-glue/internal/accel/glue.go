@@ -622,6 +622,7 @@ func (g *Glue) RunAccounting(ctx context.Context) {
 func (g *Glue) PeerUp(inst uint32, rts time.Time, f pfcpcp.Features) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	g.count("peer_up")
 	old, known := g.rts[inst]
 	restarted := !known || !old.Equal(rts)
 	g.rts[inst] = rts
