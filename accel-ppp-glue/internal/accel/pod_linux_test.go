@@ -528,6 +528,11 @@ func TestPodWithBngDP(t *testing.T) {
 	dp = start(t, filepath.Join(dir, "bng-dp.log"), dpArgs...)
 	waitFor(t, "the session installed in the restarted DP", 40*time.Second, func() bool { return st.counters()["reinstalled"] >= 1 })
 	down("DP restarted", true)
+	// usage comes back: the DP's periodic reports (-interim 2s) count the datagrams sent to the subscriber
+	waitFor(t, "usage reported", 10*time.Second, func() bool {
+		ss := st.sessions()
+		return len(ss) == 1 && ss[0].OutOctets >= 44 && ss[0].OutPackets >= 1
+	})
 
 	// 6. the end: accel-ppp's session-pre-finished; the DP forwards no more
 	pub(`{ "event": "session-pre-finished", "ctrl_type": "pppoe", "session_id": "00000000000000a1", "ip_addr": "100.80.0.7" }`)
