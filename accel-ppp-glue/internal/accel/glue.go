@@ -138,8 +138,9 @@ func New(opt Options, up UserPlane, acct Accountant, ctl Controller, st Store) (
 		counts: map[string]uint64{}, reasons: map[string]bool{}}
 	err := st.ForEach(bucketSessions, func(key string, val []byte) error {
 		var r Record
-		if err := json.Unmarshal(val, &r); err != nil || r.SID != key {
+		if err := json.Unmarshal(val, &r); err != nil || !r.valid(key) {
 			g.log.Warn("stored session unreadable, dropped", "key", key, "err", err)
+			g.count("stored_session_dropped")
 			return nil
 		}
 		g.index(&r)
@@ -167,6 +168,13 @@ func New(opt Options, up UserPlane, acct Accountant, ctl Controller, st Store) (
 		}
 	}
 	return g, nil
+}
+
+// valid checks a record read back from the store (a damaged file is input too).
+func (r *Record) valid(key string) bool {
+	a, err := netip.ParseAddr(r.IPv4)
+	return err == nil && a.Is4() && r.SID == key && validSID(r.SID) && r.CPSEID != 0 && r.CPSEID&(1<<63) == 0 &&
+		r.STag >= 1 && r.STag <= 4094 && r.CTag >= 1 && r.CTag <= 4094 && r.PPPoESID != 0 && r.PPPoESID != 0xffff
 }
 
 func (g *Glue) index(r *Record) {

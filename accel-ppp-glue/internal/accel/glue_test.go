@@ -379,6 +379,29 @@ func TestRestartsAndResync(t *testing.T) {
 	}
 }
 
+func TestDamagedStoreRecords(t *testing.T) {
+	st := newMemStore()
+	good := `{"sid":"00000000000000e1","ctrl_if":"vx1.100.1","instance":1,"group":"lg1","port":"access1","stag":100,"ctag":1,` +
+		`"pppoe_sid":1,"ipv4":"100.80.0.1","cp_seid":5,"up_seid":9}`
+	for k, v := range map[string]string{
+		"00000000000000e1": good,
+		"00000000000000e2": strings.Replace(strings.Replace(good, "e1", "e2", 1), `"100.80.0.1"`, `"nonsense"`, 1),
+		"00000000000000e3": "{",
+		"00000000000000e4": strings.Replace(good, `"stag":100`, `"stag":0`, 1), // key and sid differ too
+	} {
+		_ = st.Put(bucketSessions, k, []byte(v))
+	}
+	plane := newFakePlane()
+	g, err := New(Options{Config: labConfig(t), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, plane, nil, nil, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ss := g.Sessions(); len(ss) != 1 || ss[0].SID != "00000000000000e1" || plane.restored[5] != 9 || g.Counts()["stored_session_dropped"] != 3 {
+		t.Fatalf("%+v %v %v", ss, plane.restored, g.Counts())
+	}
+	g.PeerUp(1, time.Unix(1, 0), pfcpcp.Features{}) // the kept one re-installs without a panic
+}
+
 func TestNoEventSource(t *testing.T) {
 	if err := CheckSources(&RunConfig{}); err == nil {
 		t.Fatal("started with no event source")
