@@ -15,12 +15,15 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+	"layeh.com/radius"
+	"layeh.com/radius/rfc2866"
 
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/prereq"
 )
@@ -300,6 +303,47 @@ func waitFor(t *testing.T, what string, d time.Duration, ok func() bool) {
 	t.Fatalf("%s: not within %v", what, d)
 }
 
+// acctServer is a RADIUS accounting server (layeh.com/radius: it drops a
+// request whose authenticator does not check with the lab's secret) that
+// records what it was sent.
+type acctServer struct {
+	mu   sync.Mutex
+	reqs []acctSeen
+}
+
+type acctSeen struct {
+	status   rfc2866.AcctStatusType
+	sid      string
+	out, in  uint32
+	outPkts  uint32
+	username string
+}
+
+func (a *acctServer) ServeRADIUS(w radius.ResponseWriter, r *radius.Request) {
+	if r.Code != radius.CodeAccountingRequest {
+		return
+	}
+	a.mu.Lock()
+	a.reqs = append(a.reqs, acctSeen{status: rfc2866.AcctStatusType_Get(r.Packet), sid: rfc2866.AcctSessionID_GetString(r.Packet),
+		out: uint32(rfc2866.AcctOutputOctets_Get(r.Packet)), in: uint32(rfc2866.AcctInputOctets_Get(r.Packet)),
+		outPkts: uint32(rfc2866.AcctOutputPackets_Get(r.Packet)), username: radiusUserName(r.Packet)})
+	a.mu.Unlock()
+	_ = w.Write(r.Response(radius.CodeAccountingResponse))
+}
+
+func radiusUserName(p *radius.Packet) string {
+	if v, ok := p.Lookup(1); ok {
+		return string(v)
+	}
+	return ""
+}
+
+func (a *acctServer) seen() []acctSeen {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]acctSeen(nil), a.reqs...)
+}
+
 func TestPodWithBngDP(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short")
@@ -346,6 +390,7 @@ func TestPodWithBngDP(t *testing.T) {
 		{"ip", "-n", nsDP, "link", "add", "mg0", "type", "veth", "peer", "name", "mg1", "netns", nsCP},
 		{"ip", "-n", nsDP, "addr", "add", "10.200.0.11/24", "dev", "mg0"},
 		{"ip", "-n", nsCP, "addr", "add", "10.200.0.1/24", "dev", "mg1"},
+		{"ip", "-n", nsCP, "addr", "add", "10.200.0.2/32", "dev", "lo"}, // the lab's RADIUS server
 		{"ip", "-n", nsDP, "link", "set", "mg0", "mtu", "1600", "up"},
 		{"ip", "-n", nsCP, "link", "set", "mg1", "mtu", "1600", "up"},
 		// the control server's VXLAN interfaces, by the generated script
@@ -375,6 +420,18 @@ func TestPodWithBngDP(t *testing.T) {
 		t.Fatal(err)
 	}
 	accel := newFakeAccel(t, cliLn)
+	var radConn net.PacketConn
+	if err := inNetns(nsCP, func() error {
+		var err error
+		radConn, err = net.ListenPacket("udp", "10.200.0.2:1813")
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	acct := &acctServer{}
+	radSrv := &radius.PacketServer{SecretSource: radius.StaticSecretSource([]byte("testing123")), Handler: acct}
+	go func() { _ = radSrv.Serve(radConn) }()
+	t.Cleanup(func() { _ = radSrv.Shutdown(context.Background()) })
 	procPPPoE := filepath.Join(dir, "pppoe")
 	if err := os.WriteFile(procPPPoE, []byte("Id       Address              Device\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -382,7 +439,7 @@ func TestPodWithBngDP(t *testing.T) {
 	statusSock := filepath.Join(dir, "status.sock")
 	glueArgs := []string{"ip", "netns", "exec", nsCP, glue, "-config", cpYAML, "-state", filepath.Join(dir, "glue.db"),
 		"-redis", "127.0.0.1:6379", "-hook-socket", filepath.Join(dir, "hook.sock"), "-cli", "127.0.0.1:2001", "-proc-pppoe", procPPPoE, "-status", statusSock,
-		"-interim", "2s", "-resync", "0", "-no-accounting", "-log-format", "text"}
+		"-interim", "2s", "-resync", "0", "-log-format", "text"}
 	g := start(t, filepath.Join(dir, "glue.log"), glueArgs...)
 	var rsAddr string
 	t.Cleanup(func() {
@@ -462,6 +519,11 @@ func TestPodWithBngDP(t *testing.T) {
 	}
 	down := func(what string, want bool) { t.Helper(); downTo(what, 7, 263, want) }
 	down("installed", true)
+	// usage comes back: the DP's periodic report (-interim 2s) counts the datagram
+	waitFor(t, "usage reported", 10*time.Second, func() bool {
+		ss := st.sessions()
+		return len(ss) == 1 && ss[0].OutOctets == 44 && ss[0].OutPackets == 1
+	})
 
 	// 2b. upstream accel-ppp's way: the pppd-compat ip-pre-up script (the real binary's hook,
 	// as accel-ppp runs it: arguments and environment of pppd_compat.c), the PPPoE session
@@ -528,14 +590,47 @@ func TestPodWithBngDP(t *testing.T) {
 	dp = start(t, filepath.Join(dir, "bng-dp.log"), dpArgs...)
 	waitFor(t, "the session installed in the restarted DP", 40*time.Second, func() bool { return st.counters()["reinstalled"] >= 1 })
 	down("DP restarted", true)
-	// usage comes back: the DP's periodic reports (-interim 2s) count the datagrams sent to the subscriber
-	waitFor(t, "usage reported", 10*time.Second, func() bool {
-		ss := st.sessions()
-		return len(ss) == 1 && ss[0].OutOctets >= 44 && ss[0].OutPackets >= 1
-	})
 
 	// 6. the end: accel-ppp's session-pre-finished; the DP forwards no more
 	pub(`{ "event": "session-pre-finished", "ctrl_type": "pppoe", "session_id": "00000000000000a1", "ip_addr": "100.80.0.7" }`)
 	waitFor(t, "the session removed", 10*time.Second, func() bool { return len(st.sessions()) == 0 })
 	down("removed", false)
+
+	// 7. accounting went to the RADIUS server from the DP's usage: a Start and a Stop per
+	// session (none again for the restarts), Interim-Updates between. The Stop counts the
+	// datagram reported before the glue's kill and the one after the DP's restart (44
+	// octets of IPv4 each); those in between may have been unreported when bng-dp
+	// restarted, and a restarted DP has no usage of its past (as with bng-cp)
+	var starts, stops, interims int
+	var stop acctSeen
+	waitFor(t, "the Accounting-Stop", 10*time.Second, func() bool {
+		starts, stops, interims = 0, 0, 0
+		for _, q := range acct.seen() {
+			if q.sid != "00000000000000a1" {
+				continue
+			}
+			switch q.status {
+			case rfc2866.AcctStatusType_Value_Start:
+				starts++
+			case rfc2866.AcctStatusType_Value_Stop:
+				stops++
+				stop = q
+			case rfc2866.AcctStatusType_Value_InterimUpdate:
+				interims++
+			}
+		}
+		return stops == 1
+	})
+	if starts != 1 || interims < 1 || stop.out < 2*44 || stop.out%44 != 0 || stop.outPkts != stop.out/44 || stop.username != "sub7" {
+		t.Fatalf("accounting of a1: %d starts, %d interims, stop %+v (all: %+v)", starts, interims, stop, acct.seen())
+	}
+	var b1 []rfc2866.AcctStatusType
+	for _, q := range acct.seen() {
+		if q.sid == "00000000000000b1" {
+			b1 = append(b1, q.status)
+		}
+	}
+	if len(b1) < 2 || b1[0] != rfc2866.AcctStatusType_Value_Start || b1[len(b1)-1] != rfc2866.AcctStatusType_Value_Stop {
+		t.Fatalf("accounting of the pppd-compat session: %v", b1)
+	}
 }
