@@ -3,9 +3,13 @@ package accel
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
 	"net/netip"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -234,5 +238,53 @@ func TestRadattr(t *testing.T) {
 		if _, err := ParseRadattr(strings.NewReader(bad)); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
+	}
+}
+
+func TestHookSocketHostile(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "hook.sock")
+	var mu sync.Mutex
+	var refused []string
+	handled := 0
+	hs, err := ListenHook(sock, func(ctx context.Context, ev Event) error {
+		mu.Lock()
+		handled++
+		mu.Unlock()
+		return nil
+	}, func(err error) {
+		mu.Lock()
+		refused = append(refused, Reason(err))
+		mu.Unlock()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { hs.Serve(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	if fi, err := os.Stat(sock); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("socket mode %v %v", fi, err)
+	}
+	for _, req := range []string{"not json\n", strings.Repeat("x", MaxEventSize+10) + "\n", "{\"script\": 5}\n",
+		"{\"script\": \"ip-down\", \"args\": [\"ppp0\"]}\n", "no newline"} {
+		c, err := net.Dial("unix", sock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = c.Write([]byte(req))
+		if req == "no newline" {
+			c.(*net.UnixConn).CloseWrite()
+		}
+		b, _ := io.ReadAll(c)
+		c.Close()
+		if !strings.HasPrefix(string(b), "error: ") {
+			t.Errorf("%.30q: answered %q", req, b)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if handled != 0 || strings.Join(refused, ",") != "hook_request,hook_request,hook_request,args,hook_request" {
+		t.Fatalf("handled %d, refused %v", handled, refused)
 	}
 }
