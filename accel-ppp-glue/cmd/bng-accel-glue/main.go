@@ -70,6 +70,7 @@ func run(args []string, stderr io.Writer) int {
 		resync    = fs.Duration("resync", time.Minute, "re-sync with accel-ppp's CLI this often (0: at start and after redis reconnects)")
 		noAcct    = fs.Bool("no-accounting", false, "send no RADIUS accounting")
 		status    = fs.String("status", "", "status socket (HTTP: GET /v1/sessions, /v1/counters); empty: none")
+		metrics   = fs.String("metrics", "", "Prometheus listener, e.g. 127.0.0.1:9465 (empty: none)")
 		logFormat = fs.String("log-format", "json", "log format: json or text")
 		logLevel  = fs.String("log-level", "info", "log level: debug, info, warn, error")
 	)
@@ -112,7 +113,7 @@ func run(args []string, stderr io.Writer) int {
 	}
 	rc := accel.RunConfig{Config: cfg, StatePath: *state, HookSocket: *hookSock, RedisAddr: *redis,
 		RedisChannel: *channel, ProcPPPoE: *proc, RadattrPrefix: *radattr, Interim: *interim, Resync: *resync,
-		Accounting: !*noAcct, StatusSocket: *status, Logger: slog.New(h)}
+		Accounting: !*noAcct, StatusSocket: *status, MetricsAddr: *metrics, Logger: slog.New(h)}
 	if *cli != "" {
 		rc.CLI = &accel.CLI{Addr: *cli, Password: *cliPass}
 	}

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/aaa"
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/config"
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/pfcpcp"
@@ -400,6 +402,40 @@ func TestDamagedStoreRecords(t *testing.T) {
 		t.Fatalf("%+v %v %v", ss, plane.restored, g.Counts())
 	}
 	g.PeerUp(1, time.Unix(1, 0), pfcpcp.Features{}) // the kept one re-installs without a panic
+}
+
+func TestMetrics(t *testing.T) {
+	r := newRig(t)
+	r.g.Redis(context.Background(), redisEvent("session-acct-start", "00000000000000f1", "vx1.100.1", "02:5b:00:00:00:01", "100.80.0.1", 1))
+	r.g.Redis(context.Background(), []byte("{"))
+	srv, err := metricsServer("127.0.0.1:0", r.g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = srv.Close()
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(newCollector(r.g))
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, mf := range mfs {
+		for _, m := range mf.GetMetric() {
+			name := mf.GetName()
+			for _, l := range m.GetLabel() {
+				name += "/" + l.GetValue()
+			}
+			if m.GetCounter() != nil {
+				got[name] = m.GetCounter().GetValue()
+			} else {
+				got[name] = m.GetGauge().GetValue()
+			}
+		}
+	}
+	if got["bngpod_accel_glue_sessions"] != 1 || got["bngpod_accel_glue_total/installed"] != 1 || got["bngpod_accel_glue_total/refused_json"] != 1 {
+		t.Fatalf("%v", got)
+	}
 }
 
 func TestNoEventSource(t *testing.T) {

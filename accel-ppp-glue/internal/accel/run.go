@@ -33,6 +33,7 @@ type RunConfig struct {
 	Resync        time.Duration // re-sync with accel-ppp's CLI this often (0 = at start and after redis reconnects only)
 	Accounting    bool          // send RADIUS accounting from the DP's usage
 	StatusSocket  string        // HTTP on a unix socket: GET /v1/sessions, /v1/counters ("" = none)
+	MetricsAddr   string        // Prometheus listener, GET /metrics ("" = none)
 	Logger        *slog.Logger
 }
 
@@ -182,6 +183,13 @@ func Run(ctx context.Context, rc RunConfig) error {
 		srv, err := statusServer(rc.StatusSocket, g)
 		if err != nil {
 			return fmt.Errorf("status socket: %w", err)
+		}
+		spawn(func() { <-ctx.Done(); _ = srv.Close() })
+	}
+	if rc.MetricsAddr != "" {
+		srv, err := metricsServer(rc.MetricsAddr, g)
+		if err != nil {
+			return fmt.Errorf("metrics: %w", err)
 		}
 		spawn(func() { <-ctx.Done(); _ = srv.Close() })
 	}
