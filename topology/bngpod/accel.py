@@ -128,13 +128,19 @@ def _vlan_mon(pod: m.Pod) -> list[str]:
     return out
 
 
+def _pools4(pod: m.Pod) -> list[m.Pool]:
+    """The IPv4 pools: accel-ppp's [ip-pool] (IPv6 is denied in this mode, [ppp] ipv6=deny)."""
+    return [p for p in pod.pools if p.prefix.version == 4]
+
+
 def _pool_lines(pod: m.Pod) -> list[str]:
     # ippool gives out every address of the prefix; bng-dp accepts any address inside the
     # line group's prefixes
     # the pools of one line group are chained (next=): one is full, the next is used
     out = []
-    for p in pod.pools:
-        same = [q for q in pod.pools if q.group == p.group]
+    pools = _pools4(pod)
+    for p in pools:
+        same = [q for q in pools if q.group == p.group]
         after = same[same.index(p) + 1 :]
         out.append(f"{p.prefix},name={p.name}" + (f",next={after[0].name}" if after else ""))
     return out
@@ -144,8 +150,9 @@ def _default_pool(pod: m.Pod) -> list[str]:
     """[pppoe] ip-pool when one line group has pools: accel-ppp picks a pool per session only
     from RADIUS (Framed-Pool), not per interface; with several groups RADIUS must name the
     group's pool (bng-accel-glue refuses an address outside the session's line group)."""
-    groups = {p.group for p in pod.pools}
-    return [f"ip-pool={pod.pools[0].name}"] if len(groups) == 1 and pod.pools else []
+    pools = _pools4(pod)
+    groups = {p.group for p in pools}
+    return [f"ip-pool={pools[0].name}"] if len(groups) == 1 and pools else []
 
 
 def conf(pod: m.Pod, events: str) -> str:
@@ -193,7 +200,7 @@ def conf(pod: m.Pod, events: str) -> str:
     pppoe += [f"vlan-mon={v}" for v in _vlan_mon(pod)]
     pppoe += [f"interface=re:^vx{inst.id}\\.[0-9]+\\.[0-9]+$" for inst in pod.instances if svlans(pod, inst)]
     s.append(("pppoe", pppoe))
-    dns = sorted({str(d) for p in pod.pools for d in p.dns}, key=lambda a: ipaddress.ip_address(a))
+    dns = sorted({str(d) for p in _pools4(pod) for d in p.dns if d.version == 4}, key=ipaddress.ip_address)
     if len(dns) > 2:
         raise AccelError(f"accel-ppp gives two DNS servers ([dns] dns1, dns2); the pools name {len(dns)}")
     s.append(("dns", [f"dns{i + 1}={d}" for i, d in enumerate(dns)]))
