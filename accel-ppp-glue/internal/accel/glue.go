@@ -606,19 +606,34 @@ func (g *Glue) account(st aaa.AcctStatus, r *Record, cause int) {
 	}
 }
 
-// RunAccounting sends the queued Accounting-Requests in order until ctx ends.
+// RunAccounting sends the queued Accounting-Requests in order until ctx
+// ends; then what is still queued gets up to 5 s more (a stop must not drop
+// the Accounting-Stops of the sessions that just ended).
 func (g *Glue) RunAccounting(ctx context.Context) {
+	send := func(ctx context.Context, req *aaa.AcctRequest) {
+		if err := g.acct.Account(ctx, req); err != nil {
+			g.count("accounting_failed")
+			g.log.Warn("accounting", "sid", req.SessionID, "status", req.Status, "err", err)
+		} else {
+			g.count(fmt.Sprintf("accounting_%d", req.Status))
+		}
+	}
 	for {
 		select {
 		case <-ctx.Done():
+			dctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			for dctx.Err() == nil {
+				select {
+				case req := <-g.acctQ:
+					send(dctx, req)
+				default:
+					return
+				}
+			}
 			return
 		case req := <-g.acctQ:
-			if err := g.acct.Account(ctx, req); err != nil {
-				g.count("accounting_failed")
-				g.log.Warn("accounting", "sid", req.SessionID, "status", req.Status, "err", err)
-			} else {
-				g.count(fmt.Sprintf("accounting_%d", req.Status))
-			}
+			send(ctx, req)
 		}
 	}
 }

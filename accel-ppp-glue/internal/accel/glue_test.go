@@ -450,3 +450,20 @@ func TestNoEventSource(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestAccountingDrainsOnStop(t *testing.T) {
+	acct := &acctRec{}
+	g, err := New(Options{Config: labConfig(t), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, newFakePlane(), acct, nil, newMemStore())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Record{SID: "00000000000000aa", IPv4: "100.80.0.1", Port: "access1", STag: 100, CTag: 1, Start: time.Now()}
+	g.account(aaa.AcctStart, r, 0)
+	g.account(aaa.AcctStop, r, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // stopped before it ran: what was queued still goes out
+	g.RunAccounting(ctx)
+	if reqs := acct.wait(t, 2); reqs[1].Status != aaa.AcctStop || reqs[1].TerminateCause != 1 {
+		t.Fatalf("%+v", reqs)
+	}
+}
