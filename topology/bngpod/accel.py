@@ -360,11 +360,13 @@ def units(pod: m.Pod) -> dict[str, str]:
         "[Install]\nWantedBy=multi-user.target\n",
         "accel-ppp.service.d/bngpod.conf": head
         + "[Unit]\nRequires=bngpod-accel-net.service\nAfter=bngpod-accel-net.service bng-accel-glue.service\n\n"
-        "[Service]\nExecStart=\n"
+        # in the foreground (no -d), as accel-ppp's own accel-ppp.service runs it
+        "[Service]\nType=simple\nExecStart=\n"
         "ExecStart=/usr/sbin/accel-pppd -c /etc/bngpod/accel-ppp/accel-ppp.conf -p /run/accel-pppd.pid\n",
         "bng-accel-glue.service": head + "[Unit]\nDescription=bngpod: accel-ppp sessions into bng-dp over PFCP\n"
         "After=network-online.target bngpod-accel-net.service\nWants=network-online.target\n\n"
-        "[Service]\nRuntimeDirectory=bngpod\nRuntimeDirectoryPreserve=yes\n"
+        # /proc/net/pppoe (the PPPoE session ids) exists once the pppoe module is loaded
+        "[Service]\nRuntimeDirectory=bngpod\nRuntimeDirectoryPreserve=yes\nExecStartPre=-/sbin/modprobe pppoe\n"
         "ExecStart=/usr/local/bin/bng-accel-glue -config /etc/bngpod/cp.yaml -state /var/lib/bngpod/accel-glue.db "
         f"-hook-socket {GLUE_SOCKET} -cli {CLI} -radattr-prefix {RADATTR}\n"
         "Restart=always\nRestartSec=1\n\n"
