@@ -164,7 +164,9 @@ def conf(pod: m.Pod, events: str) -> str:
     nas = _token("radius nas_identifier", rad.nas_identifier)
     dae_secret = _token("radius secret", rad.servers[0].secret)
     modules = ["log_syslog", "pppoe", "auth_pap", "auth_chap_md5", "radius", "ippool"]
-    modules += ["sigchld", "pppd_compat"] if events == "pppd-compat" else ["redis"]
+    # pppd_compat in both: with the fork it writes only the radattr files (the Access-Accept's
+    # attributes: the session's rates), the events go on redis
+    modules += ["sigchld", "pppd_compat"] + (["redis"] if events == "redis" else [])
     s: list[tuple[str, list[str]]] = [("modules", modules)]
     s.append(("core", ["thread-count=2"]))
     s.append(("common", ["single-session=replace", "sid-case=lower"]))
@@ -232,21 +234,11 @@ def conf(pod: m.Pod, events: str) -> str:
     s.append(("log", ["syslog=accel-pppd,daemon", "copy=1", "level=3"]))
     columns = "sid,ifname,username,ip,calling-sid,called-sid,state"
     s.append(("cli", ["verbose=1", f"tcp={CLI}", f"sessions-columns={columns}"]))
-    if events == "pppd-compat":
-        s.append(
-            (
-                "pppd-compat",
-                [
-                    "verbose=1",
-                    # ip-pre-up: accel-ppp waits for it and ends the session when it fails,
-                    # so a session bng-dp refused never comes up
-                    *(f"{h}={HOOKS}/{h}" for h in HOOK_SCRIPTS),
-                    f"radattr-prefix={RADATTR}",
-                    "fork-limit=16",
-                ],
-            )
-        )
-    else:
+    scripts = [f"{h}={HOOKS}/{h}" for h in HOOK_SCRIPTS] if events == "pppd-compat" else []
+    # ip-pre-up: accel-ppp waits for it and ends the session when it fails, so a session
+    # bng-dp refused never comes up
+    s.append(("pppd-compat", ["verbose=1", *scripts, f"radattr-prefix={RADATTR}", "fork-limit=16"]))
+    if events == "redis":
         s.append(
             (
                 "redis",
@@ -255,6 +247,7 @@ def conf(pod: m.Pod, events: str) -> str:
                     "port=6379",
                     f"pubchan={REDIS_CHANNEL}",
                     "ev_ses_acct_start=yes",
+                    "ev_ses_started=yes",
                     "ev_ses_pre_finished=yes",
                     "ev_radius_coa=yes",
                     "ev_ip_changed=yes",
@@ -497,7 +490,7 @@ _KEYS: dict[str, dict[str, tuple[str, bool]]] = {
         "pubchan": (_TOKEN, False),
         **{
             f"ev_{e}": ("yes", False)
-            for e in ("ses_acct_start", "ses_pre_finished", "radius_coa", "ip_changed", "ses_authorized")
+            for e in ("ses_acct_start", "ses_started", "ses_pre_finished", "radius_coa", "ip_changed", "ses_authorized")
         },
     },
 }
@@ -597,8 +590,8 @@ def check_conf(text: str) -> list[str]:
         errors.append("pppd_compat needs the sigchld module")
     if ("redis" in modules) != ("redis" in seen):
         errors.append("[modules] redis and the [redis] section go together")
-    if "pppd_compat" in modules and "redis" in modules:
-        errors.append("pppd_compat and redis both report sessions: pick one")
+    if "redis" in modules and any(k.startswith("ip-") for k in seen.get("pppd-compat", set())):
+        errors.append("pppd-compat scripts and redis both report sessions: pick one")
     for sect, keys in (("pppoe", ("interface", "called-sid")), ("cli", ("tcp",)), ("radius", ("server",))):
         for k in keys:
             if k not in seen.get(sect, set()):

@@ -84,7 +84,10 @@ def test_conf_says_what_the_pod_says():
         assert f"bng-accel-glue hook -socket /run/bngpod/accel-glue.sock {h} " in hook
     redis = conf_items((GOLDEN / "lab" / "accel-ppp" / "accel-ppp-redis.conf").read_text())["redis"]
     assert values(redis, "ev_ses_acct_start") == ["yes"] and values(redis, "ev_ses_pre_finished") == ["yes"]
-    assert "pppd-compat" not in conf_items((GOLDEN / "lab" / "accel-ppp" / "accel-ppp-redis.conf").read_text())
+    # with the fork, pppd-compat only writes the radattr files (rates), runs no script
+    fork = conf_items((GOLDEN / "lab" / "accel-ppp" / "accel-ppp-redis.conf").read_text())
+    assert sorted(k for k, _ in fork["pppd-compat"]) == ["fork-limit", "radattr-prefix", "verbose"]
+    assert values(redis, "ev_ses_started") == ["yes"]
 
 
 def test_script_makes_what_the_pod_says(tmp_path):
@@ -158,6 +161,7 @@ GOOD = (GOLDEN / "minimal" / "accel-ppp" / "accel-ppp.conf").read_text()
         (lambda t: t.replace("[cli]", "[clii]"), "unknown section"),
         (lambda t: t.replace("sigchld\n", ""), "sigchld"),
         (lambda t: t.replace("ippool\n", "ippool\nredis\n"), "redis"),
+        (lambda t: t.replace("ippool\n", "ippool\nredis\n") + "\n[redis]\nport=6379\n", "pick one"),
         (lambda t: t.replace("pppoe\n", "pppoe\npppoe\n", 1), "twice"),
         (lambda t: t.replace(",1-4094", ",1-4095"), "vlan-mon filter"),
         (lambda t: t.replace("100.80.0.0/22,name=pool1", "100.80.0.0/22,name=pool1\n100.80.1.0/24,name=p2"), "overlap"),

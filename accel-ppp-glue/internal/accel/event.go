@@ -81,10 +81,13 @@ var redisEvents = map[string]Kind{
 	"session-pre-finished": Down,
 	"session-finished":     Down,
 	"coa":                  Change,
+	// after ip-pre-up time: pppd-compat's radattr file (loaded beside the redis module for
+	// it) has the session's attributes only from then on
+	"session-started": Change,
 	"ip-changed":           Change,
 	"shaper":               Change,
 	// known, of no use to the glue
-	"session-starting": Ignore, "session-started": Ignore, "session-finishing": Ignore,
+	"session-starting": Ignore, "session-finishing": Ignore,
 	"session-authorized": Ignore, "control-starting": Ignore, "control-started": Ignore,
 	"control-finished": Ignore, "session-pre-up": Ignore, "config-reload": Ignore,
 	"session-auth-failed": Ignore, "mppe-keys": Ignore, "dns": Ignore, "wins": Ignore,

@@ -320,6 +320,27 @@ func (g *Glue) sidOf(ctx context.Context, pppIf string) (string, error) {
 	return "", bad("cli_no_session", "accel-ppp's CLI lists no session on %s", pppIf)
 }
 
+// pppIfOf asks accel-ppp's CLI for the PPP unit of a session (the fork's
+// events do not name it; its radattr file is named after it).
+func (g *Glue) pppIfOf(ctx context.Context, sid string) string {
+	if g.ctl == nil || g.opt.RadattrPrefix == "" {
+		return ""
+	}
+	cctx, cancel := g.opCtx(ctx)
+	defer cancel()
+	rows, err := g.ctl.Sessions(cctx, SessionColumns)
+	if err != nil {
+		g.count("cli_failed")
+		return ""
+	}
+	for _, r := range rows {
+		if r["sid"] == sid && validIfname(r["ifname"]) {
+			return r["ifname"]
+		}
+	}
+	return ""
+}
+
 func (g *Glue) pppoeSID(mac [6]byte, dev string) (uint16, error) {
 	if g.opt.ProcPPPoE == "" {
 		return 0, bad("no_pppoe_sid", "the event has no PPPoE session id and /proc/net/pppoe is not read here")
@@ -394,6 +415,9 @@ func (g *Glue) up1(ctx context.Context, ev Event) error {
 	w, err := Resolve(g.cfg, ev.CtrlIf)
 	if err != nil {
 		return err
+	}
+	if ev.PPPIf == "" {
+		ev.PPPIf = g.pppIfOf(ctx, ev.SID)
 	}
 	if !inGroup(w.Line.Group, ev.IPv4) {
 		return bad("address_outside_group", "%s of %s is in no pool of line group %s", ev.IPv4, ev.SID, w.Line.Group.Name)
@@ -522,8 +546,14 @@ func (g *Glue) change(ctx context.Context, ev Event) error {
 		g.count("change_unknown")
 		return nil
 	}
+	if r.PPPIf == "" {
+		r.PPPIf = g.pppIfOf(ctx, r.SID)
+		if r.PPPIf != "" {
+			g.byPPPIf[r.PPPIf] = r.SID
+		}
+	}
 	if r.PPPIf == "" || g.opt.RadattrPrefix == "" {
-		g.count("change_without_attributes") // the fork's events carry no attributes
+		g.count("change_without_attributes") // no radattr file to read
 		return nil
 	}
 	a, err := g.attrs(r.PPPIf)

@@ -467,3 +467,32 @@ func TestAccountingDrainsOnStop(t *testing.T) {
 		t.Fatalf("%+v", reqs)
 	}
 }
+
+// The fork's events carry no attributes: the glue finds the session's PPP unit through the
+// CLI and reads pppd-compat's radattr file (pppd_compat loaded beside the redis module for
+// it), which exists from ip-pre-up time on: at session-started, after session-acct-start.
+func TestRedisRatesFromRadattr(t *testing.T) {
+	r := newRig(t)
+	ctx := context.Background()
+	r.cli.set(Row{"sid": "00000000000000f7", "ifname": "ppp7", "ip": "100.80.0.7", "calling-sid": "02:5b:00:00:00:07",
+		"called-sid": "vx1.100.7", "state": "start"})
+	r.g.Redis(ctx, redisEvent("session-acct-start", "00000000000000f7", "vx1.100.7", "02:5b:00:00:00:07", "100.80.0.7", 7))
+	ss := r.g.Sessions()
+	if len(ss) != 1 || ss[0].PPPIf != "ppp7" || ss[0].Profile != "" {
+		t.Fatalf("%+v", ss)
+	}
+	r.write("radattr.ppp7", "Filter-Id gold\nWISPr-Bandwidth-Max-Up 1000000\nWISPr-Bandwidth-Max-Down 5000000\n")
+	r.g.Redis(ctx, []byte(`{ "event": "session-started", "ctrl_type": "pppoe", "session_id": "00000000000000f7" }`))
+	if calls := r.plane.log(); calls[len(calls)-1] != fmt.Sprintf("modify %d gold 1000000/5000000", ss[0].UPSEID) {
+		t.Fatalf("%q", calls)
+	}
+	if ss := r.g.Sessions(); ss[0].Profile != "gold" || ss[0].DownBPS != 5_000_000 {
+		t.Fatalf("%+v", ss)
+	}
+	// a Filter-Id the pod does not know: refused, the session keeps what it had
+	r.write("radattr.ppp7", "Filter-Id platinum\n")
+	r.g.Redis(ctx, []byte(`{ "event": "coa", "ctrl_type": "pppoe", "session_id": "00000000000000f7" }`))
+	if ss := r.g.Sessions(); ss[0].Profile != "gold" || r.g.Counts()["refused_unknown_profile"] != 1 {
+		t.Fatalf("%+v %v", ss, r.g.Counts())
+	}
+}
