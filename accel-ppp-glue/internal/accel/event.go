@@ -84,8 +84,8 @@ var redisEvents = map[string]Kind{
 	// after ip-pre-up time: pppd-compat's radattr file (loaded beside the redis module for
 	// it) has the session's attributes only from then on
 	"session-started": Change,
-	"ip-changed":           Change,
-	"shaper":               Change,
+	"ip-changed":      Change,
+	"shaper":          Change,
 	// known, of no use to the glue
 	"session-starting": Ignore, "session-finishing": Ignore,
 	"session-authorized": Ignore, "control-starting": Ignore, "control-started": Ignore,
