@@ -112,6 +112,7 @@ type Glue struct {
 	byPPPIf map[string]string // PPP unit -> sid
 	bySEID  map[uint64]string // CP SEID -> sid
 	rts     map[uint32]time.Time
+	ended   map[string]time.Time // sessions removed lately, for the re-sync's snapshot
 
 	acctQ chan *aaa.AcctRequest
 
@@ -134,7 +135,7 @@ func New(opt Options, up UserPlane, acct Accountant, ctl Controller, st Store) (
 	}
 	g := &Glue{opt: opt, cfg: opt.Config, log: opt.Logger, up: up, acct: acct, ctl: ctl, st: st,
 		bySID: map[string]*Record{}, byPPPIf: map[string]string{}, bySEID: map[uint64]string{},
-		rts: map[uint32]time.Time{}, acctQ: make(chan *aaa.AcctRequest, 1<<16),
+		rts: map[uint32]time.Time{}, ended: map[string]time.Time{}, acctQ: make(chan *aaa.AcctRequest, 1<<16),
 		counts: map[string]uint64{}, reasons: map[string]bool{}}
 	err := st.ForEach(bucketSessions, func(key string, val []byte) error {
 		var r Record
@@ -524,6 +525,7 @@ func (g *Glue) end(ctx context.Context, r *Record, cause int) {
 		}
 	}
 	g.unindex(r)
+	g.ended[r.SID] = time.Now()
 	if err := g.st.Delete(bucketSessions, r.SID); err != nil {
 		g.log.Error("store", "err", err)
 	}
@@ -774,12 +776,21 @@ func (g *Glue) Resync(ctx context.Context) error {
 	if g.ctl == nil {
 		return errors.New("accel: no CLI")
 	}
+	at := time.Now()
 	cctx, cancel := g.opCtx(ctx)
 	rows, err := g.ctl.Sessions(cctx, SessionColumns)
 	cancel()
 	if err != nil {
 		return err
 	}
+	g.resync(ctx, rows, at)
+	return nil
+}
+
+// resync applies a `show sessions` snapshot taken at time at. Events keep
+// coming while the CLI answers: a session installed after the snapshot is not
+// "gone", one removed after it is not "missing".
+func (g *Glue) resync(ctx context.Context, rows []Row, at time.Time) {
 	live := map[string]Row{}
 	for _, r := range rows {
 		if validSID(r["sid"]) {
@@ -787,9 +798,14 @@ func (g *Glue) Resync(ctx context.Context) error {
 		}
 	}
 	g.mu.Lock()
+	for sid, t := range g.ended {
+		if time.Since(t) > 10*time.Minute {
+			delete(g.ended, sid)
+		}
+	}
 	var gone []*Record
 	for sid, r := range g.bySID {
-		if _, ok := live[sid]; !ok {
+		if _, ok := live[sid]; !ok && r.Start.Before(at) {
 			gone = append(gone, r)
 		}
 	}
@@ -800,6 +816,9 @@ func (g *Glue) Resync(ctx context.Context) error {
 	}
 	var missing []Row
 	for sid, row := range live {
+		if t, ok := g.ended[sid]; ok && !t.Before(at) {
+			continue
+		}
 		if g.bySID[sid] == nil && row["state"] == "active" {
 			missing = append(missing, row)
 		}
@@ -826,5 +845,4 @@ func (g *Glue) Resync(ctx context.Context) error {
 		g.count("resync_installed")
 	}
 	g.count("resyncs")
-	return nil
 }

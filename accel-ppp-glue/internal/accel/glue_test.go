@@ -496,3 +496,26 @@ func TestRedisRatesFromRadattr(t *testing.T) {
 		t.Fatalf("%+v %v", ss, r.g.Counts())
 	}
 }
+
+// Events keep coming while accel-ppp's CLI answers a re-sync: a session
+// installed after the snapshot is not gone, one removed after it not missing.
+func TestResyncSnapshotRaces(t *testing.T) {
+	r := newRig(t)
+	ctx := context.Background()
+	r.write("pppoe", "Id       Address              Device\n00000200 02:5b:00:00:00:02 vx1.100.2\n")
+	at := time.Now()
+	r.g.Redis(ctx, redisEvent("session-acct-start", "0000000000000001", "vx1.100.1", "02:5b:00:00:00:01", "100.80.0.1", 1))
+	r.g.Redis(ctx, redisEvent("session-acct-start", "0000000000000002", "vx1.100.2", "02:5b:00:00:00:02", "100.80.0.2", 2))
+	r.g.Redis(ctx, []byte(`{ "event": "session-pre-finished", "session_id": "0000000000000002" }`))
+	// the snapshot, taken before all that: 1 not yet listed, 2 still listed
+	r.g.resync(ctx, []Row{{"sid": "0000000000000002", "ifname": "ppp2", "ip": "100.80.0.2", "calling-sid": "02:5b:00:00:00:02",
+		"called-sid": "vx1.100.2", "state": "active"}}, at)
+	if ss := r.g.Sessions(); len(ss) != 1 || ss[0].SID != "0000000000000001" {
+		t.Fatalf("%+v %v", ss, r.g.Counts())
+	}
+	// a later snapshot without 1: now it is gone
+	r.g.resync(ctx, nil, time.Now())
+	if ss := r.g.Sessions(); len(ss) != 0 {
+		t.Fatalf("%+v", ss)
+	}
+}
