@@ -591,6 +591,20 @@ func TestPodWithBngDP(t *testing.T) {
 	waitFor(t, "the session installed in the restarted DP", 40*time.Second, func() bool { return st.counters()["reinstalled"] >= 1 })
 	down("DP restarted", true)
 
+	// 5b. redis restarts: the glue subscribes again and re-syncs (pub/sub lost what was
+	// published meanwhile)
+	before := st.counters()["resyncs"]
+	rs.stop(syscall.SIGTERM)
+	rs = start(t, filepath.Join(dir, "redis.log"), "ip", "netns", "exec", nsCP, redisBin, "--bind", "127.0.0.1",
+		"--port", "6379", "--save", "", "--appendonly", "no", "--dir", dir, "--protected-mode", "no")
+	waitFor(t, "subscribed again and re-synced", 30*time.Second, func() bool {
+		c := st.counters()
+		return c["redis_reconnects"] >= 1 && c["resyncs"] > before
+	})
+	if ss := st.sessions(); len(ss) != 1 {
+		t.Fatalf("after redis's restart: %+v", ss)
+	}
+
 	// 6. the end: accel-ppp's session-pre-finished; the DP forwards no more
 	pub(`{ "event": "session-pre-finished", "ctrl_type": "pppoe", "session_id": "00000000000000a1", "ip_addr": "100.80.0.7" }`)
 	waitFor(t, "the session removed", 10*time.Second, func() bool { return len(st.sessions()) == 0 })
