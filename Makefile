@@ -8,7 +8,7 @@ export PATH := $(PATH):/usr/local/go/bin
 # time: a missing one is an error that names `make build`.
 DP_BUILD := server-dp/build
 BNG_DP := $(DP_BUILD)/bng-dp
-GO_PROGRAMS := bng-cp bngcpctl bng-subemu bng-cpload
+GO_PROGRAMS := bng-cp bngcpctl bng-subemu bng-cpload bng-accel-glue
 GO_BINARIES := $(addprefix accel-ppp-glue/build/,$(GO_PROGRAMS))
 GO_SOURCES := $(shell find accel-ppp-glue/cmd accel-ppp-glue/internal -name '*.go' ! -name '*_test.go' 2>/dev/null) \
 	accel-ppp-glue/go.mod accel-ppp-glue/go.sum

@@ -8,6 +8,8 @@
 #       PPPoE frame and tag decoders, the PPP engine (LCP/PAP/CHAP/IPCP), RADIUS
 #       replies and CoA/DM requests, the PFCP input path, the address pools and the
 #       subscriber emulator's receive path (bng-subemu) and the VXLAN codec of bng-cp
+#       and bng-accel-glue's inputs (accel-ppp's redis events and CLI, RESP, pppd-compat hooks,
+#       /proc/net/pppoe and radattr files)
 # The pod-file validator is fuzzed by deterministic mutation tests inside pytest
 # (topology/tests/test_validate_fuzz.py), which run with every `make test`.
 set -euo pipefail
@@ -56,7 +58,8 @@ cd "$root/accel-ppp-glue"
 files_in() { if [ -d "$1" ]; then find "$1" -type f | wc -l; else echo 0; fi; }
 for target in config:FuzzParse pppoe:FuzzDecodeFrame pppoe:FuzzParseTags ppp:FuzzLink \
     aaa:FuzzParseReply aaa:FuzzDecodeDyn pfcpcp:FuzzInput pfcpcp:FuzzLineGroupIE pool:FuzzGroup \
-    onos:FuzzDecodePlacement vxlan:FuzzDecode cmd/bng-subemu:FuzzInput; do
+    onos:FuzzDecodePlacement vxlan:FuzzDecode cmd/bng-subemu:FuzzInput \
+    accel:FuzzEvent accel:FuzzHook accel:FuzzCLI accel:FuzzRESP accel:FuzzProcAndRadattr; do
     pkg=${target%%:*} fn=${target#*:}
     case $pkg in */*) dir=$pkg ;; *) dir=internal/$pkg ;; esac
     echo "== Go: $fn ($pkg) for ${seconds}s"

@@ -20,6 +20,8 @@ APT_PACKAGES=(
     # the emulated pod
     iproute2 ethtool iputils-ping procps openvswitch-switch openvswitch-common
     freeradius freeradius-utils tcpdump tshark
+    # accel-ppp mode: the fork's event bus (bng-accel-glue's tests)
+    redis-server
     # languages
     python3 python3-venv git ca-certificates
     # the ONOS GUI view's browser test (headless, driven over the DevTools protocol)

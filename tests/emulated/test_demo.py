@@ -54,12 +54,13 @@ def test_headless_demo_shows_sessions_traffic_and_drops_then_leaves_nothing(clea
         assert int(drops) > 0, (name, r)
 
     # The loaded subscribers top the list at about their profile's rate (the shaper counts
-    # access frames, the counters IPv4 bytes: a little below).
+    # access frames, the counters IPv4 bytes: a little below; on a loaded host the
+    # dashboard's sampling interval jitters, hence the 5% above).
     top = _last_block(out, "top 10 of 100 subscribers")[1:5]
     for row in top:
         user, _inst, _addr, _profile, limit, rate, *_ = row.split()
         limit = float(limit.rstrip("M"))  # the profile's downstream rate
-        assert 0.7 * limit < float(rate) <= limit, row
+        assert 0.7 * limit < float(rate) <= 1.05 * limit, row
         assert user.endswith("-1"), row
 
     # UDP echo traffic on every access port; every session hung up at the end.

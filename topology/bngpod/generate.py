@@ -10,6 +10,7 @@ from pathlib import Path
 
 import yaml
 
+from . import accel
 from . import model as m
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "basebox-config"))
@@ -390,6 +391,7 @@ def generate_all(pod: m.Pod, out: Path) -> list[Path]:
         files[f"dp/{inst.name}.ini"] = dp_config(pod, inst)
     files["cp.yaml"] = cp_config(pod)
     files["onos-netcfg.json"] = onos_netcfg(pod)
+    files.update(accel.files(pod))  # accel-ppp as the control plane instead (docs/cp/accel-ppp.md)
     fold = fold_model(pod)
     files["basebox/flows.of13"] = openflow.render(fold)
     try:

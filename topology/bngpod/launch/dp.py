@@ -113,12 +113,26 @@ def start_all(state: sv.State, pod: m.Pod, generated: Path, sessions: dict[str, 
     except binaries.MissingBinary as exc:
         raise sv.EmuError(f"{exc}; or start the pod with --no-dp") from None
     huge = free_hugepages_mb() >= sum(memory_mb(sessions[i.name]) for i in pod.instances)
-    state.data["dp_hugepages"] = huge  # a restarted instance runs as it did (restart)
+    # Per instance, so that a restarted instance runs as it did (restart).
+    state.data["dp_hugepages"] = {i.name: huge for i in pod.instances}
     state.data["dp_capacity"] = sessions
     state.save()
     procs = [(inst, _spawn(state, inst, generated, huge, sessions[inst.name])) for inst in pod.instances]
     for inst, proc in procs:
-        _wait_up(inst, proc, _log(inst))
+        log = _log(inst)
+        try:
+            _wait_up(inst, proc, log)
+        except sv.EmuError as exc:
+            if not huge or "Cannot allocate memory" not in str(exc):
+                raise
+            # Another DPDK process on the host took hugepages that were free a moment
+            # ago: this instance runs on 4 KiB pages instead (slower, but it runs).
+            print(f"bngpod: {inst.name}: hugepages taken meanwhile, starting it with --no-huge")
+            state.data["dp_hugepages"][inst.name] = False
+            state.save()
+            shutil.rmtree(sv.DPDK_RUNTIME / file_prefix(inst), ignore_errors=True)
+            offset = len(log.read_text(errors="replace")) if log.exists() else 0
+            _wait_up(inst, _spawn(state, inst, generated, False, sessions[inst.name]), log, offset=offset)
 
 
 def _wait_up(inst: m.Instance, proc: subprocess.Popen, log: Path, offset: int = 0) -> None:
@@ -146,6 +160,8 @@ def restart(state: sv.State, inst: m.Instance, generated: Path) -> int:
     log = _log(inst)
     offset = len(log.read_text(errors="replace")) if log.exists() else 0
     sessions = state.data.get("dp_capacity", {}).get(inst.name, DP_SESSIONS)
-    proc = _spawn(state, inst, generated, state.data.get("dp_hugepages", False), sessions)
+    huge = state.data.get("dp_hugepages", {})
+    huge = huge.get(inst.name, False) if isinstance(huge, dict) else bool(huge)
+    proc = _spawn(state, inst, generated, huge, sessions)
     _wait_up(inst, proc, log, offset=offset)
     return proc.pid
