@@ -5,6 +5,7 @@
  *   bench_dp [EAL options, with --vdev net_null0] -- --config INI --sessions CSV
  *            --pcap FILE --scenario up|down [--seconds S | --bursts K] [--runs R]
  *            [--qsize N] [--copy B] [--stats-period-us U] [--mbufs N] [--serve]
+ *            [--hqos hsched|rte_sched]
  *
  * The instance is built by the same code as bng-dp (app_init.h) from INI; every
  * session of CSV is installed through the PFCP user-plane function's data-path
@@ -432,6 +433,7 @@ bench_main(int argc, char **argv)
 		{"stats-period-us", required_argument, NULL, 'P'},
 		{"mbufs", required_argument, NULL, 'm'},
 		{"serve", no_argument, NULL, 'V'},
+		{"hqos", required_argument, NULL, 'H'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *csv = NULL, *pcap = NULL, *scenario = "down";
@@ -481,6 +483,13 @@ bench_main(int argc, char **argv)
 			break;
 		case 'V':
 			serve = 1;
+			break;
+		case 'H':
+			a->opts.hqos_sched = hqos_sched_parse(optarg);
+			if (a->opts.hqos_sched == 0) {
+				fprintf(stderr, "bench_dp: --hqos hsched|rte_sched\n");
+				return 1;
+			}
 			break;
 		default:
 			return 1;
@@ -549,10 +558,12 @@ bench_main(int argc, char **argv)
 		char line[128];
 		int r = 0;
 
-		printf("{\"ready\": true, \"sessions\": %u, \"mbufs\": %u, \"qsize\": %d, "
+		printf("{\"ready\": true, \"hqos\": \"%s\", \"sessions\": %u, \"mbufs\": %u, "
+		       "\"qsize\": %d, "
 		       "\"lcore\": %u, \"heap_mb\": %.1f, \"hqos_mb\": %.1f, \"tsc_hz\": %" PRIu64
 		       "}\n",
-		       n_sess, mbufs, qsize, rte_lcore_id(), heap_mb, hqos_mb, hz);
+		       hqos_sched_name(a->hqos->sched_kind), n_sess, mbufs, qsize, rte_lcore_id(),
+		       heap_mb, hqos_mb, hz);
 		fflush(stdout);
 		while (fgets(line, sizeof(line), stdin) != NULL) {
 			struct window w;

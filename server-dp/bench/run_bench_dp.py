@@ -57,7 +57,11 @@ import vbng_traffic as vt  # noqa: E402
 BENCH = os.path.join(os.path.dirname(HERE), "build", "bench", "bench_dp")
 CALLGRIND_SLOWDOWN = 50  # about how much slower bench_dp runs under callgrind (time-based work)
 # Implementations of a point: (kind, bng-dp's --hqos scheduler or None for the default).
-IMPLS = {"bng-dp": ("bng-dp", None), "ip_pipeline": ("ip_pipeline", None)}
+IMPLS = {
+    "bng-dp (hsched)": ("bng-dp", "hsched"),
+    "bng-dp (rte_sched)": ("bng-dp", "rte_sched"),
+    "ip_pipeline": ("ip_pipeline", None),
+}
 SCEN = {"downstream": ("down", vt.DOWN_FRAME_LEN), "upstream": ("up", vt.UP_FRAME_LEN)}
 
 
@@ -95,7 +99,8 @@ STAGES = (
     ("rte_lpm", "route"),
     ("neigh.h", "next hop (ARP table)"),
     ("rewrite.h", "rewrite (decap/encap, TTL, DSCP, MSS)"),
-    ("hqos", "HQoS (rte_sched and its glue)"),
+    ("hsched", "HQoS (hsched)"),
+    ("hqos", "HQoS glue (hqos.c: pacer, commands, owners)"),
     ("librte_sched", "HQoS (rte_sched and its glue)"),
     ("net_null", "sink (net_null TX, frees the mbufs)"),
     ("rte_ethdev.h", "sink (net_null TX, frees the mbufs)"),
