@@ -650,6 +650,7 @@ hsched_params_of(const struct hqos_plan *pl, struct hsched_params *hp)
 	hp->n_pipes_per_subport = pl->p.subport_pipes;
 	hp->qsize = pl->p.qsize;
 	hp->frame_overhead = HQOS_FRAME_OVERHEAD;
+	hp->max_frame = pl->frame_bytes;
 	hp->n_profiles = pl->n_profiles;
 	hp->profiles = pl->profiles;
 	hp->subport_rate = pl->sub_profiles[0].tb_rate;

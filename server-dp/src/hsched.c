@@ -194,7 +194,8 @@ gcd(uint32_t a, uint32_t b)
 }
 
 static int
-prof_build(struct hs_prof *o, const struct rte_sched_pipe_params *p, uint64_t hz)
+prof_build(struct hs_prof *o, const struct rte_sched_pipe_params *p, uint64_t hz,
+	   uint32_t max_frame)
 {
 	uint32_t lcm = 1, i;
 
@@ -211,11 +212,15 @@ prof_build(struct hs_prof *o, const struct rte_sched_pipe_params *p, uint64_t hz
 			return -EINVAL;
 		if (r >= p->tb_rate)
 			continue;
-		/* rte_sched gives a class tc_rate x tc_period per period: the same
-		 * credit as the depth of a bucket at tc_rate. */
+		/* A bucket as deep in time as the pipe's (rte_sched resets a
+		 * class's credit to tc_rate x tc_period every period instead: a
+		 * period's burst at most; this bucket's burst is smaller). */
 		o->capped |= (uint16_t)(1u << i);
 		o->tc_rate[i] = r;
-		o->tc_depth[i] = units(RTE_MAX(r * p->tc_period / 1000, 1u), hz);
+		o->tc_depth[i] = units(
+			RTE_MAX((uint64_t)((double)p->tb_size * (double)r / (double)p->tb_rate),
+				2 * (uint64_t)max_frame),
+			hz);
 		o->tc_max_dt[i] = fill_ticks(o->tc_depth[i], r);
 	}
 	for (i = 0; i < HSCHED_BE_QUEUES; i++) {
@@ -324,7 +329,7 @@ hsched_create(const struct hsched_params *p, char *err, size_t errlen)
 	    s->prof == NULL)
 		goto nomem;
 	for (i = 0; i < p->n_profiles; i++) {
-		if (prof_build(&s->prof[i], &p->profiles[i], s->hz) != 0) {
+		if (prof_build(&s->prof[i], &p->profiles[i], s->hz, p->max_frame) != 0) {
 			errf(err, errlen,
 			     "hsched: pipe profile %u: zero rate, size or period, or WRR weights "
 			     "whose lcm exceeds 65535",

@@ -5,7 +5,8 @@
  * port -> subport -> pipe -> 13 traffic classes / 16 queues: classes 0..11
  * one queue each, strict priority (0 first); class 12 four queues, WRR by
  * bytes with the profile's weights. Token buckets: per subport, per pipe, and
- * per class for the classes whose rate is below the pipe's (a capped class);
+ * per class for the classes whose rate is below the pipe's (a capped class,
+ * its bucket as many ms deep as the pipe's, at least two largest frames);
  * a frame costs pkt_len + frame_overhead bytes of each. Buckets refill lazily
  * from the TSC when their pipe or subport is visited: tokens are kept in
  * byte x TSC-Hz units, so refill (cycles x bytes/s) and cost (bytes x Hz) are
@@ -46,6 +47,7 @@ struct hsched_params {
 	uint32_t n_pipes_per_subport; /* power of two, 1..4096 */
 	uint32_t qsize;		      /* power of two, 2..HSCHED_MAX_QSIZE */
 	uint32_t frame_overhead;      /* bytes added to pkt_len for every bucket */
+	uint32_t max_frame;	      /* largest frame + overhead: least class bucket / 2 */
 	uint32_t n_profiles;	      /* >= 1: profile 0 is what an unconfigured pipe runs */
 	const struct rte_sched_pipe_params *profiles;
 	uint64_t subport_rate; /* bytes/s: initial rate of every subport */
@@ -80,8 +82,9 @@ int hsched_subport_rate_set(struct hsched *s, uint32_t subport, uint64_t rate, u
 int hsched_subport_reset(struct hsched *s, uint32_t subport);
 
 /* Worker. Queue from m->hash.sched.queue_id = (subport * pipes + pipe) * 16 +
- * queue (hqos_mark()). Frames refused (queue full, queue id out of range) are
- * freed and counted. Returns the frames accepted. */
+ * queue (hqos_mark()). Frames refused are freed: a full queue's are counted
+ * on the subport's class and the pipe, an out-of-range queue id's only in the
+ * return value. Returns the frames accepted. */
 uint32_t hsched_enqueue(struct hsched *s, struct rte_mbuf **pkts, uint32_t n);
 /* Worker: up to n frames the buckets allow at TSC time now. */
 uint32_t hsched_dequeue(struct hsched *s, struct rte_mbuf **pkts, uint32_t n, uint64_t now);
