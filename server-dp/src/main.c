@@ -2,7 +2,7 @@
  * bng-dp: the bngpod user plane, one process per DP instance.
  *
  *   bng-dp [EAL options] -- --config dp/<name>.ini [--port DEVICE]
- *          [--sessions N] [--idle-sleep-us N] [--mbufs N] [--hqos-qsize N]
+ *          [--sessions N] [--idle-sleep-us N] [--mbufs N] [--hqos-qsize N] [--hqos NAME]
  *
  * Start-up order: EAL, configuration (refused as a whole on any error),
  * tables, data port, rings, then the worker on its lcore and the control

