@@ -24,7 +24,7 @@ help:
 	@echo "make up|down|status [POD=file]   drive the emulated pod by hand"
 	@echo "make fuzz    run the fuzzers for a short while"
 	@echo "make bench   data-plane stage benchmarks (callgrind instructions, TSC cycles)"
-	@echo "make bench-dp  the whole bng-dp pipeline against DPDK's ip_pipeline as a vBNG (JSON lines)"
+	@echo "make bench-dp  the whole bng-dp pipeline (hsched and rte_sched) against DPDK's ip_pipeline as a vBNG, interleaved (JSON lines)"
 	@echo "make bench-cp  bng-cp's session setup rate, PADI to PFCP-acknowledged establishment (JSON lines)"
 	@echo "make bench-move  a line group's move onto the real bng-dp, new placement to sessions acked and traffic (JSON lines, root)"
 	@echo "make bench-pod  session setup rate (counted once traffic passes; lenient and strict clients, a fresh pod per point) and per-subscriber throughput through the whole emulated pod (JSON lines, root)"

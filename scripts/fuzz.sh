@@ -2,8 +2,9 @@
 # Runs every fuzzer of the repository for SECONDS each (default 60); a finding fails.
 #   C   server-dp: libFuzzer + ASan/UBSan on the DP configuration loader, the
 #       frame classifier, the control-frame code (LCP offload, VXLAN codec),
-#       the core-side ARP table and the PFCP codec / user-plane function;
-#       tests/linerate/gen: the line-rate generator's stream file and received frames
+#       the core-side ARP table, the PFCP codec / user-plane function and the HQoS
+#       scheduler hsched; tests/linerate/gen: the line-rate generator's stream file and
+#       received frames
 #   Go  accel-ppp-glue: go test -fuzz on the control-plane configuration parser, the
 #       PPPoE frame and tag decoders, the PPP engine (LCP/PAP/CHAP/IPCP), RADIUS
 #       replies and CoA/DM requests, the PFCP input path, the address pools and the
@@ -20,15 +21,16 @@ export PATH="$PATH:/usr/local/go/bin"
 cd "$root/server-dp"
 [ -f build-fuzz/build.ninja ] || CC=clang meson setup build-fuzz -Dfuzz=true >/dev/null
 ninja -C build-fuzz fuzz/fuzz_dp_config fuzz/fuzz_classify fuzz/fuzz_ctl fuzz/fuzz_neigh \
-    fuzz/fuzz_pfcp
+    fuzz/fuzz_pfcp fuzz/fuzz_hsched
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-mkdir "$work/config" "$work/classify" "$work/ctl" "$work/neigh" "$work/pfcp"
+mkdir "$work/config" "$work/classify" "$work/ctl" "$work/neigh" "$work/pfcp" "$work/hsched"
 cp fuzz/corpus/* "$work/config/"
 cp fuzz/corpus_classify/* "$work/classify/"
 cp fuzz/corpus_ctl/* "$work/ctl/"
 cp fuzz/corpus_neigh/* "$work/neigh/"
 cp fuzz/corpus_pfcp/* "$work/pfcp/"
+cp fuzz/corpus_hsched/* "$work/hsched/"
 echo "== C: fuzz_dp_config for ${seconds}s"
 build-fuzz/fuzz/fuzz_dp_config -max_total_time="$seconds" -dict=fuzz/dp_config.dict \
     -print_final_stats=1 -artifact_prefix="$work/" "$work/config"
@@ -44,6 +46,9 @@ build-fuzz/fuzz/fuzz_neigh -max_total_time="$seconds" -max_len=1024 -print_final
 echo "== C: fuzz_pfcp for ${seconds}s"
 build-fuzz/fuzz/fuzz_pfcp -max_total_time="$seconds" -max_len=8192 -print_final_stats=1 \
     -artifact_prefix="$work/" "$work/pfcp"
+echo "== C: fuzz_hsched for ${seconds}s"
+build-fuzz/fuzz/fuzz_hsched -max_total_time="$seconds" -max_len=2048 -print_final_stats=1 \
+    -artifact_prefix="$work/" "$work/hsched"
 
 cd "$root/tests/linerate/gen"
 [ -f build-fuzz/build.ninja ] || CC=clang meson setup build-fuzz -Dfuzz=true >/dev/null

@@ -4,7 +4,8 @@
  *
  *   bench_dp [EAL options, with --vdev net_null0] -- --config INI --sessions CSV
  *            --pcap FILE --scenario up|down [--seconds S | --bursts K] [--runs R]
- *            [--qsize N] [--copy B] [--stats-period-us U]
+ *            [--qsize N] [--copy B] [--stats-period-us U] [--mbufs N] [--serve]
+ *            [--hqos hsched|rte_sched]
  *
  * The instance is built by the same code as bng-dp (app_init.h) from INI; every
  * session of CSV is installed through the PFCP user-plane function's data-path
@@ -17,6 +18,16 @@
  * are inside the measured loop on both sides. Like ip_pipeline's source port
  * with "bpp 64", only the first --copy bytes (default 64: every header) of a
  * frame are copied into the mbuf; the mbuf still has the frame's length.
+ *
+ * Fairness (make bench-dp, docs/benchmarks.md): with two lcores (-l 0,1) the
+ * pipeline runs on the second one (the worker) and the main lcore, the control
+ * thread, only waits in a blocking read; packets are counted where they leave
+ * the pipeline (net_null TX, after the HQoS dequeue), inside the timed window,
+ * with no drain outside it, as ip_pipeline counts at its sink.
+ *
+ * --serve: set up, warm up, print {"ready": true}, then read commands on stdin,
+ * "run SECONDS" (one window, one JSON line) or "quit", so the driver can
+ * interleave windows of several processes (bench/run_bench_dp.py).
  *
  * Timed mode prints one JSON object per run and a summary with the medians:
  * mpps_per_core and cycles_per_packet from the CPU time this thread was given
@@ -37,6 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <rte_cycles.h>
 #include <rte_eal.h>
@@ -321,8 +333,92 @@ cmp_double(const void *x, const void *y)
 	return (a > b) - (a < b);
 }
 
+/* One window of the serve mode: packets counted at the sink inside it. */
+struct window {
+	uint64_t pkts;
+	double cpu_s, wall_s;
+};
+
+static void
+run_window(struct app *a, double seconds, uint32_t *next, struct window *w)
+{
+	uint64_t hz = rte_get_tsc_hz(), f0 = forwarded(a), t0 = rte_rdtsc(), t1;
+	uint64_t until = t0 + (uint64_t)(seconds * (double)hz);
+	double c0 = thread_cpu_s();
+
+	do {
+		bench_loop(a, 64, next);
+		t1 = rte_rdtsc();
+	} while (t1 < until);
+	w->cpu_s = thread_cpu_s() - c0;
+	w->wall_s = (double)(t1 - t0) / (double)hz;
+	w->pkts = forwarded(a) - f0;
+}
+
+static void
+print_window(const char *scenario, int r, const struct window *w, uint64_t hz)
+{
+	printf("{\"impl\": \"bng-dp\", \"scenario\": \"%s\", \"run\": %d, \"pkts\": %" PRIu64
+	       ", \"worker_cpu_s\": %.6f, \"wall_s\": %.6f, \"cpu_share\": %.3f, "
+	       "\"cycles_per_packet\": %.1f, \"mpps_per_core\": %.3f, "
+	       "\"wall_cycles_per_packet\": %.1f, \"wall_mpps\": %.3f}\n",
+	       scenario, r, w->pkts, w->cpu_s, w->wall_s, w->cpu_s / w->wall_s,
+	       w->cpu_s * (double)hz / (double)w->pkts, (double)w->pkts / w->cpu_s / 1e6,
+	       w->wall_s * (double)hz / (double)w->pkts, (double)w->pkts / w->wall_s / 1e6);
+	fflush(stdout);
+}
+
+static int g_argc;
+static char **g_argv;
+static int g_rc;
+static int g_done[2] = {-1, -1};
+
+static int bench_main(int argc, char **argv);
+
+/* The worker lcore runs the whole benchmark; then it wakes the main lcore. */
+static int
+worker_lcore(void *arg)
+{
+	char b = 0;
+
+	(void)arg;
+	g_rc = bench_main(g_argc, g_argv);
+	if (write(g_done[1], &b, 1) != 1)
+		return -1;
+	return 0;
+}
+
 int
 main(int argc, char **argv)
+{
+	unsigned int lc;
+	char b;
+	int n = rte_eal_init(argc, argv);
+
+	if (n < 0) {
+		fprintf(stderr, "bench_dp: EAL: %s\n", rte_strerror(rte_errno));
+		return 1;
+	}
+	g_argc = argc - n;
+	g_argv = argv + n;
+	lc = rte_get_next_lcore(-1, 1, 0);
+	if (lc >= RTE_MAX_LCORE)
+		return bench_main(g_argc, g_argv); /* one lcore: it is the worker */
+	/* Control thread: blocked in read() until the worker is done, as bng-dp's
+	 * control thread sleeps between its timers; never a busy wait. */
+	if (pipe(g_done) != 0 || rte_eal_remote_launch(worker_lcore, NULL, lc) != 0) {
+		fprintf(stderr, "bench_dp: cannot start the worker lcore\n");
+		return 1;
+	}
+	while (read(g_done[0], &b, 1) < 0 && errno == EINTR)
+		;
+	rte_eal_wait_lcore(lc);
+	rte_eal_cleanup();
+	return g_rc;
+}
+
+static int
+bench_main(int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{"config", required_argument, NULL, 'c'},
@@ -335,6 +431,9 @@ main(int argc, char **argv)
 		{"qsize", required_argument, NULL, 'q'},
 		{"copy", required_argument, NULL, 'C'},
 		{"stats-period-us", required_argument, NULL, 'P'},
+		{"mbufs", required_argument, NULL, 'm'},
+		{"serve", no_argument, NULL, 'V'},
+		{"hqos", required_argument, NULL, 'H'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *csv = NULL, *pcap = NULL, *scenario = "down";
@@ -344,15 +443,9 @@ main(int argc, char **argv)
 	struct app *a = &the_app;
 	char err[512];
 	uint32_t n_sess = 0, next = 0;
-	int n, c, runs = 5, qsize = 64;
+	int c, runs = 5, qsize = 64, serve = 0;
+	uint32_t mbufs = 32768;
 
-	n = rte_eal_init(argc, argv);
-	if (n < 0) {
-		fprintf(stderr, "bench_dp: EAL: %s\n", rte_strerror(rte_errno));
-		return 1;
-	}
-	argc -= n;
-	argv += n;
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (c) {
 		case 'c':
@@ -385,6 +478,19 @@ main(int argc, char **argv)
 		case 'P':
 			a->opts.hqos_stats_period_us = (uint32_t)atoi(optarg);
 			break;
+		case 'm':
+			mbufs = (uint32_t)strtoul(optarg, NULL, 10);
+			break;
+		case 'V':
+			serve = 1;
+			break;
+		case 'H':
+			a->opts.hqos_sched = hqos_sched_parse(optarg);
+			if (a->opts.hqos_sched == 0) {
+				fprintf(stderr, "bench_dp: --hqos hsched|rte_sched\n");
+				return 1;
+			}
+			break;
 		default:
 			return 1;
 		}
@@ -411,7 +517,7 @@ main(int argc, char **argv)
 		n_sess = n_sess > 1 ? n_sess - 1 : 1;
 	}
 	a->opts.sessions = n_sess;
-	a->opts.mbufs = 65536;
+	a->opts.mbufs = mbufs;
 	a->opts.qsize = (uint16_t)qsize;
 	a->opts.hqos_spare_subports = -1; /* the sessions are spread evenly */
 	if (app_init(a, err, sizeof(err)) != 0) {
@@ -445,31 +551,52 @@ main(int argc, char **argv)
 		       scenario, n_sess, pkts, forwarded(a) - f0, heap_mb, hqos_mb);
 		return 0;
 	}
-	/* Timed mode: one warm-up pass over the frames, then `runs` runs of `seconds`. */
+	/* Timed and serve modes: one warm-up pass over the frames, then windows
+	 * counted at the sink (the HQoS backlog stays: no drain between them). */
 	warm_loop(a, fr.n / APP_BURST + 1, &next);
-	drain(a);
-	for (int r = 0; r < runs; r++) {
-		uint64_t f0 = forwarded(a), pkts = 0, t0 = rte_rdtsc(), t1;
-		uint64_t until = t0 + (uint64_t)(seconds * (double)hz);
-		double c0 = thread_cpu_s(), cpu;
+	if (serve) {
+		char line[128];
+		int r = 0;
 
-		do {
-			pkts += bench_loop(a, 64, &next);
-			t1 = rte_rdtsc();
-		} while (t1 < until);
-		cpu = thread_cpu_s() - c0;
-		drain(a);
-		wcpp[r] = (double)(t1 - t0) / (double)pkts;
-		wmpps[r] = (double)pkts / ((double)(t1 - t0) / (double)hz) / 1e6;
-		cpp[r] = cpu * (double)hz / (double)pkts;
-		mpps[r] = (double)pkts / cpu / 1e6;
-		printf("{\"impl\": \"bng-dp\", \"scenario\": \"%s\", \"run\": %d, \"pkts\": "
-		       "%" PRIu64 ", \"forwarded\": %" PRIu64
-		       ", \"cpu_share\": %.3f, \"cycles_per_packet\": %.1f, "
-		       "\"mpps_per_core\": %.3f, \"wall_cycles_per_packet\": %.1f, "
-		       "\"wall_mpps\": %.3f}\n",
-		       scenario, r, pkts, forwarded(a) - f0, cpu / ((double)(t1 - t0) / (double)hz),
-		       cpp[r], mpps[r], wcpp[r], wmpps[r]);
+		printf("{\"ready\": true, \"hqos\": \"%s\", \"sessions\": %u, \"mbufs\": %u, "
+		       "\"qsize\": %d, "
+		       "\"lcore\": %u, \"heap_mb\": %.1f, \"hqos_mb\": %.1f, \"tsc_hz\": %" PRIu64
+		       "}\n",
+		       hqos_sched_name(a->hqos->sched_kind), n_sess, mbufs, qsize, rte_lcore_id(),
+		       heap_mb, hqos_mb, hz);
+		fflush(stdout);
+		while (fgets(line, sizeof(line), stdin) != NULL) {
+			struct window w;
+			double sec;
+
+			if (strncmp(line, "quit", 4) == 0)
+				break;
+			if (sscanf(line, "run %lf", &sec) != 1 || sec <= 0 || sec > 60) {
+				fprintf(stderr, "bench_dp: bad command %s", line);
+				return 1;
+			}
+			run_window(a, sec, &next, &w);
+			if (w.pkts == 0) {
+				fprintf(stderr, "bench_dp: nothing reached the sink\n");
+				return 1;
+			}
+			print_window(scenario, r++, &w, hz);
+		}
+		return 0;
+	}
+	for (int r = 0; r < runs; r++) {
+		struct window w;
+
+		run_window(a, seconds, &next, &w);
+		if (w.pkts == 0) {
+			fprintf(stderr, "bench_dp: nothing reached the sink\n");
+			return 1;
+		}
+		wcpp[r] = w.wall_s * (double)hz / (double)w.pkts;
+		wmpps[r] = (double)w.pkts / w.wall_s / 1e6;
+		cpp[r] = w.cpu_s * (double)hz / (double)w.pkts;
+		mpps[r] = (double)w.pkts / w.cpu_s / 1e6;
+		print_window(scenario, r, &w, hz);
 	}
 	qsort(cpp, (size_t)runs, sizeof(double), cmp_double);
 	qsort(mpps, (size_t)runs, sizeof(double), cmp_double);
@@ -485,6 +612,5 @@ main(int argc, char **argv)
 	rte_eth_dev_stop(a->port_id);
 	rte_eth_dev_close(a->port_id);
 	app_fini(a);
-	rte_eal_cleanup();
 	return 0;
 }

@@ -36,6 +36,7 @@
 #define FRAME 500
 
 static struct rte_mempool *pool;
+static uint8_t sched; /* 0: the default */
 
 /* Random pipe, class and queue for each frame of the burst. */
 static void
@@ -94,6 +95,7 @@ run(uint32_t n_pipes, uint16_t qsize, unsigned long iters, int no_tsc)
 	p.capacity = n_pipes;
 	p.qsize = qsize;
 	p.cmd_ring_size = 2 * n_pipes + 2;
+	p.scheduler = sched;
 	h = hqos_create(c, &p, err, sizeof(err));
 	if (h == NULL) {
 		fprintf(stderr, "hqos_create: %s\n", err);
@@ -129,11 +131,13 @@ run(uint32_t n_pipes, uint16_t qsize, unsigned long iters, int no_tsc)
 		k = n;
 	}
 	hqos_worker_counters_read(h, &wc);
-	printf("{\"pipes\":%u,\"subports\":%u,\"qsize\":%u,\"frame\":%u,\"burst\":%d,"
+	printf("{\"scheduler\":\"%s\",\"pipes\":%u,\"subports\":%u,\"qsize\":%u,\"frame\":%u,"
+	       "\"burst\":%d,"
 	       "\"backlog\":%d,\"packets\":%" PRIu64 ",\"enq_drops\":%" PRIu64
 	       ",\"memory_bytes\":%" PRIu64,
-	       n_pipes, h->n_chunks, qsize, FRAME + HQOS_FRAME_OVERHEAD, BURST, BACKLOG, pkts,
-	       wc.enq_drops, hqos_memory_bytes(h));
+	       hqos_sched_name(h->sched_kind), n_pipes, h->n_chunks, qsize,
+	       FRAME + HQOS_FRAME_OVERHEAD, BURST, BACKLOG, pkts, wc.enq_drops,
+	       hqos_memory_bytes(h));
 	if (!no_tsc && pkts > 0)
 		printf(",\"tsc_per_packet\":%.1f,\"mpps\":%.2f", (double)t / (double)pkts,
 		       (double)pkts * (double)rte_get_tsc_hz() / (double)t / 1e6);
@@ -154,14 +158,17 @@ main(int argc, char **argv)
 	unsigned long iters, pipes = 0;
 	int no_tsc = 0, i;
 
-	if (argc < 2 || argc > 4) {
-		fprintf(stderr, "usage: %s ITERATIONS [PIPES] [--no-tsc]\n", argv[0]);
+	if (argc < 2 || argc > 5) {
+		fprintf(stderr, "usage: %s ITERATIONS [PIPES] [--no-tsc] [hsched|rte_sched]\n",
+			argv[0]);
 		return 2;
 	}
 	iters = strtoul(argv[1], NULL, 10);
 	for (i = 2; i < argc; i++) {
 		if (strcmp(argv[i], "--no-tsc") == 0)
 			no_tsc = 1;
+		else if (hqos_sched_parse(argv[i]) != 0)
+			sched = hqos_sched_parse(argv[i]);
 		else
 			pipes = strtoul(argv[i], NULL, 10);
 	}

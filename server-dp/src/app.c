@@ -96,6 +96,7 @@ stages_setup(struct app *a, char *err, size_t errlen)
 	hqos_params_default(&hp);
 	hp.capacity = a->opts.sessions;
 	hp.qsize = a->opts.qsize;
+	hp.scheduler = a->opts.hqos_sched;
 	if (a->opts.hqos_stats_period_us != 0)
 		hp.stats_period_us = a->opts.hqos_stats_period_us;
 	if (a->opts.hqos_spare_subports != 0)

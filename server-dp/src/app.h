@@ -73,6 +73,7 @@ struct app_opts {
 	uint16_t qsize;		       /* HQoS frames per queue */
 	int32_t hqos_spare_subports;   /* 0: HQoS default; < 0: none (sessions spread evenly) */
 	uint32_t hqos_stats_period_us; /* 0: HQoS default (10 ms) */
+	uint8_t hqos_sched;	       /* 0: HQoS default; enum hqos_sched_kind */
 	uint16_t rx_desc;
 	uint16_t tx_desc;
 };

@@ -24,6 +24,7 @@
 #include <rte_sched.h>
 
 #include "hqos.h"
+#include "hsched.h"
 
 static_assert(DP_NUM_TCS == RTE_SCHED_TRAFFIC_CLASSES_PER_PIPE, "rte_sched class count");
 static_assert(DP_TC_BEST_EFFORT == RTE_SCHED_TRAFFIC_CLASS_BE, "rte_sched best-effort class");
@@ -318,6 +319,21 @@ plan_params(const struct dp_config *cfg, const struct hqos_params *in, struct hq
 		errf(err, errlen, "hqos: qsize %u is not a power of two in 2..4096", p->qsize);
 		return -EINVAL;
 	}
+	if (p->scheduler == HQOS_SCHED_DEFAULT)
+		p->scheduler = HQOS_SCHED_DEFAULT_KIND;
+	if (p->scheduler != HQOS_SCHED_HSCHED && p->scheduler != HQOS_SCHED_RTE_SCHED) {
+		errf(err, errlen, "hqos: unknown scheduler %u", p->scheduler);
+		return -EINVAL;
+	}
+	if (p->scheduler == HQOS_SCHED_HSCHED && p->qsize > HSCHED_MAX_QSIZE) {
+		errf(err, errlen, "hqos: qsize %u is above hsched's %u (hqos = rte_sched takes it)",
+		     p->qsize, HSCHED_MAX_QSIZE);
+		return -EINVAL;
+	}
+	if (p->scheduler == HQOS_SCHED_HSCHED && p->be_oversubscription) {
+		errf(err, errlen, "hqos: be_oversubscription is rte_sched's (hqos = rte_sched)");
+		return -EINVAL;
+	}
 	if (p->max_frame == 0)
 		p->max_frame = HQOS_DEFAULT_MAX_FRAME;
 	if (p->max_frame < 64 || p->max_frame > 9216) {
@@ -606,6 +622,42 @@ fail:
 	return NULL;
 }
 
+uint8_t
+hqos_sched_parse(const char *name)
+{
+	if (name != NULL && strcmp(name, "hsched") == 0)
+		return HQOS_SCHED_HSCHED;
+	if (name != NULL && strcmp(name, "rte_sched") == 0)
+		return HQOS_SCHED_RTE_SCHED;
+	return 0;
+}
+
+const char *
+hqos_sched_name(uint8_t kind)
+{
+	return kind == HQOS_SCHED_RTE_SCHED ? "rte_sched"
+	       : kind == HQOS_SCHED_HSCHED  ? "hsched"
+					    : "?";
+}
+
+/* hsched's parameters for a plan: the chunks only (no padding subports), the
+ * same profile table, every subport at the port rate until bound. */
+static void
+hsched_params_of(const struct hqos_plan *pl, struct hsched_params *hp)
+{
+	memset(hp, 0, sizeof(*hp));
+	hp->n_subports = pl->n_chunks;
+	hp->n_pipes_per_subport = pl->p.subport_pipes;
+	hp->qsize = pl->p.qsize;
+	hp->frame_overhead = HQOS_FRAME_OVERHEAD;
+	hp->max_frame = pl->frame_bytes;
+	hp->n_profiles = pl->n_profiles;
+	hp->profiles = pl->profiles;
+	hp->subport_rate = pl->sub_profiles[0].tb_rate;
+	hp->subport_size = pl->sub_profiles[0].tb_size;
+	hp->socket = pl->p.socket;
+}
+
 /* rte_sched's footprint of one subport (its arrays) and of the port. */
 static int
 sched_footprint(const struct hqos_plan *pl, struct rte_sched_subport_params *sp, uint64_t *sub,
@@ -652,6 +704,14 @@ hqos_memory_estimate(const struct dp_config *cfg, const struct hqos_params *p, c
 
 	if (pl == NULL)
 		return 0;
+	if (pl->p.scheduler == HQOS_SCHED_HSCHED) {
+		struct hsched_params hp;
+
+		hsched_params_of(pl, &hp);
+		total = hsched_memory_footprint(&hp) + own_bytes(pl);
+		plan_free(pl);
+		return total;
+	}
 	if (sched_footprint(pl, &pl->sp_chunk, &chunk, &port) != 0 ||
 	    sched_footprint(pl, &pl->sp_pad, &pad, &port) != 0) {
 		errf(err, errlen, "hqos: rte_sched refused the subport parameters");
@@ -721,6 +781,7 @@ hqos_free(struct hqos *h)
 	if (h->port != NULL && h->w_active != NULL)
 		drain_all(h);
 	rte_sched_port_free(h->port);
+	hsched_free(h->hs); /* frees its queued frames */
 	rte_ring_free(h->cmds);
 	rte_free(h->owner);
 	rte_free(h->w_bound);
@@ -801,6 +862,22 @@ hqos_create(const struct dp_config *cfg, const struct hqos_params *p, char *err,
 	    h->st_port == NULL || h->pipes == NULL || h->chunks == NULL || h->fifo == NULL)
 		goto nomem;
 
+	h->sched_kind = pl->p.scheduler;
+	for (q = 0; q < pl->n_access_ports; q++) {
+		h->sub_rate[q] = pl->sub_profiles[1 + q].tb_rate;
+		h->sub_size[q] = pl->sub_profiles[1 + q].tb_size;
+	}
+	h->tb_ms = pl->p.tb_ms;
+	h->frame_bytes = pl->frame_bytes;
+	if (h->sched_kind == HQOS_SCHED_HSCHED) {
+		struct hsched_params hp;
+
+		hsched_params_of(pl, &hp);
+		h->hs = hsched_create(&hp, err, errlen);
+		if (h->hs == NULL)
+			goto fail;
+		goto built;
+	}
 	h->port = rte_sched_port_config(&pl->pp);
 	if (h->port == NULL) {
 		errf(err, errlen,
@@ -827,6 +904,7 @@ hqos_create(const struct dp_config *cfg, const struct hqos_params *p, char *err,
 		 * the grinder's turns (docs/dp/hqos.md "Sharing a subport"). */
 		rte_sched_subport_tc_ov_config(h->port, s, pl->p.be_oversubscription != 0);
 	}
+built:
 
 	for (i = 0; i < h->n_pipes; i++) {
 		h->owner[i] = (uint64_t)HQOS_GEN_FREED << 32 | HQOS_OWNER_NONE;
@@ -967,6 +1045,9 @@ hqos_pipe_alloc(struct hqos *h, uint16_t access_port, uint16_t qos_profile, uint
 	ch = &h->chunks[best];
 	if (bind) {
 		ch->access_port = access_port;
+		if (h->hs != NULL)
+			hsched_subport_rate_set(h->hs, best, h->sub_rate[access_port],
+						h->sub_size[access_port]);
 		cmd_send(h, HQOS_CMD_BIND, best, 0, access_port);
 	}
 	/* Least recently freed pipe first: frames of its last owner are long gone. */
@@ -1085,6 +1166,29 @@ hqos_access_port_pipes(const struct hqos *h, uint16_t access_port)
 	return n;
 }
 
+int
+hqos_access_port_rate_set(struct hqos *h, uint16_t access_port, uint64_t rate_bps)
+{
+	uint64_t Bps, size;
+	uint32_t c;
+
+	if (access_port >= h->n_access_ports || rate_bps < (uint64_t)h->frame_bytes * BPS_PER_BYTE)
+		return -EINVAL;
+	if (h->hs == NULL)
+		return -ENOTSUP;
+	Bps = RTE_MIN(rate_bps, h->port_rate) / BPS_PER_BYTE;
+	size = RTE_MAX(Bps * h->tb_ms / 1000, 2 * (uint64_t)h->frame_bytes);
+	/* For later bindings (hqos_pipe_alloc() sets a bound chunk's rate)... */
+	h->sub_size[access_port] = size;
+	h->sub_rate[access_port] = Bps;
+	/* ... and for the subports bound now (a BIND still in the ring takes
+	 * the new rate when the worker applies it). */
+	for (c = 0; c < h->n_chunks; c++)
+		if (h->chunks[c].access_port == access_port)
+			hsched_subport_rate_set(h->hs, c, Bps, size);
+	return 0;
+}
+
 /* --- telemetry ------------------------------------------------------------ */
 
 static void
@@ -1153,8 +1257,20 @@ harvest_subport(struct hqos *h, uint32_t s)
 	uint32_t tc_ov, n = 0, i, k;
 	uint16_t a = h->w_bound[s];
 
-	if (rte_sched_subport_read_stats(h->port, s, &st, &tc_ov) != 0)
+	if (h->hs != NULL) {
+		struct hsched_subport_stats hs;
+
+		if (hsched_subport_read_stats(h->hs, s, &hs) != 0)
+			return;
+		for (i = 0; i < DP_NUM_TCS; i++) {
+			st.n_pkts_tc[i] = hs.pkts[i];
+			st.n_bytes_tc[i] = hs.bytes[i];
+			st.n_pkts_tc_dropped[i] = hs.drop_pkts[i];
+			st.n_bytes_tc_dropped[i] = hs.drop_bytes[i];
+		}
+	} else if (rte_sched_subport_read_stats(h->port, s, &st, &tc_ov) != 0) {
 		return;
+	}
 	dst[n++] = &h->st_subport[s];
 	dst[n++] = &h->st_total;
 	if (a != HQOS_UNBOUND)
@@ -1183,7 +1299,10 @@ harvest_pipe(struct hqos *h, uint32_t i, int keep)
 	uint16_t qlen;
 	uint32_t q;
 
-	for (q = 0; q < HQOS_QUEUES_PER_PIPE; q++) {
+	if (h->hs != NULL)
+		hsched_pipe_read_drops(h->hs, i / h->subport_pipes, i % h->subport_pipes, &pkts,
+				       &bytes);
+	for (q = 0; h->hs == NULL && q < HQOS_QUEUES_PER_PIPE; q++) {
 		if (rte_sched_queue_read_stats(h->port, i << 4 | q, &qs, &qlen) != 0)
 			continue;
 		pkts += qs.n_pkts_dropped;
@@ -1217,6 +1336,9 @@ harvest(struct hqos *h)
 static int
 pipe_config(struct hqos *h, uint32_t i, int32_t profile)
 {
+	if (h->hs != NULL)
+		return hsched_pipe_config(h->hs, i / h->subport_pipes, i % h->subport_pipes,
+					  profile);
 	return rte_sched_pipe_config(h->port, i / h->subport_pipes, i % h->subport_pipes, profile);
 }
 
@@ -1232,7 +1354,10 @@ apply_one(struct hqos *h, const struct hqos_cmd *c)
 		/* What the subport did so far belongs to its previous access port. */
 		harvest_subport(h, c->index);
 		h->w_bound[c->index] = c->access_port;
-		rc = rte_sched_subport_config(h->port, c->index, NULL, 1u + c->access_port);
+		if (h->hs != NULL) /* the rate was set by hqos_pipe_alloc() */
+			rc = hsched_subport_reset(h->hs, c->index);
+		else
+			rc = rte_sched_subport_config(h->port, c->index, NULL, 1u + c->access_port);
 		break;
 	case HQOS_CMD_ALLOC:
 	case HQOS_CMD_MODIFY:
@@ -1290,7 +1415,10 @@ hqos_enqueue(struct hqos *h, struct rte_mbuf **pkts, uint32_t n)
 	apply_cmds(h);
 	if (n == 0)
 		return 0;
-	ok = (uint32_t)rte_sched_port_enqueue(h->port, pkts, n);
+	if (h->hs != NULL)
+		ok = hsched_enqueue(h->hs, pkts, n);
+	else
+		ok = (uint32_t)rte_sched_port_enqueue(h->port, pkts, n);
 	h->backlog += ok;
 	ctr_add(&h->wc.enq_pkts, ok);
 	if (ok < n)
@@ -1323,7 +1451,10 @@ hqos_dequeue(struct hqos *h, struct rte_mbuf **pkts, uint32_t n)
 		ctr_add(&h->wc.pacer_waits, 1);
 		return 0;
 	}
-	k = (uint32_t)rte_sched_port_dequeue(h->port, pkts, n);
+	if (h->hs != NULL)
+		k = hsched_dequeue(h->hs, pkts, n, now);
+	else
+		k = (uint32_t)rte_sched_port_dequeue(h->port, pkts, n);
 	h->backlog -= k;
 	for (i = 0; i < k; i++)
 		bytes += pkts[i]->pkt_len + HQOS_FRAME_OVERHEAD;

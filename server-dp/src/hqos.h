@@ -139,7 +139,10 @@ struct rte_sched_port;
  *   port_burst_us  port pacer depth; tb_ms: pipe and subport bucket depth in
  *                  ms of their rate (1..1000): how late the worker may come
  *                  back without losing rate, and the burst after idle;
- *   be_oversubscription  1: rte_sched's best-effort oversubscription control;
+ *   be_oversubscription  1: rte_sched's best-effort oversubscription control
+ *                  (rte_sched only);
+ *   scheduler      HQOS_SCHED_HSCHED (hsched.h, qsize <= 128) or
+ *                  HQOS_SCHED_RTE_SCHED; 0: HQOS_SCHED_DEFAULT;
  *   socket         < 0: the caller's socket.
  */
 struct hqos_params {
@@ -157,8 +160,21 @@ struct hqos_params {
 	uint32_t port_burst_us;
 	uint32_t tb_ms;
 	uint8_t be_oversubscription;
+	uint8_t scheduler;
 	int socket;
 };
+
+/* The scheduler under the module: hsched (hsched.h) or DPDK's rte_sched. */
+enum hqos_sched_kind {
+	HQOS_SCHED_DEFAULT = 0,
+	HQOS_SCHED_HSCHED = 1,
+	HQOS_SCHED_RTE_SCHED = 2,
+};
+#define HQOS_SCHED_DEFAULT_KIND HQOS_SCHED_HSCHED
+
+/* "hsched" / "rte_sched" -> the kind; 0 for an unknown name. */
+uint8_t hqos_sched_parse(const char *name);
+const char *hqos_sched_name(uint8_t kind);
 
 /* Per traffic class, 64-bit, monotonic. pkts/bytes: accepted into the queues
  * (frame bytes without FCS); drop_*: refused by rte_sched (queue full). */
@@ -226,10 +242,13 @@ struct hqos_pipe_info {
 	uint32_t owner;	   /* session id, HQOS_OWNER_UNSET */
 };
 
+struct hsched;
+
 struct hqos {
 	/* --- worker: read per packet / per burst --- */
-	struct rte_sched_port *port;
-	uint64_t *owner; /* [n_pipes] gen << 32 | session; control writes */
+	struct rte_sched_port *port; /* rte_sched, or NULL */
+	struct hsched *hs;	     /* hsched, or NULL */
+	uint64_t *owner;	     /* [n_pipes] gen << 32 | session; control writes */
 	struct rte_ring *cmds;
 	int64_t pace_credit; /* port pacer, bytes << HQOS_PACE_SHIFT */
 	int64_t pace_depth;
@@ -269,6 +288,13 @@ struct hqos {
 	uint64_t exact_rate[DP_MAX_QOS_PROFILES]; /* shaped rate of profile 1 + q */
 	uint64_t down_rate[DP_MAX_QOS_PROFILES];  /* as configured */
 	uint64_t mem_bytes;
+	uint8_t sched_kind;
+	uint32_t tb_ms;
+	uint32_t frame_bytes; /* max_frame + FCS */
+	/* access port a's subport rate (bytes/s) and depth (bytes), [a]: hsched,
+	 * control thread only (hqos_access_port_rate_set(), hqos_pipe_alloc()) */
+	uint64_t sub_rate[DP_MAX_ACCESS_PORTS];
+	uint64_t sub_size[DP_MAX_ACCESS_PORTS];
 	/* --- control thread only --- */
 	struct hqos_pipe_ctl *pipes; /* [n_pipes] */
 	struct hqos_chunk *chunks;   /* [n_chunks] */
@@ -342,6 +368,17 @@ int hqos_pipe_info(const struct hqos *h, uint32_t pipe_ref, struct hqos_pipe_inf
 
 /* Pipes allocated on an access port (control thread). */
 uint32_t hqos_access_port_pipes(const struct hqos *h, uint16_t access_port);
+
+/*
+ * Control thread, hsched only: the rate (bit/s, frame rate as everywhere
+ * here) of the subports of an access port from now on, min(rate, port rate);
+ * every subport bound to it takes the new rate at the worker's next visit
+ * (two atomic stores per subport, no command, no stop), later bindings too.
+ * The bucket depth follows (tb_ms of the rate). -EINVAL: bad access port or a
+ * rate below one frame per second; -ENOTSUP: rte_sched (it can only switch
+ * among its subport profiles).
+ */
+int hqos_access_port_rate_set(struct hqos *h, uint16_t access_port, uint64_t rate_bps);
 
 /* --- any thread (telemetry) -------------------------------------------- */
 

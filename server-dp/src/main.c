@@ -2,7 +2,7 @@
  * bng-dp: the bngpod user plane, one process per DP instance.
  *
  *   bng-dp [EAL options] -- --config dp/<name>.ini [--port DEVICE]
- *          [--sessions N] [--idle-sleep-us N] [--mbufs N] [--hqos-qsize N]
+ *          [--sessions N] [--idle-sleep-us N] [--mbufs N] [--hqos-qsize N] [--hqos NAME]
  *
  * Start-up order: EAL, configuration (refused as a whole on any error),
  * tables, data port, rings, then the worker on its lcore and the control
@@ -67,7 +67,7 @@ usage(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s [EAL options] -- --config FILE [--port DEVICE] [--sessions N]\n"
-		"          [--idle-sleep-us N] [--mbufs N] [--hqos-qsize N]\n"
+		"          [--idle-sleep-us N] [--mbufs N] [--hqos-qsize N] [--hqos NAME]\n"
 		"  --config FILE        dp/<name>.ini written by `bngpod generate`\n"
 		"  --port DEVICE        DPDK device of the data port (default: the only port)\n"
 		"  --sessions N         session capacity, 1..%u (default %u)\n"
@@ -75,7 +75,9 @@ usage(const char *prog)
 		"                       (default 0: busy-poll)\n"
 		"  --mbufs N            mbufs in the packet pool, 1024..4194304 (default 16384)\n"
 		"  --hqos-qsize N       HQoS frames per queue, a power of two 2..4096 (default "
-		"64)\n",
+		"64;\n"
+		"                       hsched takes at most 128)\n"
+		"  --hqos NAME          HQoS scheduler: hsched (default) or rte_sched\n",
 		prog, MAX_SESSIONS, SESSION_DEFAULT_CAPACITY);
 }
 
@@ -111,6 +113,7 @@ parse_args(struct app_opts *o, int argc, char **argv)
 		{"idle-sleep-us", required_argument, NULL, 'i'},
 		{"mbufs", required_argument, NULL, 'm'},
 		{"hqos-qsize", required_argument, NULL, 'q'},
+		{"hqos", required_argument, NULL, 'H'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -153,6 +156,14 @@ parse_args(struct app_opts *o, int argc, char **argv)
 				return -1;
 			}
 			o->qsize = (uint16_t)v;
+			break;
+		case 'H':
+			o->hqos_sched = hqos_sched_parse(optarg);
+			if (o->hqos_sched == 0) {
+				fprintf(stderr, "bng-dp: --hqos: '%s' is not hsched or rte_sched\n",
+					optarg);
+				return -1;
+			}
 			break;
 		case 'h':
 			usage(argv[0]);

@@ -47,11 +47,12 @@ def hqos_config(tmp: Path) -> Path:
     return path
 
 
-@pytest.fixture(scope="module")
-def hq(dp_prereqs, tmp_path_factory):
+@pytest.fixture(scope="module", params=["hsched", "rte_sched"])
+def hq(dp_prereqs, tmp_path_factory, request):
+    """bng-dp on each HQoS scheduler in turn (--hqos): every test runs on both."""
     if shutil.which("tcpdump") is None:
         pytest.fail("tcpdump is not installed (scripts/setup.sh installs it)")
-    rig = DpRig(hqos_config(tmp_path_factory.mktemp("hqos"))).start()
+    rig = DpRig(hqos_config(tmp_path_factory.mktemp("hqos")), extra_args=("--hqos", request.param)).start()
     cp = None
     try:
         cp = Cp.for_rig(rig)

@@ -258,6 +258,11 @@ class Ipp:
 # search (every bench rule is new). It runs on the main thread before the pipeline is
 # enabled and the worker never reads the list, so the data path is the same code;
 # --timed-build pristine times the unchanged example instead.
+CLI_LOOP = "\tfor ( ; ; ) {\n"
+CLI_SLEEP = (
+    '\t\t{ static long us = -1; if (us < 0) { const char *e = getenv("IPP_CLI_SLEEP_US");'
+    " us = e ? atol(e) : 0; } if (us > 0) usleep((useconds_t)us); }\n"
+)
 FIND_IN_BULK = "\t\texisting_rule = table_rule_find(table, &new_rule->match);\n"
 
 
@@ -283,6 +288,17 @@ def build(out: str) -> tuple[str, str, str]:
     at = text.index(FIND_IN_BULK, start)
     text = text[:at] + "\t\texisting_rule = NULL; /* bench: rules are unique */\n" + text[at + len(FIND_IN_BULK) :]
     with open(os.path.join(fast, "pipeline.c"), "w") as f:
+        f.write(text)
+    # The main lcore's CLI loop polls without pause on the control core (as shipped);
+    # IPP_CLI_SLEEP_US=N makes it sleep N us per turn, as bng-dp's control thread
+    # sleeps, so the two compare with the same idle control core (make bench-dp).
+    with open(os.path.join(fast, "main.c")) as f:
+        text = f.read()
+    text = text.replace("#include <stdio.h>\n", "#include <stdio.h>\n#include <unistd.h>\n", 1)
+    text = text.replace(CLI_LOOP, CLI_LOOP + CLI_SLEEP, 1)
+    if CLI_SLEEP not in text:
+        raise RuntimeError("ip_pipeline main.c: dispatch loop not found")
+    with open(os.path.join(fast, "main.c"), "w") as f:
         f.write(text)
     helper = os.path.join(out, "tsc_hz")
     with open(helper + ".c", "w") as f:
