@@ -15,15 +15,19 @@ import time
 
 import pytest
 from harness.frames import AC_MAC, CORE_MAC, PPP, ROUTER_MAC, UDP, Dot1Q, Ether, PPPoE, Raw, Sub, access, parse
-from harness.pfcp_cp import Cp
+from harness.pfcp_cp import Cp, ra_offload_ie
 from harness.rig import DpRig, cleanup_stale
 from scapy.layers.inet import IP
 from scapy.layers.inet6 import (
     ICMPv6EchoRequest,
     ICMPv6ND_NA,
     ICMPv6ND_NS,
+    ICMPv6ND_RA,
     ICMPv6ND_RS,
     ICMPv6NDOptDstLLAddr,
+    ICMPv6NDOptMTU,
+    ICMPv6NDOptPrefixInfo,
+    ICMPv6NDOptRDNSS,
     ICMPv6NDOptSrcLLAddr,
     ICMPv6PacketTooBig,
     ICMPv6TimeExceeded,
@@ -367,3 +371,40 @@ def test_echo_request_to_internet_keeps_icmpv6(dp, cp6):
         dp.wire.send(bytes(up6(sub, payload=ICMPv6EchoRequest(id=7, seq=1))))
         got = frames_where(dp, lambda p: core_out(p) and ICMPv6EchoRequest in p)
         assert got and got[0][ICMPv6EchoRequest].id == 7
+
+
+# ---- RA offload --------------------------------------------------------------------------
+
+
+def test_ra_offload_sends_the_initial_and_periodic_ras(dp, cp6):
+    """The RA offload IE: an RA at once, two more 4 s apart (RFC 4861's initial RAs), then
+    one per interval; off again with an empty IE."""
+    sub = new_sub6(ra={"interval": 10, "lifetime": 1800, "flags": 0x40, "mtu": 1492, "dns": ("2001:db8::53",)})
+    dp.wire.drain()
+    with installed6(cp6, sub) as up_seid:
+        t0 = time.monotonic()
+        got, at = [], []
+        while len(got) < 3 and time.monotonic() < t0 + 12:
+            for p in frames_where(dp, lambda p: access_out(p, sub) and ICMPv6ND_RA in p, timeout=0.5):
+                got.append(p)
+                at.append(time.monotonic() - t0)
+        assert len(got) == 3, f"RAs seen at {at}"
+        assert at[0] < 1.5 and 3.0 < at[1] - at[0] < 5.5 and 3.0 < at[2] - at[1] < 5.5, at
+        p = got[0]
+        assert p[Ether].src == AC_MAC and p[PPPoE].sessionid == sub.sid
+        assert p[IPv6].src == "fe80::bb:ff:fe00:1" and p[IPv6].dst == "ff02::1" and p[IPv6].hlim == 255
+        ra = p[ICMPv6ND_RA]
+        assert ra.routerlifetime == 1800 and ra.O == 1 and ra.M == 0
+        pi = p[ICMPv6NDOptPrefixInfo]
+        assert pi.prefix == sub.ipv6_prefix.split("/")[0] and pi.prefixlen == 64 and pi.L == 1 and pi.A == 1
+        assert pi.validlifetime == 86400 and pi.preferredlifetime == 14400
+        assert p[ICMPv6NDOptMTU].mtu == 1492
+        assert p[ICMPv6NDOptRDNSS].dns == ["2001:db8::53"] and p[ICMPv6NDOptRDNSS].lifetime == 1800
+        ck = ra.cksum
+        del p[ICMPv6ND_RA].cksum
+        assert IPv6(bytes(p[IPv6]))[ICMPv6ND_RA].cksum == ck
+        # the offload off: no more RAs
+        cause, _ = cp6.modify(up_seid, ies=[ra_offload_ie(b"")])
+        assert cause == 1
+        dp.wire.drain()
+        assert not frames_where(dp, lambda p: access_out(p, sub) and ICMPv6ND_RA in p, timeout=6.0)
