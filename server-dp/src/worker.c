@@ -500,6 +500,10 @@ upstream6(struct app *a, struct rte_mbuf **pkts, struct cls_result *res, uint16_
 			why = APP_DROP_SPOOF;
 			goto refused;
 		}
+		if (unlikely(acl_classify6(a->acl, ACL_UP, ip, r->l3_len, &w->acl))) {
+			why = APP_DROP_ACL;
+			goto refused;
+		}
 		if (police_color(a->police, ids[i], now, rte_pktmbuf_pkt_len(m)) == RTE_COLOR_RED) {
 			why = APP_DROP_POLICED;
 			goto refused;
@@ -582,6 +586,11 @@ downstream6(struct app *a, struct rte_mbuf **pkts, struct cls_result *res, uint1
 			continue;
 		}
 		s = session_get(a->sessions, ids[i]);
+		if (unlikely(acl_classify6(a->acl, ACL_DOWN, ip, r->l3_len, &w->acl))) {
+			s->drops_down++;
+			drop(a, m, APP_DROP_ACL);
+			continue;
+		}
 		if (unlikely(ip[7] <= 1)) {
 			s->drops_down++;
 			if (icmp6_error(&a->icmp, m, r->l3_off, r->l3_len, ICMP6_TYPE_TIME_EXCEEDED,
