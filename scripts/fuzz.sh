@@ -2,9 +2,10 @@
 # Runs every fuzzer of the repository for SECONDS each (default 60); a finding fails.
 #   C   server-dp: libFuzzer + ASan/UBSan on the DP configuration loader, the
 #       frame classifier, the control-frame code (LCP offload, VXLAN codec),
-#       the core-side ARP table, the PFCP codec / user-plane function and the HQoS
-#       scheduler hsched; tests/linerate/gen: the line-rate generator's stream file and
-#       received frames
+#       the core-side ARP table, the PFCP codec / user-plane function, the HQoS
+#       scheduler hsched and the IPv6 parsers (core-side ND, the RA offload IE, the Line
+#       Group IE's IPv6 trailer); tests/linerate/gen: the line-rate generator's stream
+#       file and received frames
 #   Go  accel-ppp-glue: go test -fuzz on the control-plane configuration parser, the
 #       PPPoE frame and tag decoders, the PPP engine (LCP/PAP/CHAP/IPCP), RADIUS
 #       replies and CoA/DM requests, the PFCP input path, the address pools and the
@@ -21,16 +22,17 @@ export PATH="$PATH:/usr/local/go/bin"
 cd "$root/server-dp"
 [ -f build-fuzz/build.ninja ] || CC=clang meson setup build-fuzz -Dfuzz=true >/dev/null
 ninja -C build-fuzz fuzz/fuzz_dp_config fuzz/fuzz_classify fuzz/fuzz_ctl fuzz/fuzz_neigh \
-    fuzz/fuzz_pfcp fuzz/fuzz_hsched
+    fuzz/fuzz_pfcp fuzz/fuzz_hsched fuzz/fuzz_ipv6
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-mkdir "$work/config" "$work/classify" "$work/ctl" "$work/neigh" "$work/pfcp" "$work/hsched"
+mkdir "$work/config" "$work/classify" "$work/ctl" "$work/neigh" "$work/pfcp" "$work/hsched" "$work/ipv6"
 cp fuzz/corpus/* "$work/config/"
 cp fuzz/corpus_classify/* "$work/classify/"
 cp fuzz/corpus_ctl/* "$work/ctl/"
 cp fuzz/corpus_neigh/* "$work/neigh/"
 cp fuzz/corpus_pfcp/* "$work/pfcp/"
 cp fuzz/corpus_hsched/* "$work/hsched/"
+cp fuzz/corpus_ipv6/* "$work/ipv6/"
 echo "== C: fuzz_dp_config for ${seconds}s"
 build-fuzz/fuzz/fuzz_dp_config -max_total_time="$seconds" -dict=fuzz/dp_config.dict \
     -print_final_stats=1 -artifact_prefix="$work/" "$work/config"
@@ -49,6 +51,10 @@ build-fuzz/fuzz/fuzz_pfcp -max_total_time="$seconds" -max_len=8192 -print_final_
 echo "== C: fuzz_hsched for ${seconds}s"
 build-fuzz/fuzz/fuzz_hsched -max_total_time="$seconds" -max_len=2048 -print_final_stats=1 \
     -artifact_prefix="$work/" "$work/hsched"
+
+echo "== C: fuzz_ipv6 for ${seconds}s"
+build-fuzz/fuzz/fuzz_ipv6 -max_total_time="$seconds" -max_len=2048 -print_final_stats=1 \
+    -artifact_prefix="$work/" "$work/ipv6"
 
 cd "$root/tests/linerate/gen"
 [ -f build-fuzz/build.ninja ] || CC=clang meson setup build-fuzz -Dfuzz=true >/dev/null
