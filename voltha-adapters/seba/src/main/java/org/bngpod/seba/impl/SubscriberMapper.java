@@ -1,0 +1,213 @@
+package org.bngpod.seba.impl;
+
+import org.bngpod.api.AccessLine;
+import org.bngpod.api.LineGroup;
+import org.bngpod.api.Pod;
+import org.bngpod.seba.api.LineSubscriber;
+import org.bngpod.seba.api.Rates;
+import org.onlab.packet.VlanId;
+import org.onosproject.net.DeviceId;
+import org.opencord.sadis.BandwidthProfileInformation;
+import org.opencord.sadis.SubscriberAndDeviceInformation;
+import org.opencord.sadis.UniTagInformation;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.function.Function;
+
+/**
+ * Maps the SADIS services of the known UNIs onto the pod's access lines. Pure:
+ * the SADIS look-ups are functions (SadisService's in the app), so the same
+ * code runs in the tests. A UNI's OLT is cabled to an access port of the
+ * switch (the {@code seba} netcfg's {@code olts}); a service's (ponSTag,
+ * ponCTag) on that port must fall in an access line of a line group. What
+ * cannot be mapped is reported, never invented.
+ */
+final class SubscriberMapper {
+
+    /** RFC 4679: Agent-Circuit-Id and Agent-Remote-Id sub-options are at most 63 octets. */
+    static final int MAX_AGENT_ID = 63;
+    /** RADIUS: an attribute value is at most 253 octets (NAS-Port-Id). */
+    static final int MAX_NAS_PORT_ID = 253;
+
+    /** The result: subscribers by line key, and what could not be mapped. */
+    static final class Mapping {
+        final Map<String, LineSubscriber> byLine;
+        final List<String> problems;
+
+        Mapping(Map<String, LineSubscriber> byLine, List<String> problems) {
+            this.byLine = byLine;
+            this.problems = problems;
+        }
+
+        static Mapping empty() {
+            return new Mapping(Map.of(), List.of());
+        }
+    }
+
+    private SubscriberMapper() {
+    }
+
+    /**
+     * Maps every UNI's SADIS services.
+     *
+     * @param pod          the running pod
+     * @param oltPorts     OLT device to the access port its NNI is cabled to
+     * @param unis         the UNIs the olt app announced
+     * @param subscribers  SADIS subscriber look-up by UNI name (null: unknown)
+     * @param profiles     SADIS bandwidth profile look-up by id (null: unknown)
+     * @return the mapping
+     */
+    static Mapping map(Pod pod, Map<DeviceId, String> oltPorts, Collection<UniIndex.Uni> unis,
+                       Function<String, SubscriberAndDeviceInformation> subscribers,
+                       Function<String, BandwidthProfileInformation> profiles) {
+        Map<String, LineSubscriber> byLine = new TreeMap<>();
+        List<String> problems = new ArrayList<>();
+        List<UniIndex.Uni> ordered = new ArrayList<>(unis);
+        ordered.sort(Comparator.comparing((UniIndex.Uni u) -> u.name).thenComparing(u -> u.connectPoint.toString()));
+        for (UniIndex.Uni uni : ordered) {
+            String accessPort = oltPorts.get(uni.olt());
+            if (accessPort == null) {
+                problems.add("UNI " + uni + ": OLT " + uni.olt() + " is cabled to no access port (seba netcfg olts)");
+                continue;
+            }
+            if (pod.port(accessPort).isEmpty()) {
+                problems.add("UNI " + uni + ": access port " + accessPort + " is not in the pod");
+                continue;
+            }
+            SubscriberAndDeviceInformation info;
+            try {
+                info = subscribers.apply(uni.name);
+            } catch (RuntimeException e) {
+                problems.add("UNI " + uni + ": SADIS look-up failed: " + e.getMessage());
+                continue;
+            }
+            if (info == null) {
+                problems.add("UNI " + uni + ": unknown to SADIS");
+                continue;
+            }
+            List<UniTagInformation> services = info.uniTagList();
+            if (services == null || services.isEmpty()) {
+                problems.add("UNI " + uni + ": SADIS entry has no uniTagList");
+                continue;
+            }
+            String circuitId = identity(uni, "circuitId", info.circuitId(), MAX_AGENT_ID, problems);
+            String remoteId = identity(uni, "remoteId", info.remoteId(), MAX_AGENT_ID, problems);
+            String nasPortId = identity(uni, "nasPortId", info.nasPortId(), MAX_NAS_PORT_ID, problems);
+            for (UniTagInformation service : services) {
+                if (service == null) {
+                    problems.add("UNI " + uni + ": null service in uniTagList");
+                    continue;
+                }
+                String what = "UNI " + uni + " service " + nameOf(service);
+                Optional<Integer> stag = tag(what, "ponSTag", service.getPonSTag(), problems);
+                Optional<Integer> ctag = tag(what, "ponCTag", service.getPonCTag(), problems);
+                if (stag.isEmpty() || ctag.isEmpty()) {
+                    continue;
+                }
+                Optional<LineGroup> group = groupOf(pod, accessPort, stag.get(), ctag.get());
+                if (group.isEmpty()) {
+                    problems.add(what + ": S" + stag.get() + " C" + ctag.get() + " on access port " + accessPort
+                                         + " is in no access line of the pod");
+                    continue;
+                }
+                String key = LineSubscriber.key(accessPort, stag.get(), ctag.get());
+                LineSubscriber before = byLine.get(key);
+                if (before != null) {
+                    problems.add(what + ": line " + key + " is already UNI " + before.uniName() + " service "
+                                         + (before.serviceName().isEmpty() ? "(unnamed)" : before.serviceName())
+                                         + "; not mapped");
+                    continue;
+                }
+                Rates down = rates(what, "downstreamBandwidthProfile", service.getDownstreamBandwidthProfile(),
+                                   profiles, problems);
+                Rates up = rates(what, "upstreamBandwidthProfile", service.getUpstreamBandwidthProfile(),
+                                 profiles, problems);
+                byLine.put(key, new LineSubscriber(accessPort, stag.get(), ctag.get(), group.get().name(),
+                                                   uni.connectPoint, uni.name, nullToEmpty(service.getServiceName()),
+                                                   circuitId, remoteId, nasPortId, down, up));
+            }
+        }
+        return new Mapping(Map.copyOf(byLine), List.copyOf(problems));
+    }
+
+    private static Optional<LineGroup> groupOf(Pod pod, String accessPort, int stag, int ctag) {
+        for (LineGroup group : pod.lineGroups()) {
+            for (AccessLine line : group.lines()) {
+                if (line.port().equals(accessPort) && line.matches(stag, ctag)) {
+                    return Optional.of(group);
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static Optional<Integer> tag(String what, String field, VlanId vlan, List<String> problems) {
+        if (vlan == null) {
+            problems.add(what + ": no " + field);
+            return Optional.empty();
+        }
+        short id = vlan.toShort();
+        if (id < 1 || id > 4094) {
+            problems.add(what + ": " + field + " " + vlan + " is not a VLAN id of a line (1..4094)");
+            return Optional.empty();
+        }
+        return Optional.of((int) id);
+    }
+
+    private static Rates rates(String what, String field, String id,
+                               Function<String, BandwidthProfileInformation> profiles, List<String> problems) {
+        if (id == null || id.isEmpty()) {
+            return null;
+        }
+        BandwidthProfileInformation bp;
+        try {
+            bp = profiles.apply(id);
+        } catch (RuntimeException e) {
+            problems.add(what + ": " + field + " " + id + ": SADIS look-up failed: " + e.getMessage());
+            return null;
+        }
+        if (bp == null) {
+            problems.add(what + ": " + field + " " + id + " is unknown to SADIS");
+            return null;
+        }
+        try {
+            return BandwidthProfiles.rates(bp);
+        } catch (IllegalArgumentException | ArithmeticException e) {
+            problems.add(what + ": " + field + ": " + e.getMessage());
+            return null;
+        }
+    }
+
+    private static String identity(UniIndex.Uni uni, String field, String value, int max, List<String> problems) {
+        if (value == null) {
+            return "";
+        }
+        if (value.getBytes(StandardCharsets.UTF_8).length > max) {
+            problems.add("UNI " + uni + ": " + field + " is longer than " + max + " octets; left out");
+            return "";
+        }
+        for (int i = 0; i < value.length(); i++) {
+            if (Character.isISOControl(value.charAt(i))) {
+                problems.add("UNI " + uni + ": " + field + " holds a control character; left out");
+                return "";
+            }
+        }
+        return value;
+    }
+
+    private static String nameOf(UniTagInformation service) {
+        String name = service.getServiceName();
+        return name == null || name.isEmpty() ? "(unnamed)" : name;
+    }
+
+    private static String nullToEmpty(String s) {
+        return s == null ? "" : s;
+    }
+}
