@@ -81,6 +81,8 @@ final class RemoteSadis implements SadisService {
         private final ObjectMapper mapper;
         private final Class<T> type;
         final AtomicInteger notFound = new AtomicInteger();
+        /** The threads that asked (SADIS look-ups must stay off ONOS's event threads). */
+        final java.util.Set<String> callers = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
         Remote(String url, ObjectMapper mapper, Class<T> type) {
             this.url = url;
@@ -102,6 +104,7 @@ final class RemoteSadis implements SadisService {
 
         @Override
         public T get(String id) {
+            callers.add(Thread.currentThread().getName());
             try (InputStream in = new URL(url.replaceAll("%s", id)).openStream()) {
                 return mapper.readValue(in, type);
             } catch (IOException e) {
