@@ -74,7 +74,8 @@ public class SebaOarIT {
             Attributes a = mf.getMainAttributes();
             assertEquals("org.bngpod.seba", a.getValue("Bundle-SymbolicName"));
             assertTrue(a.getValue("Export-Package"), a.getValue("Export-Package").startsWith("org.bngpod.seba.api;"));
-            assertTrue(a.getValue("Bundle-ClassPath"), a.getValue("Bundle-ClassPath").contains("kafka-clients-"));
+            assertEquals("WEB-INF/classes,WEB-INF/lib/kafka-clients-3.9.1.jar", a.getValue("Bundle-ClassPath"));
+            assertEquals("/onos/bngpod-seba", a.getValue("Web-ContextPath"));
             List<String> components = splitClauses(a.getValue("Service-Component")).stream()
                     .map(String::trim).sorted().collect(Collectors.toList());
             assertEquals(List.of("OSGI-INF/org.bngpod.seba.impl.BngStatsProvider.xml",
@@ -90,7 +91,8 @@ public class SebaOarIT {
             }
             List<String> allowed = List.of("org.bngpod.api", "org.bngpod.seba.api", "org.onosproject.", "org.onlab.",
                                            "org.opencord.sadis", "org.opencord.olt", "org.opencord.bng",
-                                           "com.fasterxml.jackson.", "com.google.common.", "org.slf4j");
+                                           "com.fasterxml.jackson.", "com.google.common.", "org.slf4j",
+                                           "javax.ws.rs", "org.glassfish.jersey.servlet");
             for (String pkg : required) {
                 assertTrue("required import " + pkg + " in " + required,
                            allowed.stream().anyMatch(pkg::startsWith));
