@@ -25,8 +25,12 @@ import java.util.concurrent.atomic.AtomicLong;
 final class OssPublisher implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(OssPublisher.class);
-    /** How long the producer may wait for metadata or buffer space in send(). */
-    static final int MAX_BLOCK_MS = 2000;
+    /**
+     * How long the producer may wait for metadata or buffer space in send(): on
+     * this publisher's own thread, so a long wait only fills the queue. Long
+     * enough for a broker to create a topic on its first record.
+     */
+    static final int MAX_BLOCK_MS = 10_000;
 
     private static final class Rec {
         final String topic;
@@ -186,10 +190,14 @@ final class OssPublisher implements AutoCloseable {
         running = false;
         try {
             worker.join(timeout.toMillis());
+            if (worker.isAlive()) {
+                // blocked in send() (no broker): interrupt it; the record it holds counts as failed
+                worker.interrupt();
+                worker.join(timeout.toMillis());
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        worker.interrupt();
         int left = queue.size();
         if (left > 0) {
             dropped.addAndGet(left);
