@@ -1,5 +1,8 @@
 package org.bngpod.seba.impl;
 
+import org.onosproject.app.ApplicationListener;
+import org.onosproject.app.ApplicationService;
+import org.onosproject.app.ApplicationState;
 import org.onosproject.core.ApplicationId;
 import org.onosproject.core.CoreService;
 import org.onosproject.net.config.NetworkConfigEvent;
@@ -32,12 +35,16 @@ import static org.onlab.util.Tools.groupedThreads;
  * with a {@code kafka} section in the seba netcfg it listens to the same
  * {@link PppoeBngControlHandler} and {@link BngStatsService} kafka-onos would
  * bind, and writes the same JSON ({@link OssJson}) to {@code bng.pppoe} and
- * {@code bng.stats}. Never configure it where kafka-onos runs: both would
- * publish every event. Listeners only build the JSON and queue it
- * ({@link OssPublisher}: bounded, counted drops).
+ * {@code bng.stats}. Never both: while SEBA's kafka-onos ({@value #KAFKA_ONOS})
+ * is active the kafka section is ignored (logged as an error) and no publisher
+ * runs; it starts when kafka-onos is deactivated. Listeners only build the
+ * JSON and queue it ({@link OssPublisher}: bounded, counted drops).
  */
 @Component(immediate = true)
 public class KafkaOssPublisher {
+
+    /** SEBA's kafka-onos application. */
+    static final String KAFKA_ONOS = "org.opencord.kafka";
 
     private final Logger log = LoggerFactory.getLogger(getClass());
 
@@ -46,6 +53,8 @@ public class KafkaOssPublisher {
     @Reference(cardinality = ReferenceCardinality.MANDATORY)
     protected NetworkConfigService netcfgService;
     @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected ApplicationService applicationService;
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
     protected PppoeBngControlHandler pppoeHandler;
     @Reference(cardinality = ReferenceCardinality.MANDATORY)
     protected BngStatsService statsService;
@@ -53,6 +62,7 @@ public class KafkaOssPublisher {
     private final PppoeEventListener pppoeListener = this::pppoeEvent;
     private final BngStatsEventListener statsListener = this::statsEvent;
     private final NetworkConfigListener netcfgListener = new NetcfgListener();
+    private final ApplicationListener appListener = e -> reconfigure();
     private ApplicationId appId;
     private ExecutorService executor;
     private volatile OssPublisher publisher;
@@ -66,6 +76,7 @@ public class KafkaOssPublisher {
         appId = coreService.registerApplication(SebaManager.APP_NAME);
         executor = Executors.newSingleThreadExecutor(groupedThreads("bngpod/seba", "kafka-config", log));
         netcfgService.addListener(netcfgListener);
+        applicationService.addListener(appListener);
         pppoeHandler.addListener(pppoeListener);
         statsService.addListener(statsListener);
         executor.execute(this::configure);
@@ -76,6 +87,7 @@ public class KafkaOssPublisher {
     protected void deactivate() {
         statsService.removeListener(statsListener);
         pppoeHandler.removeListener(pppoeListener);
+        applicationService.removeListener(appListener);
         netcfgService.removeListener(netcfgListener);
         executor.shutdownNow();
         stop();
@@ -119,6 +131,11 @@ public class KafkaOssPublisher {
                 return;
             }
         }
+        if (nextServers != null && kafkaOnosActive()) {
+            log.error("{} is active and publishes bng.pppoe and bng.stats from this app's services: "
+                              + "the seba netcfg's kafka section is ignored (remove it)", KAFKA_ONOS);
+            nextServers = null;
+        }
         if (Objects.equals(nextServers, servers) && nextQueue == queue && (publisher != null) == (nextServers != null)) {
             return;
         }
@@ -132,6 +149,33 @@ public class KafkaOssPublisher {
             } catch (RuntimeException e) {
                 log.error("Kafka publisher for {} not started: {}", nextServers, e.toString());
             }
+        }
+    }
+
+    private boolean kafkaOnosActive() {
+        ApplicationId id = applicationService.getId(KAFKA_ONOS);
+        return id != null && applicationService.getState(id) == ApplicationState.ACTIVE;
+    }
+
+    /** Re-reads the config and kafka-onos's state on the executor (any thread). */
+    private void reconfigure() {
+        try {
+            executor.execute(this::configure);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            log.debug("stopping: change ignored");
+        }
+    }
+
+    /**
+     * Runs every task queued so far (tests).
+     *
+     * @throws InterruptedException if interrupted while waiting
+     */
+    void drain() throws InterruptedException {
+        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
+        executor.execute(done::countDown);
+        if (!done.await(30, java.util.concurrent.TimeUnit.SECONDS)) {
+            throw new IllegalStateException("the Kafka config thread did not drain in 30 s");
         }
     }
 
@@ -153,11 +197,7 @@ public class KafkaOssPublisher {
 
         @Override
         public void event(NetworkConfigEvent event) {
-            try {
-                executor.execute(KafkaOssPublisher.this::configure);
-            } catch (java.util.concurrent.RejectedExecutionException e) {
-                log.debug("stopping: config change ignored");
-            }
+            reconfigure();
         }
     }
 }

@@ -172,6 +172,7 @@ public class KafkaOssIT {
         KafkaOssPublisher publisher = new KafkaOssPublisher();
         publisher.coreService = core;
         publisher.netcfgService = netcfg;
+        publisher.applicationService = new org.onosproject.app.ApplicationServiceAdapter();
         publisher.pppoeHandler = pppoe;
         publisher.statsService = stats;
         publisher.activate();
