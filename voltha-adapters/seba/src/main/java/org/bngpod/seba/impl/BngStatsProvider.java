@@ -4,6 +4,9 @@ import org.bngpod.api.Session;
 import org.bngpod.api.SessionService;
 import org.bngpod.seba.api.LineSubscriber;
 import org.bngpod.seba.api.SebaSubscriberService;
+import org.onosproject.cluster.ClusterService;
+import org.onosproject.cluster.LeadershipService;
+import org.onosproject.cluster.NodeId;
 import org.onosproject.core.ApplicationId;
 import org.onosproject.core.CoreService;
 import org.onosproject.event.AbstractListenerManager;
@@ -37,11 +40,16 @@ import static org.onlab.util.Tools.groupedThreads;
  * STATS_UPDATED per session on a SADIS-mapped line, attachment key = the
  * session id (Acct-Session-Id), counters from the session's last usage
  * reading ({@link BngEvents#stats}). SEBA's kafka-onos publishes them on
- * {@code bng.stats}. Runs on a thread of its own.
+ * {@code bng.stats}. Runs on a thread of its own, and posts only on the
+ * leader of {@value #STATS_TOPIC} (every node sees every session: one reading
+ * per session and period in the cluster, not one per node).
  */
 @Component(immediate = true, service = BngStatsService.class)
 public class BngStatsProvider extends AbstractListenerManager<BngStatsEvent, BngStatsEventListener>
         implements BngStatsService {
+
+    /** The cluster topic whose leader posts the periodic statistics. */
+    static final String STATS_TOPIC = "org.bngpod.seba.stats";
 
     private final Logger log = LoggerFactory.getLogger(getClass());
 
@@ -49,6 +57,10 @@ public class BngStatsProvider extends AbstractListenerManager<BngStatsEvent, Bng
     protected CoreService coreService;
     @Reference(cardinality = ReferenceCardinality.MANDATORY)
     protected NetworkConfigService netcfgService;
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected LeadershipService leadershipService;
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected ClusterService clusterService;
     @Reference(cardinality = ReferenceCardinality.MANDATORY)
     protected SessionService sessionService;
     @Reference(cardinality = ReferenceCardinality.MANDATORY)
@@ -63,6 +75,7 @@ public class BngStatsProvider extends AbstractListenerManager<BngStatsEvent, Bng
     protected void activate() {
         appId = coreService.registerApplication(SebaManager.APP_NAME);
         eventDispatcher.addSink(BngStatsEvent.class, listenerRegistry);
+        leadershipService.runForLeadership(STATS_TOPIC);
         executor = Executors.newSingleThreadScheduledExecutor(groupedThreads("bngpod/seba", "stats", log));
         lastPostNanos = System.nanoTime();
         tick = executor.scheduleWithFixedDelay(this::tick, 1, 1, TimeUnit.SECONDS);
@@ -73,6 +86,7 @@ public class BngStatsProvider extends AbstractListenerManager<BngStatsEvent, Bng
     protected void deactivate() {
         tick.cancel(false);
         executor.shutdownNow();
+        leadershipService.withdraw(STATS_TOPIC);
         eventDispatcher.removeSink(BngStatsEvent.class);
         log.info("Stopped");
     }
@@ -113,8 +127,21 @@ public class BngStatsProvider extends AbstractListenerManager<BngStatsEvent, Bng
         return n;
     }
 
+    /**
+     * Tells whether this node posts the periodic statistics.
+     *
+     * @return true on the leader of {@value #STATS_TOPIC}
+     */
+    boolean leader() {
+        NodeId leader = leadershipService.getLeader(STATS_TOPIC);
+        return leader != null && leader.equals(clusterService.getLocalNode().id());
+    }
+
     private void tick() {
         try {
+            if (!leader()) {
+                return;
+            }
             SebaConfig cfg = netcfgService.getConfig(appId, SebaConfig.class);
             int period = SebaConfig.DEFAULT_STATS_PERIOD;
             if (cfg != null) {

@@ -15,7 +15,6 @@ import org.onosproject.common.event.impl.TestEventDispatcher;
 import org.onosproject.core.ApplicationId;
 import org.onosproject.core.CoreServiceAdapter;
 import org.onosproject.net.behaviour.BngProgrammable.BngCounterType;
-import org.onosproject.net.config.NetworkConfigServiceAdapter;
 import org.onosproject.net.pi.runtime.PiCounterCellData;
 import org.opencord.bng.BngStatsEvent;
 import org.opencord.bng.BngStatsEventListener;
@@ -67,10 +66,17 @@ public class BngApiProvidersTest {
             return List.of();
         }
     };
+    /** Another node leads unless a test says otherwise: postStats() is called directly. */
+    private final FakeCluster.Leadership leadership = new FakeCluster.Leadership();
+    {
+        leadership.leader = FakeCluster.OTHER;
+    }
+    private SebaManagerTest.FakeNetcfg netcfg;
     private PppoeEventProvider pppoe;
     private BngStatsProvider stats;
     private final List<PppoeEvent> pppoeEvents = new ArrayList<>();
-    private final List<BngStatsEvent> statsEvents = new ArrayList<>();
+    /** Filled by the stats thread too (periodic test). */
+    private final List<BngStatsEvent> statsEvents = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     static Session session(String id, int stag, int ctag, int pppoeId, Ip4Address ip) {
         return Session.builder().id(id).cp("cp1").lineGroup("lg1").instance(1).accessPort("access1")
@@ -92,7 +98,15 @@ public class BngApiProvidersTest {
                 return SebaManagerTest.APP;
             }
         };
-        stats.netcfgService = new NetworkConfigServiceAdapter();
+        netcfg = new SebaManagerTest.FakeNetcfg();
+        try {
+            netcfg.set("{'olts':[{'deviceId':'of:1','accessPort':'access1'}],'statsPeriod':1}");
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+        stats.netcfgService = netcfg;
+        stats.leadershipService = leadership;
+        stats.clusterService = new FakeCluster.Cluster();
         stats.sessionService = sessions;
         stats.subscriberService = subscribers;
         injectEventDispatcher(stats, new TestEventDispatcher());
@@ -180,5 +194,21 @@ public class BngApiProvidersTest {
                              + "\"upTxBytes\":1000,\"upTxPackets\":10,\"downTxBytes\":20000,\"downTxPackets\":20,"
                              + "\"controlPackets\":0,\"timestamp\":\"2026-12-06T08:00:00.123Z\"}", json);
         assertEquals(15, new ObjectMapper().readTree(json).size());
+    }
+
+    /** Every statsPeriod seconds on the leader only: one reading per session in the cluster. */
+    @Test
+    public void periodicStatsOnTheLeaderOnly() throws Exception {
+        sessions.post(SessionEvent.Type.SESSION_UP, session("acct-1", 100, 900, 17, Ip4Address.valueOf("100.80.0.2")));
+        leadership.leader = FakeCluster.OTHER;
+        Thread.sleep(3500);
+        assertTrue("not the leader: no statistics, got " + statsEvents.size(), statsEvents.isEmpty());
+        leadership.leader = FakeCluster.LOCAL;
+        long end = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(15);
+        while (statsEvents.size() < 2 && System.nanoTime() < end) {
+            Thread.sleep(100);
+        }
+        assertTrue("the leader posts every second: got " + statsEvents.size(), statsEvents.size() >= 2);
+        assertEquals("acct-1", statsEvents.get(0).subject().getAttachmentKey());
     }
 }

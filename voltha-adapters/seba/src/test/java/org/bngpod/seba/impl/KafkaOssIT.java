@@ -157,6 +157,8 @@ public class KafkaOssIT {
         SebaManagerTest.FakeNetcfg netcfg = new SebaManagerTest.FakeNetcfg();
         netcfg.set("{'olts':[{'deviceId':'of:00000000000000a1','accessPort':'access1'}],"
                            + "'kafka':{'bootstrapServers':'127.0.0.1:" + port + "','queue':1000}}");
+        FakeCluster.Leadership leadership = new FakeCluster.Leadership();
+        leadership.leader = FakeCluster.OTHER;   // no periodic readings: postStats() below
         PppoeEventProvider pppoe = new PppoeEventProvider();
         pppoe.sessionService = sessions;
         pppoe.subscriberService = subscribers;
@@ -165,6 +167,8 @@ public class KafkaOssIT {
         BngStatsProvider stats = new BngStatsProvider();
         stats.coreService = core;
         stats.netcfgService = netcfg;
+        stats.leadershipService = leadership;
+        stats.clusterService = new FakeCluster.Cluster();
         stats.sessionService = sessions;
         stats.subscriberService = subscribers;
         injectEventDispatcher(stats, new TestEventDispatcher());
