@@ -94,6 +94,8 @@ public class SebaManager implements SebaSubscriberService {
     private volatile SubscriberMapper.Mapping mapping = SubscriberMapper.Mapping.empty();
     /** Problems logged already (only on the executor). */
     private Set<String> logged = new HashSet<>();
+    /** Each known UNI's SADIS look-up, so a UNI event asks SADIS for that UNI only (only on the executor). */
+    private final Map<ConnectPoint, SubscriberMapper.UniResult> results = new java.util.HashMap<>();
 
     @Activate
     protected void activate() {
@@ -162,9 +164,13 @@ public class SebaManager implements SebaSubscriberService {
         ConnectPoint cp = new ConnectPoint(event.subject(), port.get().number());
         String name = port.get().annotations().value(AnnotationKeys.PORT_NAME);
         submit(() -> {
-            boolean changed = type == AccessDeviceEvent.Type.UNI_ADDED ? unis.add(cp, name) : unis.remove(cp);
-            if (changed) {
-                remap();
+            if (type == AccessDeviceEvent.Type.UNI_ADDED) {
+                if (unis.add(cp, name)) {
+                    remapUni(cp);
+                }
+            } else if (unis.remove(cp)) {
+                results.remove(cp);
+                publish();
             }
         });
     }
@@ -209,7 +215,7 @@ public class SebaManager implements SebaSubscriberService {
             try {
                 Map<ServiceKey, ?> programmed = flows.getProgrammedSubscribers();
                 for (ServiceKey key : programmed.keySet()) {
-                    if (key != null && key.getPort() != null) {
+                    if (key != null && key.getPort() != null && key.getPort().connectPoint() != null) {
                         unis.add(key.getPort().connectPoint(), key.getPort().name());
                     }
                 }
@@ -219,16 +225,38 @@ public class SebaManager implements SebaSubscriberService {
         }
     }
 
+    /** Looks every known UNI up again (pod, netcfg, periodic resync), then publishes. */
     private void remap() {
+        results.clear();
         Optional<Pod> pod = podService.pod();
-        SubscriberMapper.Mapping next;
-        if (pod.isEmpty()) {
-            next = SubscriberMapper.Mapping.empty();
-        } else {
-            next = SubscriberMapper.map(pod.get(), settings.olts, unis.snapshot().values(),
-                                        id -> sadisService.getSubscriberInfoService().get(id),
-                                        id -> sadisService.getBandwidthProfileService().get(id));
+        if (pod.isPresent()) {
+            for (UniIndex.Uni uni : unis.snapshot().values()) {
+                results.put(uni.connectPoint, lookUp(pod.get(), uni));
+            }
         }
+        publish();
+    }
+
+    /** Looks one UNI up (UNI_ADDED), then publishes. */
+    private void remapUni(ConnectPoint cp) {
+        Optional<Pod> pod = podService.pod();
+        Optional<UniIndex.Uni> uni = unis.at(cp);
+        if (pod.isEmpty() || uni.isEmpty()) {
+            return;
+        }
+        results.put(cp, lookUp(pod.get(), uni.get()));
+        publish();
+    }
+
+    private SubscriberMapper.UniResult lookUp(Pod pod, UniIndex.Uni uni) {
+        return SubscriberMapper.lookUp(pod, settings.olts, uni,
+                                       id -> sadisService.getSubscriberInfoService().get(id),
+                                       id -> sadisService.getBandwidthProfileService().get(id));
+    }
+
+    private void publish() {
+        SubscriberMapper.Mapping next = podService.pod().isEmpty() ? SubscriberMapper.Mapping.empty()
+                : SubscriberMapper.assemble(results.values());
         mapping = next;
         Set<String> now = new HashSet<>(next.problems);
         for (String p : next.problems) {

@@ -54,6 +54,19 @@ final class SubscriberMapper {
     private SubscriberMapper() {
     }
 
+    /** One UNI's SADIS services on the pod's lines, before lines taken twice are resolved. */
+    static final class UniResult {
+        final UniIndex.Uni uni;
+        final List<LineSubscriber> services;
+        final List<String> problems;
+
+        UniResult(UniIndex.Uni uni, List<LineSubscriber> services, List<String> problems) {
+            this.uni = uni;
+            this.services = List.copyOf(services);
+            this.problems = List.copyOf(problems);
+        }
+    }
+
     /**
      * Maps every UNI's SADIS services.
      *
@@ -67,74 +80,109 @@ final class SubscriberMapper {
     static Mapping map(Pod pod, Map<DeviceId, String> oltPorts, Collection<UniIndex.Uni> unis,
                        Function<String, SubscriberAndDeviceInformation> subscribers,
                        Function<String, BandwidthProfileInformation> profiles) {
+        List<UniResult> results = new ArrayList<>();
+        for (UniIndex.Uni uni : unis) {
+            results.add(lookUp(pod, oltPorts, uni, subscribers, profiles));
+        }
+        return assemble(results);
+    }
+
+    /**
+     * Puts per-UNI results together: ordered by UNI name (then connect point),
+     * the first service on a line keeps it, later ones are reported. No I/O.
+     *
+     * @param results one per UNI
+     * @return the mapping
+     */
+    static Mapping assemble(Collection<UniResult> results) {
         Map<String, LineSubscriber> byLine = new TreeMap<>();
         List<String> problems = new ArrayList<>();
-        List<UniIndex.Uni> ordered = new ArrayList<>(unis);
-        ordered.sort(Comparator.comparing((UniIndex.Uni u) -> u.name).thenComparing(u -> u.connectPoint.toString()));
-        for (UniIndex.Uni uni : ordered) {
-            String accessPort = oltPorts.get(uni.olt());
-            if (accessPort == null) {
-                problems.add("UNI " + uni + ": OLT " + uni.olt() + " is cabled to no access port (seba netcfg olts)");
-                continue;
-            }
-            if (pod.port(accessPort).isEmpty()) {
-                problems.add("UNI " + uni + ": access port " + accessPort + " is not in the pod");
-                continue;
-            }
-            SubscriberAndDeviceInformation info;
-            try {
-                info = subscribers.apply(uni.name);
-            } catch (RuntimeException e) {
-                problems.add("UNI " + uni + ": SADIS look-up failed: " + e.getMessage());
-                continue;
-            }
-            if (info == null) {
-                problems.add("UNI " + uni + ": unknown to SADIS");
-                continue;
-            }
-            List<UniTagInformation> services = info.uniTagList();
-            if (services == null || services.isEmpty()) {
-                problems.add("UNI " + uni + ": SADIS entry has no uniTagList");
-                continue;
-            }
-            String circuitId = identity(uni, "circuitId", info.circuitId(), MAX_AGENT_ID, problems);
-            String remoteId = identity(uni, "remoteId", info.remoteId(), MAX_AGENT_ID, problems);
-            String nasPortId = identity(uni, "nasPortId", info.nasPortId(), MAX_NAS_PORT_ID, problems);
-            for (UniTagInformation service : services) {
-                if (service == null) {
-                    problems.add("UNI " + uni + ": null service in uniTagList");
-                    continue;
-                }
-                String what = "UNI " + uni + " service " + nameOf(service);
-                Optional<Integer> stag = tag(what, "ponSTag", service.getPonSTag(), problems);
-                Optional<Integer> ctag = tag(what, "ponCTag", service.getPonCTag(), problems);
-                if (stag.isEmpty() || ctag.isEmpty()) {
-                    continue;
-                }
-                Optional<LineGroup> group = groupOf(pod, accessPort, stag.get(), ctag.get());
-                if (group.isEmpty()) {
-                    problems.add(what + ": S" + stag.get() + " C" + ctag.get() + " on access port " + accessPort
-                                         + " is in no access line of the pod");
-                    continue;
-                }
-                String key = LineSubscriber.key(accessPort, stag.get(), ctag.get());
-                LineSubscriber before = byLine.get(key);
+        List<UniResult> ordered = new ArrayList<>(results);
+        ordered.sort(Comparator.comparing((UniResult r) -> r.uni.name)
+                             .thenComparing(r -> r.uni.connectPoint.toString()));
+        for (UniResult r : ordered) {
+            problems.addAll(r.problems);
+            for (LineSubscriber service : r.services) {
+                LineSubscriber before = byLine.putIfAbsent(service.line(), service);
                 if (before != null) {
-                    problems.add(what + ": line " + key + " is already UNI " + before.uniName() + " service "
-                                         + (before.serviceName().isEmpty() ? "(unnamed)" : before.serviceName())
-                                         + "; not mapped");
-                    continue;
+                    problems.add("UNI " + r.uni + " service " + nameOf(service.serviceName()) + ": line "
+                                         + service.line() + " is already UNI " + before.uniName() + " service "
+                                         + nameOf(before.serviceName()) + "; not mapped");
                 }
-                Rates down = rates(what, "downstreamBandwidthProfile", service.getDownstreamBandwidthProfile(),
-                                   profiles, problems);
-                Rates up = rates(what, "upstreamBandwidthProfile", service.getUpstreamBandwidthProfile(),
-                                 profiles, problems);
-                byLine.put(key, new LineSubscriber(accessPort, stag.get(), ctag.get(), group.get().name(),
-                                                   uni.connectPoint, uni.name, nullToEmpty(service.getServiceName()),
-                                                   circuitId, remoteId, nasPortId, down, up));
             }
         }
         return new Mapping(Map.copyOf(byLine), List.copyOf(problems));
+    }
+
+    /**
+     * Looks one UNI up in SADIS and maps its services (may block on SADIS).
+     *
+     * @param pod         the running pod
+     * @param oltPorts    OLT device to the access port its NNI is cabled to
+     * @param uni         the UNI
+     * @param subscribers SADIS subscriber look-up by UNI name (null: unknown)
+     * @param profiles    SADIS bandwidth profile look-up by id (null: unknown)
+     * @return the UNI's services and problems
+     */
+    static UniResult lookUp(Pod pod, Map<DeviceId, String> oltPorts, UniIndex.Uni uni,
+                            Function<String, SubscriberAndDeviceInformation> subscribers,
+                            Function<String, BandwidthProfileInformation> profiles) {
+        List<LineSubscriber> mapped = new ArrayList<>();
+        List<String> problems = new ArrayList<>();
+        String accessPort = oltPorts.get(uni.olt());
+        if (accessPort == null) {
+            problems.add("UNI " + uni + ": OLT " + uni.olt() + " is cabled to no access port (seba netcfg olts)");
+            return new UniResult(uni, mapped, problems);
+        }
+        if (pod.port(accessPort).isEmpty()) {
+            problems.add("UNI " + uni + ": access port " + accessPort + " is not in the pod");
+            return new UniResult(uni, mapped, problems);
+        }
+        SubscriberAndDeviceInformation info;
+        try {
+            info = subscribers.apply(uni.name);
+        } catch (RuntimeException e) {
+            problems.add("UNI " + uni + ": SADIS look-up failed: " + e.getMessage());
+            return new UniResult(uni, mapped, problems);
+        }
+        if (info == null) {
+            problems.add("UNI " + uni + ": unknown to SADIS");
+            return new UniResult(uni, mapped, problems);
+        }
+        List<UniTagInformation> services = info.uniTagList();
+        if (services == null || services.isEmpty()) {
+            problems.add("UNI " + uni + ": SADIS entry has no uniTagList");
+            return new UniResult(uni, mapped, problems);
+        }
+        String circuitId = identity(uni, "circuitId", info.circuitId(), MAX_AGENT_ID, problems);
+        String remoteId = identity(uni, "remoteId", info.remoteId(), MAX_AGENT_ID, problems);
+        String nasPortId = identity(uni, "nasPortId", info.nasPortId(), MAX_NAS_PORT_ID, problems);
+        for (UniTagInformation service : services) {
+            if (service == null) {
+                problems.add("UNI " + uni + ": null service in uniTagList");
+                continue;
+            }
+            String what = "UNI " + uni + " service " + nameOf(service.getServiceName());
+            Optional<Integer> stag = tag(what, "ponSTag", service.getPonSTag(), problems);
+            Optional<Integer> ctag = tag(what, "ponCTag", service.getPonCTag(), problems);
+            if (stag.isEmpty() || ctag.isEmpty()) {
+                continue;
+            }
+            Optional<LineGroup> group = groupOf(pod, accessPort, stag.get(), ctag.get());
+            if (group.isEmpty()) {
+                problems.add(what + ": S" + stag.get() + " C" + ctag.get() + " on access port " + accessPort
+                                     + " is in no access line of the pod");
+                continue;
+            }
+            Rates down = rates(what, "downstreamBandwidthProfile", service.getDownstreamBandwidthProfile(),
+                               profiles, problems);
+            Rates up = rates(what, "upstreamBandwidthProfile", service.getUpstreamBandwidthProfile(),
+                             profiles, problems);
+            mapped.add(new LineSubscriber(accessPort, stag.get(), ctag.get(), group.get().name(),
+                                          uni.connectPoint, uni.name, nullToEmpty(service.getServiceName()),
+                                          circuitId, remoteId, nasPortId, down, up));
+        }
+        return new UniResult(uni, mapped, problems);
     }
 
     private static Optional<LineGroup> groupOf(Pod pod, String accessPort, int stag, int ctag) {
@@ -202,8 +250,7 @@ final class SubscriberMapper {
         return value;
     }
 
-    private static String nameOf(UniTagInformation service) {
-        String name = service.getServiceName();
+    private static String nameOf(String name) {
         return name == null || name.isEmpty() ? "(unnamed)" : name;
     }
 

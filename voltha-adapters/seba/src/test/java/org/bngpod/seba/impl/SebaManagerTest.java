@@ -135,10 +135,18 @@ public class SebaManagerTest {
         assertEquals(2, manager.subscribers().size());
         assertEquals(1, manager.problems().size());   // BBSM00000002-1's video service
 
+        // a UNI event asks SADIS about that UNI only: its entry and its one profile
+        int before = server.requests.get();
+        olt.post(new AccessDeviceEvent(AccessDeviceEvent.Type.UNI_ADDED, OLT1, port(OLT1, 257, "BBSM00000003-1")));
+        manager.drain();
+        assertEquals(before + 2, server.requests.get());
+        assertTrue(manager.subscriber("access1", 120, 120).isPresent());
+
         olt.post(new AccessDeviceEvent(AccessDeviceEvent.Type.UNI_REMOVED, OLT1, port(OLT1, 256, "BBSM00000001-1")));
         manager.drain();
+        assertEquals("a removal asks SADIS nothing", before + 2, server.requests.get());
         assertFalse(manager.subscriber("access1", 100, 900).isPresent());
-        assertEquals(1, manager.subscribers().size());
+        assertEquals(2, manager.subscribers().size());
 
         // SADIS was asked on the adapter's own thread only
         RemoteSadis.Remote<?> subs = (RemoteSadis.Remote<?>) sadis.getSubscriberInfoService();
