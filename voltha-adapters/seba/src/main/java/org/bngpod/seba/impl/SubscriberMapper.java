@@ -3,6 +3,7 @@ package org.bngpod.seba.impl;
 import org.bngpod.api.AccessLine;
 import org.bngpod.api.LineGroup;
 import org.bngpod.api.Pod;
+import org.bngpod.api.PortRole;
 import org.bngpod.seba.api.LineSubscriber;
 import org.bngpod.seba.api.Rates;
 import org.onlab.packet.VlanId;
@@ -134,8 +135,8 @@ final class SubscriberMapper {
             problems.add("UNI " + uni + ": OLT " + uni.olt() + " is cabled to no access port (seba netcfg olts)");
             return new UniResult(uni, mapped, problems);
         }
-        if (pod.port(accessPort).isEmpty()) {
-            problems.add("UNI " + uni + ": access port " + accessPort + " is not in the pod");
+        if (pod.port(accessPort).map(p -> p.role() != PortRole.ACCESS).orElse(true)) {
+            problems.add("UNI " + uni + ": " + accessPort + " is not an access port of the pod");
             return new UniResult(uni, mapped, problems);
         }
         SubscriberAndDeviceInformation info;

@@ -169,6 +169,19 @@ public class SubscriberMapperTest {
                      m.problems);
     }
 
+    /** The netcfg's port for an OLT must be an access port of the pod. */
+    @Test
+    public void anOltOnANonAccessPortIsReported() {
+        SubscriberMapper.Mapping m = SubscriberMapper.map(
+                TestPod.pod(), java.util.Map.of(OLT1, "uplink1", OLT2, "nosuch"),
+                List.of(u(OLT1, 256, "BBSM00000001-1"), u(OLT2, 512, "BBSM00000002-1")),
+                id -> sadis.getSubscriberInfoService().get(id), id -> sadis.getBandwidthProfileService().get(id));
+        assertTrue(m.byLine.isEmpty());
+        assertEquals(List.of("UNI BBSM00000001-1@of:00000000000000a1/256: uplink1 is not an access port of the pod",
+                             "UNI BBSM00000002-1@of:00000000000000a2/512: nosuch is not an access port of the pod"),
+                     m.problems);
+    }
+
     /** A SADIS service that throws is a problem, not an exception. */
     @Test
     public void aThrowingLookupIsAProblem() {
