@@ -24,6 +24,7 @@ func (d *Daemon) startONOS() error {
 	if err != nil {
 		return err
 	}
+	c.NewSubscribers(0, d.m.reg) // the SEBA app's table, when it is installed (seba.go)
 	d.onos = c
 	return nil
 }
