@@ -46,7 +46,7 @@ cd "$root/accel-ppp-glue"
 files_in() { if [ -d "$1" ]; then find "$1" -type f | wc -l; else echo 0; fi; }
 for target in config:FuzzParse pppoe:FuzzDecodeFrame pppoe:FuzzParseTags ppp:FuzzLink \
     aaa:FuzzParseReply aaa:FuzzDecodeDyn pfcpcp:FuzzInput pfcpcp:FuzzLineGroupIE pool:FuzzGroup \
-    onos:FuzzDecodePlacement onos:FuzzDecodeSubscribers vxlan:FuzzDecode cmd/bng-subemu:FuzzInput; do
+    onos:FuzzDecodePlacement onos:FuzzDecodeSubscribers onos:FuzzDecodeTeardowns vxlan:FuzzDecode cmd/bng-subemu:FuzzInput; do
     pkg=${target%%:*} fn=${target#*:}
     case $pkg in */*) dir=$pkg ;; *) dir=internal/$pkg ;; esac
     echo "== Go: $fn ($pkg) for ${seconds}s"

@@ -24,7 +24,8 @@ func (d *Daemon) startONOS() error {
 	if err != nil {
 		return err
 	}
-	c.NewSubscribers(0, d.m.reg) // the SEBA app's table, when it is installed (seba.go)
+	// the SEBA app's subscribers table and teardown requests, when it is installed (seba.go)
+	c.NewSubscribers(0, d.m.reg).OnTeardown = d.sebaTeardown
 	d.onos = c
 	return nil
 }

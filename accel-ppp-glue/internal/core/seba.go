@@ -2,6 +2,7 @@ package core
 
 import (
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/aaa"
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/onos"
 )
 
 // Subscriber identities and rates from SEBA (docs/cp/onos.md, "Subscriber
@@ -69,4 +70,39 @@ func (r *record) nasPort() string {
 		return r.NASPortID
 	}
 	return nasPortID(r.AccessPort, r.STag, r.CTag)
+}
+
+// sebaTeardown ends the sessions of a line the SEBA app asks to end (its UNI
+// stayed removed for the hold-down: Lost-Carrier; its subscriber was removed
+// from provisioning: Admin-Reset), as a lost carrier or a Disconnect does:
+// PADT (Admin-Reset: after an LCP Terminate-Request; a lost carrier's
+// subscriber is gone, closing.go), PFCP deletion, Accounting-Stop with that
+// cause. Only sessions whose PADR came before the request end: a line that came back and dialled again keeps its new session.
+// Called on the ONOS poller's goroutine; the work is posted to the shards.
+func (d *Daemon) sebaTeardown(t onos.Teardown) {
+	cause := causeLostCarrier
+	if t.Cause == onos.CauseAdminReset {
+		cause = causeAdminReset
+	}
+	why := "SEBA: " + t.Cause + " of UNI " + t.UNI
+	for _, sh := range d.shards {
+		sh := sh
+		sh.post(func() {
+			for _, s := range sh.sessions {
+				if s.dead || s.rec.AccessPort != t.AccessPort || s.rec.STag != t.STag || s.rec.CTag != t.CTag {
+					continue
+				}
+				since := s.padrAt // exact; a session restored after a CP restart has its start (whole seconds)
+				if since.IsZero() {
+					since = s.rec.Started
+				}
+				if !since.Before(t.At) {
+					continue
+				}
+				d.log.Info("session ended at the SEBA app's request", "session", s.rec.ID, "cause", t.Cause,
+					"uni", t.UNI, "port", t.AccessPort, "stag", t.STag, "ctag", t.CTag)
+				sh.teardown(s, cause, padtSend, why)
+			}
+		})
+	}
 }

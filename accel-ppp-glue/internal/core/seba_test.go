@@ -3,11 +3,14 @@ package core
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,6 +19,7 @@ import (
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/aaa"
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/config"
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/onos"
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/ppp"
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/pppoe"
 )
 
@@ -207,5 +211,78 @@ func TestDialWithSebaIdentity(t *testing.T) {
 	last, _ := p.acct.reqs.Load(aaa.AcctStart)
 	if r := last.(*aaa.AcctRequest); r.NASPortID != "access1:100.6" {
 		t.Fatalf("unmapped line's NAS-Port-Id %q", r.NASPortID)
+	}
+}
+
+// The SEBA app's teardown requests end the line's sessions: Lost-Carrier
+// and Admin-Reset as the Accounting-Stop's cause, a PADT to the subscriber
+// (after an LCP Terminate-Request for Admin-Reset),
+// the DP's session deleted; a request older than a session leaves it up,
+// and another line's session stays.
+func TestSebaTeardownRequests(t *testing.T) {
+	var teardowns atomic.Value
+	teardowns.Store(`{"version":0,"teardowns":[]}`)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && r.URL.Path == "/onos/bngpod-seba/teardowns" {
+			_, _ = w.Write([]byte(teardowns.Load().(string)))
+			return
+		}
+		http.NotFound(w, r)
+	}))
+	defer srv.Close()
+	p := newTestPod(t, func(o *Options) {
+		u, _ := url.Parse(srv.URL + "/onos/bngpod")
+		o.Config.ONOS = &config.ONOS{URL: u, CPName: "cp1", PollInterval: 100 * time.Millisecond, Timeout: 2 * time.Second}
+	}, nil)
+	before := time.Now().UTC()
+	c1, c2, c3 := p.client(1), p.client(2), p.client(3) // C-tags 2, 3, 4
+	for _, c := range []*client{c1, c2, c3} {
+		c.dial()
+	}
+	req := func(v int, ctag uint16, cause string, at time.Time) string {
+		return fmt.Sprintf(`{"version":%d,"accessPort":"access1","stag":100,"ctag":%d,"uni":"BBSM0000000%d-1",`+
+			`"cause":%q,"at":%q}`, v, ctag, v, cause, at.Format(time.RFC3339Nano))
+	}
+	// Version 1 is older than every session (the UNI went down before they dialled): nothing ends.
+	teardowns.Store(`{"version":1,"teardowns":[` + req(1, 2, onos.CauseLostCarrier, before.Add(-time.Second)) + `]}`)
+	time.Sleep(500 * time.Millisecond)
+	if n := len(p.sessions()); n != 3 {
+		t.Fatalf("a request older than the sessions ended some: %d left", n)
+	}
+	now := time.Now().UTC()
+	teardowns.Store(`{"version":3,"teardowns":[` + req(1, 2, onos.CauseLostCarrier, before.Add(-time.Second)) + `,` +
+		req(2, 2, onos.CauseLostCarrier, now) + `,` + req(3, 3, onos.CauseAdminReset, now) + `]}`)
+	p.waitFor("two Accounting-Stops", 5*time.Second, func() bool { return p.acct.stops.Load() == 2 })
+	log := strings.Join(p.log.snapshot(), "\n")
+	for _, want := range []string{fmt.Sprintf("cause %d", causeLostCarrier), fmt.Sprintf("cause %d", causeAdminReset)} {
+		if !strings.Contains(log, want) {
+			t.Errorf("no Stop with %s:\n%s", want, log)
+		}
+	}
+	p.waitFor("the DP's sessions deleted", 3*time.Second, func() bool { return p.plane.deletes.Load() == 2 })
+	left := p.sessions()
+	if len(left) != 1 || left[0].CTag != 4 {
+		t.Fatalf("sessions left %+v, want c3's (C-tag 4)", left)
+	}
+	// Both ended sessions got a PADT; the Admin-Reset one an LCP
+	// Terminate-Request before it (a lost carrier's subscriber is gone:
+	// closing.go sends it no Terminate); c3 got neither.
+	termReq, padt := map[uint16]bool{}, map[uint16]bool{}
+	deadline := time.Now().Add(15 * time.Second)
+	for (len(padt) < 2) && time.Now().Before(deadline) {
+		r, ok := p.recv(time.Until(deadline))
+		if !ok {
+			break
+		}
+		switch {
+		case r.is(ppp.ProtoLCP, ppp.CodeTermReq):
+			termReq[r.f.CTag] = true
+		case r.isPADT():
+			padt[r.f.CTag] = true
+		}
+	}
+	if termReq[c1.ctag] || !termReq[c2.ctag] || !padt[c1.ctag] || !padt[c2.ctag] || termReq[c3.ctag] || padt[c3.ctag] {
+		t.Fatalf("Terminate-Requests on C-tags %v, PADTs on %v; want a Terminate on %d, PADTs on %d and %d only",
+			termReq, padt, c2.ctag, c1.ctag, c2.ctag)
 	}
 }

@@ -187,6 +187,12 @@ type Subscribers struct {
 	bad   prometheus.Counter
 
 	conflicts *prometheus.CounterVec // by field: circuit_id, remote_id
+
+	// OnTeardown gets each teardown request of the SEBA app once (teardowns.go),
+	// on the poller's goroutine; set it before Run.
+	OnTeardown    func(Teardown)
+	teardownPolls *prometheus.CounterVec // by result, as pulls
+	teardowns     *prometheus.CounterVec // requests handed over, by cause
 }
 
 // NewSubscribers returns the table of c's ONOS (the SEBA app beside c's base
@@ -212,8 +218,14 @@ func (c *Client) NewSubscribers(interval time.Duration, reg prometheus.Registere
 		Name: "bngcp_onos_subscriber_conflicts_total",
 		Help: "PADRs whose TR-101 tag disagreed with SADIS, by field (SADIS's value is used).",
 	}, []string{"field"})
+	s.teardownPolls = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "bngcp_onos_teardown_polls_total", Help: "Polls of the SEBA app's teardown requests by result.",
+	}, []string{"result"})
+	s.teardowns = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "bngcp_onos_teardowns_total", Help: "Teardown requests of the SEBA app acted on, by cause.",
+	}, []string{"cause"})
 	if reg != nil {
-		reg.MustRegister(s.lines, s.pulls, s.bad, s.conflicts)
+		reg.MustRegister(s.lines, s.pulls, s.bad, s.conflicts, s.teardownPolls, s.teardowns)
 	}
 	c.subs = s
 	return s
@@ -251,8 +263,12 @@ func (s *Subscribers) Len() int {
 	return 0
 }
 
-// Run pulls the table at once and every interval until ctx ends.
+// Run pulls the table at once and every interval, and polls the teardown
+// requests, until ctx ends.
 func (s *Subscribers) Run(ctx context.Context) {
+	done := make(chan struct{})
+	go func() { defer close(done); s.pollTeardowns(ctx) }()
+	defer func() { <-done }()
 	t := time.NewTicker(s.interval)
 	defer t.Stop()
 	for {

@@ -14,8 +14,9 @@ import (
 	"unicode/utf8"
 )
 
-// subscribersServer answers GET /onos/bngpod-seba/subscribers with what
-// body returns (status, body), checking the client's credentials.
+// subscribersServer answers GET /onos/bngpod-seba/subscribers and
+// /teardowns with what answer returns (status, body), checking the
+// client's credentials.
 func subscribersServer(t *testing.T, answer func() (int, string)) (*Client, *Subscribers) {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -24,7 +25,8 @@ func subscribersServer(t *testing.T, answer func() (int, string)) (*Client, *Sub
 			w.WriteHeader(http.StatusUnauthorized)
 			return
 		}
-		if r.Method != http.MethodGet || r.URL.Path != "/onos/bngpod-seba/subscribers" {
+		if r.Method != http.MethodGet || (r.URL.Path != "/onos/bngpod-seba/subscribers" &&
+			r.URL.Path != "/onos/bngpod-seba/teardowns") {
 			http.NotFound(w, r)
 			return
 		}

@@ -36,4 +36,23 @@ public interface SebaSubscriberService {
      * @return problems, in the order found
      */
     List<String> problems();
+
+    /**
+     * Returns the version of the last teardown request (0: none yet).
+     *
+     * @return the latest version
+     */
+    default long teardownVersion() {
+        return 0;
+    }
+
+    /**
+     * Returns the teardown requests after a version, oldest first.
+     *
+     * @param after the last version the reader has seen (0: from the start)
+     * @return requests with a higher version
+     */
+    default List<TeardownRequest> teardownsAfter(long after) {
+        return List.of();
+    }
 }

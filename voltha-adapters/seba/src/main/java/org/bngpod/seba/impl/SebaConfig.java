@@ -25,7 +25,9 @@ import java.util.Set;
  * between {@code bng.stats} readings (default 10, 0 = none, at most 3600).
  * {@code kafka}: only where SEBA's kafka-onos is not running: this app's own
  * publisher of {@code bng.pppoe} and {@code bng.stats} (queue: events held
- * while the broker is slow, default 10000, 1..1000000). Strict: unknown
+ * while the broker is slow, default 10000, 1..1000000). {@code holdDown}:
+ * seconds after a UNI_REMOVED before the teardown of that UNI's sessions is
+ * requested, unless the UNI came back (default 10, 0..3600). Strict: unknown
  * fields and wrong JSON types are refused.</p>
  */
 public final class SebaConfig extends Config<ApplicationId> {
@@ -34,6 +36,7 @@ public final class SebaConfig extends Config<ApplicationId> {
     public static final String CONFIG_KEY = "seba";
     static final int DEFAULT_STATS_PERIOD = 10;
     static final int DEFAULT_QUEUE = 10_000;
+    static final int DEFAULT_HOLD_DOWN = 10;
 
     /** What the config says, checked. */
     static final class Settings {
@@ -42,7 +45,15 @@ public final class SebaConfig extends Config<ApplicationId> {
         final String kafkaServers;
         final int kafkaQueue;
 
+        /** Seconds a removed UNI's sessions are kept before their teardown is requested. */
+        final int holdDown;
+
         Settings(Map<DeviceId, String> olts, int statsPeriod, String kafkaServers, int kafkaQueue) {
+            this(olts, statsPeriod, kafkaServers, kafkaQueue, DEFAULT_HOLD_DOWN);
+        }
+
+        Settings(Map<DeviceId, String> olts, int statsPeriod, String kafkaServers, int kafkaQueue, int holdDown) {
+            this.holdDown = holdDown;
             this.olts = Map.copyOf(olts);
             this.statsPeriod = statsPeriod;
             this.kafkaServers = kafkaServers;
@@ -74,7 +85,7 @@ public final class SebaConfig extends Config<ApplicationId> {
         if (root == null || !root.isObject()) {
             throw new InvalidFieldException("seba", "not an object");
         }
-        only(root, "", Set.of("olts", "statsPeriod", "kafka"));
+        only(root, "", Set.of("olts", "statsPeriod", "kafka", "holdDown"));
         JsonNode olts = root.get("olts");
         if (olts == null || !olts.isArray() || olts.size() == 0) {
             throw new InvalidFieldException("olts", "a non-empty array is required");
@@ -120,7 +131,8 @@ public final class SebaConfig extends Config<ApplicationId> {
             }
             queue = integer(kafka, "queue", DEFAULT_QUEUE, 1, 1_000_000);
         }
-        return new Settings(map, period, servers, queue);
+        int holdDown = integer(root, "holdDown", DEFAULT_HOLD_DOWN, 0, 3600);
+        return new Settings(map, period, servers, queue, holdDown);
     }
 
     private static void only(JsonNode obj, String prefix, Set<String> allowed) {

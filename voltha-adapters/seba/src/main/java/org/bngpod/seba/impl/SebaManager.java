@@ -6,6 +6,7 @@ import org.bngpod.api.PodListener;
 import org.bngpod.api.PodService;
 import org.bngpod.seba.api.LineSubscriber;
 import org.bngpod.seba.api.SebaSubscriberService;
+import org.bngpod.seba.api.TeardownRequest;
 import org.onosproject.core.ApplicationId;
 import org.onosproject.core.CoreService;
 import org.onosproject.net.AnnotationKeys;
@@ -83,6 +84,13 @@ public class SebaManager implements SebaSubscriberService {
             };
 
     private final UniIndex unis = new UniIndex();
+    /** Teardown requests for the control planes (UNI_REMOVED after the hold-down, provisioning removed). */
+    final TeardownLog teardowns = new TeardownLog(java.time.Clock.systemUTC());
+    /** The UNIs the olt app had programmed at the last reading; null before the first (only on the executor). */
+    private Set<ConnectPoint> lastProgrammed;
+    /** UNIs removed (UNI_REMOVED) and not added since, with the number of their removal (only on the executor). */
+    private final Map<ConnectPoint, Long> removed = new java.util.HashMap<>();
+    private long removals;
     private final AccessDeviceListener oltListener = this::oltEvent;
     private final PodListener podListener = e -> submit(this::remap);
     private final NetworkConfigListener netcfgListener = new NetcfgListener();
@@ -136,6 +144,11 @@ public class SebaManager implements SebaSubscriberService {
         return mapping.problems;
     }
 
+    /** Reads the programmed subscribers and maps again now (tests: the periodic resync). */
+    void resyncNow() {
+        submit(this::resync);
+    }
+
     /**
      * Runs every task queued so far (tests: the executor's work, then return).
      *
@@ -165,14 +178,72 @@ public class SebaManager implements SebaSubscriberService {
         String name = port.get().annotations().value(AnnotationKeys.PORT_NAME);
         submit(() -> {
             if (type == AccessDeviceEvent.Type.UNI_ADDED) {
+                removed.remove(cp);
                 if (unis.add(cp, name)) {
                     remapUni(cp);
                 }
-            } else if (unis.remove(cp)) {
-                results.remove(cp);
-                publish();
+            } else {
+                List<LineSubscriber> lines = linesOf(cp);
+                if (unis.remove(cp)) {
+                    results.remove(cp);
+                    publish();
+                }
+                long seq = ++removals;
+                removed.put(cp, seq);
+                if (!lines.isEmpty()) {
+                    holdDown(cp, seq, lines);
+                }
             }
         });
+    }
+
+    /** The lines the current mapping gives a UNI. */
+    private List<LineSubscriber> linesOf(ConnectPoint cp) {
+        List<LineSubscriber> out = new java.util.ArrayList<>();
+        for (LineSubscriber l : mapping.byLine.values()) {
+            if (l.uni().equals(cp)) {
+                out.add(l);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * After the hold-down (on the executor), requests the teardown of a
+     * removed UNI's lines with Lost-Carrier, unless the UNI came back.
+     */
+    private void holdDown(ConnectPoint cp, long seq, List<LineSubscriber> lines) {
+        Runnable expire = () -> {
+            if (!Long.valueOf(seq).equals(removed.get(cp))) {
+                // added again (its sessions stay), or removed again (that removal's hold-down decides)
+                log.info("UNI {} came back within the hold-down", cp);
+                return;
+            }
+            request(lines, TeardownRequest.LOST_CARRIER);
+        };
+        try {
+            java.util.concurrent.ScheduledFuture<?> unused =
+                    executor.schedule(expire, settings.holdDown, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            log.debug("stopping: hold-down of {} dropped", cp);
+        }
+    }
+
+    private void request(List<LineSubscriber> lines, String cause) {
+        for (LineSubscriber l : lines) {
+            TeardownRequest r = teardowns.add(l.accessPort(), l.stag(), l.ctag(), l.uniName(), cause);
+            log.info("teardown requested: {}", r);
+        }
+    }
+
+    @Override
+    public long teardownVersion() {
+        return teardowns.version();
+    }
+
+    @Override
+    public List<TeardownRequest> teardownsAfter(long after) {
+        return teardowns.after(after);
     }
 
     private void submit(Runnable task) {
@@ -214,11 +285,29 @@ public class SebaManager implements SebaSubscriberService {
         if (flows != null) {
             try {
                 Map<ServiceKey, ?> programmed = flows.getProgrammedSubscribers();
+                Set<ConnectPoint> now = new HashSet<>();
                 for (ServiceKey key : programmed.keySet()) {
                     if (key != null && key.getPort() != null && key.getPort().connectPoint() != null) {
-                        unis.add(key.getPort().connectPoint(), key.getPort().name());
+                        ConnectPoint cp = key.getPort().connectPoint();
+                        now.add(cp);
+                        if (!removed.containsKey(cp)) {
+                            // provisioned but its UNI is down (UNI_REMOVED): unmapped until UNI_ADDED
+                            unis.add(cp, key.getPort().name());
+                        }
                     }
                 }
+                if (lastProgrammed != null) {
+                    for (ConnectPoint gone : lastProgrammed) {
+                        if (!now.contains(gone)) {
+                            // removed from provisioning: its sessions end with Admin-Reset
+                            List<LineSubscriber> lines = linesOf(gone);
+                            unis.remove(gone);
+                            results.remove(gone);
+                            request(lines, TeardownRequest.ADMIN_RESET);
+                        }
+                    }
+                }
+                lastProgrammed = now;
             } catch (RuntimeException e) {
                 log.warn("reading the olt app's programmed subscribers failed: {}", e.toString());
             }

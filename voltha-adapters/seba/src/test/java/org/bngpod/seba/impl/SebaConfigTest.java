@@ -27,14 +27,16 @@ public class SebaConfigTest {
     public void aFullConfigAndTheDefaults() throws Exception {
         SebaConfig.Settings s = SebaConfig.read(json(
                 "{'olts':[{'deviceId':'of:00000000000000a1','accessPort':'access1'},"
-                        + "{'deviceId':'of:00000000000000a2','accessPort':'access3'}],'statsPeriod':5,"
+                        + "{'deviceId':'of:00000000000000a2','accessPort':'access3'}],'statsPeriod':5,'holdDown':0,"
                         + "'kafka':{'bootstrapServers':'127.0.0.1:9092,[::1]:9093','queue':100}}"));
         assertEquals(Map.of(OLT1, "access1", OLT2, "access3"), s.olts);
         assertEquals(5, s.statsPeriod);
         assertEquals("127.0.0.1:9092,[::1]:9093", s.kafkaServers);
         assertEquals(100, s.kafkaQueue);
+        assertEquals(0, s.holdDown);
         SebaConfig.Settings d = SebaConfig.read(json("{'olts':[{'deviceId':'of:1','accessPort':'a'}]}"));
         assertEquals(10, d.statsPeriod);
+        assertEquals(10, d.holdDown);
         assertNull("no kafka section: no publisher", d.kafkaServers);
     }
 
@@ -63,6 +65,8 @@ public class SebaConfigTest {
                 "kafka.bootstrapServers", "host:port");
         refused("{'olts':[{'deviceId':'of:1','accessPort':'a'}],'kafka':{'bootstrapServers':'a:1','queue':0}}",
                 "queue", "1..1000000");
+        refused("{'olts':[{'deviceId':'of:1','accessPort':'a'}],'holdDown':3601}", "holdDown", "0..3600");
+        refused("{'olts':[{'deviceId':'of:1','accessPort':'a'}],'holdDown':-1}", "holdDown", "0..3600");
         refused("[]", "seba", "not an object");
     }
 }

@@ -8,6 +8,7 @@ import org.bngpod.api.Pod;
 import org.bngpod.api.PodListener;
 import org.bngpod.api.PodService;
 import org.bngpod.seba.api.LineSubscriber;
+import org.bngpod.seba.api.TeardownRequest;
 import org.junit.After;
 import org.junit.Before;
 import org.junit.Test;
@@ -152,6 +153,80 @@ public class SebaManagerTest {
         RemoteSadis.Remote<?> subs = (RemoteSadis.Remote<?>) sadis.getSubscriberInfoService();
         assertFalse(subs.callers.isEmpty());
         assertFalse(subs.callers.toString(), subs.callers.contains(Thread.currentThread().getName()));
+    }
+
+    /**
+     * A removed UNI's lines: once the hold-down is over, one teardown request
+     * each with Lost-Carrier; a UNI that comes back within it keeps them; a
+     * removed UNI the olt app still has programmed stays unmapped.
+     */
+    @Test
+    public void uniRemovedForTheHoldDownRequestsTeardowns() throws Exception {
+        netcfg.set(OLTS_CONFIG.replace("]}", "],'holdDown':1}"));
+        manager.activate();
+        Port p256 = port(OLT1, 256, "BBSM00000001-1");
+        olt.post(new AccessDeviceEvent(AccessDeviceEvent.Type.UNI_ADDED, OLT1, p256));
+        manager.drain();
+        assertTrue(manager.subscriber("access1", 100, 900).isPresent());
+
+        java.time.Instant before = java.time.Instant.now();
+        olt.post(new AccessDeviceEvent(AccessDeviceEvent.Type.UNI_REMOVED, OLT1, p256));
+        manager.drain();
+        assertEquals("nothing within the hold-down", 0, manager.teardownVersion());
+        Thread.sleep(1600);
+        manager.drain();
+        List<TeardownRequest> t = manager.teardownsAfter(0);
+        assertEquals(t.toString(), 1, t.size());
+        TeardownRequest r = t.get(0);
+        assertEquals(List.of(1L, "access1", 100, 900, "BBSM00000001-1", TeardownRequest.LOST_CARRIER),
+                     List.of(r.version(), r.accessPort(), r.stag(), r.ctag(), r.uni(), r.cause()));
+        assertFalse(r.at().isBefore(before.plusSeconds(1)));
+
+        // removed and back within the hold-down: nothing more
+        olt.post(new AccessDeviceEvent(AccessDeviceEvent.Type.UNI_ADDED, OLT1, p256));
+        manager.drain();
+        olt.post(new AccessDeviceEvent(AccessDeviceEvent.Type.UNI_REMOVED, OLT1, p256));
+        olt.post(new AccessDeviceEvent(AccessDeviceEvent.Type.UNI_ADDED, OLT1, p256));
+        manager.drain();
+        Thread.sleep(1600);
+        manager.drain();
+        assertEquals(1, manager.teardownVersion());
+        assertTrue(manager.subscriber("access1", 100, 900).isPresent());
+        assertTrue(manager.teardownsAfter(1).isEmpty());
+
+        // still programmed in the olt app but its UNI removed: the resync does not map it again
+        UniTagInformation tag = new UniTagInformation.Builder().setPonSTag(VlanId.vlanId((short) 100))
+                .setPonCTag(VlanId.vlanId((short) 900)).setServiceName("hsia").build();
+        flows.programmed.put(new ServiceKey(new AccessDevicePort(uni(OLT1, 256), "BBSM00000001-1"), tag), tag);
+        olt.post(new AccessDeviceEvent(AccessDeviceEvent.Type.UNI_REMOVED, OLT1, p256));
+        manager.resyncNow();
+        manager.drain();
+        assertFalse(manager.subscriber("access1", 100, 900).isPresent());
+    }
+
+    /** A subscriber the olt app no longer has programmed: its lines are torn down with Admin-Reset. */
+    @Test
+    public void subscriberRemovedFromProvisioningIsAdminReset() throws Exception {
+        UniTagInformation tag = new UniTagInformation.Builder().setPonSTag(VlanId.vlanId((short) 120))
+                .setPonCTag(VlanId.vlanId((short) 120)).setServiceName("hsia").build();
+        ServiceKey key = new ServiceKey(new AccessDevicePort(uni(OLT1, 300), "BBSM00000003-1"), tag);
+        flows.programmed.put(key, tag);
+        manager.activate();
+        manager.drain();
+        assertTrue(manager.subscriber("access1", 120, 120).isPresent());
+        manager.resyncNow();
+        manager.drain();
+        assertEquals("still programmed: nothing", 0, manager.teardownVersion());
+
+        flows.programmed.remove(key);
+        manager.resyncNow();
+        manager.drain();
+        List<TeardownRequest> t = manager.teardownsAfter(0);
+        assertEquals(t.toString(), 1, t.size());
+        assertEquals(List.of("access1", 120, 120, "BBSM00000003-1", TeardownRequest.ADMIN_RESET),
+                     List.of(t.get(0).accessPort(), t.get(0).stag(), t.get(0).ctag(), t.get(0).uni(),
+                             t.get(0).cause()));
+        assertFalse(manager.subscriber("access1", 120, 120).isPresent());
     }
 
     /** The olt app's programmed subscribers are read at start (and every minute). */
