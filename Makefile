@@ -62,7 +62,13 @@ $(PODCTL): $(ONOS_SOURCES)
 	mvn -B -o -q -DskipTests package >/dev/null
 	@touch $@
 
-binaries: $(BNG_DP) $(GO_BINARIES) $(ACCESS_INGRESS) $(PODCTL)
+# The pod's Kafka broker (pod file `seba: {kafka: true}`): its class path from Maven Central.
+KAFKA_CLASSPATH := voltha-adapters/kafka-broker/target/broker.classpath
+$(KAFKA_CLASSPATH): voltha-adapters/kafka-broker/pom.xml voltha-adapters/pom.xml pom.xml
+	mvn -B -o -q -pl voltha-adapters/kafka-broker -am -DskipTests package >/dev/null
+	@touch $@
+
+binaries: $(BNG_DP) $(GO_BINARIES) $(ACCESS_INGRESS) $(PODCTL) $(KAFKA_CLASSPATH)
 
 demo: setup binaries
 	./bngpod demo $(POD)
