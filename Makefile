@@ -72,7 +72,14 @@ $(LRGEN_BUILD)/build.ninja:
 $(LRGEN): $(LRGEN_BUILD)/build.ninja FORCE
 	@ninja -C $(LRGEN_BUILD) >/dev/null
 
-binaries: $(BNG_DP) $(GO_BINARIES) $(ACCESS_INGRESS) $(PODCTL) $(LRGEN)
+
+# The pod's Kafka broker (pod file `seba: {kafka: true}`): its class path from Maven Central.
+KAFKA_CLASSPATH := voltha-adapters/kafka-broker/target/broker.classpath
+$(KAFKA_CLASSPATH): voltha-adapters/kafka-broker/pom.xml voltha-adapters/pom.xml pom.xml
+	mvn -B -o -q -pl voltha-adapters/kafka-broker -am -DskipTests package >/dev/null
+	@touch $@
+
+binaries: $(BNG_DP) $(GO_BINARIES) $(ACCESS_INGRESS) $(PODCTL) $(LRGEN) $(KAFKA_CLASSPATH)
 
 demo: setup binaries
 	./bngpod demo $(POD)

@@ -16,6 +16,8 @@
 #   BNG_CP           use this bng-cp binary instead of accel-ppp-glue/build/bng-cp
 #   BNG_CPLOAD       use this bng-cpload binary instead of accel-ppp-glue/build/bng-cpload
 # bng-cp and bng-cpload are `make binaries`' (`make bench-cp` builds them first).
+#   BENCH_CP_ONOS   base URL of an ONOS bngpod app (.../onos/bngpod) bng-cp reports to
+#                    (BENCH_CP_ONOS_USER, BENCH_CP_ONOS_PASSWORD; default bngcp/cp-secret)
 #   BENCH_CP_KEEP=1  keep the work directory (logs, cp.yaml, FreeRADIUS detail files)
 # Exit status: 0 when every session of every size completed.
 set -euo pipefail
@@ -139,6 +141,12 @@ instances:
     lines:
       - {group: lg2, access_port: access2, stag: {min: 200, max: 249}, ctag: {min: 1, max: 4000}}
 EOF
+if [ -n "${BENCH_CP_ONOS:-}" ]; then
+	# bng-cp reports its sessions to an ONOS app at this base URL (docs/cp/onos.md)
+	cat >>"$work/cp.yaml" <<EOF
+onos: {url: "$BENCH_CP_ONOS", username: "${BENCH_CP_ONOS_USER:-bngcp}", password: "${BENCH_CP_ONOS_PASSWORD:-cp-secret}", cp_name: cp1}
+EOF
+fi
 
 fstype=$(stat -f -c %T "$work")
 [ "$fstype" = tmpfs ] && log "warning: $work is on tmpfs: the store's fsync costs nothing there"

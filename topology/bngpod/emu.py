@@ -8,6 +8,8 @@ subscribers, exactly as `bngpod generate` writes it), then runs the pod from it:
                        network, the core router and the inet host (network.py)
   bng-dp               one per instance, with dp/<instance>.ini (launch/dp.py)
   servers              the inet host's UDP/TCP echo and HTTP servers (launch/inet.py)
+  Kafka                with `seba: {kafka: true}`: a KRaft broker in the management
+                       namespace on the control plane's address (launch/kafka.py)
   FreeRADIUS           per RADIUS server in the management subnet, with radius/users
                        (launch/freeradius.py)
   controller           with --controller: the ONOS app's own components drive the switch
@@ -37,7 +39,7 @@ from .binaries import BNG_DP, BNGCPCTL, GLUE, REPO
 from .launch import controller as controller_launch
 from .launch import cp as cp_launch
 from .launch import dp as dp_launch
-from .launch import freeradius, inet
+from .launch import freeradius, inet, kafka
 from .network import (
     BRIDGE,
     CORE_NS,
@@ -258,6 +260,8 @@ def _run(
         if controller:
             controller_launch.start(state, pod, gen)
         inet.start(state)
+        if pod.kafka_port is not None:
+            kafka.start(state, pod)
         if cp:
             _record_users(state, gen)
             freeradius.start(state, pod, gen / gendir.RADIUS_USERS)

@@ -15,6 +15,7 @@ BEST_EFFORT_TC = 12
 DEFAULT_PFCP_PORT = 8805
 DEFAULT_VXLAN_PORT = 4789
 DEFAULT_COA_PORT = 3799
+DEFAULT_KAFKA_PORT = 9092  # seba.kafka (docs/configuration.md)
 
 # What one bng-dp instance's configuration can hold (server-dp/src/dp_config.h), and the
 # longest value DPDK's rte_cfgfile reads without truncating it.
@@ -297,6 +298,7 @@ class Pod:
     acl: list[AclRule] = field(default_factory=list)
     control_policing: dict[str, PuntClass] = field(default_factory=lambda: dict(PUNT_DEFAULTS))
     source: str = ""
+    kafka_port: int | None = None  # seba.kafka: the pod's Kafka broker's port (None: no broker)
 
     @property
     def device_id(self) -> str:

@@ -196,6 +196,8 @@ POD_SCHEMA = {
         ),
         "acl": {"type": "array", "items": ACL_RULE},
         "control_policing": CONTROL_POLICING,
+        # bngpod inside a SEBA pod (docs/seba.md): a Kafka KRaft broker in bngpod-mgmt
+        "seba": _obj([], {"kafka": {"type": "boolean"}, "kafka_port": PORT_NUMBER}),
         "management": _obj(["subnet"], {"subnet": CIDR}),
         "control_plane": _obj(
             ["address"],

@@ -246,6 +246,7 @@ class _Checker:
         core.routes = self.routes(d["core"].get("routes", []), core, pools)
         acl = self.acl(d.get("acl", []))
         control_policing = self.control_policing(d.get("control_policing", {}))
+        kafka_port = self.seba(d.get("seba", {}))
         self.line_overlaps(groups)
         self.stag_ports_per_instance(instances)
         self.dp_limits(instances, profiles)
@@ -270,6 +271,7 @@ class _Checker:
             acl=acl,
             control_policing=control_policing,
             source=self.source,
+            kafka_port=kafka_port,
         )
 
     def switch_ports(self, switch: dict) -> dict[str, m.SwitchPort]:
@@ -375,6 +377,24 @@ class _Checker:
             self.err(where, f"{addr} is already used by {seen[addr]}")
         else:
             seen[addr] = where
+
+    def seba(self, s: dict) -> int | None:
+        """seba.kafka: the port of the pod's Kafka broker (its KRaft controller on the next
+        port), both TCP on the control plane's address; None without a broker."""
+        port = s.get("kafka_port")
+        if not s.get("kafka"):
+            if port is not None:
+                self.err("seba.kafka_port", "needs seba.kafka: true")
+            return None
+        port = m.DEFAULT_KAFKA_PORT if port is None else port
+        # TCP ports the emulated pod uses on that address (controller.py, launch/cp.py)
+        taken = {8181: "the controller's REST API", 9464: "bng-cp's metrics"}
+        for p in (port, port + 1):
+            if p > 65535:
+                self.err("seba.kafka_port", f"{port}: the broker's controller listens on {port + 1}, above 65535")
+            elif p in taken:
+                self.err("seba.kafka_port", f"{port}: {p} is {taken[p]}'s (the broker takes {port} and {port + 1})")
+        return port
 
     def control_plane(self, c: dict, management) -> m.ControlPlane:
         address = ipaddress.IPv4Address(c["address"])

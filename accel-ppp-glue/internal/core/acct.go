@@ -23,7 +23,7 @@ func (d *Daemon) account(s *session, status aaa.AcctStatus, cause int) {
 	r := &s.rec
 	req := &aaa.AcctRequest{
 		Status: status, SessionID: r.ID, UserName: r.User,
-		NASPortID: nasPortID(r.AccessPort, r.STag, r.CTag), CallingStationID: callingStationID(r.MAC),
+		NASPortID: r.nasPort(), CallingStationID: callingStationID(r.MAC),
 		FramedIP: r.IPv4, Class: r.Class, CircuitID: r.CircuitID, RemoteID: r.RemoteID,
 	}
 	if status != aaa.AcctStart {

@@ -208,6 +208,7 @@ func (sh *shard) padrIn(now time.Time, inst *config.Instance, line *config.Line,
 	if tags.AccessLine != nil {
 		s.rec.CircuitID, s.rec.RemoteID = tags.AccessLine.CircuitID, tags.AccessLine.RemoteID
 	}
+	d.applySubscriber(&s.rec)
 	mru := uint16(1492)
 	if s.maxPayload != 0 {
 		mru = s.maxPayload

@@ -66,7 +66,7 @@ func (d *Daemon) findSession(r *aaa.DynRequest) *session {
 		if r.CallingStationID != "" && r.CallingStationID != callingStationID(s.rec.MAC) {
 			continue
 		}
-		if r.NASPortID != "" && r.NASPortID != nasPortID(s.rec.AccessPort, s.rec.STag, s.rec.CTag) {
+		if r.NASPortID != "" && r.NASPortID != s.rec.nasPort() {
 			continue
 		}
 		if found != nil {

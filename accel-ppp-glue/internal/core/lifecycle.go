@@ -31,7 +31,7 @@ func (sh *shard) authorize(now time.Time, s *session, e ppp.EvAuth) {
 	req := &aaa.AccessRequest{
 		UserName: e.User, PAPPassword: e.Password, CHAPID: e.CHAPID,
 		CHAPChallenge: e.Challenge, CHAPResponse: e.Response,
-		NASPortID:        nasPortID(s.rec.AccessPort, s.rec.STag, s.rec.CTag),
+		NASPortID:        s.rec.nasPort(),
 		CallingStationID: callingStationID(s.rec.MAC), AcctSessionID: s.rec.ID,
 		CircuitID: s.rec.CircuitID, RemoteID: s.rec.RemoteID,
 	}
@@ -113,6 +113,7 @@ func (sh *shard) authDone(s *session, res *aaa.AccessResult, err error) {
 	s.rec.IPv4 = addr
 	s.rec.QosProfile = prof.Name
 	s.rec.RateDown, s.rec.RateUp = res.RateDown, res.RateUp
+	d.subscriberRates(&s.rec, res)
 	s.rec.Class = res.Class
 	if res.InterimInterval > 0 {
 		iv := res.InterimInterval

@@ -24,6 +24,8 @@ func (d *Daemon) startONOS() error {
 	if err != nil {
 		return err
 	}
+	// the SEBA app's subscribers table and teardown requests, when it is installed (seba.go)
+	c.NewSubscribers(0, d.m.reg).OnTeardown = d.sebaTeardown
 	d.onos = c
 	return nil
 }

@@ -105,9 +105,12 @@ func (f *fakePlane) Stats() pfcpcp.Stats                                        
 type fakeAccounting struct {
 	log   *podLog
 	stops atomic.Int64
+	reqs  sync.Map // Acct-Status-Type -> the last *aaa.AcctRequest of that type
 }
 
 func (f *fakeAccounting) Account(_ context.Context, r *aaa.AcctRequest) error {
+	c := *r
+	f.reqs.Store(r.Status, &c)
 	if r.Status == aaa.AcctStop {
 		f.log.add("stop %s cause %d", r.SessionID, r.TerminateCause)
 		f.stops.Add(1)
@@ -425,7 +428,8 @@ type client struct {
 	magic      uint32
 	id         uint8
 	addr       [4]byte
-	lcpAcked   bool // the client has acked the CP's LCP Configure-Request already
+	lcpAcked   bool   // the client has acked the CP's LCP Configure-Request already
+	padTags    []byte // more tags for PADI and PADR (e.g. a TR-101 access-line tag)
 }
 
 func (p *testPod) client(i int) *client {
@@ -471,6 +475,7 @@ func (c *client) discover() rxFrame {
 	p.t.Helper()
 	tags := pppoe.AppendTag(nil, pppoe.TagServiceName, nil)
 	tags = pppoe.AppendTag(tags, pppoe.TagHostUniq, c.hostUniq)
+	tags = append(tags, c.padTags...)
 	p.send(c.discovery(pppoe.CodePADI, tags))
 	pado := p.expect("PADO", 2*time.Second, func(r rxFrame) bool {
 		return r.f.EtherType == pppoe.EtherTypeDiscovery && r.f.Code == pppoe.CodePADO

@@ -137,6 +137,7 @@ type record struct {
 	SessionTimeout int64      `json:"session_timeout_s,omitempty"`
 	CircuitID      string     `json:"circuit_id,omitempty"`
 	RemoteID       string     `json:"remote_id,omitempty"`
+	NASPortID      string     `json:"nas_port_id,omitempty"` // SADIS nasPortId (seba.go); "": port:stag.ctag
 	Started        time.Time  `json:"started"`
 	UpOctets       uint64     `json:"up_octets"`
 	DownOctets     uint64     `json:"down_octets"`

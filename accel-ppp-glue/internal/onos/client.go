@@ -72,6 +72,7 @@ type Client struct {
 	haveVersion bool
 	reapplied   bool // the placement is to be handed over again: pace the next request
 	reachable   bool
+	subs        *Subscribers // nil: no subscribers table pulled
 }
 
 // pendingHealth is an instance's latest health report until ONOS took it or
@@ -229,11 +230,16 @@ func (c *Client) Reachable() bool {
 	return c.reachable
 }
 
-// Run sends reports and polls the placement until ctx ends.
+// Run sends reports and polls the placement (and pulls the subscribers
+// table, when NewSubscribers made one) until ctx ends.
 func (c *Client) Run(ctx context.Context) {
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() { defer wg.Done(); c.pollLoop(ctx) }()
+	if c.subs != nil {
+		wg.Add(1)
+		go func() { defer wg.Done(); c.subs.Run(ctx) }()
+	}
 	c.sendLoop(ctx)
 	wg.Wait()
 }

@@ -749,15 +749,18 @@ func TestPlacementLongPollAgainstAnONOSThatDoesNotWait(t *testing.T) {
 func TestReapplyPlacementIsPaced(t *testing.T) {
 	f := newLongPollONOS(t)
 	var h *harness
+	set := make(chan struct{}) // h is assigned after the poller started: wait for it
 	h = longPollClient(t, f, func(c *Config) {
 		c.PollInterval = 100 * time.Millisecond
 		c.OnPlacement = func(p *Placement) {
+			<-set
 			h.mu.Lock()
 			h.placements = append(h.placements, p)
 			h.mu.Unlock()
 			h.c.ReapplyPlacement()
 		}
 	})
+	close(set)
 	time.Sleep(time.Second)
 	if n := len(h.handedOver()); n < 4 || n > 15 {
 		t.Errorf("the same placement handed over %d times in 1 s at a 100 ms poll interval", n)

@@ -1,0 +1,288 @@
+package core
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/aaa"
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/config"
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/onos"
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/ppp"
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/pppoe"
+)
+
+// sebaDaemon is a Daemon whose ONOS client read the Java app's subscribers
+// table (tests/contract/onos/seba-subscribers.json).
+func sebaDaemon(t *testing.T) (*Daemon, *prometheus.Registry) {
+	t.Helper()
+	raw, err := os.ReadFile("../../../tests/contract/onos/seba-subscribers.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ex struct {
+		Body json.RawMessage `json:"body"`
+	}
+	if err := json.Unmarshal(raw, &ex); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/onos/bngpod-seba/subscribers" {
+			http.NotFound(w, r)
+			return
+		}
+		_, _ = w.Write(ex.Body)
+	}))
+	t.Cleanup(srv.Close)
+	base, _ := url.Parse(srv.URL + "/onos/bngpod")
+	c, err := onos.New(onos.Config{URL: base, CPName: "cp1",
+		Snapshot: func(context.Context) ([]onos.Session, error) { return nil, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := prometheus.NewRegistry()
+	if err := c.NewSubscribers(0, reg).Pull(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return &Daemon{onos: c, log: slog.Default(), blog: newBurstLog(slog.Default(), time.Second)}, reg
+}
+
+// SADIS's identity goes into the record; a TR-101 tag that disagrees loses
+// (counted), one that fills a field SADIS leaves empty is kept; NAS-Port-Id
+// is SADIS's, else the line's own name.
+func TestSubscriberIdentityPrecedence(t *testing.T) {
+	d, reg := sebaDaemon(t)
+	conflicts := func() float64 {
+		mfs, _ := reg.Gather()
+		n := 0.0
+		for _, mf := range mfs {
+			if mf.GetName() == "bngcp_onos_subscriber_conflicts_total" {
+				for _, m := range mf.GetMetric() {
+					n += m.GetCounter().GetValue()
+				}
+			}
+		}
+		return n
+	}
+
+	r := record{AccessPort: "access1", STag: 100, CTag: 900}
+	d.applySubscriber(&r)
+	if r.CircuitID != "olt1 eth 0/1:1.1" || r.RemoteID != "cpe-1" || r.nasPort() != "BBSM00000001-1" {
+		t.Fatalf("no tag: %+v", r)
+	}
+
+	r = record{AccessPort: "access1", STag: 100, CTag: 900, CircuitID: "forged", RemoteID: "cpe-1"}
+	d.applySubscriber(&r)
+	if r.CircuitID != "olt1 eth 0/1:1.1" || r.RemoteID != "cpe-1" || conflicts() != 1 {
+		t.Fatalf("tag disagreeing on the circuit id: %+v, %v conflicts", r, conflicts())
+	}
+
+	// access1/100/901: SADIS has a remote id only, no nasPortId.
+	r = record{AccessPort: "access1", STag: 100, CTag: 901, CircuitID: "from-tag"}
+	d.applySubscriber(&r)
+	if r.CircuitID != "from-tag" || r.RemoteID != "Zürich-2" || r.nasPort() != "access1:100.901" {
+		t.Fatalf("SADIS without circuit id and nasPortId: %+v %q", r, r.nasPort())
+	}
+
+	r = record{AccessPort: "access1", STag: 100, CTag: 999, CircuitID: "tag", RemoteID: "tag-r"}
+	d.applySubscriber(&r)
+	if r.CircuitID != "tag" || r.RemoteID != "tag-r" || r.nasPort() != "access1:100.999" || conflicts() != 1 {
+		t.Fatalf("a line SEBA does not map: %+v", r)
+	}
+
+	// The identity survives the store (accounting after a CP restart).
+	r = record{AccessPort: "access1", STag: 100, CTag: 900}
+	d.applySubscriber(&r)
+	var back record
+	if err := json.Unmarshal(r.marshal(), &back); err != nil || back.nasPort() != "BBSM00000001-1" ||
+		back.CircuitID != r.CircuitID || back.RemoteID != r.RemoteID {
+		t.Fatalf("round trip: %+v %v", back, err)
+	}
+}
+
+// SADIS's peak rates become the session's unless the Access-Accept names a
+// QoS profile (Filter-Id) or gives a rate itself.
+func TestSubscriberRates(t *testing.T) {
+	d, _ := sebaDaemon(t)
+	for _, c := range []struct {
+		name                 string
+		ctag                 uint16
+		res                  aaa.AccessResult
+		wantDown, wantUp     uint64
+		radiusDown, radiusUp uint64
+	}{
+		{name: "both profiles", ctag: 900, wantDown: 300_000_000, wantUp: 230_000_000},
+		{name: "RADIUS down rate", ctag: 900, radiusDown: 50_000_000, wantDown: 50_000_000, wantUp: 230_000_000},
+		{name: "Filter-Id", ctag: 900, res: aaa.AccessResult{FilterID: "gold"}},
+		{name: "upstream profile only", ctag: 901, wantUp: 32_000_000},
+		{name: "no profiles", ctag: 7},
+		{name: "unmapped line", ctag: 999},
+	} {
+		port, stag := "access1", uint16(100)
+		if c.ctag == 7 {
+			port, stag = "access3", 300
+		}
+		r := record{AccessPort: port, STag: stag, CTag: c.ctag, RateDown: c.radiusDown, RateUp: c.radiusUp}
+		res := c.res
+		d.subscriberRates(&r, &res)
+		if r.RateDown != c.wantDown || r.RateUp != c.wantUp {
+			t.Errorf("%s: rates %d/%d, want %d/%d", c.name, r.RateDown, r.RateUp, c.wantDown, c.wantUp)
+		}
+	}
+	// Without ONOS nothing changes.
+	r := record{AccessPort: "access1", STag: 100, CTag: 900}
+	(&Daemon{}).subscriberRates(&r, &aaa.AccessResult{})
+	(&Daemon{}).applySubscriber(&r)
+	if r.RateDown != 0 || r.CircuitID != "" || r.nasPort() != "access1:100.900" {
+		t.Fatalf("no ONOS: %+v", r)
+	}
+}
+
+// A subscriber dials on a line SEBA maps: its Accounting-Start carries
+// SADIS's NAS-Port-Id and circuit id (the PADR's TR-101 tag disagreeing is
+// overruled) and the tag's remote id where SADIS has none; its rates are the
+// SADIS profiles'. A line SEBA does not map keeps the line's own name.
+func TestDialWithSebaIdentity(t *testing.T) {
+	table := `{"subscribers":[{"accessPort":"access1","stag":100,"ctag":2,"lineGroup":"lg1",
+	  "uni":{"deviceId":"of:00000000000000a1","port":"256","name":"BBSM00000001-1"},"onuSerial":"BBSM00000001",
+	  "serviceName":"hsia","circuitId":"olt1 eth 0/1:1.1","remoteId":"","nasPortId":"BBSM00000001-1",
+	  "down":{"profile":"User_Bandwidth2","rate":30000000,"guaranteed":10000000,"peakBurst":1,"committedBurst":1},
+	  "up":{"profile":"User_Bandwidth1","rate":5000000,"guaranteed":1000000,"peakBurst":1,"committedBurst":1}}],
+	  "problems":[]}`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && r.URL.Path == "/onos/bngpod-seba/subscribers" {
+			_, _ = w.Write([]byte(table))
+			return
+		}
+		http.NotFound(w, r)
+	}))
+	defer srv.Close()
+	p := newTestPod(t, func(o *Options) {
+		u, _ := url.Parse(srv.URL + "/onos/bngpod")
+		o.Config.ONOS = &config.ONOS{URL: u, CPName: "cp1", PollInterval: time.Second, Timeout: 2 * time.Second}
+	}, nil)
+	p.waitFor("the subscribers table", 5*time.Second, func() bool { return p.d.onos.Subscribers().Len() == 1 })
+
+	start := func(n int64) *aaa.AcctRequest {
+		t.Helper()
+		var r *aaa.AcctRequest
+		p.waitFor("Accounting-Start", 3*time.Second, func() bool {
+			v, ok := p.acct.reqs.Load(aaa.AcctStart)
+			if ok {
+				r = v.(*aaa.AcctRequest)
+			}
+			return ok && r.SessionID != "" && n == int64(len(p.sessions()))
+		})
+		return r
+	}
+	c := p.client(1) // S-tag 100, C-tag 2
+	c.padTags = pppoe.AppendTag(nil, pppoe.TagVendorSpecific,
+		pppoe.AppendAccessLine(nil, &pppoe.AccessLine{CircuitID: "forged", RemoteID: "cpe-from-tag"}))
+	v := c.dial()
+	if v.RateDown != 30_000_000 || v.RateUp != 5_000_000 || v.CircuitID != "olt1 eth 0/1:1.1" ||
+		v.RemoteID != "cpe-from-tag" {
+		t.Fatalf("session %+v", v)
+	}
+	r := start(1)
+	if r.NASPortID != "BBSM00000001-1" || r.CircuitID != "olt1 eth 0/1:1.1" || r.RemoteID != "cpe-from-tag" {
+		t.Fatalf("Accounting-Start %+v", r)
+	}
+
+	c2 := p.client(5) // C-tag 6: not in the table
+	v2 := c2.dial()
+	if v2.RateDown != 0 || v2.RateUp != 0 || v2.CircuitID != "" {
+		t.Fatalf("unmapped line: %+v", v2)
+	}
+	p.waitFor("the second Accounting-Start", 3*time.Second, func() bool {
+		v, ok := p.acct.reqs.Load(aaa.AcctStart)
+		return ok && v.(*aaa.AcctRequest).SessionID == v2.AcctSessionID
+	})
+	last, _ := p.acct.reqs.Load(aaa.AcctStart)
+	if r := last.(*aaa.AcctRequest); r.NASPortID != "access1:100.6" {
+		t.Fatalf("unmapped line's NAS-Port-Id %q", r.NASPortID)
+	}
+}
+
+// The SEBA app's teardown requests end the line's sessions: Lost-Carrier
+// and Admin-Reset as the Accounting-Stop's cause, a PADT to the subscriber
+// (after an LCP Terminate-Request for Admin-Reset),
+// the DP's session deleted; a request older than a session leaves it up,
+// and another line's session stays.
+func TestSebaTeardownRequests(t *testing.T) {
+	var teardowns atomic.Value
+	teardowns.Store(`{"version":0,"teardowns":[]}`)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && r.URL.Path == "/onos/bngpod-seba/teardowns" {
+			_, _ = w.Write([]byte(teardowns.Load().(string)))
+			return
+		}
+		http.NotFound(w, r)
+	}))
+	defer srv.Close()
+	p := newTestPod(t, func(o *Options) {
+		u, _ := url.Parse(srv.URL + "/onos/bngpod")
+		o.Config.ONOS = &config.ONOS{URL: u, CPName: "cp1", PollInterval: 100 * time.Millisecond, Timeout: 2 * time.Second}
+	}, nil)
+	before := time.Now().UTC()
+	c1, c2, c3 := p.client(1), p.client(2), p.client(3) // C-tags 2, 3, 4
+	for _, c := range []*client{c1, c2, c3} {
+		c.dial()
+	}
+	req := func(v int, ctag uint16, cause string, at time.Time) string {
+		return fmt.Sprintf(`{"version":%d,"accessPort":"access1","stag":100,"ctag":%d,"uni":"BBSM0000000%d-1",`+
+			`"cause":%q,"at":%q}`, v, ctag, v, cause, at.Format(time.RFC3339Nano))
+	}
+	// Version 1 is older than every session (the UNI went down before they dialled): nothing ends.
+	teardowns.Store(`{"version":1,"teardowns":[` + req(1, 2, onos.CauseLostCarrier, before.Add(-time.Second)) + `]}`)
+	time.Sleep(500 * time.Millisecond)
+	if n := len(p.sessions()); n != 3 {
+		t.Fatalf("a request older than the sessions ended some: %d left", n)
+	}
+	now := time.Now().UTC()
+	teardowns.Store(`{"version":3,"teardowns":[` + req(1, 2, onos.CauseLostCarrier, before.Add(-time.Second)) + `,` +
+		req(2, 2, onos.CauseLostCarrier, now) + `,` + req(3, 3, onos.CauseAdminReset, now) + `]}`)
+	p.waitFor("two Accounting-Stops", 5*time.Second, func() bool { return p.acct.stops.Load() == 2 })
+	log := strings.Join(p.log.snapshot(), "\n")
+	for _, want := range []string{fmt.Sprintf("cause %d", causeLostCarrier), fmt.Sprintf("cause %d", causeAdminReset)} {
+		if !strings.Contains(log, want) {
+			t.Errorf("no Stop with %s:\n%s", want, log)
+		}
+	}
+	p.waitFor("the DP's sessions deleted", 3*time.Second, func() bool { return p.plane.deletes.Load() == 2 })
+	left := p.sessions()
+	if len(left) != 1 || left[0].CTag != 4 {
+		t.Fatalf("sessions left %+v, want c3's (C-tag 4)", left)
+	}
+	// Both ended sessions got a PADT; the Admin-Reset one an LCP
+	// Terminate-Request before it (a lost carrier's subscriber is gone:
+	// closing.go sends it no Terminate); c3 got neither.
+	termReq, padt := map[uint16]bool{}, map[uint16]bool{}
+	deadline := time.Now().Add(15 * time.Second)
+	for (len(padt) < 2) && time.Now().Before(deadline) {
+		r, ok := p.recv(time.Until(deadline))
+		if !ok {
+			break
+		}
+		switch {
+		case r.is(ppp.ProtoLCP, ppp.CodeTermReq):
+			termReq[r.f.CTag] = true
+		case r.isPADT():
+			padt[r.f.CTag] = true
+		}
+	}
+	if termReq[c1.ctag] || !termReq[c2.ctag] || !padt[c1.ctag] || !padt[c2.ctag] || termReq[c3.ctag] || padt[c3.ctag] {
+		t.Fatalf("Terminate-Requests on C-tags %v, PADTs on %v; want a Terminate on %d, PADTs on %d and %d only",
+			termReq, padt, c2.ctag, c1.ctag, c2.ctag)
+	}
+}

@@ -1,0 +1,114 @@
+package org.bngpod.seba.impl;
+
+import org.junit.Test;
+import org.onosproject.app.ApplicationEvent;
+import org.onosproject.app.ApplicationListener;
+import org.onosproject.app.ApplicationServiceAdapter;
+import org.onosproject.app.ApplicationState;
+import org.onosproject.common.event.impl.TestEventDispatcher;
+import org.onosproject.core.ApplicationId;
+import org.onosproject.core.CoreServiceAdapter;
+import org.onosproject.core.DefaultApplicationId;
+import org.onosproject.net.config.NetworkConfigServiceAdapter;
+
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertNotNull;
+import static org.junit.Assert.assertNull;
+import static org.onosproject.net.NetTestTools.injectEventDispatcher;
+
+/**
+ * The optional publisher runs only with a kafka section and never while SEBA's
+ * kafka-onos is active (both would publish every event).
+ */
+public class KafkaOssPublisherTest {
+
+    /** ONOS's applications: kafka-onos installed, active or not. */
+    static final class FakeApps extends ApplicationServiceAdapter {
+        static final ApplicationId KAFKA = new DefaultApplicationId(9, KafkaOssPublisher.KAFKA_ONOS);
+        volatile ApplicationState kafka;
+        final List<ApplicationListener> listeners = new ArrayList<>();
+
+        @Override
+        public ApplicationId getId(String name) {
+            return kafka != null && name.equals(KAFKA.name()) ? KAFKA : null;
+        }
+
+        @Override
+        public ApplicationState getState(ApplicationId id) {
+            return KAFKA.equals(id) ? kafka : null;
+        }
+
+        @Override
+        public void addListener(ApplicationListener listener) {
+            listeners.add(listener);
+        }
+
+        @Override
+        public void removeListener(ApplicationListener listener) {
+            listeners.remove(listener);
+        }
+
+        void set(ApplicationState state) {
+            kafka = state;
+            ApplicationEvent e = new ApplicationEvent(state == ApplicationState.ACTIVE
+                    ? ApplicationEvent.Type.APP_ACTIVATED : ApplicationEvent.Type.APP_DEACTIVATED, null);
+            listeners.forEach(l -> l.event(e));
+        }
+    }
+
+    @Test
+    public void neverBesideKafkaOnos() throws Exception {
+        int dead;
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            dead = s.getLocalPort();
+        }
+        SebaManagerTest.FakeNetcfg netcfg = new SebaManagerTest.FakeNetcfg();
+        netcfg.set("{'olts':[{'deviceId':'of:1','accessPort':'access1'}],"
+                           + "'kafka':{'bootstrapServers':'127.0.0.1:" + dead + "'}}");
+        FakeApps apps = new FakeApps();
+        apps.kafka = ApplicationState.ACTIVE;
+        PppoeEventProvider pppoe = new PppoeEventProvider();
+        pppoe.sessionService = new FakeSessions();
+        injectEventDispatcher(pppoe, new TestEventDispatcher());
+        BngStatsProvider stats = new BngStatsProvider();
+        injectEventDispatcher(stats, new TestEventDispatcher());
+        KafkaOssPublisher publisher = new KafkaOssPublisher();
+        publisher.coreService = new CoreServiceAdapter() {
+            @Override
+            public ApplicationId registerApplication(String name) {
+                return SebaManagerTest.APP;
+            }
+        };
+        publisher.netcfgService = netcfg;
+        publisher.applicationService = apps;
+        publisher.pppoeHandler = pppoe;
+        publisher.statsService = stats;
+        publisher.activate();
+        try {
+            publisher.drain();
+            assertNull("kafka-onos active: no publisher of ours", publisher.publisher());
+            apps.set(ApplicationState.INSTALLED);
+            publisher.drain();
+            assertNotNull("kafka-onos deactivated: ours publishes", publisher.publisher());
+            apps.set(ApplicationState.ACTIVE);
+            publisher.drain();
+            assertNull(publisher.publisher());
+            apps.set(ApplicationState.INSTALLED);
+            publisher.drain();
+            OssPublisher running = publisher.publisher();
+            assertNotNull(running);
+            // without a kafka section: none
+            netcfg.push("{'olts':[{'deviceId':'of:1','accessPort':'access1'}]}");
+            publisher.drain();
+            assertNull(publisher.publisher());
+            assertEquals("the stopped publisher takes nothing more", false, running.offer("bng.pppoe", "{}"));
+        } finally {
+            publisher.deactivate();
+        }
+    }
+}
