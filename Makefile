@@ -72,7 +72,6 @@ $(LRGEN_BUILD)/build.ninja:
 $(LRGEN): $(LRGEN_BUILD)/build.ninja FORCE
 	@ninja -C $(LRGEN_BUILD) >/dev/null
 
-
 # The pod's Kafka broker (pod file `seba: {kafka: true}`): its class path from Maven Central.
 KAFKA_CLASSPATH := voltha-adapters/kafka-broker/target/broker.classpath
 $(KAFKA_CLASSPATH): voltha-adapters/kafka-broker/pom.xml voltha-adapters/pom.xml pom.xml
