@@ -34,10 +34,10 @@ ICMPV6 = 58  # "icmp" in an IPv6 ACL rule
 # multicast, class E (with the limited broadcast).
 MARTIANS = tuple(ipaddress.IPv4Network(n) for n in ("0.0.0.0/8", "127.0.0.0/8", "224.0.0.0/4", "240.0.0.0/4"))
 
-# IPv6 destinations and sources that are never a subscriber pool, a core subnet or an ACL's
-# meaningful prefix of a forwarded packet: the unspecified/loopback/IPv4-mapped block ::/8,
-# link-local, multicast.
-MARTIANS6 = tuple(ipaddress.IPv6Network(n) for n in ("::/8", "fe80::/10", "ff00::/8"))
+# IPv6 prefixes that are never a subscriber pool or a core subnet (bng-dp's loader refuses
+# them too): the unspecified/loopback/IPv4-mapped block ::/8, link-local, the deprecated
+# site-local, multicast.
+MARTIANS6 = tuple(ipaddress.IPv6Network(n) for n in ("::/8", "fe80::/10", "fec0::/10", "ff00::/8"))
 
 # Router Advertisements (RFC 4861 6.2.1): the defaults bng-cp uses without ipv6_ra.
 RA_DEFAULT_INTERVAL = 200
@@ -48,6 +48,12 @@ WAN_ASSIGNED_LENGTH = 64
 WAN_MIN_LENGTH, WAN_MAX_LENGTH = 32, 63
 # bng-dp's [line_group.N] prefixes6: at most this many pool:length pairs (two per pool).
 DP_MAX_GROUP_PREFIXES6 = 8
+# bng-dp keeps one exact-match table per assigned prefix length (64 and each delegated
+# length) of the whole pod; a pool:length pair's pool is /32../64.
+DP_MAX_PREFIX_LENGTHS6 = 8
+DP_POOL6_MIN_LENGTH = 32
+# bng-dp's [core] subnet6: /48../127 (the validator keeps room for router and groups: /126)
+SUBNET6_MIN_LENGTH, SUBNET6_MAX_LENGTH = 48, 126
 # Where bng-cp reports the per-family octets in RADIUS accounting: erx = the
 # Juniper/ERX IPv6 octet attributes (the default), none = not at all.
 IPV6_OCTETS_ATTRIBUTES = ("erx", "none")

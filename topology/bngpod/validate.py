@@ -399,8 +399,11 @@ class _Checker:
         subnet6 = router6 = None
         if "subnet6" in c:
             subnet6 = self.network6("core.subnet6", c["subnet6"])
-            if subnet6 is not None and subnet6.prefixlen > 126:
+            if subnet6 is not None and subnet6.prefixlen > m.SUBNET6_MAX_LENGTH:
                 self.err("core.subnet6", f"{subnet6} is too small for the router and the line groups (at most /126)")
+                subnet6 = None
+            elif subnet6 is not None and subnet6.prefixlen < m.SUBNET6_MIN_LENGTH:
+                self.err("core.subnet6", f"{subnet6} is larger than a core link takes (/48 or longer)")
                 subnet6 = None
         if "address6" in c["router"]:
             router6 = self.address6("core.router.address6", c["router"]["address6"])
@@ -515,6 +518,9 @@ class _Checker:
                 )
                 wan = None
             pd = self.network6(f"{where}.delegated_prefix", p["delegated_prefix"])
+            if pd is not None and pd.prefixlen < m.DP_POOL6_MIN_LENGTH:
+                self.err(f"{where}.delegated_prefix", f"{pd} is larger than a DP takes as one pool (/32 or longer)")
+                pd = None
             length = p["delegated_length"]
             if pd is not None and length < pd.prefixlen:
                 self.err(
@@ -536,6 +542,13 @@ class _Checker:
                     dns.append(addr)
             if wan is not None and pd is not None and len(dns) == len(p.get("dns", [])):
                 pools.setdefault(p["name"], m.Ipv6Pool(p["name"], wan, pd, length, p.get("ia_na", False), dns))
+        lengths = {m.WAN_ASSIGNED_LENGTH} | {p["delegated_length"] for p in items}
+        if items and len(lengths) > m.DP_MAX_PREFIX_LENGTHS6:
+            self.err(
+                "ipv6_pools",
+                f"{len(lengths)} assigned prefix lengths ({', '.join(f'/{n}' for n in sorted(lengths))}); "
+                f"a DP instance takes at most {m.DP_MAX_PREFIX_LENGTHS6} (the /64s and the delegated lengths)",
+            )
         return pools
 
     def ipv6_binding(self, items: list[dict], groups, ipv6_pools: dict[str, m.Ipv6Pool], core: m.Core) -> None:

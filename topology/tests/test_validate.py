@@ -769,6 +769,40 @@ REJECTIONS = [
         "core.router: address6 is required with core.subnet6 (the IPv6 default route of every DP)",
     ),
     (
+        "core.subnet6 shorter than /48",
+        _chain(_set(["core", "subnet6"], "2001:db8::/47"), _set(["core", "router", "address6"], "2001:db8::1")),
+        "core.subnet6: 2001:db8::/47 is larger than a core link takes (/48 or longer)",
+    ),
+    (
+        "site-local core subnet6",
+        _set(["core", "subnet6"], "fec0::/64"),
+        "core.subnet6: fec0::/64 overlaps fec0::/10, which is never forwarded",
+    ),
+    (
+        "PD pool shorter than /32",
+        _chain(_set([*V6POOL0, "delegated_prefix"], "2001:db0::/31"), _set([*V6POOL0, "delegated_length"], 48)),
+        "ipv6_pools[0].delegated_prefix: 2001:db0::/31 is larger than a DP takes as one pool (/32 or longer)",
+    ),
+    (
+        "nine assigned prefix lengths",
+        _chain(
+            *[
+                _append(
+                    ["ipv6_pools"],
+                    {
+                        "name": f"len{n}",
+                        "wan_prefix": f"2001:db8:{0x120 + n:x}::/48",
+                        "delegated_prefix": f"2001:db8:{0x40 + n:x}00::/40",
+                        "delegated_length": 41 + n,
+                    },
+                )
+                for n in range(6)
+            ]
+        ),
+        "ipv6_pools: 9 assigned prefix lengths (/41, /42, /43, /44, /45, /46, /56, /60, /64); a DP instance takes "
+        "at most 8",
+    ),
+    (
         "core.subnet6 of one address",
         _set(["core", "subnet6"], "2001:db8:64::/127"),
         "core.subnet6: 2001:db8:64::/127 is too small for the router and the line groups (at most /126)",
