@@ -417,11 +417,8 @@ def fold_model(pod: m.Pod) -> bf.Fold:
             fold.steers.append(
                 bf.Steer(g.name, access[ln.port.name], ln.stag.lo, ln.stag.hi, clo, chi, target, g.ac_mac)
             )
-        v6 = {}
-        if g.core_address6 is not None and "core_address6" in bf.CoreGroup.__dataclass_fields__:
-            # basebox-config steers the group's ND from its branch v6onos on (issue 15)
-            v6["core_address6"] = str(g.core_address6)
-        fold.core_groups.append(bf.CoreGroup(g.name, g.core_mac, str(g.core_address), target, **v6))
+        address6 = str(g.core_address6) if g.core_address6 is not None else None
+        fold.core_groups.append(bf.CoreGroup(g.name, g.core_mac, str(g.core_address), target, address6))
     return fold
 
 
