@@ -170,7 +170,7 @@ tel_sessions(const char *cmd, const char *params, struct rte_tel_data *d)
 			return 0;
 		rte_tel_data_start_array(ids, RTE_TEL_U64_VAL);
 		for (id = 0; id < t->capacity && n < 512; id++) {
-			if (session_get(t, id)->ipv4 != 0) {
+			if (session_get(t, id)->sid != 0) {
 				rte_tel_data_add_array_u64(ids, id);
 				n++;
 			}
@@ -199,7 +199,7 @@ tel_sessions(const char *cmd, const char *params, struct rte_tel_data *d)
 	}
 	if (parse_id(params, t->capacity, &id) != 0)
 		return -EINVAL;
-	if (session_get(t, id)->ipv4 == 0) {
+	if (session_get(t, id)->sid == 0) {
 		rte_tel_data_add_dict_string(d, "state", "free");
 		return 0;
 	}
