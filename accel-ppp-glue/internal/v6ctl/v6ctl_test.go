@@ -310,22 +310,22 @@ func TestDHCPv6Drops(t *testing.T) {
 		pkt  []byte
 		want string
 	}{
-		"no client id":       {dhcp(msgSolicit, iaPD(7)), "dhcp6_invalid"},
-		"solicit with sid":   {dhcp(msgSolicit, opt(optClientID, duidC), opt(optServerID, srv.DUID)), "dhcp6_invalid"},
-		"request no sid":     {dhcp(msgRequest, opt(optClientID, duidC)), "dhcp6_invalid"},
-		"two client ids":     {dhcp(msgSolicit, opt(optClientID, duidC), opt(optClientID, duidC)), "dhcp6_malformed"},
-		"option overrun":     {dhcp(msgSolicit, []byte{0, 1, 0, 40, 1}), "dhcp6_malformed"},
-		"short IA_PD":        {dhcp(msgSolicit, opt(optClientID, duidC), opt(optIAPD, []byte{1, 2})), "dhcp6_malformed"},
-		"odd ORO":            {dhcp(msgSolicit, opt(optClientID, duidC), opt(optORO, []byte{0})), "dhcp6_malformed"},
-		"server message":     {dhcp(msgAdvertise, opt(optClientID, duidC)), "dhcp6_not_client"},
-		"confirm":            {dhcp(msgConfirm, opt(optClientID, duidC)), "dhcp6_unsupported"},
-		"info-req with IA":   {dhcp(msgInfoReq, iaPD(1)), "dhcp6_invalid"},
-		"bad udp checksum":   {bad(func(p []byte) []byte { p[len(p)-1] ^= 0xff; return p }), "udp_checksum"},
-		"zero udp checksum":  {bad(func(p []byte) []byte { p[46], p[47] = 0, 0; return p }), "udp_checksum"},
-		"udp length":         {bad(func(p []byte) []byte { p[44], p[45] = 0xff, 0xff; return p }), "udp_malformed"},
-		"empty":              {dhcp(0), "dhcp6_not_client"},
-		"global source":      {bad(func(p []byte) []byte { p[8] = 0x20; return p }), "udp_checksum"},
-		"not a control pkt":  {buildIPv6(clientLL, allNodes, 6, 64, make([]byte, 20), 16), "ipv6_not_control"},
+		"no client id":      {dhcp(msgSolicit, iaPD(7)), "dhcp6_invalid"},
+		"solicit with sid":  {dhcp(msgSolicit, opt(optClientID, duidC), opt(optServerID, srv.DUID)), "dhcp6_invalid"},
+		"request no sid":    {dhcp(msgRequest, opt(optClientID, duidC)), "dhcp6_invalid"},
+		"two client ids":    {dhcp(msgSolicit, opt(optClientID, duidC), opt(optClientID, duidC)), "dhcp6_malformed"},
+		"option overrun":    {dhcp(msgSolicit, []byte{0, 1, 0, 40, 1}), "dhcp6_malformed"},
+		"short IA_PD":       {dhcp(msgSolicit, opt(optClientID, duidC), opt(optIAPD, []byte{1, 2})), "dhcp6_malformed"},
+		"odd ORO":           {dhcp(msgSolicit, opt(optClientID, duidC), opt(optORO, []byte{0})), "dhcp6_malformed"},
+		"server message":    {dhcp(msgAdvertise, opt(optClientID, duidC)), "dhcp6_not_client"},
+		"confirm":           {dhcp(msgConfirm, opt(optClientID, duidC)), "dhcp6_unsupported"},
+		"info-req with IA":  {dhcp(msgInfoReq, iaPD(1)), "dhcp6_invalid"},
+		"bad udp checksum":  {bad(func(p []byte) []byte { p[len(p)-1] ^= 0xff; return p }), "udp_checksum"},
+		"zero udp checksum": {bad(func(p []byte) []byte { p[46], p[47] = 0, 0; return p }), "udp_checksum"},
+		"udp length":        {bad(func(p []byte) []byte { p[44], p[45] = 0xff, 0xff; return p }), "udp_malformed"},
+		"empty":             {dhcp(0), "dhcp6_not_client"},
+		"global source":     {bad(func(p []byte) []byte { p[8] = 0x20; return p }), "udp_checksum"},
+		"not a control pkt": {buildIPv6(clientLL, allNodes, 6, 64, make([]byte, 20), 16), "ipv6_not_control"},
 	} {
 		if r := srv.Handle(s, tc.pkt, time.Now()); !r.Drop || r.Kind != tc.want || r.Reply != nil {
 			t.Errorf("%s: %+v, want drop %s", name, r, tc.want)
