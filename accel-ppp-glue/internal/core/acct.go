@@ -81,7 +81,7 @@ func (sh *shard) usage(s *session, u pfcpcp.Usage) {
 	if s.stopped {
 		return // the Accounting-Stop has gone out with the totals
 	}
-	addUsage(&s.rec, u)
+	d.addUsage(&s.rec, u)
 	if s.dead || s.state != stEstablished {
 		return
 	}

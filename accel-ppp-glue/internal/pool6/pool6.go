@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"sync"
 )
 
 // Errors a caller may test with errors.Is.
@@ -44,9 +45,10 @@ const (
 	PD              // delegated prefixes (IA_PD)
 )
 
-// Group is one line group's IPv6 allocator. Not safe for concurrent use.
+// Group is one line group's IPv6 allocator, safe for concurrent use.
 type Group struct {
 	name   string
+	mu     sync.Mutex
 	spaces [2][]*space
 }
 
@@ -99,6 +101,8 @@ func (g *Group) find(k Kind, p netip.Prefix) (*space, uint64, bool) {
 
 // Allocate returns a free prefix of kind k.
 func (g *Group) Allocate(k Kind) (netip.Prefix, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	for _, s := range g.spaces[k] {
 		if uint64(len(s.used)) >= s.size {
 			continue
@@ -120,12 +124,16 @@ func (g *Group) Allocate(k Kind) (netip.Prefix, error) {
 
 // Contains reports whether p is a prefix of kind k the group may hand out.
 func (g *Group) Contains(k Kind, p netip.Prefix) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	_, _, ok := g.find(k, p)
 	return ok
 }
 
 // Reserve marks p used (RADIUS gave it, or a restored session holds it).
 func (g *Group) Reserve(k Kind, p netip.Prefix) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	s, i, ok := g.find(k, p)
 	if !ok {
 		return ErrNotInPool
@@ -139,6 +147,8 @@ func (g *Group) Reserve(k Kind, p netip.Prefix) error {
 
 // Release frees p; false when it was not in use.
 func (g *Group) Release(k Kind, p netip.Prefix) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	s, i, ok := g.find(k, p)
 	if !ok {
 		return false
@@ -152,6 +162,8 @@ func (g *Group) Release(k Kind, p netip.Prefix) bool {
 
 // Usage returns the prefixes of kind k in use and in all.
 func (g *Group) Usage(k Kind) (used, size uint64) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	for _, s := range g.spaces[k] {
 		used += uint64(len(s.used))
 		size += s.size
