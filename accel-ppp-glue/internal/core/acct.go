@@ -34,6 +34,7 @@ func (d *Daemon) account(s *session, status aaa.AcctStatus, cause int) {
 	if status == aaa.AcctStop {
 		req.TerminateCause = cause
 	}
+	req.IPv6 = d.acctIPv6(r)
 	h := fnv.New32a()
 	h.Write([]byte(r.ID))
 	ch := d.acct[h.Sum32()%uint32(len(d.acct))]

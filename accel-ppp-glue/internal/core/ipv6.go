@@ -87,36 +87,108 @@ func pool6Of(g *config.LineGroup, wan netip.Prefix) *config.IPv6Pool {
 }
 
 // allocIPv6 gives an authorized session its IPv6 prefixes and enables
-// IPv6CP on its link; without them (no pools, a pool exhausted) IPv6CP is
-// Protocol-Rejected and the session runs IPv4 only.
+// IPv6CP on its link; without them (no pools, a pool exhausted, RADIUS
+// naming a prefix or pool the line group does not have) IPv6CP is
+// Protocol-Rejected and the session runs IPv4 only. RADIUS (docs/cp/radius.md):
+// Framed-IPv6-Prefix or Framed-IPv6-Pool choose the /64, Delegated-IPv6-Prefix
+// or Delegated-IPv6-Prefix-Pool the delegated prefix, Framed-IPv6-Address or
+// Stateful-IPv6-Address-Pool turn IA_NA on, DNS-Server-IPv6-Address replaces
+// the pool's DNS servers, Framed-Interface-Id is the identifier IPv6CP
+// suggests to the subscriber.
 func (sh *shard) allocIPv6(s *session, res *aaa.AccessResult) {
 	d := sh.d
 	pg := d.pools6[s.group.Name]
 	if pg == nil || s.link == nil {
 		return
 	}
-	wan, err := pg.Allocate(pool6.WAN)
-	if err != nil {
-		if errors.Is(err, pool6.ErrExhausted) {
-			d.m.drops.WithLabelValues("pool6_exhausted").Inc()
-			d.blog.Warn("pool6_exhausted", "IPv6 WAN pool exhausted: the session gets no IPv6", "line_group", s.group.Name)
+	var a aaa.AccessIPv6
+	if res != nil {
+		a = res.IPv6
+	}
+	none := func(why string, args ...any) {
+		d.m.drops.WithLabelValues("ipv6_refused").Inc()
+		d.log.Warn("no IPv6 for the session: "+why, append([]any{"session", s.rec.ID, "user", s.rec.User,
+			"line_group", s.group.Name}, args...)...)
+	}
+	byName := func(name string) *config.IPv6Pool {
+		for _, p := range s.group.IPv6Pools {
+			if p.Name == name {
+				return p
+			}
 		}
+		return nil
+	}
+	var wan netip.Prefix
+	var err error
+	switch {
+	case a.Prefix.IsValid():
+		if a.Prefix.Bits() != 64 || !pg.Contains(pool6.WAN, a.Prefix) {
+			none("RADIUS Framed-IPv6-Prefix is no /64 of the line group's pools", "prefix", a.Prefix.String())
+			return
+		}
+		if err = pg.Reserve(pool6.WAN, a.Prefix); err != nil {
+			none("RADIUS Framed-IPv6-Prefix in use", "prefix", a.Prefix.String())
+			return
+		}
+		wan = a.Prefix
+	case a.Pool != "":
+		p := byName(a.Pool)
+		if p == nil {
+			none("RADIUS Framed-IPv6-Pool is no IPv6 pool of the line group", "pool", a.Pool)
+			return
+		}
+		wan, err = pg.AllocateIn(pool6.WAN, p.WANPrefix)
+	default:
+		wan, err = pg.Allocate(pool6.WAN)
+	}
+	if err != nil {
+		d.m.drops.WithLabelValues("pool6_exhausted").Inc()
+		d.blog.Warn("pool6_exhausted", "IPv6 WAN pool exhausted: the session gets no IPv6", "line_group", s.group.Name)
 		return
 	}
 	s.rec.IPv6Prefix = wan
-	if pd, err := pg.Allocate(pool6.PD); err == nil {
-		s.rec.DelegatedPrefix = pd
-	} else {
+	pool := pool6Of(s.group, wan)
+	var pd netip.Prefix
+	switch {
+	case a.Delegated.IsValid():
+		if err = pg.Reserve(pool6.PD, a.Delegated); err == nil {
+			pd = a.Delegated
+		} else {
+			d.log.Warn("RADIUS Delegated-IPv6-Prefix not usable: no delegated prefix", "session", s.rec.ID,
+				"prefix", a.Delegated.String(), "err", err)
+		}
+	case a.DelegatedPool != "":
+		if p := byName(a.DelegatedPool); p != nil {
+			pd, err = pg.AllocateIn(pool6.PD, p.DelegatedPrefix)
+		} else {
+			d.log.Warn("RADIUS Delegated-IPv6-Prefix-Pool is no IPv6 pool of the line group: no delegated prefix",
+				"session", s.rec.ID, "pool", a.DelegatedPool)
+		}
+	default:
+		pd, err = pg.AllocateIn(pool6.PD, pool.DelegatedPrefix)
+	}
+	if err != nil && !pd.IsValid() && errors.Is(err, pool6.ErrExhausted) {
 		d.m.drops.WithLabelValues("pool6_pd_exhausted").Inc()
 		d.blog.Warn("pool6_pd_exhausted", "delegated-prefix pool exhausted: the session gets no prefix", "line_group", s.group.Name)
 	}
-	if p := pool6Of(s.group, wan); p != nil && p.IANA {
-		a := wan.Addr().As16()
-		a[15] = 1
-		s.rec.IPv6Address = netip.AddrFrom16(a)
+	s.rec.DelegatedPrefix = pd
+	switch {
+	case a.Address.IsValid() && wan.Contains(a.Address):
+		s.rec.IPv6Address = a.Address
+	case a.Address.IsValid():
+		d.log.Warn("RADIUS Framed-IPv6-Address is outside the session's /64: ignored", "session", s.rec.ID,
+			"address", a.Address.String())
+	case pool.IANA || (a.StatefulPool != "" && byName(a.StatefulPool) != nil):
+		b := wan.Addr().As16()
+		b[15] = 1
+		s.rec.IPv6Address = netip.AddrFrom16(b)
 	}
-	ours := eui64(s.group.ACMAC)
-	s.link.SetIPv6(ours, eui64(s.rec.MAC[:]))
+	s.rec.DNS6 = a.DNS
+	suggest := eui64(s.rec.MAC[:])
+	if a.InterfaceID != 0 {
+		suggest = a.InterfaceID
+	}
+	s.link.SetIPv6(eui64(s.group.ACMAC), suggest)
 }
 
 // releaseIPv6 returns the session's prefixes to the pools.
@@ -211,6 +283,9 @@ func (d *Daemon) v6Session(s *session) v6ctl.Session {
 	if p := pool6Of(s.group, r.IPv6Prefix); p != nil {
 		vs.DNS = p.DNS
 	}
+	if len(r.DNS6) > 0 {
+		vs.DNS = r.DNS6
+	}
 	if vs.MTU == 0 {
 		vs.MTU = 1492
 	}
@@ -264,9 +339,13 @@ func (d *Daemon) ipv6Rules(r *record) (*pfcpcp.IPv6Rules, *pfcpcp.RAOffload) {
 	var ianaOn bool
 	if g, ok := d.cfg.LineGroup(r.LineGroup); ok {
 		if p := pool6Of(g, r.IPv6Prefix); p != nil {
-			dns, ianaOn = p.DNS, p.IANA && r.IPv6Address.IsValid()
+			dns = p.DNS
 		}
 	}
+	if len(r.DNS6) > 0 {
+		dns = r.DNS6
+	}
+	ianaOn = r.IPv6Address.IsValid()
 	if ianaOn {
 		flags |= 0x80
 	}
@@ -342,4 +421,25 @@ func (d *Daemon) addUsage(r *record, u pfcpcp.Usage) {
 	d.m.usageOctets.WithLabelValues(family, "down").Add(float64(u.DLOctets))
 	d.m.usagePackets.WithLabelValues(family, "up").Add(float64(u.ULPackets))
 	d.m.usagePackets.WithLabelValues(family, "down").Add(float64(u.DLPackets))
+}
+
+// acctIPv6 is the IPv6 part of the session's Accounting-Requests: what is
+// bound (the /64 once IPv6CP is open, the delegated prefix and address once
+// the DHCPv6 client holds them) and the IPv6 share of the counters.
+func (d *Daemon) acctIPv6(r *record) *aaa.AcctIPv6 {
+	if !r.hasIPv6() {
+		return nil
+	}
+	a := &aaa.AcctIPv6{InterfaceID: r.IIDPeer, Prefix: r.IPv6Prefix,
+		InOctets: r.V6UpOctets, OutOctets: r.V6DownOctets, InPackets: r.V6UpPackets, OutPackets: r.V6DownPackets}
+	if r.DHCP6.PDBound {
+		a.Delegated = r.DelegatedPrefix
+	}
+	if r.DHCP6.NABound {
+		a.Address = r.IPv6Address
+	}
+	if d.cfg.Radius.IPv6OctetsAttribute == config.IPv6OctetsNone {
+		a.Attr = aaa.IPv6OctetsNone
+	}
+	return a
 }

@@ -158,6 +158,7 @@ type record struct {
 	IIDPeer         uint64        `json:"iid_peer,omitempty"`
 	IPv6Installed   bool          `json:"ipv6_installed,omitempty"`
 	DHCP6           v6ctl.Binding `json:"dhcp6"`
+	DNS6            []netip.Addr  `json:"dns6,omitempty"` // RADIUS DNS-Server-IPv6-Address; none: the pool's
 	V6UpOctets      uint64        `json:"v6_up_octets,omitempty"`
 	V6DownOctets    uint64        `json:"v6_down_octets,omitempty"`
 	V6UpPackets     uint64        `json:"v6_up_packets,omitempty"`

@@ -101,9 +101,21 @@ func (g *Group) find(k Kind, p netip.Prefix) (*space, uint64, bool) {
 
 // Allocate returns a free prefix of kind k.
 func (g *Group) Allocate(k Kind) (netip.Prefix, error) {
+	return g.AllocateIn(k, netip.Prefix{})
+}
+
+// AllocateIn returns a free prefix of kind k from the pool prefix within
+// (invalid: any pool of the kind); ErrNotInPool when the group has no such
+// pool prefix.
+func (g *Group) AllocateIn(k Kind, within netip.Prefix) (netip.Prefix, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	found := false
 	for _, s := range g.spaces[k] {
+		if within.IsValid() && s.Prefix != within {
+			continue
+		}
+		found = true
 		if uint64(len(s.used)) >= s.size {
 			continue
 		}
@@ -118,6 +130,9 @@ func (g *Group) Allocate(k Kind) (netip.Prefix, error) {
 				return s.prefix(i), nil
 			}
 		}
+	}
+	if !found {
+		return netip.Prefix{}, ErrNotInPool
 	}
 	return netip.Prefix{}, ErrExhausted
 }

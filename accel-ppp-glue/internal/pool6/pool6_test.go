@@ -59,6 +59,24 @@ func TestAllocateReserveRelease(t *testing.T) {
 	}
 }
 
+func TestAllocateIn(t *testing.T) {
+	a, b := netip.MustParsePrefix("2001:db8:100::/63"), netip.MustParsePrefix("2001:db8:101::/63")
+	g, _ := NewGroup("lg", []Space{{a, 64}, {b, 64}}, nil)
+	if p, err := g.AllocateIn(WAN, b); err != nil || !b.Contains(p.Addr()) {
+		t.Fatalf("%v %v", p, err)
+	}
+	if _, err := g.AllocateIn(WAN, netip.MustParsePrefix("2001:db8:102::/63")); !errors.Is(err, ErrNotInPool) {
+		t.Fatal(err)
+	}
+	g.AllocateIn(WAN, b)
+	if _, err := g.AllocateIn(WAN, b); !errors.Is(err, ErrExhausted) {
+		t.Fatal(err)
+	}
+	if p, err := g.Allocate(WAN); err != nil || !a.Contains(p.Addr()) {
+		t.Fatalf("%v %v", p, err)
+	}
+}
+
 func TestHugeSpace(t *testing.T) {
 	g, err := NewGroup("lg", []Space{{netip.MustParsePrefix("2001:db8::/32"), 64}}, nil)
 	if err != nil {
