@@ -46,6 +46,7 @@ cd "$root/accel-ppp-glue"
 files_in() { if [ -d "$1" ]; then find "$1" -type f | wc -l; else echo 0; fi; }
 for target in config:FuzzParse pppoe:FuzzDecodeFrame pppoe:FuzzParseTags ppp:FuzzLink \
     aaa:FuzzParseReply aaa:FuzzDecodeDyn pfcpcp:FuzzInput pfcpcp:FuzzLineGroupIE pool:FuzzGroup \
+    v6ctl:FuzzHandle \
     onos:FuzzDecodePlacement vxlan:FuzzDecode cmd/bng-subemu:FuzzInput; do
     pkg=${target%%:*} fn=${target#*:}
     case $pkg in */*) dir=$pkg ;; *) dir=internal/$pkg ;; esac

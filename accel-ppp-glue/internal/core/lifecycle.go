@@ -134,6 +134,7 @@ func (sh *shard) authDone(s *session, res *aaa.AccessResult, err error) {
 		}
 	}
 	d.setState(s, stNegotiating)
+	sh.allocIPv6(s, res)
 	s.link.SetIPv4(g.CoreAddress, addr, dns1, dns2)
 	s.link.AuthResult(now, true, "")
 	sh.flush(now, s)
@@ -145,6 +146,9 @@ func (d *Daemon) pfcpSession(r *record) *pfcpcp.Session {
 		CPSEID: r.CPSEID, LogicalPort: r.AccessPort, STag: r.STag, CTag: r.CTag, MAC: r.MAC,
 		PPPoESessionID: r.PPPoESID, IPv4: r.IPv4, QosProfile: r.QosProfile, MTU: r.MTU,
 		URRPeriod: d.urrPeriod(r),
+	}
+	if r.IPv6Installed {
+		ps.IPv6, ps.RA = d.ipv6Rules(r)
 	}
 	if r.RateDown != 0 {
 		ps.DownMBR = r.RateDown
@@ -194,6 +198,7 @@ func (sh *shard) establish(now time.Time, s *session, e ppp.EvUp) {
 		return
 	}
 	d.setState(s, stEstablishing)
+	s.rec.IPv6Installed = s.rec.hasIPv6()
 	s.rec.MTU = s.link.MRU()
 	s.rec.MagicTx, s.rec.MagicRx = s.link.Magic()
 	s.rec.Started = time.Now().UTC().Truncate(time.Second)
@@ -308,6 +313,9 @@ func (sh *shard) established(s *session, up uint64, err error) {
 		"pppoe_sid", s.rec.PPPoESID, "ipv4", s.rec.IPv4.String(), "profile", s.rec.QosProfile)
 	d.account(s, aaa.AcctStart, 0)
 	d.reportSession(onos.EventUp, s, 0)
+	if s.rec.hasIPv6() && !s.rec.IPv6Installed {
+		sh.installIPv6(s) // IPv6CP opened while the DP installed the session
+	}
 	if srv := d.servingOf(s.rec.LineGroup); srv != s.rec.Instance {
 		// Its line group moved while the DP installed it: follow the group.
 		rec := s.rec
@@ -374,7 +382,7 @@ func (sh *shard) finishTeardown(s *session, up uint64, cause int) {
 		sh.post(func() {
 			for _, u := range usage {
 				if u.Trigger&pfcpcp.TriggerTERMR != 0 {
-					addUsage(&s.rec, u)
+					d.addUsage(&s.rec, u)
 				}
 			}
 			s.stopped = true
@@ -397,6 +405,7 @@ func (sh *shard) release(s *session) {
 		}
 		d.updatePoolMetrics()
 	}
+	d.releaseIPv6(&s.rec, s.group.Name)
 	d.sids.free(s.key.line.port, s.key.line.stag, s.key.sid)
 	d.index(s, false)
 	d.m.sessions.WithLabelValues(stTerminating.String()).Dec()
@@ -407,6 +416,16 @@ func (sh *shard) release(s *session) {
 // never earlier than a reading before: a late report of a deleted instance
 // must not set the clock back.
 func addUsage(r *record, u pfcpcp.Usage) {
+	switch u.URRID {
+	case pfcpcp.URRIPv4:
+		return // the IPv4 share is the total less the IPv6 share
+	case pfcpcp.URRIPv6:
+		r.V6UpOctets += u.ULOctets
+		r.V6DownOctets += u.DLOctets
+		r.V6UpPackets += u.ULPackets
+		r.V6DownPackets += u.DLPackets
+		return
+	}
 	r.UpOctets += u.ULOctets
 	r.DownOctets += u.DLOctets
 	r.UpPackets += u.ULPackets
