@@ -45,9 +45,10 @@ SESSION_MTU = 1492  # the client's MRU (PPPoE)
 INET6 = str(emu.INET6_HOST)
 ECHO = 7
 ETH_IPV6 = 0x86DD
-# bng-dp's IPv6 drop counters in /bng/stats (docs/dp/datapath.md of branch v6dp)
-DROP_SPOOF6 = "drop_spoofed_source6"
-DROP_LINK_LOCAL6 = "drop_link_local6"
+# bng-dp's drop counters in /bng/stats (server-dp/src/app_drop.def): a spoofed source of
+# either family, and a link-local/multicast/unspecified IPv6 packet that is not punted
+DROP_SPOOF6 = "drop_spoofed_source"
+DROP_LINK_LOCAL6 = "drop_ipv6_scope"
 
 
 # -- the pod -------------------------------------------------------------------------------------

@@ -404,12 +404,9 @@ def dual_stack_lines(pod: m.Pod, ds, cur: Sample, prev: Sample | None, dt: float
                 if x and x.get("ipv4") == res.ipv4:
                     before = x
         rows = []
-        for label, keys in DP_FAMILY_COUNTERS:
-            vals = [sess.get(k) for k in keys]
-            if any(v is None for v in vals):
-                continue
-            rates = [8 * _rate(int(v), before.get(k) and int(before[k]), dt) for k, v in zip(keys, vals, strict=True)]
-            rows.append((label, *(str(v) for v in vals), *(_mbit(r) for r in rates)))
+        for label, now, then in _family_counters(sess, before):
+            rates = [8 * _rate(v, t, dt) for v, t in zip(now, then, strict=True)]
+            rows.append((label, *(str(v) for v in now), *(_mbit(r) for r in rates)))
         if rows:
             out.append(f"  bng-dp {inst} session counters:")
             out.append(table(("", "bytes up", "bytes down", "up Mbit/s", "down Mbit/s"), rows, "    "))
@@ -428,12 +425,27 @@ def dual_stack_lines(pod: m.Pod, ds, cur: Sample, prev: Sample | None, dt: float
     return out
 
 
-# bng-dp's per-session counters by family (docs/dp/datapath.md): (label, (up key, down key))
-DP_FAMILY_COUNTERS = (
-    ("all", ("bytes_up", "bytes_down")),
-    ("IPv4", ("bytes_up4", "bytes_down4")),
-    ("IPv6", ("bytes_up6", "bytes_down6")),
-)
+# bng-dp's session counters (/bng/sessions,ID): the totals, and the IPv6 share of them
+TOTALS, IPV6_SHARE = ("bytes_up", "bytes_down"), ("bytes_up6", "bytes_down6")
+
+
+def _family_counters(sess: dict, before: dict) -> list[tuple[str, list[int], list[int | None]]]:
+    """(label, [up, down] now, [up, down] at the previous sample) for all, IPv4 and IPv6;
+    IPv4 is the totals less the IPv6 share (only the totals when bng-dp has no share)."""
+
+    def get(d: dict, keys) -> list[int] | None:
+        return [int(d[k]) for k in keys] if all(k in d for k in keys) else None
+
+    total, total0 = get(sess, TOTALS), get(before, TOTALS)
+    if total is None:
+        return []
+    rows = [("all", total, total0 or [None, None])]
+    v6, v60 = get(sess, IPV6_SHARE), get(before, IPV6_SHARE)
+    if v6 is not None:
+        v4 = [t - x for t, x in zip(total, v6, strict=True)]
+        v40 = [t - x for t, x in zip(total0, v60, strict=True)] if total0 and v60 else [None, None]
+        rows += [("IPv4", v4, v40), ("IPv6", v6, v60 or [None, None])]
+    return rows
 
 
 def verdict(
