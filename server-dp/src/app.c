@@ -122,6 +122,9 @@ stages_setup(struct app *a, char *err, size_t errlen)
 	a->lcp = lcp_create(a->opts.sessions, NULL, socket);
 	if (a->lcp == NULL)
 		return fail(err, errlen, "LCP offload", rte_strerror(rte_errno));
+	a->ra = ra_create(a->opts.sessions, 0, rte_rdtsc());
+	if (a->ra == NULL)
+		return fail(err, errlen, "RA offload", "out of memory");
 	/* Copies: always right whatever the port can send (net_af_xdp takes no chains). */
 	a->frag = frag_pools_create(socket, 0, FRAG_COPY);
 	if (a->frag == NULL)
@@ -209,6 +212,7 @@ app_fini(struct app *a)
 	rte_free(a->core_hdr);
 	frag_pools_free(a->frag);
 	lcp_free(a->lcp);
+	ra_free(a->ra);
 	punt_free(a->punt);
 	acl_free(a->acl);
 	route_free(a->routes);

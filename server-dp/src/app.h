@@ -55,6 +55,7 @@
 #include "pfcp_up.h"
 #include "police.h"
 #include "punt.h"
+#include "ra.h"
 #include "rewrite.h"
 #include "route.h"
 #include "session.h"
@@ -165,6 +166,7 @@ struct app {
 	struct acl *acl;
 	struct punt *punt;
 	struct lcp *lcp;
+	struct ra_table *ra; /* RA offload (control thread) */
 	struct frag_pools *frag;
 	struct rw_pcp_map pcp; /* traffic class -> PCP of the access tags */
 	/* worker only */

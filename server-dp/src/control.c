@@ -469,6 +469,22 @@ nd_tick(struct app *a, uint64_t now)
 					: ND_REFRESH_MS);
 }
 
+/* --- RA offload ------------------------------------------------------------------ */
+
+static int
+ra_send(void *arg, uint32_t id, const struct pfcp_ra_offload *ra)
+{
+	struct app *a = arg;
+	const struct dp_session *s = session_get(a->sessions, id);
+	uint8_t f[RA_FRAME_MAX];
+	size_t n;
+
+	if (s->sid == 0)
+		return 0; /* gone: the entry is switched off by the session's removal */
+	n = ra_build(f, sizeof(f), s->encap.hdr, ra);
+	return n > 0 ? control_inject(a, f, (uint16_t)n) : -1;
+}
+
 /* --- the loop ------------------------------------------------------------------- */
 
 static void
@@ -478,6 +494,7 @@ timers(struct app *a)
 
 	neigh_tick(a->neigh, now, arp_send, a);
 	nd_tick(a, now);
+	ra_tick(a->ra, now, ra_send, a);
 	lcp_tick(a->lcp, now, &lcp_ops, a);
 	pfcp_up_tick(a->pfcp, now, pfcp_send, a);
 	if (now - ctl.last_reclaim_ms >= CTL_RECLAIM_MS) {

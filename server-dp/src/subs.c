@@ -184,6 +184,7 @@ sub_install(void *ctx, const struct up_sub *u, uint32_t *handle)
 	}
 	hqos_pipe_set_owner(a->hqos, ref, id);
 	lcp_apply(a, id, u);
+	ra_set(a->ra, id, &u->ra, control_now_ms());
 	subs_stats.installed++;
 	*handle = id;
 	return 0;
@@ -209,6 +210,7 @@ sub_remove(void *ctx, uint32_t handle)
 	if (s == NULL)
 		return;
 	lcp_disable(a->lcp, handle);
+	ra_set(a->ra, handle, NULL, 0);
 	/* Frames of this session still queued in HQoS are dropped at dequeue. */
 	hqos_pipe_free(a->hqos, s->sched);
 	session_del(a->sessions, handle);
@@ -271,6 +273,8 @@ sub_modify(void *ctx, uint32_t *handle, const struct up_sub *u, uint32_t changed
 	}
 	if (changed & UP_CHG_LCP)
 		lcp_apply(a, *handle, u);
+	if (changed & UP_CHG_RA)
+		ra_set(a->ra, *handle, &u->ra, control_now_ms());
 	subs_stats.modified++;
 	return 0;
 }
