@@ -408,7 +408,7 @@ def dual_stack_lines(pod: m.Pod, ds, cur: Sample, prev: Sample | None, dt: float
             rates = [8 * _rate(v, t, dt) for v, t in zip(now, then, strict=True)]
             rows.append((label, *(str(v) for v in now), *(_mbit(r) for r in rates)))
         if rows:
-            out.append(f"  bng-dp {inst} session counters:")
+            out.append(f"  bng-dp {inst} session counters (its prefixes: {sess.get('ipv6_prefixes') or '-'}):")
             out.append(table(("", "bytes up", "bytes down", "up Mbit/s", "down Mbit/s"), rows, "    "))
     try:
         got = emu.cp_api("/v1/sessions", timeout=2)
@@ -426,7 +426,7 @@ def dual_stack_lines(pod: m.Pod, ds, cur: Sample, prev: Sample | None, dt: float
 
 
 # bng-dp's session counters (/bng/sessions,ID): the totals, and the IPv6 share of them
-TOTALS, IPV6_SHARE = ("bytes_up", "bytes_down"), ("bytes_up6", "bytes_down6")
+TOTALS, IPV6_SHARE = ("bytes_up", "bytes_down"), ("bytes_up_v6", "bytes_down_v6")
 
 
 def _family_counters(sess: dict, before: dict) -> list[tuple[str, list[int], list[int | None]]]:
