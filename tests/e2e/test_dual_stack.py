@@ -637,10 +637,13 @@ def _tshark(path) -> list[list[tuple[str, str]]]:
 
 
 def test_tshark_decodes_the_pfcp_ies_and_dhcpv6_of_a_dual_stack_dial(pod6, lines, tmp_path):
-    with p.WireTap(emu.MGMT_NS, "mgmtbr") as mgmt:
+    # both directions of PFCP: the CP's messages arrive at the DP's mgmt0, the DP's at mgmtbr
+    dp_side = p.WireTap(emu.dp_ns(pod6.group("lg1").instance), "mgmt0")
+    with dp_side, p.WireTap(emu.MGMT_NS, "mgmtbr") as cp_side:
         c, res, _ = dial6(lines, "lg1", 19)
         time.sleep(0.5)
-    pfcp = [f.raw for f in mgmt.frames if f.raw[12:14] == b"\x08\x00" and b"\x22\x65" in f.raw[34:38]]
+    frames = sorted(dp_side.frames + cp_side.frames, key=lambda f: f.t)
+    pfcp = [f.raw for f in frames if f.raw[12:14] == b"\x08\x00" and b"\x22\x65" in f.raw[34:38]]
     _pcap(tmp_path / "pfcp.pcap", pfcp)
     pkts = _tshark(tmp_path / "pfcp.pcap")
     fields = [x for pkt in pkts for x in pkt]
