@@ -326,12 +326,13 @@ cls_core(const struct line_map *m, const uint8_t *frame, uint32_t len, uint32_t 
 	if (et == CLS_ETH_IPV6) {
 		const uint8_t *ip = frame + off;
 
-		/* ICMPv6 Neighbor Solicitation / Advertisement, no extension header */
-		if (len - off >= 42 && (ip[0] >> 4) == 6 && ip[6] == 58 &&
-		    (ip[40] == 135 || ip[40] == 136)) {
+		/* ICMPv6 Neighbor Solicitation / Advertisement, no extension header,
+		 * the type inside the payload */
+		if (len - off >= 41 && (ip[0] >> 4) == 6 && ip[6] == 58 && cls_be16(ip + 4) >= 1 &&
+		    40u + cls_be16(ip + 4) <= len - off && (ip[40] == 135 || ip[40] == 136)) {
 			if ((dst >> 32) != 0x3333 && !cls_core_mac_ok(m, dst))
 				return cls_drop_frame(r, c, CLS_DROP_DST_MAC);
-			if (ip[7] != 255)
+			if (ip[7] != 255 || cls_be16(ip + 4) < 24)
 				return cls_drop_frame(r, c, CLS_DROP_ND_BAD);
 			return cls_ipv6(frame, off, len - off, CLS_CORE_ND, r, c);
 		}

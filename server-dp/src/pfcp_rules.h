@@ -5,7 +5,7 @@
  *
  * A session holds at most UP_SESS_MAX_PDR PDRs, UP_SESS_MAX_FAR FARs,
  * UP_SESS_MAX_QER QERs and UP_SESS_MAX_URR URRs (struct up_rules, about
- * 400 bytes, no pointers: compared and copied whole). What the rules mean
+ * 940 bytes, no pointers: compared and copied whole). What the rules mean
  * for the data path is decided later, by validation (pfcp_validate.h); here
  * a rule is only checked for what its own IE must carry.
  *

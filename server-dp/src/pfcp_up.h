@@ -22,7 +22,7 @@
  * not at all.
  *
  * Data layout (allocated once by pfcp_up_create()):
- *   sessions[capacity]  struct up_sess, about 700 bytes: SEIDs, handle, the
+ *   sessions[capacity]  struct up_sess, about 1.5 KB: SEIDs, handle, the
  *                       session's rules in compact form (at most
  *                       UP_SESS_MAX_PDR PDRs, UP_SESS_MAX_FAR FARs,
  *                       UP_SESS_MAX_QER QERs, UP_SESS_MAX_URR URRs), URR
@@ -37,7 +37,7 @@
  *                       (heartbeats, session reports) awaiting a response;
  *   names               interned strings (logical ports, network instances,
  *                       forwarding policies), at most UP_MAX_NAMES.
- * For 65536 sessions this is about 50 MB of ordinary heap. How the
+ * For 65536 sessions this is about 100 MB of ordinary heap. How the
  * implementation is cut into files: pfcp_up_int.h.
  *
  * Threading: one thread (the control thread) calls everything, including

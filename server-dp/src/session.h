@@ -523,30 +523,51 @@ session_lookup_down6_burst(const struct session_tables *t, const uint64_t *hi, u
 			   uint32_t *ids)
 {
 	const struct dp_session6 *s6 = t->s6;
+	uint32_t link[SESSION_LOOKUP_STEP];
 	uint32_t hits = 0;
+	uint16_t done, i, m;
 
-	for (uint16_t i = 0; i < n; i++) {
-		uint32_t id = SESSION_ID_NONE;
-
-		for (unsigned int j = 0; j < t->n_down6 && id == SESSION_ID_NONE; j++) {
-			uint64_t key = hi[i] & t->down6_mask[j];
-			uint32_t link =
-				__atomic_load_n(&t->down6[j][session6_bucket(t->down6_shift, key)],
-						__ATOMIC_ACQUIRE);
-
-			while (link != SESSION_ID_NONE) {
-				const struct dp_session6 *s = &s6[link >> 1];
-
-				if (s->pfx[link & 1] == key &&
-				    s->plen[link & 1] == t->down6_len[j]) {
-					id = link >> 1;
-					break;
-				}
-				link = __atomic_load_n(&s->next[link & 1], __ATOMIC_ACQUIRE);
-			}
+	if (t->n_down6 == 0) {
+		for (i = 0; i < n; i++)
+			ids[i] = SESSION_ID_NONE;
+		return 0;
+	}
+	for (done = 0; done < n; done += m) {
+		m = (uint16_t)RTE_MIN(n - done, (int)SESSION_LOOKUP_STEP);
+		/* the first (longest) table: prefetch the heads, then the first slots */
+		for (i = 0; i < m; i++) {
+			link[i] = session6_bucket(t->down6_shift, hi[done + i] & t->down6_mask[0]);
+			rte_prefetch0(&t->down6[0][link[i]]);
 		}
-		ids[i] = id;
-		hits += id != SESSION_ID_NONE;
+		for (i = 0; i < m; i++) {
+			link[i] = __atomic_load_n(&t->down6[0][link[i]], __ATOMIC_ACQUIRE);
+			if (link[i] != SESSION_ID_NONE)
+				rte_prefetch0(&s6[link[i] >> 1]);
+		}
+		for (i = 0; i < m; i++) {
+			uint32_t id = SESSION_ID_NONE;
+
+			for (unsigned int j = 0; j < t->n_down6 && id == SESSION_ID_NONE; j++) {
+				uint64_t key = hi[done + i] & t->down6_mask[j];
+				uint32_t l = j == 0 ? link[i]
+						    : __atomic_load_n(&t->down6[j][session6_bucket(
+									      t->down6_shift, key)],
+								      __ATOMIC_ACQUIRE);
+
+				while (l != SESSION_ID_NONE) {
+					const struct dp_session6 *s = &s6[l >> 1];
+
+					if (s->pfx[l & 1] == key &&
+					    s->plen[l & 1] == t->down6_len[j]) {
+						id = l >> 1;
+						break;
+					}
+					l = __atomic_load_n(&s->next[l & 1], __ATOMIC_ACQUIRE);
+				}
+			}
+			ids[done + i] = id;
+			hits += id != SESSION_ID_NONE;
+		}
 	}
 	return hits;
 }

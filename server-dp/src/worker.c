@@ -464,6 +464,13 @@ upstream6(struct app *a, struct rte_mbuf **pkts, struct cls_result *res, uint16_
 	for (i = 0; i < n; i++)
 		macs[i] = rte_pktmbuf_mtod(pkts[i], const uint8_t *) + 6;
 	session_lookup_up_burst(a->sessions, res, macs, n, ids);
+	/* The lines every hit will read and write: its IPv6 slot and its policer. */
+	for (i = 0; i < n; i++) {
+		if (ids[i] != SESSION_ID_NONE) {
+			rte_prefetch0(session6_get(a->sessions, ids[i]));
+			police_prefetch(a->police, ids[i]);
+		}
+	}
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		const struct cls_result *r = &res[i];
@@ -498,6 +505,10 @@ upstream6(struct app *a, struct rte_mbuf **pkts, struct cls_result *res, uint16_
 		}
 		if (unlikely(!session6_src_ok(s6, session6_hi64(ip + 8)))) {
 			why = APP_DROP_SPOOF;
+			goto refused;
+		}
+		if (unlikely(acl_classify6(a->acl, ACL_UP, ip, r->l3_len, &w->acl))) {
+			why = APP_DROP_ACL;
 			goto refused;
 		}
 		if (police_color(a->police, ids[i], now, rte_pktmbuf_pkt_len(m)) == RTE_COLOR_RED) {
@@ -569,6 +580,10 @@ downstream6(struct app *a, struct rte_mbuf **pkts, struct cls_result *res, uint1
 		hi[i] = session6_hi64(
 			rte_pktmbuf_mtod_offset(pkts[i], const uint8_t *, res[i].l3_off + 24));
 	session_lookup_down6_burst(a->sessions, hi, n, ids);
+	/* The index gave ids: bring their templates in. */
+	for (i = 0; i < n; i++)
+		if (ids[i] != SESSION_ID_NONE)
+			rte_prefetch0(session_get(a->sessions, ids[i]));
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		const struct cls_result *r = &res[i];
@@ -582,6 +597,11 @@ downstream6(struct app *a, struct rte_mbuf **pkts, struct cls_result *res, uint1
 			continue;
 		}
 		s = session_get(a->sessions, ids[i]);
+		if (unlikely(acl_classify6(a->acl, ACL_DOWN, ip, r->l3_len, &w->acl))) {
+			s->drops_down++;
+			drop(a, m, APP_DROP_ACL);
+			continue;
+		}
 		if (unlikely(ip[7] <= 1)) {
 			s->drops_down++;
 			if (icmp6_error(&a->icmp, m, r->l3_off, r->l3_len, ICMP6_TYPE_TIME_EXCEEDED,

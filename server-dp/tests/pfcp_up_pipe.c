@@ -16,6 +16,7 @@
  * now_ms + 1700000000000, capacity 1024, heartbeat 5000 ms, t1 1000 ms, n1 3.
  */
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -36,6 +37,7 @@ static struct {
 	struct up_redirect redir;
 	uint8_t used[MAX_HANDLES];
 	struct up_usage use[MAX_HANDLES];
+	uint32_t last_handle; /* the handle of the last install */
 } F;
 
 static int
@@ -50,6 +52,7 @@ f_install(void *ctx, const struct up_sub *s, uint32_t *h)
 			F.live++;
 			F.installs++;
 			F.last = *s;
+			F.last_handle = i;
 			*h = i;
 			return 0;
 		}
@@ -131,8 +134,9 @@ print_state(const struct pfcp_up *u)
 
 	pfcp_up_stats_get(u, &st);
 	printf("state {\"live\": %u, \"installs\": %u, \"modifies\": %u, \"removes\": %u, "
-	       "\"redirects\": %u, \"last_changed\": %u, ",
-	       F.live, F.installs, F.modifies, F.removes, F.redirects, F.last_changed);
+	       "\"redirects\": %u, \"last_changed\": %u, \"last_handle\": %u, ",
+	       F.live, F.installs, F.modifies, F.removes, F.redirects, F.last_changed,
+	       F.last_handle);
 	printf("\"sub\": {\"logical_port\": \"%s\", \"stag\": %u, \"ctag\": %u, "
 	       "\"mac\": \"%02x:%02x:%02x:%02x:%02x:%02x\", \"sid\": %u, \"ipv4\": "
 	       "\"%u.%u.%u.%u\", "
@@ -140,12 +144,25 @@ print_state(const struct pfcp_up *u)
 	       ", \"gbr_dl\": %" PRIu64
 	       ", \"qos\": \"%s\", \"lcp_offload\": %s, \"lcp_magic\": %u, "
 	       "\"lcp_peer_magic\": %u, \"echo_interval\": %u, \"echo_misses\": %u, "
-	       "\"urr_period\": %u}, ",
+	       "\"urr_period\": %u, ",
 	       s->logical_port, s->stag, s->ctag, s->mac[0], s->mac[1], s->mac[2], s->mac[3],
 	       s->mac[4], s->mac[5], s->pppoe_sid, s->ipv4 >> 24, (s->ipv4 >> 16) & 255,
 	       (s->ipv4 >> 8) & 255, s->ipv4 & 255, s->mtu, s->mbr_ul, s->mbr_dl, s->gbr_ul,
 	       s->gbr_dl, s->qos_profile, s->lcp_offload ? "true" : "false", s->lcp_magic,
 	       s->lcp_peer_magic, s->echo_interval_s, s->echo_misses, s->urr_period_s);
+	/* dual stack: the families, the IPv6 prefixes and the RA offload */
+	printf("\"has_ipv4\": %s, \"has_ipv6\": %s, \"prefixes6\": [",
+	       s->has_ipv4 ? "true" : "false", s->has_ipv6 ? "true" : "false");
+	for (unsigned int k = 0; k < s->n_prefix6 && k < UP_SUB_MAX_PREFIX6; k++) {
+		char t[INET6_ADDRSTRLEN];
+
+		inet_ntop(AF_INET6, s->prefix6[k], t, sizeof(t));
+		printf("%s\"%s/%u\"", k ? ", " : "", t, s->prefix6_len[k]);
+	}
+	printf("], \"ra\": {\"on\": %s, \"interval\": %u, \"lifetime\": %u, \"flags\": %u, "
+	       "\"mtu\": %u, \"dns\": %u}}, ",
+	       s->ra.on ? "true" : "false", s->ra.interval_s, s->ra.lifetime_s, s->ra.flags,
+	       s->ra.mtu, s->ra.n_dns);
 	printf("\"redirect\": {\"cp_ip\": \"%u.%u.%u.%u\", \"port\": %u, \"classes\": %u, "
 	       "\"fallback\": %s}, ",
 	       F.redir.cp_ip >> 24, (F.redir.cp_ip >> 16) & 255, (F.redir.cp_ip >> 8) & 255,

@@ -341,8 +341,13 @@ static const struct fcase cases[] = {
 	{.name = "core nd hop limit 64", .map = LAB, .dst = 0x3333ff000014ULL, .et = CLS_ETH_IPV6,
 	 .l3 = L3_ND, .code = 135, .vt = 64, .kind = CLS_DROP, .drop = CLS_DROP_ND_BAD,
 	 .line = CLS_NO_LINE},
+	/* the payload runs past the frame: not ND, and multicast is no core MAC */
 	{.name = "core nd truncated", .map = LAB, .dst = 0x3333ff000014ULL, .et = CLS_ETH_IPV6,
-	 .l3 = L3_ND, .code = 135, .trunc = 20, .kind = CLS_DROP, .drop = CLS_DROP_IPV6_PAYLOAD_LEN,
+	 .l3 = L3_ND, .code = 135, .trunc = 20, .kind = CLS_DROP, .drop = CLS_DROP_DST_MAC,
+	 .line = CLS_NO_LINE},
+	/* a payload shorter than an NS: counted as bad ND */
+	{.name = "core nd payload 8", .map = LAB, .dst = 0x3333ff000014ULL, .et = CLS_ETH_IPV6,
+	 .l3 = L3_ND, .code = 135, .ip_len_delta = -24, .kind = CLS_DROP, .drop = CLS_DROP_ND_BAD,
 	 .line = CLS_NO_LINE},
 	{.name = "lldp", .map = LAB, .dst = 0x0180c200000eULL, .et = 0x88cc, .l3 = L3_RAW,
 	 .raw_len = 40, .kind = CLS_DROP, .drop = CLS_DROP_UNKNOWN_ETHERTYPE,
@@ -436,7 +441,7 @@ put_nd(uint8_t *p, const struct fcase *c)
 {
 	memset(p, 0, 72);
 	p[0] = 0x60;
-	put16(p + 4, 32);
+	put16(p + 4, (unsigned int)(32 + c->ip_len_delta));
 	p[6] = 58;
 	p[7] = c->vt ? c->vt : 255;
 	p[40] = c->code;

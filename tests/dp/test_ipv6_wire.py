@@ -17,7 +17,7 @@ import pytest
 from harness.frames import AC_MAC, CORE_MAC, PPP, ROUTER_MAC, UDP, Dot1Q, Ether, PPPoE, Raw, Sub, access, parse
 from harness.pfcp_cp import Cp, ra_offload_ie
 from harness.rig import DpRig, cleanup_stale
-from scapy.layers.inet import IP
+from scapy.layers.inet import IP, TCP
 from scapy.layers.inet6 import (
     ICMPv6EchoRequest,
     ICMPv6ND_NA,
@@ -49,14 +49,33 @@ V6_KEYS = {
 _ctags = itertools.count(600)
 
 
+# A second ACL rule, IPv6: UDP to port 9 of 2001:db8:dead::/48 is denied both ways.
+ACL6 = [
+    "[acl.1]",
+    "family = ipv6",
+    "action = deny",
+    "direction = both",
+    "protocol = udp",
+    "source = ::/0",
+    "destination = 2001:db8:dead::/48",
+    "source_ports = any",
+    "destination_ports = 9-9",
+]
+
+
 def v6_ini(path) -> None:
-    """The lab's dp1.ini with the IPv6 keys added to [core] and [line_group.0]."""
+    """The lab's dp1.ini with the IPv6 keys added to [core] and [line_group.0], and ACL6."""
     out = []
     for line in LAB_DP1.read_text().splitlines():
+        if line.replace(" ", "").startswith("acl_rules="):
+            n = int(line.split("=")[1].split(";")[0])
+            line = f"acl_rules = {n + 1}"
         out.append(line)
         head = line.strip()
         if head.startswith("[") and head.endswith("]"):
             out.extend(V6_KEYS.get(head[1:-1], []))
+    assert "[acl.0]" in out and "[acl.1]" not in out, "the lab's dp1.ini changed: one ACL rule expected"
+    out += ["", *ACL6]
     path.write_text("\n".join(out) + "\n")
 
 
@@ -408,3 +427,28 @@ def test_ra_offload_sends_the_initial_and_periodic_ras(dp, cp6):
         assert cause == 1
         dp.wire.drain()
         assert not frames_where(dp, lambda p: access_out(p, sub) and ICMPv6ND_RA in p, timeout=6.0)
+
+
+def test_ipv6_acl_rule_denies_ipv6_only(dp, cp6):
+    """[acl.1] (family ipv6, UDP to port 9 of 2001:db8:dead::/48) denies that IPv6 traffic;
+    IPv6 to another port passes; the IPv4 rule [acl.0] (TCP 25) does not touch IPv6."""
+    sub = new_sub6()
+    with installed6(cp6, sub):
+        dp.wire.drain()
+        before = dp.stats()
+        dp.wire.send(bytes(up6(sub, dst="2001:db8:dead::9", payload=UDP(sport=4000, dport=9) / Raw(b"x" * 8))))
+        assert stat_delta(dp, before, "drop_acl_deny", 1) == 1
+        assert not frames_where(dp, lambda p: core_out(p), timeout=0.5)
+        dp.wire.send(bytes(up6(sub, dst="2001:db8:dead::9", payload=UDP(sport=4000, dport=10) / Raw(b"x" * 8))))
+        assert frames_where(dp, lambda p: core_out(p) and UDP in p and p[UDP].dport == 10)
+        # downstream the rule is tried too (direction both), on the packet's own addresses:
+        # from 2001:db8:dead::9 to the subscriber is not "to 2001:db8:dead::/48", so it passes
+        pkt = IPv6(src="2001:db8:dead::9", dst=wan_addr(sub)) / UDP(sport=5, dport=9) / Raw(b"y" * 8)
+        before = dp.stats()
+        dp.wire.send(bytes(Ether(src=ROUTER_MAC, dst=CORE_MAC) / pkt))
+        assert frames_where(dp, lambda p: access_out(p, sub) and UDP in p and p[UDP].dport == 9)
+        assert dp.stats()["acl_down_packets"] > before["acl_down_packets"]
+        assert dp.stats()["drop_acl_deny"] == before["drop_acl_deny"]
+        # TCP 25 over IPv6 is not the IPv4 rule's business
+        dp.wire.send(bytes(up6(sub, payload=TCP(sport=4000, dport=25, flags="S"))))
+        assert frames_where(dp, lambda p: core_out(p) and TCP in p and p[TCP].dport == 25)

@@ -296,6 +296,10 @@ def test_python_cp_against_the_c_up_function(pipe, samples, tmp_path):
         "echo_interval": 30,
         "echo_misses": 3,
         "urr_period": 60,
+        "has_ipv4": True,
+        "has_ipv6": False,
+        "prefixes6": [],
+        "ra": {"on": False, "interval": 0, "lifetime": 0, "flags": 0, "mtu": 0, "dns": 0},
     }
     # two independent encoders agree byte for byte (sequence number and CP SEID aside)
     c_est = bytearray(samples["cp_session_establishment_req"][0])
@@ -385,3 +389,42 @@ def test_python_cp_against_the_c_up_function(pipe, samples, tmp_path):
         f for f, (m, _) in zip(pkts, pipe.log, strict=True) if m[1] == 56 and vals(f, "pfcp.report_type.upir") == ["1"]
     ]
     check_lcp_dead(dead[0], SAMPLE_SUB)
+
+
+def test_python_cp_dual_stack_against_the_c_up_function(pipe):
+    """The Python CP's dual-stack and IPv6-only sessions (docs/dp/pfcp.md "Dual stack") reach
+    the C user-plane function's data path whole; per-family URRs report exactly."""
+    cp = Cp(pipe, t1=0.01, recovery=ntp(1600000000))
+    assert cp.associate() == 1
+    pipe.now = 200000
+    sub = Sub(
+        ctag=70,
+        sid=0x0170,
+        mac="02:11:00:00:00:70",
+        ipv6_prefix="2001:db8:100:70::/64",
+        delegated_prefix="2001:db8:200:7000::/56",
+        urr_period=600,
+        ra={"interval": 200, "lifetime": 1800, "flags": 0x40, "mtu": 1492, "dns": ("2001:db8::53",)},
+    )
+    _, up_seid, cause = cp.establish(sub, cp_seid=0x7001)
+    assert cause == 1
+    st = pipe.state()["sub"]
+    assert st["has_ipv4"] and st["has_ipv6"] and st["ipv4"] == "100.80.0.7"
+    assert st["prefixes6"] == ["2001:db8:100:70::/64", "2001:db8:200:7000::/56"]
+    assert st["ra"] == {"on": True, "interval": 200, "lifetime": 1800, "flags": 0x40, "mtu": 1492, "dns": 1}
+    # usage: totals 1000/5000 bytes, of which IPv6 600/2500
+    pipe.cmd(f"usage {pipe.state()['last_handle']} 10 1000 20 5000 4 600 5 2500")
+    cause, usage = cp.delete(up_seid)
+    assert cause == 1
+    by = {u.urr_id: u for u in usage}
+    assert (by[1].ul_bytes, by[1].dl_bytes) == (1000, 5000)
+    assert (by[2].ul_bytes, by[2].dl_bytes, by[2].ul_pkts) == (400, 2500, 6)
+    assert (by[3].ul_bytes, by[3].dl_bytes, by[3].dl_pkts) == (600, 2500, 5)
+    # an IPv6-only session
+    v6only = Sub(ctag=71, sid=0x0171, mac="02:11:00:00:00:71", ipv4=None, ipv6_prefix="2001:db8:100:71::/64")
+    _, up_seid, cause = cp.establish(v6only, cp_seid=0x7002)
+    assert cause == 1
+    st = pipe.state()["sub"]
+    assert not st["has_ipv4"] and st["ipv4"].split(".") == ["0"] * 4
+    assert st["prefixes6"] == ["2001:db8:100:71::/64"]
+    assert cp.delete(up_seid)[0] == 1
