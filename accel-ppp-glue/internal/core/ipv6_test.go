@@ -305,3 +305,82 @@ func TestIPv6OnlySession(t *testing.T) {
 		t.Fatalf("establishment %+v", e)
 	}
 }
+
+// dhcp6Msg builds a client DHCPv6 message (UDP/IPv6 from the client's link-local).
+func dhcp6Msg(typ uint8, opts ...[]byte) []byte {
+	msg := []byte{typ, 0x12, 0x34, 0x56}
+	msg = append(msg, 0, 1, 0, 10, 0, 3, 0, 1, 2, 0x5b, 0, 0, 0, 1) // client id DUID-LL
+	for _, o := range opts {
+		msg = append(msg, o...)
+	}
+	udp := []byte{0x02, 0x22, 0x02, 0x23, 0, 0, 0, 0}
+	binary.BigEndian.PutUint16(udp[4:], uint16(8+len(msg)))
+	return ip6(clientLL, netip.MustParseAddr("ff02::1:2"), 17, 1, append(udp, msg...), 6)
+}
+
+func opt6(code uint16, data []byte) []byte {
+	b := binary.BigEndian.AppendUint16(nil, code)
+	b = binary.BigEndian.AppendUint16(b, uint16(len(data)))
+	return append(b, data...)
+}
+
+// dhcp6Options splits a reply (the IPv6 packet of a PPP frame) into its options.
+func dhcp6Options(t *testing.T, pkt []byte) (uint8, map[uint16][]byte) {
+	t.Helper()
+	if len(pkt) < 52 || pkt[6] != 17 {
+		t.Fatalf("not a DHCPv6 reply: % x", pkt)
+	}
+	m := pkt[48:]
+	out := map[uint16][]byte{}
+	for o := m[4:]; len(o) >= 4; {
+		n := int(binary.BigEndian.Uint16(o[2:]))
+		out[binary.BigEndian.Uint16(o)] = o[4 : 4+n]
+		o = o[4+n:]
+	}
+	return m[0], out
+}
+
+// The DHCPv6 server's DUID and the bindings survive a CP restart: the
+// subscriber's Renew after it is answered with its prefix, not NoBinding.
+func TestDHCPv6RenewAfterRestart(t *testing.T) {
+	p := newTestPod(t, dualStack(t, "2001:db8:100::/60", false), nil)
+	c := p.client(1)
+	c.discover()
+	c.auth()
+	c.ncp6(false)
+	c.established()
+	p.send(c.ipv6Frame(solicitRapid(5)))
+	rep := p.expect("DHCPv6 Reply", 2*time.Second, func(r rxFrame) bool { return r.proto == ppp.ProtoIPv6 })
+	typ, opts := dhcp6Options(t, rep.f.Payload[2:])
+	duid := opts[2]
+	if typ != 7 || len(duid) < 8 || len(opts[25]) < 12+4+25 {
+		t.Fatalf("reply %d %v", typ, opts)
+	}
+	pd := opts[25][16 : 16+25]
+	p.waitFor("the binding persisted", 2*time.Second, func() bool { return p.view(c.sid).PrefixBound })
+	time.Sleep(500 * time.Millisecond) // the store write after the binding (off the shard)
+	p.stop()
+
+	state := p.opt.StateDir
+	p2 := newTestPod(t, func(o *Options) {
+		dualStack(t, "2001:db8:100::/60", false)(o)
+		o.StateDir = state
+	}, nil)
+	c2 := p2.client(1)
+	c2.sid = c.sid
+	v := p2.view(c.sid)
+	if !v.PrefixBound || fmt.Sprint(v.DelegatedPrefix) != "2001:db8:200::/56" {
+		t.Fatalf("restored %+v", v)
+	}
+	renew := dhcp6Msg(5, opt6(2, duid), opt6(25, append([]byte{0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0}, opt6(26, pd)...)))
+	p2.send(c2.ipv6Frame(renew))
+	rep = p2.expect("DHCPv6 Reply to the Renew", 2*time.Second, func(r rxFrame) bool { return r.proto == ppp.ProtoIPv6 })
+	typ, opts = dhcp6Options(t, rep.f.Payload[2:])
+	if typ != 7 || string(opts[2]) != string(duid) || len(opts[25]) < 12+4+25 ||
+		string(opts[25][16+8:16+25]) != string(pd[8:]) {
+		t.Fatalf("renew answered %d %x", typ, opts[25])
+	}
+	// an RS of the restored session is answered too
+	p2.send(c2.ipv6Frame(routerSolicitation()))
+	p2.expect("RA", 2*time.Second, func(r rxFrame) bool { return r.proto == ppp.ProtoIPv6 && r.f.Payload[2+40] == 134 })
+}

@@ -280,7 +280,10 @@ func newTestPod(t *testing.T, tune func(*Options), seed func(db sessionStore)) *
 	go func() { runErr <- d.Run(ctx) }()
 	readDone := make(chan struct{})
 	go p.read(readDone)
-	p.stop = func() {
+	var stopPod func()
+	var stopOnce sync.Once
+	p.stop = func() { stopOnce.Do(stopPod) }
+	stopPod = func() {
 		cancel()
 		select {
 		case err := <-runErr:
