@@ -24,6 +24,9 @@ import (
 // establishment or by a modification after it. RS, NS and DHCPv6 of the
 // session come over the redirect and are answered here (internal/v6ctl).
 
+// v6Wait is how long an establishment waits for IPv6CP once IPCP is open.
+const v6Wait = 500 * time.Millisecond
+
 const (
 	bucketDHCP6 = "dhcp6"
 	keyDUID     = "server_duid"
@@ -241,9 +244,13 @@ func (sh *shard) ipv6Up(now time.Time, s *session, e ppp.EvUp6) {
 	case stEstablished:
 		sh.installIPv6(s)
 	case stNegotiating:
-		if s.ipcpFailed {
+		switch {
+		case s.ipcpFailed:
 			// IPCP gave up before: an IPv6-only session.
 			sh.establish(now, s, ppp.EvUp{})
+		case !s.v6WaitUntil.IsZero():
+			// IPCP opened first and waits: both families at once.
+			sh.establish(now, s, ppp.EvUp{Peer: s.rec.IPv4})
 		}
 	}
 	// stEstablishing: established() installs it once the DP answered.
@@ -267,6 +274,9 @@ func (sh *shard) ncpDown(now time.Time, s *session, e ppp.EvNCPDown) {
 		if s.rec.hasIPv6() {
 			sh.establish(now, s, ppp.EvUp{})
 		}
+	}
+	if e.Proto == ppp.ProtoIPv6CP && s.state == stNegotiating && !s.v6WaitUntil.IsZero() {
+		sh.establish(now, s, ppp.EvUp{Peer: s.rec.IPv4}) // IPv4 only, at once
 	}
 	// Otherwise the DP keeps the family's PDRs until the session ends: the
 	// subscriber no longer sends that family (nothing to forward upstream).

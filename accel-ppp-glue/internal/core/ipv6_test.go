@@ -194,6 +194,12 @@ func TestDualStackSession(t *testing.T) {
 		}
 		return false
 	})
+	p.plane.mu.Lock()
+	one := len(p.plane.ests) == 1 && p.plane.ests[0].IPv6 != nil && p.plane.ests[0].RA != nil && len(p.plane.mods) == 0
+	p.plane.mu.Unlock()
+	if !one {
+		t.Fatal("IPCP and IPv6CP opened together: one establishment with both families expected, no modification")
+	}
 	v := p.view(c.sid)
 	if fmt.Sprint(v.IPv6Prefix) != "2001:db8:100::/64" || fmt.Sprint(v.DelegatedPrefix) != "2001:db8:200::/56" || !v.IPv6Up || !v.IPv4.IsValid() {
 		t.Fatalf("view %+v", v)
@@ -383,4 +389,73 @@ func TestDHCPv6RenewAfterRestart(t *testing.T) {
 	// an RS of the restored session is answered too
 	p2.send(c2.ipv6Frame(routerSolicitation()))
 	p2.expect("RA", 2*time.Second, func(r rxFrame) bool { return r.proto == ppp.ProtoIPv6 && r.f.Payload[2+40] == 134 })
+}
+
+// IPCP opens, IPv6CP later than the establishment waits for it: IPv4 is
+// installed first, IPv6 by a modification, with an Interim-Update.
+func TestIPv6AfterTheEstablishment(t *testing.T) {
+	p := newTestPod(t, dualStack(t, "2001:db8:100::/60", false), nil)
+	c := p.client(1)
+	c.discover()
+	c.auth()
+	// IPCP only, answering the daemon's IPv6CP request not yet
+	c.id++
+	p.send(c.cpFrame(ppp.ProtoIPCP, ppp.CodeConfReq, c.id, []byte{ppp.IPCPOptAddress, 6, 0, 0, 0, 0}))
+	var v6req rxFrame
+	acked, ours := false, false
+	for !acked || !ours {
+		r := p.expect("IPCP or IPv6CP", 2*time.Second, func(r rxFrame) bool { return r.proto == ppp.ProtoIPCP || r.proto == ppp.ProtoIPv6CP })
+		switch {
+		case r.proto == ppp.ProtoIPv6CP:
+			v6req = r
+		case r.code == ppp.CodeConfReq:
+			p.send(c.cpFrame(ppp.ProtoIPCP, ppp.CodeConfAck, r.id, r.body))
+			acked = true
+		case r.code == ppp.CodeConfNak:
+			copy(c.addr[:], r.body[2:6])
+			c.id++
+			p.send(c.cpFrame(ppp.ProtoIPCP, ppp.CodeConfReq, c.id, append([]byte{ppp.IPCPOptAddress, 6}, c.addr[:]...)))
+		case r.code == ppp.CodeConfAck:
+			ours = true
+		}
+	}
+	start := time.Now()
+	c.established()
+	if d := time.Since(start); d < 300*time.Millisecond {
+		t.Fatalf("established after %v: the establishment did not wait for IPv6CP", d)
+	}
+	p.plane.mu.Lock()
+	if len(p.plane.ests) != 1 || p.plane.ests[0].IPv6 != nil {
+		t.Fatalf("establishment %+v", p.plane.ests)
+	}
+	p.plane.mu.Unlock()
+	// now IPv6CP (the daemon's latest request: a retransmission has a new
+	// identifier): the IPv6 PDRs by a modification, and an Interim-Update
+	for {
+		r, ok := p.recv(50 * time.Millisecond)
+		if !ok {
+			break
+		}
+		if r.is(ppp.ProtoIPv6CP, ppp.CodeConfReq) {
+			v6req = r
+		}
+	}
+	p.send(c.cpFrame(ppp.ProtoIPv6CP, ppp.CodeConfAck, v6req.id, v6req.body))
+	c.id++
+	p.send(c.cpFrame(ppp.ProtoIPv6CP, ppp.CodeConfReq, c.id, []byte{1, 10, 2, 0x11, 0x22, 0xff, 0xfe, 0x33, 0x44, 0x55}))
+	p.waitFor("the modification", 2*time.Second, func() bool {
+		p.plane.mu.Lock()
+		defer p.plane.mu.Unlock()
+		return len(p.plane.mods) == 1 && p.plane.mods[0].AddIPv6 != nil && p.plane.mods[0].AddIPv6.IPv6 != nil
+	})
+	p.waitFor("an Interim-Update", 2*time.Second, func() bool {
+		p.acct.mu.Lock()
+		defer p.acct.mu.Unlock()
+		for _, r := range p.acct.requests {
+			if r.Status == aaa.AcctInterim && r.IPv6 != nil && r.IPv6.Prefix.IsValid() {
+				return true
+			}
+		}
+		return false
+	})
 }
