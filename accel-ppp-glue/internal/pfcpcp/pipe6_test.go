@@ -78,6 +78,25 @@ func TestDualStackAgainstDPUserPlaneFunction(t *testing.T) {
 	if _, err := f.Modify(ctx, 11, up, v4.CPSEID, &Mod{RA: &bad}); !asCause(err, &ce) || ce.Cause != 69 {
 		t.Fatalf("RA offload for a foreign /64: %v", err)
 	}
+	// a CoA with rates on a dual-stack session without a QER: the QER is
+	// created and named by all five PDRs
+	norate := dualSession()
+	norate.CPSEID, norate.CTag, norate.PPPoESessionID, norate.IPv4 = 0x5001, 12, 0x10c, netip.MustParseAddr("100.80.0.12")
+	norate.IPv6 = &IPv6Rules{WAN: netip.MustParsePrefix("2001:db8:100:d::/64"), PD: netip.MustParsePrefix("2001:db8:200:d00::/56")}
+	norate.RA.Prefix = norate.IPv6.WAN
+	norate.UpMBR, norate.UpGBR, norate.DownMBR = 0, 0, 0
+	up5, err := f.Establish(ctx, 11, norate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rate := uint64(30_000_000)
+	if _, err := f.Modify(ctx, 11, up5, norate.CPSEID, &Mod{UpMBR: &rate, DownMBR: &rate, UpGBR: &rate,
+		IPv6PDRs: true, HasPD: true}); err != nil {
+		t.Fatalf("CoA rates on a dual-stack session without a QER: %v", err)
+	}
+	if st := dp.state(); st.Sub.MbrDL != 30_000_000 {
+		t.Fatalf("rates not in the data path: %+v", st.Sub)
+	}
 	if st := dp.state(); st.Modifies < 3 {
 		t.Fatalf("modifications did not reach the data path: %+v", st)
 	}
