@@ -240,6 +240,11 @@ func (sh *shard) ipv6Up(now time.Time, s *session, e ppp.EvUp6) {
 	}
 	s.rec.IIDLocal, s.rec.IIDPeer = e.Local, e.Peer
 	sh.d.m.ncpUp.WithLabelValues("ipv6cp").Inc()
+	// The first RA at once (RFC 4861 6.2.4): the subscriber need not wait for
+	// the DP's (which come once the IPv6 PDRs are installed) nor send an RS.
+	vs := sh.d.v6Session(s)
+	sh.sendPPP(s, ppp.ProtoIPv6, v6ctl.RA(&vs))
+	sh.d.m.v6Sent.WithLabelValues("ra_initial").Inc()
 	switch s.state {
 	case stEstablished:
 		sh.installIPv6(s)

@@ -53,11 +53,16 @@ func (c *client) ncp6(rejectIPCP bool) (ours, peer uint64) {
 	p.send(c.cpFrame(ppp.ProtoIPv6CP, ppp.CodeConfReq, c.id, []byte{1, 10, 0, 0, 0, 0, 0, 0, 0, 0}))
 	done4, done6 := rejectIPCP, false
 	acked4, acked6 := rejectIPCP, false
-	for !(done4 && done6 && acked4 && acked6) {
-		r := p.expect("IPCP or IPv6CP", 2*time.Second, func(r rxFrame) bool {
-			return r.proto == ppp.ProtoIPCP || r.proto == ppp.ProtoIPv6CP
+	for !(done4 && done6 && acked4 && acked6) || c.initialRA == nil {
+		r := p.expect("IPCP, IPv6CP or the initial RA", 2*time.Second, func(r rxFrame) bool {
+			return r.proto == ppp.ProtoIPCP || r.proto == ppp.ProtoIPv6CP || r.proto == ppp.ProtoIPv6
 		})
 		switch {
+		case r.proto == ppp.ProtoIPv6:
+			if !done6 || !acked6 {
+				p.t.Fatalf("IPv6 before IPv6CP opened: % x", r.f.Payload)
+			}
+			c.initialRA = r.f.Payload[2:]
 		case r.proto == ppp.ProtoIPCP && r.code == ppp.CodeConfReq && rejectIPCP:
 			pr := append([]byte{byte(ppp.ProtoIPCP >> 8), byte(ppp.ProtoIPCP & 0xff), r.code, r.id, 0, byte(4 + len(r.body))}, r.body...)
 			c.id++
@@ -177,6 +182,9 @@ func TestDualStackSession(t *testing.T) {
 	ours, peer := c.ncp6(false)
 	if ours != 0x00ac00fffe000001 || peer != 0x005b00fffe000001 {
 		t.Fatalf("IIDs %x (want the AC MAC's EUI-64) %x (want the client MAC's)", ours, peer)
+	}
+	if ra := c.initialRA; len(ra) < 48+32 || ra[40] != 134 || !strings.Contains(string(ra), string([]byte{0x20, 0x01, 0x0d, 0xb8, 0x01, 0x00, 0, 0})) {
+		t.Fatalf("initial RA % x", ra)
 	}
 	c.established()
 	p.waitFor("IPv6 in the DP", 2*time.Second, func() bool {

@@ -442,7 +442,8 @@ type client struct {
 	magic      uint32
 	id         uint8
 	addr       [4]byte
-	lcpAcked   bool // the client has acked the CP's LCP Configure-Request already
+	lcpAcked   bool   // the client has acked the CP's LCP Configure-Request already
+	initialRA  []byte // the RA the CP sent when IPv6CP opened (ipv6_test.go)
 }
 
 func (p *testPod) client(i int) *client {
