@@ -331,6 +331,7 @@ func (sh *shard) ipv6In(s *session, data []byte) {
 				if err := d.persist(&rec); err != nil {
 					d.log.Error("session store write failed", "session", rec.ID, "err", err)
 				}
+				d.bindingsPersisted.Add(1)
 			}()
 		}
 		if bound && !wasBound && s.state == stEstablished && s.rec.AcctStarted {

@@ -372,7 +372,7 @@ func TestDHCPv6RenewAfterRestart(t *testing.T) {
 	}
 	pd := opts[25][16 : 16+25]
 	p.waitFor("the binding persisted", 2*time.Second, func() bool { return p.view(c.sid).PrefixBound })
-	time.Sleep(500 * time.Millisecond) // the store write after the binding (off the shard)
+	p.waitFor("the binding in the store", 10*time.Second, func() bool { return p.d.bindingsPersisted.Load() >= 1 })
 	p.stop()
 
 	state := p.opt.StateDir
