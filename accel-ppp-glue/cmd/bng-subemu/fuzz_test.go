@@ -200,7 +200,7 @@ func TestHostileFrames(t *testing.T) {
 		{"PADS in state up", frameTo(e, up, pppoe.EtherTypeDiscovery, pppoe.CodePADS, 5, pppoe.AppendTag(nil, pppoe.TagHostUniq, s.hostUniq[:])), &e.st.rxUnexpected},
 		{"PADT of another session", frameTo(e, up, pppoe.EtherTypeDiscovery, pppoe.CodePADT, s.sid+1, nil), &e.st.rxWrongSession},
 		{"IPCP Ack out of the blue", frameTo(e, up, pppoe.EtherTypeSession, 0, s.sid, cp("8021 02 09 000a 0306 00000000")), &e.st.rxUnexpected},
-		{"IPv6CP", frameTo(e, up, pppoe.EtherTypeSession, 0, s.sid, cp("8057 01 01 0004")), &e.st.rxUnexpected},
+		{"IPv6CP Ack out of the blue", frameTo(e, up, pppoe.EtherTypeSession, 0, s.sid, cp("8057 02 09 000e 010a 0211223344556677")), &e.st.rxUnexpected},
 	} {
 		before := *tc.field
 		e.input(tc.frame)
