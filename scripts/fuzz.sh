@@ -2,7 +2,8 @@
 # Runs every fuzzer of the repository for SECONDS each (default 60); a finding fails.
 #   C   server-dp: libFuzzer + ASan/UBSan on the DP configuration loader, the
 #       frame classifier, the control-frame code (LCP offload, VXLAN codec),
-#       the core-side ARP table and the PFCP codec / user-plane function
+#       the core-side ARP table, the PFCP codec / user-plane function and the IPv6
+#       parsers (core-side ND, the RA offload IE, the Line Group IE's IPv6 trailer)
 #   Go  accel-ppp-glue: go test -fuzz on the control-plane configuration parser, the
 #       PPPoE frame and tag decoders, the PPP engine (LCP/PAP/CHAP/IPCP), RADIUS
 #       replies and CoA/DM requests, the PFCP input path, the address pools and the
@@ -17,15 +18,16 @@ export PATH="$PATH:/usr/local/go/bin"
 cd "$root/server-dp"
 [ -f build-fuzz/build.ninja ] || CC=clang meson setup build-fuzz -Dfuzz=true >/dev/null
 ninja -C build-fuzz fuzz/fuzz_dp_config fuzz/fuzz_classify fuzz/fuzz_ctl fuzz/fuzz_neigh \
-    fuzz/fuzz_pfcp
+    fuzz/fuzz_pfcp fuzz/fuzz_ipv6
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-mkdir "$work/config" "$work/classify" "$work/ctl" "$work/neigh" "$work/pfcp"
+mkdir "$work/config" "$work/classify" "$work/ctl" "$work/neigh" "$work/pfcp" "$work/ipv6"
 cp fuzz/corpus/* "$work/config/"
 cp fuzz/corpus_classify/* "$work/classify/"
 cp fuzz/corpus_ctl/* "$work/ctl/"
 cp fuzz/corpus_neigh/* "$work/neigh/"
 cp fuzz/corpus_pfcp/* "$work/pfcp/"
+cp fuzz/corpus_ipv6/* "$work/ipv6/"
 echo "== C: fuzz_dp_config for ${seconds}s"
 build-fuzz/fuzz/fuzz_dp_config -max_total_time="$seconds" -dict=fuzz/dp_config.dict \
     -print_final_stats=1 -artifact_prefix="$work/" "$work/config"
@@ -41,6 +43,9 @@ build-fuzz/fuzz/fuzz_neigh -max_total_time="$seconds" -max_len=1024 -print_final
 echo "== C: fuzz_pfcp for ${seconds}s"
 build-fuzz/fuzz/fuzz_pfcp -max_total_time="$seconds" -max_len=8192 -print_final_stats=1 \
     -artifact_prefix="$work/" "$work/pfcp"
+echo "== C: fuzz_ipv6 for ${seconds}s"
+build-fuzz/fuzz/fuzz_ipv6 -max_total_time="$seconds" -max_len=2048 -print_final_stats=1 \
+    -artifact_prefix="$work/" "$work/ipv6"
 
 cd "$root/accel-ppp-glue"
 files_in() { if [ -d "$1" ]; then find "$1" -type f | wc -l; else echo 0; fi; }

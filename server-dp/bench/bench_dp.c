@@ -4,7 +4,10 @@
  *
  *   bench_dp [EAL options, with --vdev net_null0] -- --config INI --sessions CSV
  *            --pcap FILE --scenario up|down [--seconds S | --bursts K] [--runs R]
- *            [--qsize N] [--copy B] [--stats-period-us U]
+ *            [--qsize N] [--copy B] [--stats-period-us U] [--v6]
+ *
+ * --v6: every session also gets its IPv6 /64 and /56 (vbng_traffic.py) and the
+ * IPv6 router is taken as resolved; the pcap is then IPv6 traffic.
  *
  * The instance is built by the same code as bng-dp (app_init.h) from INI; every
  * session of CSV is installed through the PFCP user-plane function's data-path
@@ -69,6 +72,7 @@ struct frames {
 static struct app the_app;
 static struct frames fr;
 static uint16_t copy_bytes = 64;
+static int with_v6; /* --v6: every session also gets its /64 and /56 (vbng_traffic.py) */
 
 static int
 load_pcap(const char *path, struct frames *f, uint32_t stride)
@@ -152,6 +156,22 @@ install_sessions(struct app *a, const char *path, uint32_t *count)
 		u.ctag = (uint16_t)ctag;
 		u.pppoe_sid = (uint16_t)sid;
 		u.ipv4 = b0 << 24 | b1 << 16 | b2 << 8 | b3;
+		if (with_v6) {
+			/* 2001:db8:100:i::/64 and 2001:db8:2HH:LL00::/56 (vbng_traffic.py) */
+			static const uint8_t wan[6] = {0x20, 0x01, 0x0d, 0xb8, 0x01, 0x00};
+			static const uint8_t pd[5] = {0x20, 0x01, 0x0d, 0xb8, 0x02};
+
+			u.n_prefix6 = 2;
+			memcpy(u.prefix6[0], wan, 6);
+			u.prefix6[0][6] = (uint8_t)(i >> 8);
+			u.prefix6[0][7] = (uint8_t)i;
+			u.prefix6_len[0] = 64;
+			memcpy(u.prefix6[1], pd, 5);
+			u.prefix6[1][5] = (uint8_t)(i >> 8);
+			u.prefix6[1][6] = (uint8_t)i;
+			u.prefix6_len[1] = 56;
+			u.has_ipv4 = u.has_ipv6 = true;
+		}
 		/* This thread is the worker too: apply the HQoS commands as it would. */
 		hqos_worker_apply(a->hqos, rte_rdtsc());
 		rc = subs_ops.install(a, &u, &handle);
@@ -335,6 +355,7 @@ main(int argc, char **argv)
 		{"qsize", required_argument, NULL, 'q'},
 		{"copy", required_argument, NULL, 'C'},
 		{"stats-period-us", required_argument, NULL, 'P'},
+		{"v6", no_argument, NULL, '6'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *csv = NULL, *pcap = NULL, *scenario = "down";
@@ -385,6 +406,9 @@ main(int argc, char **argv)
 		case 'P':
 			a->opts.hqos_stats_period_us = (uint32_t)atoi(optarg);
 			break;
+		case '6':
+			with_v6 = 1;
+			break;
 		default:
 			return 1;
 		}
@@ -420,6 +444,9 @@ main(int argc, char **argv)
 	}
 	if (port_open(a) != 0 || install_sessions(a, csv, &n_sess) != 0 || resolve_router(a) != 0)
 		return 1;
+	/* The IPv6 router as Neighbor Discovery would have resolved it (02:ee:00:00:00:01). */
+	if (with_v6)
+		__atomic_store_n(&a->router6_mac, 0x02ee00000001ULL, __ATOMIC_RELAXED);
 	session_worker_register(a->sessions, 0);
 	hqos_worker_apply(a->hqos, rte_rdtsc());
 	hz = rte_get_tsc_hz();

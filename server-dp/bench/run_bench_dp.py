@@ -36,7 +36,13 @@ import vbng_traffic as vt  # noqa: E402
 
 BENCH = os.path.join(os.path.dirname(HERE), "build", "bench", "bench_dp")
 CALLGRIND_SLOWDOWN = 50  # about how much slower bench_dp runs under callgrind (time-based work)
-SCEN = {"downstream": ("down", vt.DOWN_FRAME_LEN), "upstream": ("up", vt.UP_FRAME_LEN)}
+SCEN = {
+    "downstream": ("down", vt.DOWN_FRAME_LEN),
+    "upstream": ("up", vt.UP_FRAME_LEN),
+    # IPv6 (dual-stack sessions with a /64 and a /56 each), bng-dp only
+    "downstream6": ("down6", vt.DOWN_FRAME_LEN),
+    "upstream6": ("up6", vt.UP_FRAME_LEN),
+}
 
 
 def log(msg: str) -> None:
@@ -51,10 +57,14 @@ def eal(huge: bool, file_prefix: str) -> list[str]:
 
 def args_of(out: str, n: int, scen: str, copy: int) -> list[str]:
     short, _ = SCEN[scen]
+    v6 = short.endswith("6")
     return [
-        "--config", os.path.join(out, f"bng_dp_{n}.ini"), "--sessions", os.path.join(out, f"sessions_{n}.csv"),
+        "--config", os.path.join(out, f"bng_dp{'6' if v6 else ''}_{n}.ini"),
+        "--sessions", os.path.join(out, f"sessions_{n}.csv"),
         "--pcap", os.path.join(out, f"{short}_{n}.pcap"), "--scenario", scen,
-        "--qsize", "64" if n <= 4096 else "16", "--copy", str(copy),
+        "--qsize", "64" if n <= 4096 else "16",
+        # IPv6's headers (30 + 40 + 8 bytes) do not fit the 64 bytes copied for IPv4
+        "--copy", str(max(copy, 128) if v6 and copy else copy), *(["--v6"] if v6 else []),
     ]  # fmt: skip
 
 

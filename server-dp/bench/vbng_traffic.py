@@ -36,8 +36,19 @@ Upstream frame (access side, 128 bytes without FCS):
 Core side: subnet 192.0.2.0/24, router 192.0.2.1 (MAC 02:ee:00:00:00:01), the line
 group's core address 192.0.2.2 (MAC 02:cc:00:00:00:01).
 
+IPv6 (bng-dp only; ip_pipeline has no IPv6 vBNG to compare with): session i also has
+the /64 2001:db8:100:i::/64 (WAN pool 2001:db8:100::/48) and the /56 with bits 40..55
+= i of the PD pool 2001:db8:200::/40 (2001:db8:2HH:LL00::/56, HH LL the bytes of i);
+core subnet6 2001:db8:64::/64, router ::1, core address ::2. Frames draw a, b as above
+plus c = next(): the session i = a % N, the address inside its /64 (::1) when c is even,
+else inside its /56 (the /64 number 0x42 of it, host ::5). Downstream (504 bytes):
+Ethernet as IPv4 with type 0x86dd, IPv6 2001:db8:ffff::1 -> that address, traffic
+class = the DSCP above << 2, hop limit 64; UDP (checksum set). Upstream (128 bytes):
+the IPv4 access header with PPP 0x0057, IPv6 from that address to 2001:db8:ffff::1.
+
 usage: vbng_traffic.py OUTDIR [--sessions N ...] [--frames K] [--check]
-writes, per N: sessions_N.csv, down_N.pcap, up_N.pcap, bng_dp_N.ini
+writes, per N: sessions_N.csv, down_N.pcap, up_N.pcap, bng_dp_N.ini, and for IPv6
+down6_N.pcap, up6_N.pcap, bng_dp6_N.ini
 """
 
 from __future__ import annotations
@@ -172,6 +183,75 @@ def up_frames(sess: list[Session], count: int):
             + struct.pack("!HHHHHBBHHH", 0x88A8, s.stag, 0x8100, s.ctag, 0x8864, 0x11, 0, s.sid, ip_total + 2, 0x0021)
         )
         yield l2 + ipv4_udp(s.ip, SERVER_IP, 0, k & 0xFFFF, ip_total, sport)
+
+
+SERVER6 = bytes.fromhex("20010db8ffff00000000000000000001")  # 2001:db8:ffff::1
+
+
+def wan6(i: int) -> bytes:
+    """The session's /64 (8 bytes) with host ::1."""
+    return bytes.fromhex("20010db80100") + i.to_bytes(2, "big") + (1).to_bytes(8, "big")
+
+
+def lan6(i: int) -> bytes:
+    """Inside the session's /56: its /64 number 0x42, host ::5."""
+    return bytes.fromhex("20010db802") + i.to_bytes(2, "big") + b"\x42" + (5).to_bytes(8, "big")
+
+
+def ipv6_udp(src: bytes, dst: bytes, dscp: int, total: int, sport: int) -> bytes:
+    plen = total - 40
+    vtf = (6 << 28) | ((dscp << 2) << 20)
+    hdr = struct.pack("!IHBB", vtf, plen, 17, 64) + src + dst
+    udp = struct.pack("!HHHH", sport, UDP_DPORT, plen, 0)
+    payload = bytes(plen - 8)
+    ph = src + dst + struct.pack("!IxxxB", plen, 17)
+    data = ph + udp + payload
+    csum = sum(struct.unpack(f"!{len(data) // 2}H", data))
+    while csum >> 16:
+        csum = (csum & 0xFFFF) + (csum >> 16)
+    csum = (~csum & 0xFFFF) or 0xFFFF
+    return hdr + udp[:6] + struct.pack("!H", csum) + payload
+
+
+def down6_frames(sess: list[Session], count: int):
+    rng = SplitMix64(SEED_DOWN)
+    eth = CORE_MAC + ROUTER_MAC + b"\x86\xdd"
+    n = len(sess)
+    for _ in range(count):
+        a, b, c = rng.next(), rng.next(), rng.next()
+        s = sess[a % n]
+        dst = wan6(s.i) if c % 2 == 0 else lan6(s.i)
+        sport = 1024 + ((b >> 32) % 64512)
+        yield eth + ipv6_udp(SERVER6, dst, down_dscp(b), DOWN_FRAME_LEN - 14, sport)
+
+
+def up6_frames(sess: list[Session], count: int):
+    rng = SplitMix64(SEED_UP)
+    n = len(sess)
+    ip_total = UP_FRAME_LEN - 30
+    for _ in range(count):
+        a, b, c = rng.next(), rng.next(), rng.next()
+        s = sess[a % n]
+        src = wan6(s.i) if c % 2 == 0 else lan6(s.i)
+        sport = 1024 + ((b >> 32) % 64512)
+        l2 = (
+            AC_MAC
+            + s.mac
+            + struct.pack("!HHHHHBBHHH", 0x88A8, s.stag, 0x8100, s.ctag, 0x8864, 0x11, 0, s.sid, ip_total + 2, 0x0057)
+        )
+        yield l2 + ipv6_udp(src, SERVER6, 0, ip_total, sport)
+
+
+def bng_dp6_ini(n: int) -> str:
+    """bng_dp_ini() with the IPv6 keys: the core subnet6, router, core address and pools."""
+    out = []
+    for line in bng_dp_ini(n).split("\n"):
+        out.append(line)
+        if line == "[core]":
+            out += ["subnet6 = 2001:db8:64::/64", "router_address6 = 2001:db8:64::1"]
+        elif line == "[line_group.0]":
+            out += ["core_address6 = 2001:db8:64::2", "prefixes6 = 2001:db8:100::/48:64 2001:db8:200::/40:56"]
+    return "\n".join(out)
 
 
 def write_pcap(path: str, frames, snaplen: int = 65535) -> int:
@@ -314,6 +394,10 @@ def main(argv: list[str]) -> int:
         sfx = "" if args.snaplen >= 65535 else f".snap{args.snaplen}"
         write_pcap(os.path.join(args.outdir, f"down_{n}{sfx}.pcap"), down_frames(sess, args.frames), args.snaplen)
         write_pcap(os.path.join(args.outdir, f"up_{n}{sfx}.pcap"), up_frames(sess, args.frames), args.snaplen)
+        with open(os.path.join(args.outdir, f"bng_dp6_{n}.ini"), "w") as f:
+            f.write(bng_dp6_ini(n))
+        write_pcap(os.path.join(args.outdir, f"down6_{n}.pcap"), down6_frames(sess, args.frames))
+        write_pcap(os.path.join(args.outdir, f"up6_{n}.pcap"), up6_frames(sess, args.frames))
         if args.check and not sfx:
             check(args.outdir, n, args.frames)
     return 0

@@ -12,7 +12,8 @@
  *     finds for (stag, ctag), and the destination is the line group's AC MAC
  *     (or broadcast, but never for a session frame);
  *   - core kinds: no line, destination one of the core MACs (or broadcast
- *     for ARP), tag matches the core VLAN;
+ *     for ARP, an IPv6 multicast MAC for ND), tag matches the core VLAN; ND
+ *     is ICMPv6 NS/NA with hop limit 255;
  *   - session kinds: session id not 0 / 0xffff; PPP protocol matches kind;
  *   - counters: exactly one kind counted, and the drop reason when dropped;
  *   - classifying the same bytes again gives the same result.
@@ -106,11 +107,18 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else {
 		CHECK((uint32_t)r.l3_off + r.l3_len <= len && r.l3_off >= 14);
 		dst = mac_key(f);
-		if (k == CLS_CORE_IPV4 || k == CLS_CORE_ARP) {
+		if (k == CLS_CORE_IPV4 || k == CLS_CORE_ARP || k == CLS_CORE_IPV6 ||
+		    k == CLS_CORE_ND) {
 			CHECK(r.line == CLS_NO_LINE && r.ctag == 0);
 			CHECK(r.stag == cfg->core.vlan);
 			CHECK(r.l3_off == (cfg->core.vlan ? 18 : 14));
-			CHECK(is_core_mac(cfg, dst) || (k == CLS_CORE_ARP && dst == CLS_MAC_BCAST));
+			CHECK(is_core_mac(cfg, dst) ||
+			      (k == CLS_CORE_ARP && dst == CLS_MAC_BCAST) ||
+			      (k == CLS_CORE_ND && (dst >> 32) == 0x3333));
+			if (k == CLS_CORE_ND)
+				CHECK(r.l3_len >= 64 && f[r.l3_off + 6] == 58 &&
+				      f[r.l3_off + 7] == 255 &&
+				      (f[r.l3_off + 40] == 135 || f[r.l3_off + 40] == 136));
 		} else {
 			CHECK(len >= 22 && r.l3_off >= 22);
 			CHECK(r.line != CLS_NO_LINE && r.line == ref_lookup(cfg, r.stag, r.ctag));
@@ -129,7 +137,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (k == CLS_PPPOE_SESS_IPV4 || k == CLS_IPOE_IPV4 || k == CLS_CORE_IPV4)
 			CHECK((f[r.l3_off] >> 4) == 4 && r.l3_len >= 20 &&
 			      r.l3_len == cls_be16(f + r.l3_off + 2));
-		if (k == CLS_PPPOE_SESS_IPV6 || k == CLS_IPOE_IPV6)
+		if (k == CLS_PPPOE_SESS_IPV6 || k == CLS_IPOE_IPV6 || k == CLS_CORE_IPV6 ||
+		    k == CLS_CORE_ND)
 			CHECK((f[r.l3_off] >> 4) == 6 &&
 			      r.l3_len == 40 + cls_be16(f + r.l3_off + 4));
 		if (k == CLS_PPPOE_DISC)

@@ -87,6 +87,34 @@ rule_of(const struct dp_acl_rule *r, unsigned int idx, struct acl_rule *out)
 	out->field[F_DPORT].mask_range.u16 = r->dport.hi;
 }
 
+/* A prefix's 128-bit value and mask as two raw (network order as loaded) halves. */
+static void
+half6(const struct dp_ipv6_prefix *p, uint64_t v[2], uint64_t m[2])
+{
+	uint8_t mb[16] = {0};
+
+	for (unsigned int b = 0; b < p->len; b++)
+		mb[b / 8] |= (uint8_t)(0x80 >> (b % 8));
+	memcpy(v, p->addr, 16);
+	memcpy(m, mb, 16);
+	v[0] &= m[0];
+	v[1] &= m[1];
+}
+
+static void
+rule6_of(const struct dp_acl_rule *r, unsigned int idx, struct acl6_rule *out)
+{
+	memset(out, 0, sizeof(*out));
+	half6(&r->src6, out->src, out->srcm);
+	half6(&r->dst6, out->dst, out->dstm);
+	out->sp_lo = r->sport.lo;
+	out->sp_hi = r->sport.hi;
+	out->dp_lo = r->dport.lo;
+	out->dp_hi = r->dport.hi;
+	out->proto = r->protocol;
+	out->idx = (uint16_t)idx;
+}
+
 static int
 build_dir(struct acl *a, const struct dp_config *cfg, enum acl_dir dir, int socket, char *err,
 	  size_t errlen)
@@ -101,8 +129,30 @@ build_dir(struct acl *a, const struct dp_config *cfg, enum acl_dir dir, int sock
 	unsigned int i;
 	int rc;
 
-	for (i = 0; i < cfg->n_acl_rules; i++)
-		a->n_dir_rules[dir] += (cfg->acl_rules[i].dirs & bit) != 0;
+	for (i = 0; i < cfg->n_acl_rules; i++) {
+		const struct dp_acl_rule *r = &cfg->acl_rules[i];
+
+		if (!(r->dirs & bit))
+			continue;
+		if (r->family == DP_ACL_IPV6)
+			a->n6[dir]++;
+		else
+			a->n_dir_rules[dir]++;
+	}
+	if (a->n6[dir] > 0) {
+		a->v6[dir] = rte_zmalloc_socket("acl6", a->n6[dir] * sizeof(struct acl6_rule),
+						RTE_CACHE_LINE_SIZE, socket);
+		if (a->v6[dir] == NULL) {
+			set_err(err, errlen, "acl: out of memory");
+			return -ENOMEM;
+		}
+		unsigned int k = 0;
+
+		for (i = 0; i < cfg->n_acl_rules; i++)
+			if ((cfg->acl_rules[i].dirs & bit) &&
+			    cfg->acl_rules[i].family == DP_ACL_IPV6)
+				rule6_of(&cfg->acl_rules[i], i, &a->v6[dir][k++]);
+	}
 	if (a->n_dir_rules[dir] == 0)
 		return 0;
 
@@ -118,7 +168,7 @@ build_dir(struct acl *a, const struct dp_config *cfg, enum acl_dir dir, int sock
 		return -rte_errno;
 	}
 	for (i = 0; i < cfg->n_acl_rules; i++) {
-		if (!(cfg->acl_rules[i].dirs & bit))
+		if (!(cfg->acl_rules[i].dirs & bit) || cfg->acl_rules[i].family == DP_ACL_IPV6)
 			continue;
 		rule_of(&cfg->acl_rules[i], i, &rule);
 		rc = rte_acl_add_rules(a->ctx[dir], (const struct rte_acl_rule *)&rule, 1);
@@ -167,5 +217,7 @@ acl_free(struct acl *a)
 		return;
 	rte_acl_free(a->ctx[ACL_UP]);
 	rte_acl_free(a->ctx[ACL_DOWN]);
+	rte_free(a->v6[ACL_UP]);
+	rte_free(a->v6[ACL_DOWN]);
 	rte_free(a);
 }

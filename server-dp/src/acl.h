@@ -63,10 +63,24 @@ struct acl_counters {
 	uint64_t hits[DP_MAX_ACL_RULES];
 };
 
+/*
+ * An IPv6 rule ([acl.N] family ipv6), matched by a linear scan in file order
+ * (acl_classify6()): addresses as two raw 64-bit halves with their masks.
+ */
+struct acl6_rule {
+	uint64_t src[2], srcm[2];
+	uint64_t dst[2], dstm[2];
+	uint16_t sp_lo, sp_hi, dp_lo, dp_hi; /* host order */
+	uint16_t proto;			     /* 0..255 or DP_ACL_PROTO_ANY */
+	uint16_t idx;			     /* N */
+};
+
 struct acl {
-	struct rte_acl_ctx *ctx[ACL_DIRS]; /* NULL: no rules in that direction */
+	struct rte_acl_ctx *ctx[ACL_DIRS]; /* NULL: no IPv4 rules in that direction */
 	uint16_t n_rules;		   /* [acl.N] in the configuration */
-	uint16_t n_dir_rules[ACL_DIRS];
+	uint16_t n_dir_rules[ACL_DIRS];	   /* IPv4 rules */
+	uint16_t n6[ACL_DIRS];		   /* IPv6 rules, in v6[dir] */
+	struct acl6_rule *v6[ACL_DIRS];
 	uint8_t deny[DP_MAX_ACL_RULES]; /* by N: 1 for deny, 0 for permit */
 };
 
@@ -149,6 +163,49 @@ acl_classify_burst(const struct acl *a, enum acl_dir dir, const uint8_t *const *
 		}
 	}
 	c->denied[dir] += denied;
+}
+
+static inline int
+acl6_half(const uint8_t *a, const uint64_t *v, const uint64_t *m)
+{
+	uint64_t hi, lo;
+
+	memcpy(&hi, a, 8);
+	memcpy(&lo, a + 8, 8);
+	return ((hi & m[0]) == v[0]) & ((lo & m[1]) == v[1]);
+}
+
+/*
+ * The IPv6 packet at ip (len bytes, the fixed header at least) in direction
+ * dir: 1 when the first IPv6 rule that matches denies it. The ports are read
+ * when the next header is TCP or UDP and the packet holds them (no extension
+ * headers are walked: behind one, the ports are 0).
+ */
+static inline uint8_t
+acl_classify6(const struct acl *a, enum acl_dir dir, const uint8_t *ip, uint32_t len,
+	      struct acl_counters *c)
+{
+	const struct acl6_rule *r = a->v6[dir];
+	uint16_t sp = 0, dp = 0;
+	uint8_t nh = ip[6];
+
+	c->packets[dir]++;
+	if (a->n6[dir] == 0)
+		return 0;
+	if ((nh == 6 || nh == 17) && len >= 44) {
+		sp = (uint16_t)(ip[40] << 8 | ip[41]);
+		dp = (uint16_t)(ip[42] << 8 | ip[43]);
+	}
+	for (uint16_t i = 0; i < a->n6[dir]; i++, r++) {
+		if ((r->proto == DP_ACL_PROTO_ANY || r->proto == nh) && sp >= r->sp_lo &&
+		    sp <= r->sp_hi && dp >= r->dp_lo && dp <= r->dp_hi &&
+		    acl6_half(ip + 8, r->src, r->srcm) && acl6_half(ip + 24, r->dst, r->dstm)) {
+			c->hits[r->idx]++;
+			c->denied[dir] += a->deny[r->idx];
+			return a->deny[r->idx];
+		}
+	}
+	return 0;
 }
 
 #endif /* BNG_ACL_H */

@@ -122,6 +122,9 @@ stages_setup(struct app *a, char *err, size_t errlen)
 	a->lcp = lcp_create(a->opts.sessions, NULL, socket);
 	if (a->lcp == NULL)
 		return fail(err, errlen, "LCP offload", rte_strerror(rte_errno));
+	a->ra = ra_create(a->opts.sessions, 0, rte_rdtsc());
+	if (a->ra == NULL)
+		return fail(err, errlen, "RA offload", "out of memory");
 	/* Copies: always right whatever the port can send (net_af_xdp takes no chains). */
 	a->frag = frag_pools_create(socket, 0, FRAG_COPY);
 	if (a->frag == NULL)
@@ -165,6 +168,17 @@ app_init(struct app *a, char *err, size_t errlen)
 	a->sessions = session_tables_create("sess", a->opts.sessions, 1, (int)rte_socket_id());
 	if (a->sessions == NULL)
 		return fail(err, errlen, "session tables", rte_strerror(rte_errno));
+	{
+		/* one downstream IPv6 table per assigned length of the groups' prefixes6 */
+		uint8_t lens[DP_MAX_LINE_GROUPS * DP_MAX_GROUP_PREFIXES6];
+		unsigned int n = 0;
+
+		for (unsigned int g = 0; g < a->cfg->n_line_groups; g++)
+			for (unsigned int i = 0; i < a->cfg->line_groups[g].n_prefixes6; i++)
+				lens[n++] = a->cfg->line_groups[g].prefixes6[i].assigned;
+		if (n > 0 && session_tables_set_v6(a->sessions, lens, n, (int)rte_socket_id()) != 0)
+			return fail(err, errlen, "session tables", "IPv6 tables");
+	}
 	a->pool = rte_pktmbuf_pool_create("pkts", a->opts.mbufs, MBUF_CACHE, 0,
 					  RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
 	if (a->pool == NULL)
@@ -198,6 +212,7 @@ app_fini(struct app *a)
 	rte_free(a->core_hdr);
 	frag_pools_free(a->frag);
 	lcp_free(a->lcp);
+	ra_free(a->ra);
 	punt_free(a->punt);
 	acl_free(a->acl);
 	route_free(a->routes);

@@ -49,11 +49,13 @@
 #include "frag.h"
 #include "hqos.h"
 #include "icmp.h"
+#include "icmp6.h"
 #include "lcp.h"
 #include "neigh.h"
 #include "pfcp_up.h"
 #include "police.h"
 #include "punt.h"
+#include "ra.h"
 #include "rewrite.h"
 #include "route.h"
 #include "session.h"
@@ -104,6 +106,11 @@ struct app_worker_stats {
 	uint64_t down_pkts; /* accepted into HQoS towards subscribers; IPv4 bytes */
 	uint64_t down_bytes;
 	uint64_t down_sent; /* left HQoS and handed to the port */
+	uint64_t up6_pkts;  /* the IPv6 share of up_* (bytes: 40 + payload length) */
+	uint64_t up6_bytes;
+	uint64_t down6_pkts; /* the IPv6 share of down_* */
+	uint64_t down6_bytes;
+	uint64_t v6_punted; /* IPv6 control of sessions (RS, NS, NA, DHCPv6) offered to the CP */
 	uint64_t punted;    /* put on the punt ring (to the CP) */
 	uint64_t arp_to_control;
 	uint64_t lcp_answered; /* Echo-Requests answered in place */
@@ -118,6 +125,7 @@ struct app_worker_stats {
 	struct acl_counters acl;
 	struct icmp_counters icmp;
 	struct frag_counters frag;
+	struct icmp6_counters icmp6;
 } __rte_cache_aligned;
 
 /* Worker-private cache of the core Ethernet header of each line group. */
@@ -158,12 +166,16 @@ struct app {
 	struct acl *acl;
 	struct punt *punt;
 	struct lcp *lcp;
+	struct ra_table *ra; /* RA offload (control thread) */
 	struct frag_pools *frag;
 	struct rw_pcp_map pcp; /* traffic class -> PCP of the access tags */
 	/* worker only */
 	struct icmp_state icmp;
 	struct app_core_hdr *core_hdr; /* [DP_MAX_LINE_GROUPS] */
 	struct app_out *out;
+	/* The core router's IPv6 MAC (mac_key), 0 while unresolved: written by
+	 * the control thread's Neighbor Discovery (atomic), read by the worker. */
+	uint64_t router6_mac;
 	/* control thread only */
 	struct pfcp_up *pfcp;
 	uint16_t port_id;

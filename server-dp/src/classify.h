@@ -5,7 +5,8 @@
  *   access  QinQ: outer S-tag (TPID 0x88a8 or 0x8100), inner C-tag (0x8100),
  *           then PPPoE discovery / session, or IPoE (IPv4 / IPv6);
  *   core    untagged (core VLAN 0) or one 0x8100 tag with the core VLAN,
- *           then IPv4 or ARP.
+ *           then IPv4, ARP or IPv6 (Neighbor Discovery: CLS_CORE_ND, to a
+ *           core MAC or an IPv6 multicast MAC 33:33:xx:xx:xx:xx).
  * The classifier maps a frame to a kind, a line (access) and the offsets the
  * next stage needs, or to one drop reason. Frames of lines the instance does
  * not serve are dropped and counted here, never punted.
@@ -322,6 +323,23 @@ cls_core(const struct line_map *m, const uint8_t *frame, uint32_t len, uint32_t 
 			return cls_drop_frame(r, c, CLS_DROP_ARP_BAD);
 		return cls_accept(r, c, CLS_CORE_ARP, off, 28);
 	}
+	if (et == CLS_ETH_IPV6) {
+		const uint8_t *ip = frame + off;
+
+		/* ICMPv6 Neighbor Solicitation / Advertisement, no extension header,
+		 * the type inside the payload */
+		if (len - off >= 41 && (ip[0] >> 4) == 6 && ip[6] == 58 && cls_be16(ip + 4) >= 1 &&
+		    40u + cls_be16(ip + 4) <= len - off && (ip[40] == 135 || ip[40] == 136)) {
+			if ((dst >> 32) != 0x3333 && !cls_core_mac_ok(m, dst))
+				return cls_drop_frame(r, c, CLS_DROP_DST_MAC);
+			if (ip[7] != 255 || cls_be16(ip + 4) < 24)
+				return cls_drop_frame(r, c, CLS_DROP_ND_BAD);
+			return cls_ipv6(frame, off, len - off, CLS_CORE_ND, r, c);
+		}
+		if (!cls_core_mac_ok(m, dst))
+			return cls_drop_frame(r, c, CLS_DROP_DST_MAC);
+		return cls_ipv6(frame, off, len - off, CLS_CORE_IPV6, r, c);
+	}
 	if (!cls_core_mac_ok(m, dst))
 		return cls_drop_frame(r, c, CLS_DROP_DST_MAC);
 	return cls_ipv4(frame, off, len - off, CLS_CORE_IPV4, r, c);
@@ -403,7 +421,7 @@ classify_frame(const struct line_map *m, const uint8_t *frame, uint32_t len, str
 	et = cls_be16(frame + 12);
 	if (et != CLS_ETH_QINQ && et != CLS_ETH_VLAN) {
 		/* Untagged: the core side when the core VLAN is 0. */
-		if (et != CLS_ETH_IPV4 && et != CLS_ETH_ARP)
+		if (et != CLS_ETH_IPV4 && et != CLS_ETH_ARP && et != CLS_ETH_IPV6)
 			return cls_drop_frame(r, c, CLS_DROP_UNKNOWN_ETHERTYPE);
 		if (m->core_vlan != 0)
 			return cls_drop_frame(r, c, CLS_DROP_CORE_VLAN);
@@ -417,7 +435,7 @@ classify_frame(const struct line_map *m, const uint8_t *frame, uint32_t len, str
 		if (et == CLS_ETH_QINQ || inner == CLS_ETH_QINQ || inner == CLS_ETH_QINQ_OLD)
 			return cls_drop_frame(r, c, CLS_DROP_BAD_INNER_TPID);
 		/* One 0x8100 tag: the core side when it is the core VLAN. */
-		if (inner != CLS_ETH_IPV4 && inner != CLS_ETH_ARP)
+		if (inner != CLS_ETH_IPV4 && inner != CLS_ETH_ARP && inner != CLS_ETH_IPV6)
 			return cls_drop_frame(r, c, CLS_DROP_SINGLE_TAG);
 		if (m->core_vlan == 0 || r->stag != m->core_vlan)
 			return cls_drop_frame(r, c, CLS_DROP_CORE_VLAN);

@@ -16,6 +16,7 @@
 #include <rte_mbuf.h>
 
 #include "control.h"
+#include "nd.h"
 #include "subs.h"
 
 #define CTL_MAX_DGRAM 9216
@@ -31,7 +32,16 @@ static struct {
 	struct control_redirect redirect;
 	uint8_t rx[CONTROL_RX_BATCH][CTL_MAX_DGRAM];
 	uint8_t tx[CTL_MAX_DGRAM];
+	/* core router's IPv6 address: resolution by Neighbor Discovery */
+	uint64_t nd_next_ms;	  /* next NS for the router */
+	uint64_t nd_heard_ms;	  /* last NA / NS from the router */
+	unsigned int nd_announce; /* unsolicited NAs still to send (each 1 s apart) */
 } ctl = {.epfd = -1, .pfcp_fd = -1, .vxlan_fd = -1};
+
+#define ND_PROBE_MS 1000    /* NS for an unresolved router this often */
+#define ND_REFRESH_MS 30000 /* and for a resolved one */
+#define ND_STALE_MS 95000   /* a router unheard this long is unresolved again */
+#define ND_ANNOUNCE_COUNT 3
 
 uint64_t
 control_now_ms(void)
@@ -192,7 +202,7 @@ lcp_session(void *arg, uint32_t id)
 	if (id >= a->sessions->capacity)
 		return NULL;
 	s = session_get(a->sessions, id);
-	return s->ipv4 != 0 ? s : NULL;
+	return s->sid != 0 ? s : NULL;
 }
 
 static int
@@ -279,6 +289,9 @@ punt_drain(struct app *a)
 	}
 }
 
+static void nd_input(struct app *a, const uint8_t *f, uint32_t len, const struct cls_result *r,
+		     uint64_t now);
+
 /* --- ARP ------------------------------------------------------------------------ */
 
 static int
@@ -309,14 +322,167 @@ arp_drain(struct app *a, uint64_t now)
 			/* Classify again here rather than carry the result through the ring. */
 			if (f != NULL) {
 				classify_frame(a->lmap, f, len, &r, &arp_cls);
-				if (r.kind == CLS_CORE_ARP &&
-				    neigh_arp_input(a->neigh, f, (uint16_t)len, &r, now, reply,
-						    &rlen) == NEIGH_ARP_REPLY)
+				if (r.kind == CLS_CORE_ND)
+					nd_input(a, f, len, &r, now);
+				else if (r.kind == CLS_CORE_ARP &&
+					 neigh_arp_input(a->neigh, f, (uint16_t)len, &r, now, reply,
+							 &rlen) == NEIGH_ARP_REPLY)
 					arp_send(a, reply, rlen);
 			}
 			rte_pktmbuf_free(m[i]);
 		}
 	}
+}
+
+/* --- IPv6 Neighbor Discovery (core side) ---------------------------------------- */
+
+static void
+nd_send(struct app *a, const uint8_t *f, size_t len)
+{
+	if (len > 0 && control_inject(a, f, (uint16_t)len) == 0)
+		control_stats.nd_tx++;
+}
+
+/* The served group whose core IPv6 address is target, or -1. */
+static int
+nd_group_of(const struct app *a, const uint8_t *target)
+{
+	for (unsigned int g = 0; g < a->cfg->n_line_groups; g++) {
+		const struct dp_line_group *lg = &a->cfg->line_groups[g];
+
+		if (!lg->standby && lg->has_core6 && memcmp(lg->core_address6, target, 16) == 0)
+			return (int)g;
+	}
+	return -1;
+}
+
+static void
+nd_router_heard(struct app *a, const uint8_t *mac, uint64_t now)
+{
+	uint64_t k = mac_key(mac);
+
+	if ((mac[0] & 1) || k == 0)
+		return;
+	if (__atomic_load_n(&a->router6_mac, __ATOMIC_RELAXED) != k) {
+		__atomic_store_n(&a->router6_mac, k, __ATOMIC_RELAXED);
+		control_stats.nd_router_resolved++;
+	}
+	ctl.nd_heard_ms = now;
+}
+
+/* An NS or NA from the core (classified CLS_CORE_ND as r). */
+static void
+nd_input(struct app *a, const uint8_t *f, uint32_t len, const struct cls_result *r, uint64_t now)
+{
+	const struct dp_core *core = &a->cfg->core;
+	uint8_t out[ND_FRAME_MAX];
+	struct nd_msg m;
+	int g;
+
+	control_stats.nd_rx++;
+	if ((uint32_t)r->l3_off + r->l3_len > len ||
+	    nd_parse(f + r->l3_off, r->l3_len, &m) != ND_OK) {
+		control_stats.nd_bad++;
+		return;
+	}
+	if (core->has_router6 && m.type == ND_TYPE_NA &&
+	    memcmp(m.target, core->router_address6, 16) == 0) {
+		nd_router_heard(a, m.has_lla ? m.lla : f + 6, now);
+		return;
+	}
+	if (m.type != ND_TYPE_NS)
+		return;
+	if (core->has_router6 && m.has_lla && memcmp(m.src, core->router_address6, 16) == 0)
+		nd_router_heard(a, m.lla, now);
+	g = nd_group_of(a, m.target);
+	if (g < 0)
+		return;
+	if (ip6_is_unspecified(m.src)) {
+		/* duplicate address detection of our address: defend it to all nodes */
+		static const uint8_t all_nodes[16] = {0xff, 0x02, [15] = 1};
+		static const uint8_t all_mac[6] = {0x33, 0x33, 0, 0, 0, 1};
+
+		nd_send(a, out,
+			nd_build_na(out, sizeof(out), all_mac, a->cfg->line_groups[g].core_mac,
+				    core->vlan, all_nodes, m.target, ND_NA_R | ND_NA_O));
+		return;
+	}
+	nd_send(a, out,
+		nd_build_na(out, sizeof(out), m.has_lla ? m.lla : f + 6,
+			    a->cfg->line_groups[g].core_mac, core->vlan, m.src, m.target,
+			    ND_NA_R | ND_NA_S | ND_NA_O));
+}
+
+void
+control_nd_announce(struct app *a)
+{
+	(void)a;
+	ctl.nd_announce = ND_ANNOUNCE_COUNT;
+	ctl.nd_next_ms = 0;
+}
+
+/* The first served group with a core IPv6 address: the source of our NS. */
+static int
+nd_source_group(const struct app *a)
+{
+	for (unsigned int g = 0; g < a->cfg->n_line_groups; g++)
+		if (!a->cfg->line_groups[g].standby && a->cfg->line_groups[g].has_core6)
+			return (int)g;
+	return -1;
+}
+
+static void
+nd_tick(struct app *a, uint64_t now)
+{
+	static const uint8_t all_nodes[16] = {0xff, 0x02, [15] = 1};
+	static const uint8_t all_mac[6] = {0x33, 0x33, 0, 0, 0, 1};
+	const struct dp_core *core = &a->cfg->core;
+	uint8_t out[ND_FRAME_MAX];
+	int src = nd_source_group(a);
+
+	if (src < 0 || now < ctl.nd_next_ms)
+		return;
+	if (ctl.nd_announce > 0) {
+		ctl.nd_announce--;
+		for (unsigned int g = 0; g < a->cfg->n_line_groups; g++) {
+			const struct dp_line_group *lg = &a->cfg->line_groups[g];
+
+			if (!lg->standby && lg->has_core6)
+				nd_send(a, out,
+					nd_build_na(out, sizeof(out), all_mac, lg->core_mac,
+						    core->vlan, all_nodes, lg->core_address6,
+						    ND_NA_R | ND_NA_O));
+		}
+	}
+	if (core->has_router6) {
+		uint64_t resolved = __atomic_load_n(&a->router6_mac, __ATOMIC_RELAXED);
+
+		if (resolved != 0 && now - ctl.nd_heard_ms > ND_STALE_MS)
+			__atomic_store_n(&a->router6_mac, 0, __ATOMIC_RELAXED);
+		nd_send(a, out,
+			nd_build_ns(out, sizeof(out), a->cfg->line_groups[src].core_mac, core->vlan,
+				    a->cfg->line_groups[src].core_address6, core->router_address6));
+	}
+	ctl.nd_next_ms = now + (ctl.nd_announce > 0 || __atomic_load_n(&a->router6_mac,
+								       __ATOMIC_RELAXED) == 0
+					? ND_PROBE_MS
+					: ND_REFRESH_MS);
+}
+
+/* --- RA offload ------------------------------------------------------------------ */
+
+static int
+ra_send(void *arg, uint32_t id, const struct pfcp_ra_offload *ra)
+{
+	struct app *a = arg;
+	const struct dp_session *s = session_get(a->sessions, id);
+	uint8_t f[RA_FRAME_MAX];
+	size_t n;
+
+	if (s->sid == 0)
+		return 0; /* gone: the entry is switched off by the session's removal */
+	n = ra_build(f, sizeof(f), s->encap.hdr, ra);
+	return n > 0 ? control_inject(a, f, (uint16_t)n) : -1;
 }
 
 /* --- the loop ------------------------------------------------------------------- */
@@ -327,6 +493,8 @@ timers(struct app *a)
 	uint64_t now = control_now_ms();
 
 	neigh_tick(a->neigh, now, arp_send, a);
+	nd_tick(a, now);
+	ra_tick(a->ra, now, ra_send, a);
 	lcp_tick(a->lcp, now, &lcp_ops, a);
 	pfcp_up_tick(a->pfcp, now, pfcp_send, a);
 	if (now - ctl.last_reclaim_ms >= CTL_RECLAIM_MS) {
@@ -364,6 +532,7 @@ control_init(struct app *a)
 	/* Static fallback until a CP installs its default session. */
 	control_redirect_set(a, &fallback);
 	neigh_announce(a->neigh);
+	control_nd_announce(a);
 	return 0;
 }
 

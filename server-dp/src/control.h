@@ -41,11 +41,15 @@ struct control_stats {
 	uint64_t injected_cp;	 /* CP frames put on the inject ring */
 	uint64_t punt_tx;	 /* frames sent to the CP in VXLAN */
 	uint64_t punt_tx_errors;
-	uint64_t arp_rx;      /* ARP frames handed over by the worker */
-	uint64_t arp_tx;      /* ARP frames we built (replies, requests, announcements) */
-	uint64_t lcp_tx;      /* LCP Echo-Requests we built */
-	uint64_t lcp_dead;    /* sessions the offload declared dead */
-	uint64_t inject_full; /* frames the inject ring or the pool had no room for */
+	uint64_t arp_rx;	     /* ARP frames handed over by the worker */
+	uint64_t arp_tx;	     /* ARP frames we built (replies, requests, announcements) */
+	uint64_t lcp_tx;	     /* LCP Echo-Requests we built */
+	uint64_t lcp_dead;	     /* sessions the offload declared dead */
+	uint64_t inject_full;	     /* frames the inject ring or the pool had no room for */
+	uint64_t nd_rx;		     /* Neighbor Solicitations / Advertisements handed over */
+	uint64_t nd_bad;	     /* refused by nd_parse() */
+	uint64_t nd_tx;		     /* NA and NS we built */
+	uint64_t nd_router_resolved; /* times the router's IPv6 MAC was learnt or changed */
 	struct vxlan_counters vxlan;
 };
 
@@ -67,6 +71,10 @@ int control_inject(struct app *a, const uint8_t *frame, uint16_t len);
 
 /* Open and bind the sockets; 0, or -1 with a message on stderr. */
 int control_init(struct app *a);
+
+/* Send an unsolicited Neighbor Advertisement for every served group's core
+ * IPv6 address (at start and after an adoption) and ask for the router. */
+void control_nd_announce(struct app *a);
 /* Serve until a->stop; then return. */
 void control_run(struct app *a);
 /* Close the sockets and release what control_init() took. */

@@ -15,6 +15,7 @@
  * Nothing here needs the EAL: rte_cfgfile uses plain malloc() and stdio.
  */
 
+#include <arpa/inet.h>
 #include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -107,21 +108,27 @@ static const char *const instance_keys[] = {
 	"routes",
 	NULL,
 };
-static const char *const core_keys[] = {"subnet", "router_address", "vlan", NULL};
+static const char *const core_keys[] = {
+	"subnet", "router_address", "vlan", "subnet6", "router_address6", NULL,
+};
+#define CORE_OPTIONAL (UINT32_C(3) << 3) /* subnet6, router_address6 (default none) */
 static const char *const access_port_keys[] = {"name", "tpid", "rate", NULL};
 static const char *const line_group_keys[] = {
-	"name", "ac_mac", "core_address", "core_mac", "prefixes", "qos_profile", "standby", NULL,
+	"name",	       "ac_mac",  "core_address",  "core_mac",	"prefixes",
+	"qos_profile", "standby", "core_address6", "prefixes6", NULL,
 };
-#define LINE_GROUP_OPTIONAL (UINT32_C(1) << 6) /* standby (default no) */
+/* standby (default no), core_address6 and prefixes6 (default none) */
+#define LINE_GROUP_OPTIONAL (UINT32_C(7) << 6)
 static const char *const line_keys[] = {"group", "access_port", "stag", "ctag", NULL};
 static const char *const qos_profile_keys[] = {
 	"name",	      "down_rate", "up_pir",   "up_cir",     "up_dscp",
 	"default_tc", "dscp_map",  "tc_rates", "be_weights", NULL,
 };
 static const char *const acl_keys[] = {
-	"action",      "direction",    "protocol",	    "source",
-	"destination", "source_ports", "destination_ports", NULL,
+	"action",	"direction",	     "protocol", "source", "destination",
+	"source_ports", "destination_ports", "family",	 NULL,
 };
+#define ACL_OPTIONAL (UINT32_C(1) << 7) /* family (default ipv4) */
 static const char *const route_keys[] = {"prefix", "via", NULL};
 /* [punt]: <class>_<field> for the classes in enum dp_punt_class order, all optional. */
 const char *const dp_punt_class_names[DP_PUNT_CLASSES] = {
@@ -141,7 +148,7 @@ static_assert(RTE_DIM(punt_keys) == PUNT_FIELDS * DP_PUNT_CLASSES + 1, "a key pe
 
 static const struct section_schema schemas[SEC_KINDS] = {
 	[SEC_INSTANCE] = {"instance", false, 1, NULL, instance_keys, 0},
-	[SEC_CORE] = {"core", false, 1, NULL, core_keys, 0},
+	[SEC_CORE] = {"core", false, 1, NULL, core_keys, CORE_OPTIONAL},
 	[SEC_ACCESS_PORT] = {"access_port", true, DP_MAX_ACCESS_PORTS, "access_ports",
 			     access_port_keys, 0},
 	[SEC_LINE_GROUP] = {"line_group", true, DP_MAX_LINE_GROUPS, "line_groups", line_group_keys,
@@ -149,7 +156,7 @@ static const struct section_schema schemas[SEC_KINDS] = {
 	[SEC_LINE] = {"line", true, DP_MAX_LINES, "lines", line_keys, 0},
 	[SEC_QOS_PROFILE] = {"qos_profile", true, DP_MAX_QOS_PROFILES, "qos_profiles",
 			     qos_profile_keys, 0},
-	[SEC_ACL] = {"acl", true, DP_MAX_ACL_RULES, "acl_rules", acl_keys, 0},
+	[SEC_ACL] = {"acl", true, DP_MAX_ACL_RULES, "acl_rules", acl_keys, ACL_OPTIONAL},
 	[SEC_ROUTE] = {"route", true, DP_MAX_ROUTES, "routes", route_keys, 0},
 	[SEC_PUNT] = {"punt", false, 1, NULL, punt_keys, PUNT_OPTIONAL},
 };
@@ -776,6 +783,226 @@ parse_prefix(struct loader *ld, const char *sec, const char *what, const char *s
 	return parse_prefix_min(ld, sec, what, s, n, 1, pfx);
 }
 
+static const char *section_name(char buf[CFG_NAME_LEN], enum section_kind kind, unsigned int idx);
+
+/* ---- IPv6 ---------------------------------------------------------------------------------- */
+
+bool
+dp_ipv6_in_prefix(const uint8_t a[DP_IPV6_ADDR_LEN], const struct dp_ipv6_prefix *p)
+{
+	unsigned int full = p->len / 8, rem = p->len % 8;
+
+	if (memcmp(a, p->addr, full) != 0)
+		return false;
+	return rem == 0 || ((a[full] ^ p->addr[full]) & (uint8_t)(0xff << (8 - rem))) == 0;
+}
+
+static bool
+ipv6_prefixes_overlap(const struct dp_ipv6_prefix *a, const struct dp_ipv6_prefix *b)
+{
+	return a->len <= b->len ? dp_ipv6_in_prefix(b->addr, a) : dp_ipv6_in_prefix(a->addr, b);
+}
+
+/* Not in ::/8 (unspecified, loopback, mapped), fe80::/10, fec0::/10 or ff00::/8. */
+static bool
+ipv6_is_global(const uint8_t a[DP_IPV6_ADDR_LEN])
+{
+	return a[0] != 0 && a[0] != 0xff && !(a[0] == 0xfe && (a[1] & 0x80) == 0x80);
+}
+
+static bool
+parse_ipv6(const char *s, size_t n, uint8_t out[DP_IPV6_ADDR_LEN])
+{
+	char buf[INET6_ADDRSTRLEN + 1];
+
+	if (n == 0 || n >= sizeof(buf) || memchr(s, '.', n) != NULL)
+		return false;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	return inet_pton(AF_INET6, buf, out) == 1;
+}
+
+static int
+parse_prefix6(struct loader *ld, const char *sec, const char *what, const char *s, size_t n,
+	      unsigned int min_len, unsigned int max_len, struct dp_ipv6_prefix *pfx)
+{
+	const char *slash = memchr(s, '/', n);
+	struct dp_ipv6_prefix full;
+	uint64_t len;
+
+	if (slash == NULL || !parse_ipv6(s, (size_t)(slash - s), pfx->addr) ||
+	    parse_dec(slash + 1, n - (size_t)(slash - s) - 1, min_len, max_len, &len) != 0)
+		return fail(ld, "%s: %s '%.*s' is not an IPv6 prefix x::/%u..%u", sec, what, (int)n,
+			    s, min_len, max_len);
+	pfx->len = (uint8_t)len;
+	memset(&full, 0, sizeof(full));
+	for (unsigned int i = 0; i < len; i++)
+		full.addr[i / 8] |= (uint8_t)(pfx->addr[i / 8] & (0x80 >> (i % 8)));
+	if (memcmp(full.addr, pfx->addr, DP_IPV6_ADDR_LEN) != 0)
+		return fail(ld, "%s: %s '%.*s' has host bits set", sec, what, (int)n, s);
+	return 0;
+}
+
+/* Is the value "none" (or the key absent)? */
+static bool
+value_none(const char *v)
+{
+	return v == NULL || strcmp(v, "none") == 0;
+}
+
+/* An address of p other than its first (the subnet-router anycast address). */
+static bool
+ipv6_host_of(const uint8_t a[DP_IPV6_ADDR_LEN], const struct dp_ipv6_prefix *p)
+{
+	return dp_ipv6_in_prefix(a, p) && memcmp(a, p->addr, DP_IPV6_ADDR_LEN) != 0;
+}
+
+static int
+get_host_address6(struct loader *ld, const char *sec, const char *key, const char *v,
+		  const struct dp_core *core, uint8_t out[DP_IPV6_ADDR_LEN])
+{
+	if (!parse_ipv6(v, strlen(v), out))
+		return fail(ld, "%s: %s '%s' is not an IPv6 address", sec, key, v);
+	if (!core->has_subnet6)
+		return fail(ld, "%s: %s needs [core] subnet6", sec, key);
+	if (!ipv6_host_of(out, &core->subnet6))
+		return fail(ld, "%s: %s '%s' is not a host of [core] subnet6", sec, key, v);
+	return 0;
+}
+
+static int
+parse_core6(struct loader *ld)
+{
+	static const char sec[] = "core";
+	struct dp_core *core = &ld->cfg->core;
+	const char *v;
+	int rc;
+
+	v = rte_cfgfile_get_entry(ld->file, sec, "subnet6");
+	if (!value_none(v)) {
+		rc = parse_prefix6(ld, sec, "subnet6", v, strlen(v), 48, 127, &core->subnet6);
+		if (rc != 0)
+			return rc;
+		if (!ipv6_is_global(core->subnet6.addr))
+			return fail(ld, "%s: subnet6 '%s' is not a global unicast prefix", sec, v);
+		core->has_subnet6 = true;
+	}
+	v = rte_cfgfile_get_entry(ld->file, sec, "router_address6");
+	if (!value_none(v)) {
+		rc = get_host_address6(ld, sec, "router_address6", v, core, core->router_address6);
+		if (rc != 0)
+			return rc;
+		core->has_router6 = true;
+	}
+	return 0;
+}
+
+/* "prefix/len:assigned" pairs of [line_group.N] prefixes6. */
+static int
+parse_group_prefixes6(struct loader *ld, const char *sec, unsigned int idx)
+{
+	struct dp_config *cfg = ld->cfg;
+	struct dp_line_group *lg = &cfg->line_groups[idx];
+	char other_sec[CFG_NAME_LEN];
+	const char *v, *p, *tok, *colon;
+	size_t len;
+	uint64_t assigned;
+	int rc;
+
+	v = rte_cfgfile_get_entry(ld->file, sec, "prefixes6");
+	if (value_none(v))
+		return 0;
+	if (!lg->has_core6)
+		return fail(ld, "%s: prefixes6 needs a core_address6", sec);
+	for (p = v; next_token(&p, &tok, &len);) {
+		struct dp_ipv6_pool *pool = &lg->prefixes6[lg->n_prefixes6];
+		const char *slash = memchr(tok, '/', len);
+
+		if (lg->n_prefixes6 == DP_MAX_GROUP_PREFIXES6)
+			return fail(ld, "%s: prefixes6: more than %d pairs", sec,
+				    DP_MAX_GROUP_PREFIXES6);
+		colon = slash == NULL ? NULL : memchr(slash, ':', len - (size_t)(slash - tok));
+		if (colon == NULL)
+			return fail(ld, "%s: prefixes6: '%.*s' is not prefix/length:assigned", sec,
+				    (int)len, tok);
+		rc = parse_prefix6(ld, sec, "prefixes6:", tok, (size_t)(colon - tok), 32, 64,
+				   &pool->prefix);
+		if (rc != 0)
+			return rc;
+		if (parse_dec(colon + 1, len - (size_t)(colon - tok) - 1, pool->prefix.len, 64,
+			      &assigned) != 0)
+			return fail(ld, "%s: prefixes6: '%.*s': assigned length is not %u..64", sec,
+				    (int)len, tok, pool->prefix.len);
+		pool->assigned = (uint8_t)assigned;
+		if (!ipv6_is_global(pool->prefix.addr))
+			return fail(ld, "%s: prefixes6: '%.*s' is not a global unicast prefix", sec,
+				    (int)len, tok);
+		if (cfg->core.has_subnet6 &&
+		    ipv6_prefixes_overlap(&pool->prefix, &cfg->core.subnet6))
+			return fail(ld, "%s: prefixes6: '%.*s' overlaps [core] subnet6", sec,
+				    (int)len, tok);
+		for (unsigned int g = 0; g <= idx; g++) {
+			const struct dp_line_group *og = &cfg->line_groups[g];
+			unsigned int n = g == idx ? lg->n_prefixes6 : og->n_prefixes6;
+
+			for (unsigned int i = 0; i < n; i++)
+				if (ipv6_prefixes_overlap(&pool->prefix, &og->prefixes6[i].prefix))
+					return fail(ld,
+						    "%s: prefixes6: '%.*s' overlaps a pool of %s",
+						    sec, (int)len, tok,
+						    section_name(other_sec, SEC_LINE_GROUP, g));
+		}
+		lg->n_prefixes6++;
+	}
+	if (lg->n_prefixes6 == 0)
+		return fail(ld, "%s: prefixes6 is empty (write none)", sec);
+	return 0;
+}
+
+static int
+parse_line_group6(struct loader *ld, const char *sec, unsigned int idx)
+{
+	struct dp_config *cfg = ld->cfg;
+	struct dp_line_group *lg = &cfg->line_groups[idx];
+	char other[CFG_NAME_LEN];
+	const char *v;
+	int rc;
+
+	v = rte_cfgfile_get_entry(ld->file, sec, "core_address6");
+	if (!value_none(v)) {
+		rc = get_host_address6(ld, sec, "core_address6", v, &cfg->core, lg->core_address6);
+		if (rc != 0)
+			return rc;
+		if (cfg->core.has_router6 &&
+		    memcmp(lg->core_address6, cfg->core.router_address6, DP_IPV6_ADDR_LEN) == 0)
+			return fail(ld, "%s: core_address6 equals [core] router_address6", sec);
+		for (unsigned int g = 0; g < idx; g++)
+			if (cfg->line_groups[g].has_core6 &&
+			    memcmp(cfg->line_groups[g].core_address6, lg->core_address6,
+				   DP_IPV6_ADDR_LEN) == 0)
+				return fail(ld, "%s: core_address6 is already used by %s", sec,
+					    section_name(other, SEC_LINE_GROUP, g));
+		lg->has_core6 = true;
+	}
+	return parse_group_prefixes6(ld, sec, idx);
+}
+
+/* At most DP_MAX_V6_LENGTHS distinct assigned lengths: one exact-match table each. */
+static int
+check_v6_lengths(struct loader *ld)
+{
+	const struct dp_config *cfg = ld->cfg;
+	uint64_t seen = 0;
+
+	for (unsigned int g = 0; g < cfg->n_line_groups; g++)
+		for (unsigned int i = 0; i < cfg->line_groups[g].n_prefixes6; i++)
+			seen |= UINT64_C(1) << (cfg->line_groups[g].prefixes6[i].assigned - 1);
+	if (__builtin_popcountll(seen) > DP_MAX_V6_LENGTHS)
+		return fail(ld, "line groups: more than %d distinct prefixes6 assigned lengths",
+			    DP_MAX_V6_LENGTHS);
+	return 0;
+}
+
 /* "lo-hi" of VLAN ids; also "any" (1..4094) when any != NULL. */
 static int
 get_tag_range(struct loader *ld, const char *sec, const char *key, struct dp_tag_range *r,
@@ -1104,6 +1331,8 @@ parse_core(struct loader *ld)
 				     "[core] subnet");
 	if (rc == 0)
 		rc = get_u16(ld, sec, "vlan", 0, DP_VLAN_ID_MAX, &core->vlan);
+	if (rc == 0)
+		rc = parse_core6(ld);
 	return rc;
 }
 
@@ -1441,7 +1670,7 @@ parse_line_group(struct loader *ld, unsigned int idx)
 		lg->standby = true;
 	else
 		return fail(ld, "%s: standby '%s' is not yes or no", sec, v);
-	return 0;
+	return parse_line_group6(ld, sec, idx);
 }
 
 /*
@@ -1564,6 +1793,18 @@ get_acl_prefix(struct loader *ld, const char *sec, const char *key, struct dp_ip
 	return rc;
 }
 
+static int
+get_acl_prefix6(struct loader *ld, const char *sec, const char *key, struct dp_ipv6_prefix *pfx)
+{
+	const char *v;
+	int rc;
+
+	rc = get_value(ld, sec, key, &v);
+	if (rc == 0)
+		rc = parse_prefix6(ld, sec, key, v, strlen(v), 0, 128, pfx);
+	return rc;
+}
+
 /* [acl.N]: one rule; the first matching rule in N order decides. */
 static int
 parse_acl_rule(struct loader *ld, unsigned int idx)
@@ -1575,6 +1816,13 @@ parse_acl_rule(struct loader *ld, unsigned int idx)
 	int rc;
 
 	section_name(sec, SEC_ACL, idx);
+	v = rte_cfgfile_get_entry(ld->file, sec, "family");
+	if (v == NULL || strcmp(v, "ipv4") == 0)
+		rule->family = DP_ACL_IPV4;
+	else if (strcmp(v, "ipv6") == 0)
+		rule->family = DP_ACL_IPV6;
+	else
+		return fail(ld, "%s: family '%s' is neither ipv4 nor ipv6", sec, v);
 	rc = get_value(ld, sec, "action", &v);
 	if (rc != 0)
 		return rc;
@@ -1607,16 +1855,22 @@ parse_acl_rule(struct loader *ld, unsigned int idx)
 	else if (strcmp(v, "udp") == 0)
 		rule->protocol = DP_IPPROTO_UDP;
 	else if (strcmp(v, "icmp") == 0)
-		rule->protocol = DP_IPPROTO_ICMP;
+		rule->protocol = rule->family == DP_ACL_IPV6 ? DP_IPPROTO_ICMPV6 : DP_IPPROTO_ICMP;
 	else if (parse_dec(v, strlen(v), 0, UINT8_MAX, &proto) == 0)
 		rule->protocol = (uint16_t)proto;
 	else
 		return fail(ld, "%s: protocol '%s' is not any, tcp, udp, icmp or a number 0..255",
 			    sec, v);
 
-	rc = get_acl_prefix(ld, sec, "source", &rule->src);
-	if (rc == 0)
-		rc = get_acl_prefix(ld, sec, "destination", &rule->dst);
+	if (rule->family == DP_ACL_IPV6) {
+		rc = get_acl_prefix6(ld, sec, "source", &rule->src6);
+		if (rc == 0)
+			rc = get_acl_prefix6(ld, sec, "destination", &rule->dst6);
+	} else {
+		rc = get_acl_prefix(ld, sec, "source", &rule->src);
+		if (rc == 0)
+			rc = get_acl_prefix(ld, sec, "destination", &rule->dst);
+	}
 	if (rc == 0)
 		rc = get_port_range(ld, sec, "source_ports", &rule->sport);
 	if (rc == 0)
@@ -1781,6 +2035,8 @@ parse_config(struct loader *ld)
 		rc = parse_qos_profile(ld, i);
 	for (i = 0; rc == 0 && i < cfg->n_line_groups; i++)
 		rc = parse_line_group(ld, i);
+	if (rc == 0)
+		rc = check_v6_lengths(ld);
 	for (i = 0; rc == 0 && i < cfg->n_lines; i++)
 		rc = parse_line(ld, i);
 	for (i = 0; rc == 0 && i < cfg->n_acl_rules; i++)
@@ -1860,6 +2116,40 @@ served_line_clash(const struct dp_config *cfg, uint16_t g, char *err, size_t err
 					 cfg->line_groups[b->group].name);
 				return -EEXIST;
 			}
+		}
+	}
+	return 0;
+}
+
+int
+dp_config_adopt_check6(const struct dp_config *cfg, uint16_t g, const uint8_t *core_address6,
+		       char *err, size_t errlen)
+{
+	if (err != NULL && errlen > 0)
+		err[0] = '\0';
+	if (g >= cfg->n_line_groups) {
+		snprintf(err, errlen, "no line group %u", g);
+		return -ENOENT;
+	}
+	if (core_address6 == NULL)
+		return 0;
+	if (!cfg->core.has_subnet6 || !ipv6_host_of(core_address6, &cfg->core.subnet6)) {
+		snprintf(err, errlen, "core IPv6 address is not a host of [core] subnet6");
+		return -EINVAL;
+	}
+	if (cfg->core.has_router6 &&
+	    memcmp(core_address6, cfg->core.router_address6, DP_IPV6_ADDR_LEN) == 0) {
+		snprintf(err, errlen, "core IPv6 address is the core router's");
+		return -EINVAL;
+	}
+	for (unsigned int o = 0; o < cfg->n_line_groups; o++) {
+		const struct dp_line_group *og = &cfg->line_groups[o];
+
+		if (o != g && !og->standby && og->has_core6 &&
+		    memcmp(og->core_address6, core_address6, DP_IPV6_ADDR_LEN) == 0) {
+			snprintf(err, errlen, "core IPv6 address is served by group '%s'",
+				 og->name);
+			return -EEXIST;
 		}
 	}
 	return 0;

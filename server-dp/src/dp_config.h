@@ -27,6 +27,9 @@
 #define DP_MAX_WORKER_CORES 64	 /* ids themselves must be < RTE_MAX_LCORE */
 #define DP_MAX_ACL_RULES 1024	 /* operator ACL rules, both directions together */
 #define DP_MAX_ROUTES 256	 /* operator static routes */
+#define DP_MAX_GROUP_PREFIXES6 8 /* IPv6 pools (prefixes6 pairs) of one line group */
+#define DP_MAX_V6_LENGTHS 8	 /* distinct assigned IPv6 prefix lengths of an instance */
+#define DP_IPV6_ADDR_LEN 16
 
 /* Names: 1..31 characters of [A-Za-z0-9_.-], starting with a letter or digit. */
 #define DP_NAME_SIZE 32
@@ -76,6 +79,21 @@ struct dp_ipv4_prefix {
 	uint8_t len;
 };
 
+/* IPv6 prefix: addr in network byte order, host bits zero, len 0..128. */
+struct dp_ipv6_prefix {
+	uint8_t addr[DP_IPV6_ADDR_LEN];
+	uint8_t len;
+};
+
+/*
+ * [line_group.N] prefixes6 pair "prefix/len:assigned": an IPv6 pool from
+ * which each session gets prefixes of length assigned (len..64).
+ */
+struct dp_ipv6_pool {
+	struct dp_ipv6_prefix prefix; /* len 32..64 */
+	uint8_t assigned;	      /* prefix.len..64 */
+};
+
 /* Inclusive VLAN id range, DP_VLAN_ID_MIN <= lo <= hi <= DP_VLAN_ID_MAX. */
 struct dp_tag_range {
 	uint16_t lo;
@@ -101,8 +119,12 @@ struct dp_instance {
 /* [core] */
 struct dp_core {
 	struct dp_ipv4_prefix subnet;
-	uint32_t router_address; /* next hop, inside subnet; MAC learnt by ARP */
-	uint16_t vlan;		 /* 0 = untagged, else 1..4094 */
+	uint32_t router_address;       /* next hop, inside subnet; MAC learnt by ARP */
+	uint16_t vlan;		       /* 0 = untagged, else 1..4094 */
+	bool has_subnet6;	       /* subnet6 given (not "none") */
+	bool has_router6;	       /* router_address6 given: the IPv6 default route */
+	struct dp_ipv6_prefix subnet6; /* len 48..127 */
+	uint8_t router_address6[DP_IPV6_ADDR_LEN];
 };
 
 /* [access_port.N] */
@@ -120,7 +142,11 @@ struct dp_line_group {
 	uint32_t core_address;				       /* inside [core] subnet, unique */
 	uint16_t n_prefixes;				       /* 1..DP_MAX_GROUP_PREFIXES */
 	struct dp_ipv4_prefix prefixes[DP_MAX_GROUP_PREFIXES]; /* pools, disjoint */
-	uint16_t qos_profile; /* index into dp_config.qos_profiles */
+	uint16_t qos_profile;			 /* index into dp_config.qos_profiles */
+	bool has_core6;				 /* core_address6 given */
+	uint8_t core_address6[DP_IPV6_ADDR_LEN]; /* inside [core] subnet6, unique */
+	uint16_t n_prefixes6;			 /* 0..DP_MAX_GROUP_PREFIXES6 */
+	struct dp_ipv6_pool prefixes6[DP_MAX_GROUP_PREFIXES6]; /* disjoint */
 	/*
 	 * Known but not served (file: standby = yes): its lines are left out of
 	 * the line map, its core address is not answered. The control thread
@@ -172,11 +198,16 @@ enum dp_acl_action {
 #define DP_ACL_DIR_UP 0x1   /* from subscribers towards the core */
 #define DP_ACL_DIR_DOWN 0x2 /* from the core towards subscribers */
 
-/* [acl.N] protocol: an IPv4 protocol number 0..255, or this for any. */
+/* [acl.N] family */
+#define DP_ACL_IPV4 4
+#define DP_ACL_IPV6 6
+
+/* [acl.N] protocol: an IP protocol number 0..255, or this for any. */
 #define DP_ACL_PROTO_ANY 0x100
 #define DP_IPPROTO_ICMP 1
 #define DP_IPPROTO_TCP 6
 #define DP_IPPROTO_UDP 17
+#define DP_IPPROTO_ICMPV6 58
 
 /*
  * Inclusive TCP/UDP port range. 0-65535 is "any" (it also matches packets
@@ -195,8 +226,11 @@ struct dp_port_range {
  * ranges other than any only with protocol tcp (6) or udp (17).
  */
 struct dp_acl_rule {
-	struct dp_ipv4_prefix src; /* len 0..32; 0 = any */
-	struct dp_ipv4_prefix dst; /* len 0..32; 0 = any */
+	struct dp_ipv4_prefix src;  /* len 0..32; 0 = any (family ipv4) */
+	struct dp_ipv4_prefix dst;  /* len 0..32; 0 = any */
+	struct dp_ipv6_prefix src6; /* len 0..128; 0 = any (family ipv6) */
+	struct dp_ipv6_prefix dst6;
+	uint8_t family; /* DP_ACL_IPV4 or DP_ACL_IPV6 */
 	struct dp_port_range sport;
 	struct dp_port_range dport;
 	uint16_t protocol; /* 0..255 or DP_ACL_PROTO_ANY */
@@ -328,5 +362,17 @@ int dp_config_load(const char *path, struct dp_config *cfg, char *err, size_t er
  */
 int dp_config_adopt_check(const struct dp_config *cfg, uint16_t g, uint32_t core_address, char *err,
 			  size_t errlen);
+
+/*
+ * May line group g become served with core_address6 (NULL: none) as its
+ * core IPv6 address? It must be a host of [core] subnet6 (not its first
+ * address), not router_address6 and not the core IPv6 address of another
+ * served group. Returns 0, or -EINVAL / -EEXIST with a reason in err.
+ */
+int dp_config_adopt_check6(const struct dp_config *cfg, uint16_t g, const uint8_t *core_address6,
+			   char *err, size_t errlen);
+
+/* Is a (network order) inside p? */
+bool dp_ipv6_in_prefix(const uint8_t a[DP_IPV6_ADDR_LEN], const struct dp_ipv6_prefix *p);
 
 #endif /* DP_CONFIG_H */

@@ -39,7 +39,7 @@ icmp_state_init(struct icmp_state *s, uint32_t rate, uint32_t burst, uint64_t ts
 }
 
 /* Take one token, refilling first; 1 when there was one. */
-static int
+int
 icmp_take_token(struct icmp_state *s, uint64_t now)
 {
 	uint64_t add;

@@ -139,4 +139,7 @@ int icmp_state_init(struct icmp_state *s, uint32_t rate, uint32_t burst, uint64_
 int icmp_error(struct icmp_state *s, struct rte_mbuf *m, uint16_t l3_off, enum icmp_kind kind,
 	       uint16_t mtu, uint32_t src_be, uint64_t now_tsc, struct icmp_counters *c);
 
+/* Take one token of s's rate limit at now_tsc (refilled first): 1 when there was one. */
+int icmp_take_token(struct icmp_state *s, uint64_t now_tsc);
+
 #endif /* BNG_ICMP_H */

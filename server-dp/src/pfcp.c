@@ -114,6 +114,12 @@ lg_ipv4_ok(uint32_t a)
 	return top != 0 && top != 127 && top < 224;
 }
 
+bool
+pfcp_ipv6_global(const uint8_t *a)
+{
+	return a[0] != 0 && a[0] != 0xff && !(a[0] == 0xfe && (a[1] & 0x80) == 0x80);
+}
+
 int
 pfcp_line_group_decode(const uint8_t *v, size_t len, struct pfcp_line_group *lg)
 {
@@ -123,7 +129,8 @@ pfcp_line_group_decode(const uint8_t *v, size_t len, struct pfcp_line_group *lg)
 	if (v == NULL || len < PFCP_LG_FIXED_LEN + 1)
 		return -EINVAL;
 	n = v[17];
-	if (n < 1 || n > PFCP_LG_NAME_MAX || len != PFCP_LG_FIXED_LEN + n)
+	if (n < 1 || n > PFCP_LG_NAME_MAX ||
+	    (len != PFCP_LG_FIXED_LEN + n && len != PFCP_LG_FIXED_LEN + n + 16))
 		return -EINVAL;
 	if (v[0] != PFCP_LG_ADOPT && v[0] != PFCP_LG_RELEASE)
 		return -EINVAL;
@@ -134,8 +141,13 @@ pfcp_line_group_decode(const uint8_t *v, size_t len, struct pfcp_line_group *lg)
 	memcpy(lg->ac_mac, v + 1, 6);
 	memcpy(lg->core_mac, v + 7, 6);
 	lg->core_ipv4 = rd32(v + 13);
+	if (len == PFCP_LG_FIXED_LEN + n + 16) {
+		lg->has_core_ipv6 = true;
+		memcpy(lg->core_ipv6, v + PFCP_LG_FIXED_LEN + n, 16);
+	}
 	if (lg->action == PFCP_LG_ADOPT &&
-	    (!lg_mac_ok(lg->ac_mac) || !lg_mac_ok(lg->core_mac) || !lg_ipv4_ok(lg->core_ipv4))) {
+	    (!lg_mac_ok(lg->ac_mac) || !lg_mac_ok(lg->core_mac) || !lg_ipv4_ok(lg->core_ipv4) ||
+	     (lg->has_core_ipv6 && !pfcp_ipv6_global(lg->core_ipv6)))) {
 		memset(lg, 0, sizeof(*lg));
 		return -EINVAL;
 	}
@@ -150,7 +162,7 @@ pfcp_line_group_encode(const struct pfcp_line_group *lg, uint8_t *buf, size_t ca
 {
 	size_t n = lg->name_len;
 
-	if (n > PFCP_LG_NAME_MAX || cap < PFCP_LG_FIXED_LEN + n)
+	if (n > PFCP_LG_NAME_MAX || cap < PFCP_LG_FIXED_LEN + n + (lg->has_core_ipv6 ? 16 : 0))
 		return -ENOSPC;
 	buf[0] = lg->action;
 	memcpy(buf + 1, lg->ac_mac, 6);
@@ -161,7 +173,83 @@ pfcp_line_group_encode(const struct pfcp_line_group *lg, uint8_t *buf, size_t ca
 	buf[16] = (uint8_t)lg->core_ipv4;
 	buf[17] = (uint8_t)n;
 	memcpy(buf + PFCP_LG_FIXED_LEN, lg->name, n);
+	if (lg->has_core_ipv6) {
+		memcpy(buf + PFCP_LG_FIXED_LEN + n, lg->core_ipv6, 16);
+		return (int)(PFCP_LG_FIXED_LEN + n + 16);
+	}
 	return (int)(PFCP_LG_FIXED_LEN + n);
+}
+
+int
+pfcp_ra_offload_decode(const uint8_t *v, size_t len, struct pfcp_ra_offload *ra)
+{
+	uint8_t prefix[16] = {0};
+	size_t n;
+
+	memset(ra, 0, sizeof(*ra));
+	if (len == 0)
+		return 0;
+	if (v == NULL || len < PFCP_RA_FIXED_LEN)
+		return -EINVAL;
+	n = v[31];
+	if (n > PFCP_RA_MAX_DNS || len != PFCP_RA_FIXED_LEN + 16 * n)
+		return -EINVAL;
+	ra->interval_s = rd16(v);
+	ra->lifetime_s = rd16(v + 2);
+	ra->flags = v[4];
+	ra->mtu = rd16(v + 5);
+	memcpy(ra->prefix, v + 7, 8);
+	ra->valid_s = rd32(v + 15);
+	ra->preferred_s = rd32(v + 19);
+	memcpy(ra->iid, v + 23, 8);
+	ra->n_dns = (uint8_t)n;
+	for (size_t i = 0; i < n; i++)
+		memcpy(ra->dns[i], v + PFCP_RA_FIXED_LEN + 16 * i, 16);
+	memcpy(prefix, ra->prefix, 8);
+	if (ra->interval_s < PFCP_RA_MIN_INTERVAL || ra->interval_s > PFCP_RA_MAX_INTERVAL ||
+	    (ra->lifetime_s != 0 &&
+	     (ra->lifetime_s < ra->interval_s || ra->lifetime_s > PFCP_RA_MAX_LIFETIME)) ||
+	    (ra->flags & (uint8_t) ~(PFCP_RA_FLAG_M | PFCP_RA_FLAG_O)) != 0 ||
+	    (ra->mtu != 0 && (ra->mtu < PFCP_RA_MIN_MTU || ra->mtu > 9000)) ||
+	    !pfcp_ipv6_global(prefix) || ra->preferred_s > ra->valid_s || rd64(ra->iid) == 0)
+		goto bad;
+	for (size_t i = 0; i < n; i++)
+		if (!pfcp_ipv6_global(ra->dns[i]))
+			goto bad;
+	ra->on = true;
+	return 0;
+bad:
+	memset(ra, 0, sizeof(*ra));
+	return -EINVAL;
+}
+
+int
+pfcp_ra_offload_encode(const struct pfcp_ra_offload *ra, uint8_t *buf, size_t cap)
+{
+	size_t n = ra->n_dns > PFCP_RA_MAX_DNS ? PFCP_RA_MAX_DNS : ra->n_dns;
+	size_t len = ra->on ? PFCP_RA_FIXED_LEN + 16 * n : 0;
+
+	if (cap < len)
+		return -ENOSPC;
+	if (!ra->on)
+		return 0;
+	buf[0] = (uint8_t)(ra->interval_s >> 8);
+	buf[1] = (uint8_t)ra->interval_s;
+	buf[2] = (uint8_t)(ra->lifetime_s >> 8);
+	buf[3] = (uint8_t)ra->lifetime_s;
+	buf[4] = ra->flags;
+	buf[5] = (uint8_t)(ra->mtu >> 8);
+	buf[6] = (uint8_t)ra->mtu;
+	memcpy(buf + 7, ra->prefix, 8);
+	for (int i = 0; i < 4; i++) {
+		buf[15 + i] = (uint8_t)(ra->valid_s >> (24 - 8 * i));
+		buf[19 + i] = (uint8_t)(ra->preferred_s >> (24 - 8 * i));
+	}
+	memcpy(buf + 23, ra->iid, 8);
+	buf[31] = (uint8_t)n;
+	for (size_t i = 0; i < n; i++)
+		memcpy(buf + PFCP_RA_FIXED_LEN + 16 * i, ra->dns[i], 16);
+	return (int)len;
 }
 
 /*
@@ -174,6 +262,17 @@ bngpod_ie(struct dctx *c, const struct ie *ie, uint16_t container)
 {
 	struct pfcp_msg *m = c->m;
 
+	if (container == 0 && ie->type == PFCP_IE_BNGPOD_RA_OFFLOAD) {
+		if (m->present & PFCP_M_BNGPOD_RA) {
+			m->n_dup++;
+			return PFCP_OK;
+		}
+		if (pfcp_ra_offload_decode(ie->v + 2, (size_t)ie->len - 2, &m->ra) != 0)
+			return fail(c, PFCP_CAUSE_MANDATORY_IE_INCORRECT,
+				    PFCP_IE_BNGPOD_RA_OFFLOAD);
+		m->present |= PFCP_M_BNGPOD_RA;
+		return PFCP_OK;
+	}
 	if (container != 0 || ie->type != PFCP_IE_BNGPOD_LINE_GROUP) {
 		m->n_skipped++;
 		return PFCP_OK;
@@ -404,8 +503,14 @@ get_ue_ip(struct dctx *c, const struct ie *ie, struct pfcp_ue_ip *u)
 		memcpy(u->ipv6, ie->v + off, 16);
 		off += 16;
 	}
-	if (u->flags & PFCP_UEIP_IPV6D)
+	if (u->flags & PFCP_UEIP_IPV6D) {
 		NEED(off + 1);
+		u->v6_pd_bits = ie->v[off++];
+	}
+	if (u->flags & PFCP_UEIP_IP6PL) {
+		NEED(off + 1);
+		u->v6_plen = ie->v[off++];
+	}
 	return PFCP_OK;
 }
 
@@ -1355,7 +1460,9 @@ enc_pdi(struct w *w, const struct pfcp_pdi *p)
 		if ((p->ue_ip.flags & PFCP_UEIP_V6) && !(p->ue_ip.flags & PFCP_UEIP_CHV6))
 			w_bytes(w, p->ue_ip.ipv6, 16);
 		if (p->ue_ip.flags & PFCP_UEIP_IPV6D)
-			w_u8(w, 0);
+			w_u8(w, p->ue_ip.v6_pd_bits);
+		if (p->ue_ip.flags & PFCP_UEIP_IP6PL)
+			w_u8(w, p->ue_ip.v6_plen);
 		w_end(w);
 	}
 	if (p->present & PFCP_PDI_ETH) {
@@ -1620,8 +1727,21 @@ pfcp_msg_encode(const struct pfcp_msg *m, uint8_t *buf, size_t cap)
 		ie_bytes(&w, PFCP_IE_CP_FUNCTION_FEATURES, m->cp_features,
 			 m->cp_features_len > sizeof(m->cp_features) ? sizeof(m->cp_features)
 								     : m->cp_features_len);
+	if (m->present & PFCP_M_BNGPOD_RA) {
+		uint8_t v[PFCP_RA_FIXED_LEN + 16 * PFCP_RA_MAX_DNS];
+		int n = pfcp_ra_offload_encode(&m->ra, v, sizeof(v));
+
+		if (n < 0) {
+			w.bad = true;
+		} else {
+			w_u16(&w, PFCP_IE_BNGPOD_RA_OFFLOAD);
+			w_u16(&w, (uint16_t)(n + 2));
+			w_u16(&w, PFCP_ENTERPRISE_BNGPOD);
+			w_bytes(&w, v, (size_t)n);
+		}
+	}
 	if (m->present & PFCP_M_BNGPOD_LINE_GROUP) {
-		uint8_t v[PFCP_LG_FIXED_LEN + PFCP_LG_NAME_MAX];
+		uint8_t v[PFCP_LG_FIXED_LEN + PFCP_LG_NAME_MAX + 16];
 		int n = pfcp_line_group_encode(&m->line_group, v, sizeof(v));
 
 		if (n < 0) {

@@ -190,9 +190,11 @@ enum pfcp_bbf_ie_type {
  *   octets 13-16   core IPv4 address
  *   octet 17       name length n, 1..PFCP_LG_NAME_MAX
  *   octets 18..    the line group's name, [A-Za-z0-9][A-Za-z0-9_.-]*
- * and nothing after the name. For an adoption both MACs are unicast and not
- * zero and the address is a unicast host address (not 0/8, 127/8, 224/4,
- * 240/4); a release carries them too, unchecked.
+ *   octets 18+n..  optional, 16 octets: the group's core IPv6 address
+ * and nothing after. For an adoption both MACs are unicast and not zero, the
+ * address is a unicast host address (not 0/8, 127/8, 224/4, 240/4) and the
+ * IPv6 address not in ::/8, fe80::/10 or ff00::/8; a release carries them
+ * too, unchecked.
  */
 #define PFCP_LG_ADOPT 1
 #define PFCP_LG_RELEASE 2
@@ -203,7 +205,9 @@ struct pfcp_line_group {
 	uint8_t action; /* PFCP_LG_* */
 	uint8_t ac_mac[6];
 	uint8_t core_mac[6];
-	uint32_t core_ipv4;		 /* host order */
+	uint32_t core_ipv4; /* host order */
+	bool has_core_ipv6; /* the IPv6 trailer was present */
+	uint8_t core_ipv6[16];
 	uint8_t name_len;		 /* 1..PFCP_LG_NAME_MAX */
 	char name[PFCP_LG_NAME_MAX + 1]; /* NUL-terminated */
 };
@@ -222,6 +226,51 @@ int pfcp_line_group_decode(const uint8_t *v, size_t len, struct pfcp_line_group 
  * name_len <= PFCP_LG_NAME_MAX.
  */
 int pfcp_line_group_encode(const struct pfcp_line_group *lg, uint8_t *buf, size_t cap);
+
+/*
+ * bngpod RA offload IE (docs/dp/pfcp.md, "bngpod RA offload IE"): at the top
+ * level of a Session Establishment or Modification Request. Value after the
+ * enterprise id: empty (offload off), or
+ *   octets 0-1 interval s (4..1800), 2-3 router lifetime s (0 or
+ *   interval..9000), 4 flags (M 0x80, O 0x40, nothing else), 5-6 MTU option
+ *   (0 or 1280..9000), 7-14 the /64, 15-18 valid and 19-22 preferred
+ *   lifetime (preferred <= valid), 23-30 the BNG's interface id (not 0),
+ *   31 n DNS servers (0..2), then n x 16 octets
+ * and nothing after. The /64 and the DNS servers are global unicast (not
+ * ::/8, fe80::/10, fec0::/10, ff00::/8).
+ */
+#define PFCP_IE_BNGPOD_RA_OFFLOAD 32769u
+#define PFCP_RA_FIXED_LEN 32
+#define PFCP_RA_MAX_DNS 2
+#define PFCP_RA_FLAG_M 0x80
+#define PFCP_RA_FLAG_O 0x40
+#define PFCP_RA_MIN_INTERVAL 4
+#define PFCP_RA_MAX_INTERVAL 1800
+#define PFCP_RA_MAX_LIFETIME 9000
+#define PFCP_RA_MIN_MTU 1280
+
+struct pfcp_ra_offload {
+	bool on; /* false: the empty IE (offload off) */
+	uint8_t flags;
+	uint8_t n_dns;
+	uint16_t interval_s;
+	uint16_t lifetime_s;
+	uint16_t mtu;
+	uint32_t valid_s;
+	uint32_t preferred_s;
+	uint8_t prefix[8];
+	uint8_t iid[8];
+	uint8_t dns[PFCP_RA_MAX_DNS][16];
+};
+
+/* Decode (enterprise id stripped): 0, or -EINVAL for anything but the above. */
+int pfcp_ra_offload_decode(const uint8_t *v, size_t len, struct pfcp_ra_offload *ra);
+
+/* Encode ra's value (no IE header): its length, or -ENOSPC. */
+int pfcp_ra_offload_encode(const struct pfcp_ra_offload *ra, uint8_t *buf, size_t cap);
+
+/* Not in ::/8, fe80::/10, fec0::/10 or ff00::/8. */
+bool pfcp_ipv6_global(const uint8_t *a);
 
 /* Cause values (29.244 Table 8.2.1-1), with names: pfcp.def. */
 enum pfcp_cause {
@@ -358,6 +407,8 @@ struct pfcp_ue_ip {
 	uint8_t flags; /* PFCP_UEIP_* */
 	uint32_t ipv4;
 	uint8_t ipv6[16];
+	uint8_t v6_pd_bits; /* IPv6 Prefix Delegation Bits, with PFCP_UEIP_IPV6D */
+	uint8_t v6_plen;    /* IPv6 Prefix Length, with PFCP_UEIP_IP6PL */
 };
 
 struct pfcp_vlan {
@@ -572,6 +623,7 @@ struct pfcp_failed_rule {
 #define PFCP_M_BBF_MTU (1ull << 11)
 #define PFCP_M_BBF_LCP (1ull << 12)
 #define PFCP_M_BNGPOD_LINE_GROUP (1ull << 13)
+#define PFCP_M_BNGPOD_RA (1ull << 14)
 
 struct pfcp_msg {
 	struct pfcp_hdr h;
@@ -597,6 +649,7 @@ struct pfcp_msg {
 	struct pfcp_lcp_conn lcp;
 	struct pfcp_line_group line_group; /* the first bngpod Line Group IE */
 	uint8_t n_line_group;		   /* how many there were (a repeat is counted in n_dup) */
+	struct pfcp_ra_offload ra;	   /* bngpod RA offload IE (PFCP_M_BNGPOD_RA) */
 	uint8_t n_create_pdr, n_create_far, n_create_qer, n_create_urr;
 	uint8_t n_update_pdr, n_update_far, n_update_qer, n_update_urr;
 	uint8_t n_remove_pdr, n_remove_far, n_remove_qer, n_remove_urr;

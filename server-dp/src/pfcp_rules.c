@@ -67,6 +67,8 @@ pdi_apply(struct up_names *names, struct up_pdr *d, const struct pfcp_pdi *p, st
 	d->src_if = p->src_if;
 	d->ue_ip = 0;
 	d->ue_flags = 0;
+	d->ue_plen = 0;
+	memset(d->ue_ip6, 0, sizeof(d->ue_ip6));
 	d->stag = d->ctag = d->sid = d->ethertype = d->ppp_proto = 0;
 	d->ppp_flags = 0;
 	d->lport = d->netinst = 0;
@@ -85,6 +87,8 @@ pdi_apply(struct up_names *names, struct up_pdr *d, const struct pfcp_pdi *p, st
 		d->has |= UPR_UE_IP;
 		d->ue_flags = p->ue_ip.flags;
 		d->ue_ip = p->ue_ip.ipv4;
+		memcpy(d->ue_ip6, p->ue_ip.ipv6, 16);
+		d->ue_plen = p->ue_ip.v6_plen;
 	}
 	if (p->present & PFCP_PDI_PPPOE_SID) {
 		d->has |= UPR_SID;
@@ -545,6 +549,8 @@ up_rules_create(struct up_rules *r, struct up_names *names, const struct pfcp_ms
 int
 up_attr_apply(struct up_attr *a, const struct pfcp_msg *m, struct up_err *e)
 {
+	if (m->present & PFCP_M_BNGPOD_RA)
+		a->ra = m->ra; /* checked by the decoder; against the session by validation */
 	if (m->present & PFCP_M_BBF_MTU) {
 		if (m->bbf_mtu < UP_MIN_MTU || m->bbf_mtu > UP_MAX_MTU)
 			return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_BBF_MTU);

@@ -5,7 +5,7 @@
  *
  * A session holds at most UP_SESS_MAX_PDR PDRs, UP_SESS_MAX_FAR FARs,
  * UP_SESS_MAX_QER QERs and UP_SESS_MAX_URR URRs (struct up_rules, about
- * 400 bytes, no pointers: compared and copied whole). What the rules mean
+ * 940 bytes, no pointers: compared and copied whole). What the rules mean
  * for the data path is decided later, by validation (pfcp_validate.h); here
  * a rule is only checked for what its own IE must carry.
  *
@@ -104,6 +104,8 @@ struct up_pdr {
 	uint32_t qer_id;
 	uint32_t urr_id[UP_PDR_MAX_URR];
 	uint32_t ue_ip;
+	uint8_t ue_ip6[16]; /* with PFCP_UEIP_V6 */
+	uint8_t ue_plen;    /* with PFCP_UEIP_IP6PL */
 	uint16_t id;
 	uint16_t stag;
 	uint16_t ctag;
@@ -172,8 +174,10 @@ struct up_urr {
 };
 
 /* Directions a URR measures: those of the PDRs that name it. */
-#define UP_DIR_UL 0x01
-#define UP_DIR_DL 0x02
+#define UP_DIR_UL 0x01	/* IPv4 uplink */
+#define UP_DIR_DL 0x02	/* IPv4 downlink */
+#define UP_DIR_UL6 0x04 /* IPv6 uplink */
+#define UP_DIR_DL6 0x08 /* IPv6 downlink */
 
 struct up_rules {
 	uint8_t n_pdr, n_far, n_qer, n_urr;
@@ -191,6 +195,7 @@ struct up_attr {
 	uint16_t lcp_interval;
 	uint32_t magic_tx;
 	uint32_t magic_rx;
+	struct pfcp_ra_offload ra; /* bngpod RA offload; ra.on false: off */
 };
 
 /* The rule kinds, in the order a request's IEs are applied. */

@@ -49,16 +49,21 @@ up_cp_state_set(struct pfcp_up *u, enum up_cp_state s)
 }
 
 void
-up_usage_get(struct pfcp_up *u, uint32_t handle, uint64_t c[4])
+up_usage_get(struct pfcp_up *u, uint32_t handle, uint64_t c[UP_NC])
 {
 	struct up_usage us;
 
 	memset(&us, 0, sizeof(us));
 	u->ops.usage(u->ctx, handle, &us);
-	c[UP_C_UL_PKTS] = us.ul_pkts;
-	c[UP_C_UL_BYTES] = us.ul_bytes;
-	c[UP_C_DL_PKTS] = us.dl_pkts;
-	c[UP_C_DL_BYTES] = us.dl_bytes;
+	/* the data path counts totals and IPv6; IPv4 is the difference */
+	c[UP_C_V6 + UP_C_UL_PKTS] = us.ul_pkts6 <= us.ul_pkts ? us.ul_pkts6 : us.ul_pkts;
+	c[UP_C_V6 + UP_C_UL_BYTES] = us.ul_bytes6 <= us.ul_bytes ? us.ul_bytes6 : us.ul_bytes;
+	c[UP_C_V6 + UP_C_DL_PKTS] = us.dl_pkts6 <= us.dl_pkts ? us.dl_pkts6 : us.dl_pkts;
+	c[UP_C_V6 + UP_C_DL_BYTES] = us.dl_bytes6 <= us.dl_bytes ? us.dl_bytes6 : us.dl_bytes;
+	c[UP_C_UL_PKTS] = us.ul_pkts - c[UP_C_V6 + UP_C_UL_PKTS];
+	c[UP_C_UL_BYTES] = us.ul_bytes - c[UP_C_V6 + UP_C_UL_BYTES];
+	c[UP_C_DL_PKTS] = us.dl_pkts - c[UP_C_V6 + UP_C_DL_PKTS];
+	c[UP_C_DL_BYTES] = us.dl_bytes - c[UP_C_V6 + UP_C_DL_BYTES];
 }
 
 /* ---- create / free --------------------------------------------------------------------------- */

@@ -22,7 +22,7 @@
  * not at all.
  *
  * Data layout (allocated once by pfcp_up_create()):
- *   sessions[capacity]  struct up_sess, about 700 bytes: SEIDs, handle, the
+ *   sessions[capacity]  struct up_sess, about 1.5 KB: SEIDs, handle, the
  *                       session's rules in compact form (at most
  *                       UP_SESS_MAX_PDR PDRs, UP_SESS_MAX_FAR FARs,
  *                       UP_SESS_MAX_QER QERs, UP_SESS_MAX_URR URRs), URR
@@ -37,7 +37,7 @@
  *                       (heartbeats, session reports) awaiting a response;
  *   names               interned strings (logical ports, network instances,
  *                       forwarding policies), at most UP_MAX_NAMES.
- * For 65536 sessions this is about 50 MB of ordinary heap. How the
+ * For 65536 sessions this is about 100 MB of ordinary heap. How the
  * implementation is cut into files: pfcp_up_int.h.
  *
  * Threading: one thread (the control thread) calls everything, including
@@ -57,10 +57,10 @@
 
 #define UP_NAME_SIZE 64 /* names in struct up_sub, NUL included */
 #define UP_MAX_NAMES 1024
-#define UP_SESS_MAX_PDR 4
+#define UP_SESS_MAX_PDR 8
 #define UP_SESS_MAX_FAR 4
 #define UP_SESS_MAX_QER 2
-#define UP_SESS_MAX_URR 2
+#define UP_SESS_MAX_URR 4
 #define UP_PDR_MAX_URR 2 /* URR IDs one PDR of a session may reference */
 #define UP_MAX_PENDING 1024
 #define UP_RCACHE_SLOTS 8192
@@ -72,7 +72,9 @@
 #define UP_MIN_MTU 576
 #define UP_MAX_MTU 9000
 
-/* One PPPoE subscriber session, flat. Addresses in host byte order. */
+#define UP_SUB_MAX_PREFIX6 2 /* the /64 and the delegated prefix */
+
+/* One PPPoE subscriber session, flat. IPv4 addresses in host byte order. */
 struct up_sub {
 	char logical_port[UP_NAME_SIZE]; /* BBF Logical Port; "" = not given */
 	uint16_t stag;			 /* S-tag VLAN id, 1..4094 */
@@ -92,6 +94,12 @@ struct up_sub {
 	uint16_t echo_interval_s;	/* Verification Timers interval */
 	uint8_t echo_misses;		/* Verification Timers count */
 	uint32_t urr_period_s;		/* shortest Measurement Period of its URRs; 0 = none */
+	bool has_ipv4;			/* IPv4 PDRs present (else ipv4 is 0) */
+	bool has_ipv6;			/* IPv6 PDRs present */
+	uint8_t n_prefix6;		/* IPv6 downstream prefixes, 0..UP_SUB_MAX_PREFIX6 */
+	uint8_t prefix6_len[UP_SUB_MAX_PREFIX6];
+	uint8_t prefix6[UP_SUB_MAX_PREFIX6][16]; /* network order, host bits zero */
+	struct pfcp_ra_offload ra;		 /* RA offload; ra.on false: none */
 };
 
 /* Bits of the changed mask given to ops->modify(). */
@@ -101,13 +109,19 @@ struct up_sub {
 #define UP_CHG_QOS 0x08	  /* qos_profile */
 #define UP_CHG_LCP 0x10	  /* lcp_* / echo_* */
 #define UP_CHG_URR 0x20	  /* urr_period_s */
+#define UP_CHG_RA 0x40	  /* ra */
 
-/* Cumulative counters of one installed session since install. */
+/* Cumulative counters of one installed session since install: totals of both
+ * families, and the IPv6 share (IPv4 is the difference). */
 struct up_usage {
 	uint64_t ul_pkts;
 	uint64_t ul_bytes;
 	uint64_t dl_pkts;
 	uint64_t dl_bytes;
+	uint64_t ul_pkts6;
+	uint64_t ul_bytes6;
+	uint64_t dl_pkts6;
+	uint64_t dl_bytes6;
 };
 
 /* Control classes the redirect sends to the CP. */

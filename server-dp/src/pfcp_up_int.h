@@ -137,7 +137,7 @@ void up_send(struct pfcp_up *u, pfcp_send_fn send, void *arg, const uint8_t *b, 
 void up_cp_state_set(struct pfcp_up *u, enum up_cp_state s);
 
 /* The data path's cumulative counters of a session, indexed by UP_C_*. */
-void up_usage_get(struct pfcp_up *u, uint32_t handle, uint64_t c[4]);
+void up_usage_get(struct pfcp_up *u, uint32_t handle, uint64_t c[UP_NC]);
 
 /*
  * Answers: up_tx_init() starts u->tx (type, the request's sequence number,

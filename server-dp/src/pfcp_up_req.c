@@ -92,7 +92,7 @@ report_start(struct pfcp_up *u, const struct up_sess *s, uint8_t report_type, ui
 /* Session Report Request with usage reports for the URRs in mask. */
 static int
 send_usage_report(struct pfcp_up *u, struct up_sess *s, uint32_t mask,
-		  const uint32_t trig[UP_SESS_MAX_URR], const uint64_t cur[4], uint64_t now_ms,
+		  const uint32_t trig[UP_SESS_MAX_URR], const uint64_t cur[UP_NC], uint64_t now_ms,
 		  pfcp_send_fn send, void *arg)
 {
 	uint32_t seq;
@@ -301,7 +301,7 @@ tick_scan(struct pfcp_up *u, uint64_t now_ms, pfcp_send_fn send, void *arg)
 	for (uint32_t k = 0; k < n; k++) {
 		struct up_sess *s;
 		uint32_t mask = 0, trig[UP_SESS_MAX_URR] = {0, 0};
-		uint64_t cur[4];
+		uint64_t cur[UP_NC];
 		bool have_cur = false;
 
 		s = &u->sess[u->scan_cursor];

@@ -167,7 +167,7 @@ sess_establish(struct pfcp_up *u, const struct pfcp_msg *m, uint64_t now_ms, str
 	struct up_derived d;
 	struct up_sess *s;
 	uint32_t slot, old, handle = 0;
-	uint64_t zero[4] = {0, 0, 0, 0};
+	uint64_t zero[UP_NC] = {0};
 	int rc;
 
 	if (!(m->present & PFCP_M_NODE_ID)) {
@@ -286,7 +286,7 @@ sess_modify(struct pfcp_up *u, uint32_t slot, const struct pfcp_msg *m, uint64_t
 	struct up_attr a = s->a;
 	struct up_derived od, nd;
 	struct up_meas meas[UP_SESS_MAX_URR];
-	uint64_t cur[4] = {0, 0, 0, 0};
+	uint64_t cur[UP_NC] = {0};
 	uint32_t handle = s->handle;
 	bool query_all = (m->present & PFCP_M_SMREQ_FLAGS) && (m->smreq_flags & PFCP_SMREQ_QAURR);
 	uint32_t now_ntp = up_ntp_now(u, now_ms);
@@ -456,7 +456,7 @@ up_on_sess_delete(struct pfcp_up *u, const struct pfcp_msg *m, int drc, const st
 	up_tx_init(u, PFCP_SESS_DEL_RSP, &m->h, true, s ? s->cp_seid : 0);
 	if (e.cause == PFCP_CAUSE_REQUEST_ACCEPTED) {
 		if (s->kind == UP_KIND_SUBSCRIBER) {
-			uint64_t cur[4] = {0, 0, 0, 0};
+			uint64_t cur[UP_NC] = {0};
 
 			if (s->r.n_urr)
 				up_usage_get(u, s->handle, cur);

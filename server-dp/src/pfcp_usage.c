@@ -7,8 +7,8 @@
 #include "pfcp_usage.h"
 
 void
-up_meas_init(struct up_meas *ms, const struct up_urr *q, const uint64_t cur[4], uint32_t now_ntp,
-	     uint64_t now_ms)
+up_meas_init(struct up_meas *ms, const struct up_urr *q, const uint64_t cur[UP_NC],
+	     uint32_t now_ntp, uint64_t now_ms)
 {
 	memset(ms, 0, sizeof(*ms));
 	memcpy(ms->base, cur, sizeof(ms->base));
@@ -18,14 +18,21 @@ up_meas_init(struct up_meas *ms, const struct up_urr *q, const uint64_t cur[4], 
 }
 
 void
-up_urr_delta(const struct up_meas *ms, const uint64_t cur[4], uint64_t d[4])
+up_urr_delta(const struct up_meas *ms, const uint64_t cur[UP_NC], uint64_t d[4])
 {
 	for (int k = 0; k < 4; k++) {
-		bool on = (k < 2) ? (ms->dirs & UP_DIR_UL) : (ms->dirs & UP_DIR_DL);
-		/* a counter below its base restarted (the data path re-added the session) */
-		uint64_t v = cur[k] >= ms->base[k] ? cur[k] - ms->base[k] : cur[k];
+		d[k] = ms->carry[k];
+		for (int f = 0; f < 2; f++) {
+			uint8_t bit = (k < 2) ? (f ? UP_DIR_UL6 : UP_DIR_UL)
+					      : (f ? UP_DIR_DL6 : UP_DIR_DL);
+			int c = k + f * UP_C_V6;
+			/* a counter below its base restarted (the data path re-added the session)
+			 */
+			uint64_t v = cur[c] >= ms->base[c] ? cur[c] - ms->base[c] : cur[c];
 
-		d[k] = (on ? v : 0) + ms->carry[k];
+			if (ms->dirs & bit)
+				d[k] += v;
+		}
 	}
 }
 
@@ -39,8 +46,9 @@ up_urr_volume_due(const struct up_urr *q, const uint64_t d[4])
 }
 
 void
-up_urr_report(struct up_meas *ms, const struct up_urr *q, const uint64_t cur[4], uint32_t trigger,
-	      uint16_t ie_type, uint32_t now_ntp, struct pfcp_usage_report *r, uint64_t d_out[4])
+up_urr_report(struct up_meas *ms, const struct up_urr *q, const uint64_t cur[UP_NC],
+	      uint32_t trigger, uint16_t ie_type, uint32_t now_ntp, struct pfcp_usage_report *r,
+	      uint64_t d_out[4])
 {
 	uint64_t d[4];
 
@@ -69,9 +77,7 @@ up_urr_report(struct up_meas *ms, const struct up_urr *q, const uint64_t cur[4],
 	}
 	if (d_out != NULL)
 		memcpy(d_out, d, sizeof(d));
-	for (int k = 0; k < 4; k++) {
-		ms->base[k] = cur[k];
-		ms->carry[k] = 0;
-	}
+	memcpy(ms->base, cur, sizeof(ms->base));
+	memset(ms->carry, 0, sizeof(ms->carry));
 	ms->start_ntp = now_ntp;
 }

@@ -7,7 +7,9 @@
  * state of one URR between two reports: the counters at the last report
  * (base), the usage of reports the CP never acknowledged (carry, added to
  * the next one), the report sequence number, the interval's start and the
- * next periodic report. Counters are arrays of 4 indexed by UP_C_*.
+ * next periodic report. The data path's counters are arrays of UP_NC (IPv4
+ * then IPv6, UP_C_* each); a URR's usage is an array of 4 indexed by UP_C_*,
+ * the sum of the families and directions it measures.
  *
  * Plain C, control thread, no allocation, no I/O.
  */
@@ -25,19 +27,22 @@
 #define UP_C_UL_BYTES 1
 #define UP_C_DL_PKTS 2
 #define UP_C_DL_BYTES 3
+/* The data path's counters are per family: UP_C_* of IPv4, then UP_C_V6 + UP_C_* of IPv6. */
+#define UP_C_V6 4
+#define UP_NC 8
 
 /* Measurement state of one URR, parallel to up_rules.urr[]. */
 struct up_meas {
 	uint32_t seqn;
 	uint32_t start_ntp;
 	uint64_t next_ms;
-	uint64_t base[4];  /* counters at the last report */
-	uint64_t carry[4]; /* usage of reports never acknowledged */
-	uint8_t dirs;	   /* UP_DIR_UL / UP_DIR_DL: PDRs that reference it */
+	uint64_t base[UP_NC]; /* counters at the last report */
+	uint64_t carry[4];    /* usage of reports never acknowledged */
+	uint8_t dirs;	      /* UP_DIR_*: families and directions of the PDRs that name it */
 };
 
 /* A new measurement of URR q from counters cur, at now (NTP seconds and ms). */
-void up_meas_init(struct up_meas *ms, const struct up_urr *q, const uint64_t cur[4],
+void up_meas_init(struct up_meas *ms, const struct up_urr *q, const uint64_t cur[UP_NC],
 		  uint32_t now_ntp, uint64_t now_ms);
 
 /*
@@ -45,7 +50,7 @@ void up_meas_init(struct up_meas *ms, const struct up_urr *q, const uint64_t cur
  * directions the URR measures. A counter below its base restarted (the data
  * path re-added the session): it counts from 0.
  */
-void up_urr_delta(const struct up_meas *ms, const uint64_t cur[4], uint64_t d[4]);
+void up_urr_delta(const struct up_meas *ms, const uint64_t cur[UP_NC], uint64_t d[4]);
 
 /* Has usage d reached one of q's volume thresholds? */
 bool up_urr_volume_due(const struct up_urr *q, const uint64_t d[4]);
@@ -55,7 +60,7 @@ bool up_urr_volume_due(const struct up_urr *q, const uint64_t d[4]);
  * its usage since the last report, then start a new interval at now_ntp.
  * d_out (may be NULL) gets the usage reported, by counter.
  */
-void up_urr_report(struct up_meas *ms, const struct up_urr *q, const uint64_t cur[4],
+void up_urr_report(struct up_meas *ms, const struct up_urr *q, const uint64_t cur[UP_NC],
 		   uint32_t trigger, uint16_t ie_type, uint32_t now_ntp,
 		   struct pfcp_usage_report *r, uint64_t d_out[4]);
 

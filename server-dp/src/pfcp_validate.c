@@ -122,35 +122,114 @@ check_sub_far(const struct up_far *f, uint8_t dst_if, struct up_err *e)
 	return 0;
 }
 
+static bool
+ppp_is_ipv6(const struct up_pdr *p)
+{
+	return (p->has & UPR_PPP) && (p->ppp_flags & ~PFCP_BBF_PPP_DATA) == PFCP_BBF_PPP_SPECIFIC &&
+	       p->ppp_proto == 0x0057;
+}
+
+/* Both upstream PDRs describe the same line, PPPoE session, FAR and QER. */
+static bool
+same_line(const struct up_pdr *a, const struct up_pdr *b)
+{
+	const uint16_t keys = UPR_STAG | UPR_CTAG | UPR_MAC | UPR_MAC_OTHER | UPR_SID | UPR_LPORT |
+			      UPR_BBF_OHR | UPR_OHR | UPR_QER;
+
+	return (a->has & keys) == (b->has & keys) && a->stag == b->stag && a->ctag == b->ctag &&
+	       memcmp(a->mac, b->mac, 6) == 0 && a->sid == b->sid && a->lport == b->lport &&
+	       a->bbf_ohr == b->bbf_ohr && (!(a->has & UPR_OHR) || a->ohr == b->ohr) &&
+	       a->far_id == b->far_id && (!(a->has & UPR_QER) || a->qer_id == b->qer_id);
+}
+
+static bool
+prefix6_host_bits(const uint8_t *a, uint8_t len)
+{
+	for (unsigned int i = len; i < 128; i++)
+		if (a[i / 8] & (0x80 >> (i % 8)))
+			return true;
+	return false;
+}
+
+static bool
+prefix6_contains(const uint8_t *p, uint8_t len, const uint8_t *a)
+{
+	for (unsigned int i = 0; i < len; i++)
+		if ((p[i / 8] ^ a[i / 8]) & (0x80 >> (i % 8)))
+			return false;
+	return true;
+}
+
+/* A downstream IPv6 prefix PDR (docs/dp/pfcp.md, "Dual stack: the IPv6 PDRs"). */
+static int
+check_dn6(const struct up_pdr *p, const struct up_pdr *dn, struct up_err *e)
+{
+	if (p->ue_flags & (PFCP_UEIP_CHV4 | PFCP_UEIP_CHV6 | PFCP_UEIP_IPV6D))
+		return up_err_ie(e, PFCP_CAUSE_SERVICE_NOT_SUPPORTED, PFCP_IE_UE_IP_ADDRESS);
+	if (!(p->ue_flags & PFCP_UEIP_SD) || !(p->ue_flags & PFCP_UEIP_IP6PL) || p->ue_plen < 32 ||
+	    p->ue_plen > 64 || prefix6_host_bits(p->ue_ip6, p->ue_plen) ||
+	    !pfcp_ipv6_global(p->ue_ip6))
+		return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_UE_IP_ADDRESS);
+	if (p->has & (UPR_STAG | UPR_CTAG | UPR_MAC | UPR_MAC_OTHER | UPR_SID | UPR_PPP |
+		      UPR_ETHERTYPE | UPR_LPORT))
+		return up_err_rule(e, PFCP_RULE_PDR, p->id);
+	if (p->has & (UPR_OHR | UPR_BBF_OHR))
+		return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT,
+				 (p->has & UPR_OHR) ? PFCP_IE_OUTER_HEADER_REMOVAL
+						    : PFCP_IE_BBF_OUTER_HEADER_REMOVAL);
+	if (p != dn && (p->far_id != dn->far_id || (p->has & UPR_QER) != (dn->has & UPR_QER) ||
+			((p->has & UPR_QER) && p->qer_id != dn->qer_id)))
+		return up_err_rule(e, PFCP_RULE_PDR, p->id);
+	return 0;
+}
+
 static int
 validate_sub(const struct up_names *names, const struct up_rules *r, const struct up_attr *a,
 	     struct up_derived *d, struct up_err *e)
 {
-	const struct up_pdr *up = NULL, *dn = NULL;
+	const struct up_pdr *up4 = NULL, *up6 = NULL, *dn4 = NULL, *dn6[UP_SUB_MAX_PREFIX6];
+	const struct up_pdr *up, *dn;
 	const struct up_far *fu, *fd;
 	const struct up_qer *qu = NULL, *qd = NULL;
 	struct up_sub *s = &d->sub;
 	uint16_t policy = 0;
+	int n6 = 0;
 
 	d->kind = UP_KIND_SUBSCRIBER;
 	for (int i = 0; i < r->n_pdr; i++) {
 		const struct up_pdr *p = &r->pdr[i];
 
 		if (p->src_if == PFCP_IF_ACCESS) {
-			if (up != NULL)
+			const struct up_pdr **slot = ppp_is_ipv6(p) ? &up6 : &up4;
+
+			if (*slot != NULL)
 				return up_err_rule(e, PFCP_RULE_PDR, p->id);
-			up = p;
+			*slot = p;
 		} else if (p->src_if == PFCP_IF_CORE) {
-			if (dn != NULL)
-				return up_err_rule(e, PFCP_RULE_PDR, p->id);
-			dn = p;
+			if ((p->has & UPR_UE_IP) && (p->ue_flags & PFCP_UEIP_V6)) {
+				if (p->ue_flags & PFCP_UEIP_V4)
+					return up_err_ie(e, PFCP_CAUSE_SERVICE_NOT_SUPPORTED,
+							 PFCP_IE_UE_IP_ADDRESS);
+				if (n6 == UP_SUB_MAX_PREFIX6)
+					return up_err_rule(e, PFCP_RULE_PDR, p->id);
+				dn6[n6++] = p;
+			} else {
+				if (dn4 != NULL)
+					return up_err_rule(e, PFCP_RULE_PDR, p->id);
+				dn4 = p;
+			}
 		} else {
 			return up_err_ie(e, PFCP_CAUSE_SERVICE_NOT_SUPPORTED,
 					 PFCP_IE_SOURCE_INTERFACE);
 		}
 	}
-	if (up == NULL || dn == NULL)
+	if ((up4 == NULL && up6 == NULL) || (dn4 == NULL && n6 == 0))
 		return up_err_ie(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING, PFCP_IE_CREATE_PDR);
+	/* each family present in both directions */
+	if ((up4 == NULL) != (dn4 == NULL) || (up6 == NULL) != (n6 == 0))
+		return up_err_ie(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING, PFCP_IE_CREATE_PDR);
+	up = up4 != NULL ? up4 : up6;
+	dn = dn4 != NULL ? dn4 : dn6[0];
 
 	/* upstream PDR: the line and PPPoE identity */
 	if (!(up->has & UPR_STAG))
@@ -177,36 +256,74 @@ validate_sub(const struct up_names *names, const struct up_rules *r, const struc
 	if (up->sid == 0 || up->sid == 0xffff)
 		return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT,
 				 PFCP_IE_BBF_PPPOE_SESSION_ID);
-	if ((up->has & UPR_ETHERTYPE) && up->ethertype != 0x8864)
+	if (((up4 != NULL && (up4->has & UPR_ETHERTYPE) && up4->ethertype != 0x8864)) ||
+	    (up6 != NULL && (up6->has & UPR_ETHERTYPE) && up6->ethertype != 0x8864))
 		return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_ETHERTYPE);
-	if ((up->has & UPR_PPP) &&
-	    !(up->ppp_flags == PFCP_BBF_PPP_DATA ||
-	      ((up->ppp_flags & ~PFCP_BBF_PPP_DATA) == PFCP_BBF_PPP_SPECIFIC &&
-	       up->ppp_proto == 0x0021)))
+	if (up4 != NULL && (up4->has & UPR_PPP) &&
+	    !(up4->ppp_flags == PFCP_BBF_PPP_DATA ||
+	      ((up4->ppp_flags & ~PFCP_BBF_PPP_DATA) == PFCP_BBF_PPP_SPECIFIC &&
+	       up4->ppp_proto == 0x0021)))
 		return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_BBF_PPP_PROTOCOL);
 	if (up->bbf_ohr != PFCP_BBF_OHR_PPP_PPPOE_ETHERNET)
 		return up_err_ie(e, PFCP_CAUSE_SERVICE_NOT_SUPPORTED,
 				 PFCP_IE_BBF_OUTER_HEADER_REMOVAL);
 	if ((up->has & UPR_OHR) && up->ohr != PFCP_OHR_STAG_CTAG)
 		return up_err_ie(e, PFCP_CAUSE_SERVICE_NOT_SUPPORTED, PFCP_IE_OUTER_HEADER_REMOVAL);
+	if (up4 != NULL && up6 != NULL && !same_line(up4, up6))
+		return up_err_rule(e, PFCP_RULE_PDR, up6->id);
 
-	/* downstream PDR: the UE address */
-	if (!(dn->has & UPR_UE_IP))
-		return up_err_ie(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING, PFCP_IE_UE_IP_ADDRESS);
-	if (!(dn->ue_flags & PFCP_UEIP_V4) || (dn->ue_flags & (PFCP_UEIP_CHV4 | PFCP_UEIP_CHV6)))
-		return up_err_ie(e, PFCP_CAUSE_SERVICE_NOT_SUPPORTED, PFCP_IE_UE_IP_ADDRESS);
-	if (!(dn->ue_flags & PFCP_UEIP_SD) || !unicast_ipv4(dn->ue_ip))
-		return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_UE_IP_ADDRESS);
-	if ((up->has & UPR_UE_IP) && (!(up->ue_flags & PFCP_UEIP_V4) ||
-				      (up->ue_flags & PFCP_UEIP_SD) || up->ue_ip != dn->ue_ip))
-		return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_UE_IP_ADDRESS);
-	if (dn->has & (UPR_STAG | UPR_CTAG | UPR_MAC | UPR_MAC_OTHER | UPR_SID | UPR_PPP |
-		       UPR_ETHERTYPE | UPR_LPORT))
-		return up_err_rule(e, PFCP_RULE_PDR, dn->id);
-	if (dn->has & (UPR_OHR | UPR_BBF_OHR))
-		return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT,
-				 (dn->has & UPR_OHR) ? PFCP_IE_OUTER_HEADER_REMOVAL
-						     : PFCP_IE_BBF_OUTER_HEADER_REMOVAL);
+	/* downstream IPv4 PDR: the UE address */
+	if (dn4 != NULL) {
+		if (!(dn4->has & UPR_UE_IP))
+			return up_err_ie(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING,
+					 PFCP_IE_UE_IP_ADDRESS);
+		if (!(dn4->ue_flags & PFCP_UEIP_V4) ||
+		    (dn4->ue_flags & (PFCP_UEIP_CHV4 | PFCP_UEIP_CHV6)))
+			return up_err_ie(e, PFCP_CAUSE_SERVICE_NOT_SUPPORTED,
+					 PFCP_IE_UE_IP_ADDRESS);
+		if (!(dn4->ue_flags & PFCP_UEIP_SD) || !unicast_ipv4(dn4->ue_ip))
+			return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT,
+					 PFCP_IE_UE_IP_ADDRESS);
+		if ((up4->has & UPR_UE_IP) &&
+		    (!(up4->ue_flags & PFCP_UEIP_V4) || (up4->ue_flags & PFCP_UEIP_SD) ||
+		     up4->ue_ip != dn4->ue_ip))
+			return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT,
+					 PFCP_IE_UE_IP_ADDRESS);
+		if (dn4->has & (UPR_STAG | UPR_CTAG | UPR_MAC | UPR_MAC_OTHER | UPR_SID | UPR_PPP |
+				UPR_ETHERTYPE | UPR_LPORT))
+			return up_err_rule(e, PFCP_RULE_PDR, dn4->id);
+		if (dn4->has & (UPR_OHR | UPR_BBF_OHR))
+			return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT,
+					 (dn4->has & UPR_OHR) ? PFCP_IE_OUTER_HEADER_REMOVAL
+							      : PFCP_IE_BBF_OUTER_HEADER_REMOVAL);
+	}
+
+	/* downstream IPv6 PDRs: the session's prefixes */
+	for (int i = 0; i < n6; i++)
+		if (check_dn6(dn6[i], dn, e) != 0)
+			return -1;
+	if (n6 == 2) {
+		uint8_t l = dn6[0]->ue_plen < dn6[1]->ue_plen ? dn6[0]->ue_plen : dn6[1]->ue_plen;
+
+		if (prefix6_contains(dn6[0]->ue_ip6, l, dn6[1]->ue_ip6))
+			return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT,
+					 PFCP_IE_UE_IP_ADDRESS);
+	}
+	if (up6 != NULL && (up6->has & UPR_UE_IP)) {
+		bool match = false;
+
+		for (int i = 0; i < n6; i++)
+			match |= up6->ue_plen == dn6[i]->ue_plen &&
+				 memcmp(up6->ue_ip6, dn6[i]->ue_ip6, 16) == 0;
+		if ((up6->ue_flags & (PFCP_UEIP_V4 | PFCP_UEIP_SD)) ||
+		    !(up6->ue_flags & PFCP_UEIP_V6) || !(up6->ue_flags & PFCP_UEIP_IP6PL) || !match)
+			return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT,
+					 PFCP_IE_UE_IP_ADDRESS);
+	}
+	if (dn4 != NULL && n6 > 0 &&
+	    (dn6[0]->far_id != dn4->far_id || (dn6[0]->has & UPR_QER) != (dn4->has & UPR_QER) ||
+	     ((dn4->has & UPR_QER) && dn6[0]->qer_id != dn4->qer_id)))
+		return up_err_rule(e, PFCP_RULE_PDR, dn6[0]->id);
 
 	/* FARs */
 	fu = &r->far[up_rule_find(r, UP_RULE_FAR, up->far_id)];
@@ -256,9 +373,13 @@ validate_sub(const struct up_names *names, const struct up_rules *r, const struc
 	if ((s->mbr_ul && s->gbr_ul > s->mbr_ul) || (s->mbr_dl && s->gbr_dl > s->mbr_dl))
 		return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_GBR);
 
-	/* URRs */
+	/* URRs: the families and directions of the PDRs that name them */
 	for (int i = 0; i < r->n_urr; i++) {
 		const struct up_urr *q = &r->urr[i];
+		const struct up_pdr *const by[] = {up4, dn4, up6, n6 > 0 ? dn6[0] : NULL,
+						   n6 > 1 ? dn6[1] : NULL};
+		static const uint8_t bit[] = {UP_DIR_UL, UP_DIR_DL, UP_DIR_UL6, UP_DIR_DL6,
+					      UP_DIR_DL6};
 
 		if (!(q->method & (PFCP_METHOD_VOLUM | PFCP_METHOD_DURAT)))
 			return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT,
@@ -269,15 +390,27 @@ validate_sub(const struct up_names *names, const struct up_rules *r, const struc
 		if ((q->triggers & PFCP_RT_VOLTH) && (!(q->has & UPU_VOLTH) || q->vol_flags == 0))
 			return up_err_ie(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING,
 					 PFCP_IE_VOLUME_THRESHOLD);
-		for (int k = 0; k < up->n_urr; k++)
-			if (up->urr_id[k] == q->id)
-				d->dirs[i] |= UP_DIR_UL;
-		for (int k = 0; k < dn->n_urr; k++)
-			if (dn->urr_id[k] == q->id)
-				d->dirs[i] |= UP_DIR_DL;
+		for (size_t j = 0; j < sizeof(by) / sizeof(by[0]); j++)
+			for (int k = 0; by[j] != NULL && k < by[j]->n_urr; k++)
+				if (by[j]->urr_id[k] == q->id)
+					d->dirs[i] |= bit[j];
 		if (d->dirs[i] && (q->triggers & PFCP_RT_PERIO) &&
 		    (s->urr_period_s == 0 || q->period < s->urr_period_s))
 			s->urr_period_s = q->period;
+	}
+
+	/* RA offload: the /64 must be one of the session's, the MTU within the session's */
+	if (a->ra.on) {
+		bool match = false;
+		uint16_t mtu = a->mtu ? a->mtu : UP_DEFAULT_MTU;
+
+		for (int i = 0; i < n6; i++)
+			match |= dn6[i]->ue_plen == 64 &&
+				 memcmp(dn6[i]->ue_ip6, a->ra.prefix, 8) == 0;
+		if (!match || a->ra.mtu > mtu)
+			return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT,
+					 PFCP_IE_BNGPOD_RA_OFFLOAD);
+		s->ra = a->ra;
 	}
 
 	/* the flat description */
@@ -289,7 +422,14 @@ validate_sub(const struct up_names *names, const struct up_rules *r, const struc
 	s->ctag = up->ctag;
 	memcpy(s->mac, up->mac, 6);
 	s->pppoe_sid = up->sid;
-	s->ipv4 = dn->ue_ip;
+	s->has_ipv4 = dn4 != NULL;
+	s->ipv4 = dn4 != NULL ? dn4->ue_ip : 0;
+	s->has_ipv6 = n6 > 0;
+	s->n_prefix6 = (uint8_t)n6;
+	for (int i = 0; i < n6; i++) {
+		memcpy(s->prefix6[i], dn6[i]->ue_ip6, 16);
+		s->prefix6_len[i] = dn6[i]->ue_plen;
+	}
 	s->mtu = a->mtu;
 	s->lcp_offload = a->lcp_on != 0;
 	s->lcp_magic = a->magic_tx;
@@ -324,6 +464,8 @@ up_validate(const struct up_names *names, const struct up_rules *r, const struct
 	for (int i = 0; i < r->n_far; i++)
 		if ((r->far[i].has & UPF_DST_IF) && r->far[i].dst_if == PFCP_IF_CP_FUNCTION)
 			to_cp = true;
+	if (to_cp && a->ra.on)
+		return up_err_ie(e, PFCP_CAUSE_SERVICE_NOT_SUPPORTED, PFCP_IE_BNGPOD_RA_OFFLOAD);
 	if (to_cp)
 		return validate_default(r, d, e);
 	return validate_sub(names, r, a, d, e);
@@ -336,7 +478,9 @@ up_sub_changes(const struct up_sub *o, const struct up_sub *n)
 
 	if (strcmp(o->logical_port, n->logical_port) != 0 || o->stag != n->stag ||
 	    o->ctag != n->ctag || memcmp(o->mac, n->mac, 6) != 0 || o->pppoe_sid != n->pppoe_sid ||
-	    o->ipv4 != n->ipv4)
+	    o->ipv4 != n->ipv4 || o->has_ipv4 != n->has_ipv4 || o->has_ipv6 != n->has_ipv6 ||
+	    o->n_prefix6 != n->n_prefix6 || memcmp(o->prefix6, n->prefix6, sizeof(o->prefix6)) ||
+	    memcmp(o->prefix6_len, n->prefix6_len, sizeof(o->prefix6_len)))
 		c |= UP_CHG_KEYS;
 	if (o->mtu != n->mtu)
 		c |= UP_CHG_MTU;
@@ -351,6 +495,8 @@ up_sub_changes(const struct up_sub *o, const struct up_sub *n)
 		c |= UP_CHG_LCP;
 	if (o->urr_period_s != n->urr_period_s)
 		c |= UP_CHG_URR;
+	if (memcmp(&o->ra, &n->ra, sizeof(o->ra)) != 0)
+		c |= UP_CHG_RA;
 	return c;
 }
 

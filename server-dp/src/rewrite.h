@@ -274,8 +274,9 @@ rw_decap_pppoe(struct rte_mbuf *m, const struct cls_result *r, const struct rw_c
 	uint32_t pad;
 	uint8_t *h;
 
-	if (r->kind != CLS_PPPOE_SESS_IPV4 || r->l3_off < RW_ENCAP_LEN || r->l3_off < ct->len ||
-	    end > rte_pktmbuf_data_len(m) || end > rte_pktmbuf_pkt_len(m))
+	if ((r->kind != CLS_PPPOE_SESS_IPV4 && r->kind != CLS_PPPOE_SESS_IPV6) ||
+	    r->l3_off < RW_ENCAP_LEN || r->l3_off < ct->len || end > rte_pktmbuf_data_len(m) ||
+	    end > rte_pktmbuf_pkt_len(m))
 		return -EINVAL;
 	pad = rte_pktmbuf_pkt_len(m) - end;
 	/* Padding in another segment than the last cannot be trimmed in place. */
@@ -306,8 +307,8 @@ rw_core_strip(struct rte_mbuf *m, const struct cls_result *r)
 	uint32_t end = (uint32_t)r->l3_off + r->l3_len;
 	uint32_t pad;
 
-	if (r->kind != CLS_CORE_IPV4 || end > rte_pktmbuf_data_len(m) ||
-	    end > rte_pktmbuf_pkt_len(m))
+	if ((r->kind != CLS_CORE_IPV4 && r->kind != CLS_CORE_IPV6) ||
+	    end > rte_pktmbuf_data_len(m) || end > rte_pktmbuf_pkt_len(m))
 		return -EINVAL;
 	pad = rte_pktmbuf_pkt_len(m) - end;
 	if (pad != 0 && m->nb_segs > 1 && rte_pktmbuf_lastseg(m)->data_len < pad)
@@ -350,6 +351,94 @@ rw_encap_pppoe(struct rte_mbuf *m, const struct rw_encap_tmpl *t, const struct r
 	h[RW_CTAG_TCI_OFF] |= (uint8_t)tci_pcp;
 	rw_store16(h + RW_PPPOE_LEN_OFF, rte_cpu_to_be_16((uint16_t)(tot + 2)));
 	return 0;
+}
+
+/*
+ * IPv6: like rw_encap_pppoe(), for m holding exactly an IPv6 packet: the
+ * PPPoE length is 40 + payload length + 2 and the PPP protocol 0x0057.
+ */
+static inline int
+rw_encap_pppoe6(struct rte_mbuf *m, const struct rw_encap_tmpl *t, const struct rw_pcp_map *pcp,
+		uint8_t tc)
+{
+	const uint8_t *ip = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t tot;
+	uint16_t tci_pcp;
+	uint8_t *h;
+
+	if (rte_pktmbuf_data_len(m) < 40)
+		return -EINVAL;
+	tot = 40u + rte_be_to_cpu_16(rw_load16(ip + 4));
+	if (tot != rte_pktmbuf_pkt_len(m) || tot > 0xffff - 2)
+		return -EINVAL;
+	h = (uint8_t *)rte_pktmbuf_prepend(m, RW_ENCAP_LEN);
+	if (h == NULL)
+		return -ENOSPC;
+	memcpy(h, t->hdr, RW_ENCAP_LEN);
+	tci_pcp = (uint16_t)((pcp->pcp[tc & (RW_NUM_TC - 1)] & 7) << 5);
+	h[RW_STAG_TCI_OFF] |= (uint8_t)tci_pcp;
+	h[RW_CTAG_TCI_OFF] |= (uint8_t)tci_pcp;
+	rw_store16(h + RW_PPPOE_LEN_OFF, rte_cpu_to_be_16((uint16_t)(tot + 2)));
+	h[RW_ENCAP_LEN - 2] = 0x00;
+	h[RW_ENCAP_LEN - 1] = 0x57;
+	return 0;
+}
+
+/* The DSCP of the IPv6 header at ip (upper 6 bits of the traffic class). */
+static inline uint8_t
+rw_ipv6_dscp(const uint8_t *ip)
+{
+	return (uint8_t)(((ip[0] & 0x0f) << 2) | (ip[1] >> 6));
+}
+
+/* Set the DSCP of the IPv6 header at ip; ECN and the flow label are kept. */
+static inline void
+rw_ipv6_dscp_set(uint8_t *ip, uint8_t dscp)
+{
+	ip[0] = (uint8_t)(0x60 | (dscp >> 2));
+	ip[1] = (uint8_t)(((dscp & 3) << 6) | (ip[1] & 0x3f));
+}
+
+/*
+ * Clamp the MSS of a TCP SYN in the IPv6 packet at ip (len readable bytes;
+ * TCP directly after the fixed header, next header 6) to mss_max. Returns 1
+ * when lowered (checksum updated incrementally), else 0, as rw_tcp_mss_clamp().
+ */
+static inline int
+rw_tcp6_mss_clamp(uint8_t *ip, uint32_t len, uint16_t mss_max)
+{
+	uint32_t tot, doff;
+	uint16_t old, new;
+	uint8_t *th;
+	int at;
+
+	if (len < 60 || ip[6] != RW_IPPROTO_TCP)
+		return 0;
+	tot = 40u + rte_be_to_cpu_16(rw_load16(ip + 4));
+	if (tot < len)
+		len = tot;
+	if (len < 60)
+		return 0;
+	th = ip + 40;
+	if (!(th[13] & RW_TCP_SYN))
+		return 0;
+	doff = (uint32_t)(th[12] >> 4) * 4;
+	if (doff <= 20 || 40 + doff > len)
+		return 0;
+	at = rw_tcp_find_mss(th, doff);
+	if (at <= 0)
+		return 0;
+	old = rw_load16(th + at);
+	if (rte_be_to_cpu_16(old) <= mss_max)
+		return 0;
+	new = rte_cpu_to_be_16(mss_max);
+	rw_store16(th + at, new);
+	if (at & 1) {
+		old = rte_bswap16(old);
+		new = rte_bswap16(new);
+	}
+	rw_store16(th + 16, rw_csum_update16(rw_load16(th + 16), old, new));
+	return 1;
 }
 
 #endif /* BNG_REWRITE_H */

@@ -261,6 +261,7 @@ session_ids_free(void *p, void *e, unsigned int n)
 
 	for (i = 0; i < n; i++) {
 		memset(&t->sessions[ids[i]], 0, sizeof(t->sessions[0]));
+		memset(&t->s6[ids[i]], 0, sizeof(t->s6[0]));
 		t->free_ids[t->n_free++] = ids[i];
 	}
 }
@@ -295,6 +296,8 @@ session_tables_create(const char *name, uint32_t capacity, uint32_t max_workers,
 	t->down_shift = 64 - (uint32_t)rte_bsf32(n_down);
 	t->down_mask = n_down - 1;
 	t->down_empty = n_down;
+	t->s6 = rte_zmalloc_socket("sessions6", (size_t)capacity * sizeof(struct dp_session6),
+				   RTE_CACHE_LINE_SIZE, socket);
 	t->sessions = rte_zmalloc_socket("sessions", (size_t)capacity * sizeof(struct dp_session),
 					 RTE_CACHE_LINE_SIZE, socket);
 	t->up_heads = rte_malloc_socket("session_up", (size_t)n_up * sizeof(uint32_t),
@@ -307,7 +310,7 @@ session_tables_create(const char *name, uint32_t capacity, uint32_t max_workers,
 		rte_malloc_socket("session_free", (size_t)capacity * sizeof(uint32_t), 0, socket);
 	qsz = rte_rcu_qsbr_get_memsize(max_workers);
 	t->qsbr = rte_zmalloc_socket("session_qsbr", qsz, RTE_CACHE_LINE_SIZE, socket);
-	if (t->sessions == NULL || t->up_heads == NULL || t->down == NULL ||
+	if (t->sessions == NULL || t->s6 == NULL || t->up_heads == NULL || t->down == NULL ||
 	    t->down_spare == NULL || t->free_ids == NULL || t->qsbr == NULL)
 		goto nomem;
 	memset(t->up_heads, 0xff, (size_t)n_up * sizeof(uint32_t)); /* SESSION_ID_NONE */
@@ -356,6 +359,9 @@ session_tables_free(struct session_tables *t)
 	rte_free(t->down);
 	rte_free(t->up_heads);
 	rte_free(t->sessions);
+	rte_free(t->s6);
+	for (unsigned int j = 0; j < t->n_down6; j++)
+		rte_free(t->down6[j]);
 	rte_free(t);
 }
 
@@ -383,19 +389,147 @@ session_next_id(struct session_tables *t)
 	return t->n_free == 0 ? SESSION_ID_NONE : t->free_ids[t->n_free - 1];
 }
 
+/* --- downstream IPv6 chains ---------------------------------------------------- */
+
+int
+session_tables_set_v6(struct session_tables *t, const uint8_t *lens, unsigned int n, int socket)
+{
+	uint8_t sorted[SESSION6_MAX_TABLES];
+	unsigned int m = 0;
+	uint32_t heads;
+
+	if (t->n_down6 != 0)
+		return -EEXIST;
+	for (unsigned int i = 0; i < n; i++) {
+		bool seen = false;
+
+		if (lens[i] < 32 || lens[i] > 64)
+			return -EINVAL;
+		for (unsigned int j = 0; j < m; j++)
+			seen |= sorted[j] == lens[i];
+		if (seen)
+			continue;
+		if (m == SESSION6_MAX_TABLES)
+			return -EINVAL;
+		sorted[m++] = lens[i];
+	}
+	/* longest first: the /64 of a WAN pool before a shorter delegated prefix */
+	for (unsigned int i = 1; i < m; i++)
+		for (unsigned int j = i; j > 0 && sorted[j] > sorted[j - 1]; j--) {
+			uint8_t x = sorted[j];
+
+			sorted[j] = sorted[j - 1];
+			sorted[j - 1] = x;
+		}
+	heads = rte_align32pow2(t->capacity < 2 ? 4 : 2 * t->capacity);
+	for (unsigned int j = 0; j < m; j++) {
+		t->down6[j] = rte_malloc_socket("session_down6", (size_t)heads * sizeof(uint32_t),
+						RTE_CACHE_LINE_SIZE, socket);
+		if (t->down6[j] == NULL) {
+			for (unsigned int k = 0; k < j; k++) {
+				rte_free(t->down6[k]);
+				t->down6[k] = NULL;
+			}
+			return -ENOMEM;
+		}
+		memset(t->down6[j], 0xff, (size_t)heads * sizeof(uint32_t));
+		t->down6_len[j] = sorted[j];
+		t->down6_mask[j] = session6_mask(sorted[j]);
+	}
+	t->down6_shift = 64 - (uint32_t)rte_bsf32(heads);
+	__atomic_store_n(&t->n_down6, (uint8_t)m, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static int
+down6_table(const struct session_tables *t, uint8_t len)
+{
+	for (unsigned int j = 0; j < t->n_down6; j++)
+		if (t->down6_len[j] == len)
+			return (int)j;
+	return -1;
+}
+
+/* The id holding prefix key of table j, or SESSION_ID_NONE. */
+static uint32_t
+down6_find(const struct session_tables *t, unsigned int j, uint64_t key)
+{
+	uint32_t link = t->down6[j][session6_bucket(t->down6_shift, key)];
+
+	while (link != SESSION_ID_NONE) {
+		const struct dp_session6 *s = &t->s6[link >> 1];
+
+		if (s->pfx[link & 1] == key && s->tab[link & 1] == j)
+			return link >> 1;
+		link = s->next[link & 1];
+	}
+	return SESSION_ID_NONE;
+}
+
+static void
+down6_link(struct session_tables *t, uint32_t id, unsigned int k)
+{
+	struct dp_session6 *s = &t->s6[id];
+	uint32_t *head = &t->down6[s->tab[k]][session6_bucket(t->down6_shift, s->pfx[k])];
+
+	s->next[k] = *head;
+	__atomic_store_n(head, SESSION6_LINK(id, k), __ATOMIC_RELEASE);
+}
+
+static void
+down6_unlink(struct session_tables *t, uint32_t id, unsigned int k)
+{
+	const struct dp_session6 *s = &t->s6[id];
+	uint32_t *link = &t->down6[s->tab[k]][session6_bucket(t->down6_shift, s->pfx[k])];
+	uint32_t me = SESSION6_LINK(id, k);
+
+	while (*link != me && *link != SESSION_ID_NONE)
+		link = &t->s6[*link >> 1].next[*link & 1];
+	if (*link == me)
+		__atomic_store_n(link, s->next[k], __ATOMIC_RELEASE);
+}
+
+/* Check the IPv6 prefixes of p: known lengths, no host bits, not held by a live session. */
+static int
+v6_params_check(const struct session_tables *t, const struct dp_session_params *p, int tab[])
+{
+	if (p->n_prefix6 > SESSION6_MAX_PREFIX)
+		return -EINVAL;
+	for (unsigned int k = 0; k < p->n_prefix6; k++) {
+		uint64_t key = session6_hi64(p->prefix6[k]);
+		static const uint8_t zero[8];
+
+		tab[k] = down6_table(t, p->prefix6_len[k]);
+		if (tab[k] < 0 || (key & ~session6_mask(p->prefix6_len[k])) != 0 ||
+		    memcmp(p->prefix6[k] + 8, zero, 8) != 0)
+			return -EINVAL;
+		if (down6_find(t, (unsigned int)tab[k], key) != SESSION_ID_NONE)
+			return -EEXIST;
+	}
+	if (p->n_prefix6 == 2 && tab[0] == tab[1] &&
+	    session6_hi64(p->prefix6[0]) == session6_hi64(p->prefix6[1]))
+		return -EINVAL;
+	return 0;
+}
+
 int
 session_add(struct session_tables *t, const struct dp_session_params *p, uint32_t *id)
 {
+	int tab[SESSION6_MAX_PREFIX] = {0};
 	struct dp_session *s;
 	uint64_t k0;
 	uint32_t i;
 	int rc;
 
-	if (p->ipv4 == 0 || (p->mtu != 0 && (p->mtu < SESSION_MIN_MTU || p->mtu > SESSION_MAX_MTU)))
+	if ((p->ipv4 == 0 && p->n_prefix6 == 0) ||
+	    (p->mtu != 0 && (p->mtu < SESSION_MIN_MTU || p->mtu > SESSION_MAX_MTU)) || p->sid == 0)
 		return -EINVAL;
+	rc = v6_params_check(t, p, tab);
+	if (rc != 0)
+		return rc;
 	memcpy(&k0, (const uint16_t[4]){p->line, p->stag, p->ctag, p->sid}, sizeof(k0));
 	if (up_find(t, k0, session_key1_of(p->mac)) != SESSION_ID_NONE ||
-	    down_find(t, p->ipv4) >= 0)
+	    (p->ipv4 != 0 && down_find(t, p->ipv4) >= 0))
 		return -EEXIST;
 	if (t->n_free == 0)
 		session_reclaim(t);
@@ -422,8 +556,21 @@ session_add(struct session_tables *t, const struct dp_session_params *p, uint32_
 	s->sched = p->sched;
 	/* Neither index can refuse: chains are unbounded and the downstream
 	 * array always has room for capacity addresses. */
+	{
+		struct dp_session6 *s6 = &t->s6[i];
+
+		s6->n = p->n_prefix6;
+		for (unsigned int k = 0; k < p->n_prefix6; k++) {
+			s6->pfx[k] = session6_hi64(p->prefix6[k]);
+			s6->plen[k] = p->prefix6_len[k];
+			s6->tab[k] = (uint8_t)tab[k];
+		}
+	}
 	up_link(t, i);
-	down_insert(t, p->ipv4, i);
+	if (p->ipv4 != 0)
+		down_insert(t, p->ipv4, i);
+	for (unsigned int k = 0; k < p->n_prefix6; k++)
+		down6_link(t, i, k);
 	t->n_free--;
 	t->count++;
 	*id = i;
@@ -441,13 +588,16 @@ session_del(struct session_tables *t, uint32_t id)
 	s = &t->sessions[id];
 	/* A slot waiting for its grace period keeps its key, which may be live
 	 * again under another id: the key must map to this id. */
-	if (s->ipv4 == 0)
+	if (s->sid == 0)
 		return -ENOENT;
 	up_key_of(s, &k0, &k1);
 	if (up_find(t, k0, k1) != id)
 		return -ENOENT;
 	up_unlink(t, id);
-	down_remove(t, s->ipv4);
+	if (s->ipv4 != 0)
+		down_remove(t, s->ipv4);
+	for (unsigned int k = 0; k < t->s6[id].n; k++)
+		down6_unlink(t, id, k);
 	t->count--;
 	/* The slot keeps its contents until the grace period ends. The queue
 	 * holds capacity ids, so it can only be full if something is wrong;
@@ -467,7 +617,7 @@ session_modify_qos(struct session_tables *t, uint32_t id, uint16_t qos)
 	if (id >= t->capacity)
 		return -ENOENT;
 	s = &t->sessions[id];
-	if (s->ipv4 == 0)
+	if (s->sid == 0)
 		return -ENOENT;
 	__atomic_store_n(&s->qos, qos, __ATOMIC_RELAXED);
 	return 0;

@@ -166,6 +166,32 @@ struct dp_session {
 	uint64_t drops_down;
 } __rte_cache_aligned;
 
+/*
+ * IPv6 of a session (dual stack), parallel to sessions[]: its downstream
+ * prefixes (at most SESSION6_MAX_PREFIX, each 32..64 long: the /64 and the
+ * delegated prefix), their links in the downstream IPv6 index, and the
+ * IPv6 share of its counters (the totals stay in struct dp_session). 64
+ * bytes, one cache line, read only by IPv6 packets. Prefixes are the upper
+ * 64 bits as an 8-byte load of the address bytes sees them ("raw").
+ */
+#define SESSION6_MAX_PREFIX 2
+#define SESSION6_MAX_TABLES 8 /* distinct assigned prefix lengths */
+#define SESSION6_LINK(id, k) ((id) << 1 | (k))
+
+struct dp_session6 {
+	uint64_t pfx[SESSION6_MAX_PREFIX];  /* raw, host bits zero */
+	uint32_t next[SESSION6_MAX_PREFIX]; /* down6 chain: next link, atomic */
+	uint8_t plen[SESSION6_MAX_PREFIX];  /* 32..64 */
+	uint8_t tab[SESSION6_MAX_PREFIX];   /* down6 table of each prefix */
+	uint8_t n;			    /* prefixes; 0 = no IPv6 */
+	uint8_t pad[3];
+	/* the IPv6 share of the session's counters, plain stores by the worker */
+	uint64_t pkts_up;
+	uint64_t bytes_up;
+	uint64_t pkts_down;
+	uint64_t bytes_down;
+} __rte_cache_aligned;
+
 /* What the control plane knows of a new session. */
 struct dp_session_params {
 	uint16_t line;
@@ -177,7 +203,10 @@ struct dp_session_params {
 	uint16_t tpid;	   /* outer TPID of the access port, 0x8100 or 0x88a8 */
 	uint16_t group;
 	uint16_t qos;
-	uint32_t ipv4;	/* network order, not 0 */
+	uint32_t ipv4;	   /* network order; 0 = no IPv4 (then n_prefix6 > 0) */
+	uint8_t n_prefix6; /* 0..SESSION6_MAX_PREFIX */
+	uint8_t prefix6_len[SESSION6_MAX_PREFIX]; /* a length of a down6 table */
+	uint8_t prefix6[SESSION6_MAX_PREFIX][16]; /* network order, host bits zero */
 	uint16_t mtu;	/* 0: SESSION_DEFAULT_MTU; else 576..SESSION_MAX_MTU */
 	uint32_t sched; /* HQoS pipe reference, opaque here */
 };
@@ -192,6 +221,14 @@ struct session_tables {
 	uint32_t down_shift; /* 64 - log2(down entries) */
 	uint32_t down_mask;  /* down entries - 1 */
 	uint32_t capacity;
+	/* IPv6: per-session state and one chained exact-match index per
+	 * assigned prefix length (session_tables_set_v6), longest first */
+	struct dp_session6 *s6;
+	uint32_t *down6[SESSION6_MAX_TABLES];	  /* chain heads: links, SESSION_ID_NONE empty */
+	uint64_t down6_mask[SESSION6_MAX_TABLES]; /* raw mask of the table's length */
+	uint8_t down6_len[SESSION6_MAX_TABLES];
+	uint8_t n_down6;
+	uint32_t down6_shift; /* 64 - log2(heads per table) */
 	/* control thread only, on its own cache line */
 	uint64_t *down_spare __rte_cache_aligned;
 	uint64_t spare_token; /* QSBR token the spare waits for */
@@ -269,6 +306,22 @@ uint32_t session_pending(const struct session_tables *t);
 /* Try to return ids whose grace period is over to the free list; returns how
  * many. Also rebuilds the downstream index if it was deferred. */
 uint32_t session_reclaim(struct session_tables *t);
+
+/*
+ * Create the downstream IPv6 tables: one per distinct length of lens (n of
+ * them, 32..64 each, at most SESSION6_MAX_TABLES), each with 2^k >= 2 x
+ * capacity chain heads. Once, before any session with IPv6 is added.
+ * Returns 0, -EINVAL, -EEXIST (called twice) or -ENOMEM.
+ */
+int session_tables_set_v6(struct session_tables *t, const uint8_t *lens, unsigned int n,
+			  int socket);
+
+/* Raw (network byte order as loaded) mask of the upper 64 bits for a prefix length 0..64. */
+static inline uint64_t
+session6_mask(unsigned int len)
+{
+	return rte_cpu_to_be_64(len == 0 ? 0 : ~UINT64_C(0) << (64 - len));
+}
 
 /* Walk both indexes (O(capacity)) and fill *st. */
 void session_table_stats(const struct session_tables *t, struct session_table_stats *st);
@@ -440,6 +493,99 @@ session_lookup_down_burst(const struct session_tables *t, const uint32_t *ipv4, 
 		}
 	}
 	return hits;
+}
+
+/* The upper 64 bits of the IPv6 address at a, raw. */
+static inline uint64_t
+session6_hi64(const uint8_t *a)
+{
+	uint64_t v;
+
+	memcpy(&v, a, sizeof(v));
+	return v;
+}
+
+static inline uint32_t
+session6_bucket(uint32_t shift, uint64_t key)
+{
+	return (uint32_t)(((key ^ (key >> 29)) * SESSION_HASH_MUL) >> shift);
+}
+
+/*
+ * Downstream IPv6: ids[i] = the session holding a prefix that contains the
+ * destination whose upper 64 bits (raw) are hi[i], or SESSION_ID_NONE. The
+ * tables are tried longest length first; a prefix is an exact match of the
+ * masked address in its length's table: per table one hash, one head load
+ * and the slots of its chain (prefixes of the same length never overlap).
+ */
+static inline uint32_t
+session_lookup_down6_burst(const struct session_tables *t, const uint64_t *hi, uint16_t n,
+			   uint32_t *ids)
+{
+	const struct dp_session6 *s6 = t->s6;
+	uint32_t link[SESSION_LOOKUP_STEP];
+	uint32_t hits = 0;
+	uint16_t done, i, m;
+
+	if (t->n_down6 == 0) {
+		for (i = 0; i < n; i++)
+			ids[i] = SESSION_ID_NONE;
+		return 0;
+	}
+	for (done = 0; done < n; done += m) {
+		m = (uint16_t)RTE_MIN(n - done, (int)SESSION_LOOKUP_STEP);
+		/* the first (longest) table: prefetch the heads, then the first slots */
+		for (i = 0; i < m; i++) {
+			link[i] = session6_bucket(t->down6_shift, hi[done + i] & t->down6_mask[0]);
+			rte_prefetch0(&t->down6[0][link[i]]);
+		}
+		for (i = 0; i < m; i++) {
+			link[i] = __atomic_load_n(&t->down6[0][link[i]], __ATOMIC_ACQUIRE);
+			if (link[i] != SESSION_ID_NONE)
+				rte_prefetch0(&s6[link[i] >> 1]);
+		}
+		for (i = 0; i < m; i++) {
+			uint32_t id = SESSION_ID_NONE;
+
+			for (unsigned int j = 0; j < t->n_down6 && id == SESSION_ID_NONE; j++) {
+				uint64_t key = hi[done + i] & t->down6_mask[j];
+				uint32_t l = j == 0 ? link[i]
+						    : __atomic_load_n(&t->down6[j][session6_bucket(
+									      t->down6_shift, key)],
+								      __ATOMIC_ACQUIRE);
+
+				while (l != SESSION_ID_NONE) {
+					const struct dp_session6 *s = &s6[l >> 1];
+
+					if (s->pfx[l & 1] == key &&
+					    s->plen[l & 1] == t->down6_len[j]) {
+						id = l >> 1;
+						break;
+					}
+					l = __atomic_load_n(&s->next[l & 1], __ATOMIC_ACQUIRE);
+				}
+			}
+			ids[done + i] = id;
+			hits += id != SESSION_ID_NONE;
+		}
+	}
+	return hits;
+}
+
+/* Anti-spoofing IPv6: the source's upper 64 bits (raw) inside one of the session's prefixes. */
+static inline int
+session6_src_ok(const struct dp_session6 *s, uint64_t src_hi)
+{
+	for (unsigned int k = 0; k < s->n && k < SESSION6_MAX_PREFIX; k++)
+		if ((src_hi & session6_mask(s->plen[k])) == s->pfx[k])
+			return 1;
+	return 0;
+}
+
+static inline struct dp_session6 *
+session6_get(const struct session_tables *t, uint32_t id)
+{
+	return &t->s6[id];
 }
 
 /* Anti-spoofing: an upstream IPv4 source (network order) must be the session's. */

@@ -65,6 +65,17 @@ in_pools(const struct dp_line_group *g, uint32_t ipv4)
 	return 0;
 }
 
+/* An IPv6 prefix of the session: inside one of the group's pools, of its assigned length. */
+static int
+in_pools6(const struct dp_line_group *g, const uint8_t *pfx, uint8_t len)
+{
+	for (uint16_t i = 0; i < g->n_prefixes6; i++)
+		if (g->prefixes6[i].assigned == len &&
+		    dp_ipv6_in_prefix(pfx, &g->prefixes6[i].prefix))
+			return 1;
+	return 0;
+}
+
 static int
 find_qos(const struct app *a, const struct up_sub *u, uint16_t group, uint16_t *qos)
 {
@@ -117,10 +128,20 @@ sub_install(void *ctx, const struct up_sub *u, uint32_t *handle)
 	}
 	p.group = a->cfg->lines[line].group;
 	g = &a->cfg->line_groups[p.group];
-	if (u->ipv4 == 0 || !in_pools(g, u->ipv4)) {
+	if ((u->ipv4 == 0 && u->n_prefix6 == 0) || (u->ipv4 != 0 && !in_pools(g, u->ipv4)) ||
+	    u->n_prefix6 > SESSION6_MAX_PREFIX) {
 		subs_stats.refused_address++;
 		return -EINVAL;
 	}
+	for (unsigned int k = 0; k < u->n_prefix6; k++) {
+		if (!in_pools6(g, u->prefix6[k], u->prefix6_len[k])) {
+			subs_stats.refused_address++;
+			return -EINVAL;
+		}
+		memcpy(p.prefix6[k], u->prefix6[k], 16);
+		p.prefix6_len[k] = u->prefix6_len[k];
+	}
+	p.n_prefix6 = u->n_prefix6;
 	if (find_qos(a, u, p.group, &qos) != 0) {
 		subs_stats.refused_qos++;
 		return -ENOENT;
@@ -163,6 +184,7 @@ sub_install(void *ctx, const struct up_sub *u, uint32_t *handle)
 	}
 	hqos_pipe_set_owner(a->hqos, ref, id);
 	lcp_apply(a, id, u);
+	ra_set(a->ra, id, &u->ra, control_now_ms());
 	subs_stats.installed++;
 	*handle = id;
 	return 0;
@@ -176,7 +198,7 @@ live(struct app *a, uint32_t id)
 	if (id >= a->sessions->capacity)
 		return NULL;
 	s = session_get(a->sessions, id);
-	return s->ipv4 != 0 ? s : NULL;
+	return s->sid != 0 ? s : NULL;
 }
 
 static void
@@ -188,6 +210,7 @@ sub_remove(void *ctx, uint32_t handle)
 	if (s == NULL)
 		return;
 	lcp_disable(a->lcp, handle);
+	ra_set(a->ra, handle, NULL, 0);
 	/* Frames of this session still queued in HQoS are dropped at dequeue. */
 	hqos_pipe_free(a->hqos, s->sched);
 	session_del(a->sessions, handle);
@@ -213,7 +236,8 @@ sub_modify(void *ctx, uint32_t *handle, const struct up_sub *u, uint32_t changed
 		 * two cannot coexist (the downstream key), so remove first; a
 		 * failed install then leaves no session, and the CP is told.
 		 */
-		if (rte_cpu_to_be_32(u->ipv4) != s->ipv4) {
+		if (rte_cpu_to_be_32(u->ipv4) != s->ipv4 && u->n_prefix6 == 0 &&
+		    session6_get(a->sessions, *handle)->n == 0) {
 			rc = sub_install(ctx, u, &nh);
 			if (rc != 0)
 				return rc;
@@ -249,6 +273,8 @@ sub_modify(void *ctx, uint32_t *handle, const struct up_sub *u, uint32_t changed
 	}
 	if (changed & UP_CHG_LCP)
 		lcp_apply(a, *handle, u);
+	if (changed & UP_CHG_RA)
+		ra_set(a->ra, *handle, &u->ra, control_now_ms());
 	subs_stats.modified++;
 	return 0;
 }
@@ -266,6 +292,14 @@ sub_usage(void *ctx, uint32_t handle, struct up_usage *out)
 	out->ul_bytes = __atomic_load_n(&s->bytes_up, __ATOMIC_RELAXED);
 	out->dl_pkts = __atomic_load_n(&s->pkts_down, __ATOMIC_RELAXED);
 	out->dl_bytes = __atomic_load_n(&s->bytes_down, __ATOMIC_RELAXED);
+	{
+		const struct dp_session6 *s6 = session6_get(a->sessions, handle);
+
+		out->ul_pkts6 = __atomic_load_n(&s6->pkts_up, __ATOMIC_RELAXED);
+		out->ul_bytes6 = __atomic_load_n(&s6->bytes_up, __ATOMIC_RELAXED);
+		out->dl_pkts6 = __atomic_load_n(&s6->pkts_down, __ATOMIC_RELAXED);
+		out->dl_bytes6 = __atomic_load_n(&s6->bytes_down, __ATOMIC_RELAXED);
+	}
 }
 
 static void
@@ -377,11 +411,16 @@ lg_adopt(struct app *a, uint16_t gi, const struct pfcp_line_group *lg)
 
 	if (!g->standby) {
 		if (memcmp(g->ac_mac, lg->ac_mac, 6) == 0 &&
-		    memcmp(g->core_mac, lg->core_mac, 6) == 0 && g->core_address == lg->core_ipv4)
+		    memcmp(g->core_mac, lg->core_mac, 6) == 0 && g->core_address == lg->core_ipv4 &&
+		    g->has_core6 == lg->has_core_ipv6 &&
+		    (!g->has_core6 || memcmp(g->core_address6, lg->core_ipv6, 16) == 0))
 			return 0; /* a repeat */
 		return lg_refuse(lg, -EBUSY, "served with other addresses; release it first");
 	}
 	rc = dp_config_adopt_check(a->cfg, gi, lg->core_ipv4, why, sizeof(why));
+	if (rc == 0)
+		rc = dp_config_adopt_check6(a->cfg, gi, lg->has_core_ipv6 ? lg->core_ipv6 : NULL,
+					    why, sizeof(why));
 	if (rc != 0)
 		return lg_refuse(lg, rc, why);
 	/*
@@ -394,6 +433,9 @@ lg_adopt(struct app *a, uint16_t gi, const struct pfcp_line_group *lg)
 	memcpy(g->ac_mac, lg->ac_mac, 6);
 	memcpy(g->core_mac, lg->core_mac, 6);
 	g->core_address = lg->core_ipv4;
+	g->has_core6 = lg->has_core_ipv6;
+	if (lg->has_core_ipv6)
+		memcpy(g->core_address6, lg->core_ipv6, 16);
 	a->core_hdr[gi].nh_mac = 0;
 	g->standby = false;
 	rc = lmap_publish(a, why, sizeof(why));
@@ -402,6 +444,7 @@ lg_adopt(struct app *a, uint16_t gi, const struct pfcp_line_group *lg)
 		return lg_refuse(lg, rc, why);
 	}
 	neigh_announce(a->neigh);
+	control_nd_announce(a);
 	subs_stats.lg_adopted++;
 	printf("bng-dp: line group '%s' adopted: served\n", g->name);
 	fflush(stdout);

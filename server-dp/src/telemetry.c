@@ -2,6 +2,7 @@
  * bng-dp telemetry commands (telemetry.h).
  */
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -60,6 +61,17 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "lcp_consumed", w->lcp_consumed);
 	rte_tel_data_add_dict_u64(d, "icmp_sent", w->icmp_sent);
 	rte_tel_data_add_dict_u64(d, "fragmented", w->fragmented);
+	rte_tel_data_add_dict_u64(d, "up6_pkts", w->up6_pkts);
+	rte_tel_data_add_dict_u64(d, "up6_bytes", w->up6_bytes);
+	rte_tel_data_add_dict_u64(d, "down6_pkts", w->down6_pkts);
+	rte_tel_data_add_dict_u64(d, "down6_bytes", w->down6_bytes);
+	rte_tel_data_add_dict_u64(d, "v6_punted", w->v6_punted);
+	rte_tel_data_add_dict_u64(d, "icmp6_time_exceeded", w->icmp6.time_exceeded);
+	rte_tel_data_add_dict_u64(d, "icmp6_packet_too_big", w->icmp6.packet_too_big);
+	rte_tel_data_add_dict_u64(d, "icmp6_rate_limited", w->icmp6.rate_limited);
+	rte_tel_data_add_dict_u64(d, "icmp6_not_allowed", w->icmp6.not_allowed);
+	rte_tel_data_add_dict_u64(d, "router6_resolved",
+				  __atomic_load_n(&tel_app->router6_mac, __ATOMIC_RELAXED) != 0);
 	rte_tel_data_add_dict_u64(d, "injected", w->injected);
 	rte_tel_data_add_dict_u64(d, "idle_sleeps", w->idle_sleeps);
 	add_counters(d, "kind_", cls_kind_names, w->cls.kind, CLS_KIND_MAX, 0);
@@ -136,6 +148,27 @@ session_dict(struct rte_tel_data *d, uint32_t id, const struct dp_session *s)
 	rte_tel_data_add_dict_u64(d, "pkts_down", s->pkts_down);
 	rte_tel_data_add_dict_u64(d, "bytes_down", s->bytes_down);
 	rte_tel_data_add_dict_u64(d, "drops_down", s->drops_down);
+	{
+		/* the IPv6 share of the counters above, and the session's prefixes */
+		const struct dp_session6 *s6 = session6_get(a->sessions, id);
+		char p6[2 * (INET6_ADDRSTRLEN + 4)] = "";
+		size_t off = 0;
+
+		for (unsigned int k = 0; k < s6->n && k < SESSION6_MAX_PREFIX; k++) {
+			uint8_t b[16] = {0};
+			char t[INET6_ADDRSTRLEN];
+
+			memcpy(b, &s6->pfx[k], 8);
+			inet_ntop(AF_INET6, b, t, sizeof(t));
+			off += (size_t)snprintf(p6 + off, sizeof(p6) - off, "%s%s/%u", k ? " " : "",
+						t, s6->plen[k]);
+		}
+		rte_tel_data_add_dict_string(d, "ipv6_prefixes", p6);
+		rte_tel_data_add_dict_u64(d, "pkts_up_v6", s6->pkts_up);
+		rte_tel_data_add_dict_u64(d, "bytes_up_v6", s6->bytes_up);
+		rte_tel_data_add_dict_u64(d, "pkts_down_v6", s6->pkts_down);
+		rte_tel_data_add_dict_u64(d, "bytes_down_v6", s6->bytes_down);
+	}
 }
 
 /*
@@ -170,7 +203,7 @@ tel_sessions(const char *cmd, const char *params, struct rte_tel_data *d)
 			return 0;
 		rte_tel_data_start_array(ids, RTE_TEL_U64_VAL);
 		for (id = 0; id < t->capacity && n < 512; id++) {
-			if (session_get(t, id)->ipv4 != 0) {
+			if (session_get(t, id)->sid != 0) {
 				rte_tel_data_add_array_u64(ids, id);
 				n++;
 			}
@@ -199,7 +232,7 @@ tel_sessions(const char *cmd, const char *params, struct rte_tel_data *d)
 	}
 	if (parse_id(params, t->capacity, &id) != 0)
 		return -EINVAL;
-	if (session_get(t, id)->ipv4 == 0) {
+	if (session_get(t, id)->sid == 0) {
 		rte_tel_data_add_dict_string(d, "state", "free");
 		return 0;
 	}

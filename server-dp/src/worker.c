@@ -148,6 +148,24 @@ icmp_to_core(struct app *a, struct rte_mbuf *m, const struct cls_result *r,
 	out_tx(a, m);
 }
 
+static inline void
+punt(struct app *a, struct rte_mbuf *m, const struct cls_result *r, uint64_t now)
+{
+	if (punt_enqueue(a->punt, m, r, now) == 0)
+		a->wstats.punted++;
+	else
+		drop(a, m, APP_DROP_PUNT);
+}
+
+/* The traffic class of a DSCP in the session profile's map. */
+static inline uint8_t
+tc_of_dscp(const struct app *a, const struct dp_session *s, uint8_t dscp)
+{
+	uint16_t q = __atomic_load_n(&s->qos, __ATOMIC_RELAXED);
+
+	return a->cfg->qos_profiles[q].dscp_tc[dscp & 63];
+}
+
 /* --- upstream ---------------------------------------------------------------- */
 
 static void
@@ -389,16 +407,258 @@ downstream(struct app *a, struct rte_mbuf **pkts, struct cls_result *res, uint16
 	}
 }
 
-/* --- control frames ------------------------------------------------------------ */
+/* --- IPv6 --------------------------------------------------------------------- */
 
-static inline void
-punt(struct app *a, struct rte_mbuf *m, const struct cls_result *r, uint64_t now)
+/* The group's core IPv6 address, the source of ICMPv6 errors; NULL when none. */
+static inline const uint8_t *
+core6_of(const struct app *a, uint16_t group)
 {
-	if (punt_enqueue(a->punt, m, r, now) == 0)
-		a->wstats.punted++;
-	else
-		drop(a, m, APP_DROP_PUNT);
+	const struct dp_line_group *g = &a->cfg->line_groups[group];
+
+	return g->has_core6 ? g->core_address6 : NULL;
 }
+
+/*
+ * IPv6 control a session's subscriber sends to its BNG, for the CP: ICMPv6
+ * Router Solicitation, Neighbor Solicitation and Advertisement from or to a
+ * link-local or unspecified address, and DHCPv6 (UDP to port 547) to
+ * ff02::1:2 or a link-local address.
+ */
+static inline bool
+v6_is_control(const uint8_t *ip, uint16_t len)
+{
+	const uint8_t *src = ip + 8, *dst = ip + 24;
+	bool local = ip6_is_link_local(src) || ip6_is_unspecified(src) || ip6_is_link_local(dst) ||
+		     ip6_is_multicast(dst);
+
+	if (ip[6] == ICMP6_NH && len >= 41)
+		return local && (ip[40] == 133 || ip[40] == 135 || ip[40] == 136);
+	if (ip[6] == 17 && len >= 44 && ip[42] == 0x02 && ip[43] == 0x23) {
+		static const uint8_t all_dhcp[16] = {0xff, 0x02, [13] = 1, [15] = 2};
+
+		return memcmp(dst, all_dhcp, 16) == 0 || ip6_is_link_local(dst);
+	}
+	return false;
+}
+
+/* Best-effort queue of an IPv6 flow: a hash of its addresses. */
+static inline uint8_t
+be_queue_ipv6(const uint8_t *ip)
+{
+	uint64_t h = session6_hi64(ip + 8) ^ session6_hi64(ip + 16) ^ session6_hi64(ip + 24) ^
+		     session6_hi64(ip + 32);
+
+	h *= SESSION_HASH_MUL;
+	return (uint8_t)(h >> 62);
+}
+
+static void
+upstream6(struct app *a, struct rte_mbuf **pkts, struct cls_result *res, uint16_t n, uint64_t now)
+{
+	const uint8_t *macs[APP_BURST];
+	uint32_t ids[APP_BURST];
+	struct app_worker_stats *w = &a->wstats;
+	uint64_t rmac = __atomic_load_n(&a->router6_mac, __ATOMIC_RELAXED);
+	uint16_t i;
+
+	for (i = 0; i < n; i++)
+		macs[i] = rte_pktmbuf_mtod(pkts[i], const uint8_t *) + 6;
+	session_lookup_up_burst(a->sessions, res, macs, n, ids);
+	/* The lines every hit will read and write: its IPv6 slot and its policer. */
+	for (i = 0; i < n; i++) {
+		if (ids[i] != SESSION_ID_NONE) {
+			rte_prefetch0(session6_get(a->sessions, ids[i]));
+			police_prefetch(a->police, ids[i]);
+		}
+	}
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		const struct cls_result *r = &res[i];
+		uint8_t *ip = rte_pktmbuf_mtod_offset(m, uint8_t *, r->l3_off);
+		struct dp_session *s;
+		struct dp_session6 *s6;
+		const struct dp_qos_profile *qp;
+		enum app_drop why;
+
+		if (ids[i] == SESSION_ID_NONE) {
+			punt(a, m, r, now); /* unknown session: the CP answers PADT */
+			continue;
+		}
+		s = session_get(a->sessions, ids[i]);
+		s6 = session6_get(a->sessions, ids[i]);
+		if (unlikely(v6_is_control(ip, r->l3_len))) {
+			struct cls_result cr = *r;
+
+			/* with the PPP control class (docs/dp/pfcp.md section 7) */
+			cr.kind = CLS_PPPOE_SESS_CTRL;
+			w->v6_punted++;
+			punt(a, m, &cr, now);
+			continue;
+		}
+		if (unlikely(s6->n == 0)) {
+			why = APP_DROP_IPV6;
+			goto refused;
+		}
+		if (unlikely(!ip6_is_global(ip + 8) || !ip6_is_global(ip + 24))) {
+			why = APP_DROP_V6_SCOPE;
+			goto refused;
+		}
+		if (unlikely(!session6_src_ok(s6, session6_hi64(ip + 8)))) {
+			why = APP_DROP_SPOOF;
+			goto refused;
+		}
+		if (unlikely(acl_classify6(a->acl, ACL_UP, ip, r->l3_len, &w->acl))) {
+			why = APP_DROP_ACL;
+			goto refused;
+		}
+		if (police_color(a->police, ids[i], now, rte_pktmbuf_pkt_len(m)) == RTE_COLOR_RED) {
+			why = APP_DROP_POLICED;
+			goto refused;
+		}
+		if (unlikely(ip[7] <= 1)) {
+			s->drops_up++;
+			if (icmp6_error(&a->icmp, m, r->l3_off, r->l3_len, ICMP6_TYPE_TIME_EXCEEDED,
+					0, core6_of(a, s->group), now, &w->icmp6) != 0) {
+				drop(a, m, APP_DROP_TTL);
+				continue;
+			}
+			rte_pktmbuf_adj(m, r->l3_off);
+			if (rw_encap_pppoe6(m, &s->encap, &a->pcp, 0) != 0) {
+				drop(a, m, APP_DROP_REWRITE);
+				continue;
+			}
+			w->icmp_sent++;
+			out_tx(a, m);
+			continue;
+		}
+		if (unlikely(rmac == 0)) {
+			why = APP_DROP_NO_NEIGH;
+			goto refused;
+		}
+		ip[7]--;
+		qp = &a->cfg->qos_profiles[__atomic_load_n(&s->qos, __ATOMIC_RELAXED)];
+		if (qp->up_dscp != DP_DSCP_KEEP && rw_ipv6_dscp(ip) != qp->up_dscp)
+			rw_ipv6_dscp_set(ip, qp->up_dscp);
+		if (ip[6] == RW_IPPROTO_TCP)
+			rw_tcp6_mss_clamp(ip, r->l3_len, (uint16_t)(s->mtu - 60));
+		{
+			const struct rw_core_tmpl *ct = core_hdr(a, s->group, rmac);
+
+			if (unlikely(rw_decap_pppoe(m, r, ct) != 0)) {
+				why = APP_DROP_REWRITE;
+				goto refused;
+			}
+			rte_pktmbuf_mtod_offset(m, uint8_t *, ct->len - 2)[0] = 0x86;
+			rte_pktmbuf_mtod_offset(m, uint8_t *, ct->len - 2)[1] = 0xdd;
+		}
+		s->pkts_up++;
+		s->bytes_up += r->l3_len;
+		s6->pkts_up++;
+		s6->bytes_up += r->l3_len;
+		w->up_pkts++;
+		w->up_bytes += r->l3_len;
+		w->up6_pkts++;
+		w->up6_bytes += r->l3_len;
+		out_tx(a, m);
+		continue;
+	refused:
+		s->drops_up++;
+		drop(a, m, why);
+	}
+}
+
+static void
+downstream6(struct app *a, struct rte_mbuf **pkts, struct cls_result *res, uint16_t n, uint64_t now)
+{
+	uint64_t hi[APP_BURST];
+	uint32_t ids[APP_BURST];
+	struct app_worker_stats *w = &a->wstats;
+	struct app_out *o = a->out;
+	uint16_t i;
+
+	for (i = 0; i < n; i++)
+		hi[i] = session6_hi64(
+			rte_pktmbuf_mtod_offset(pkts[i], const uint8_t *, res[i].l3_off + 24));
+	session_lookup_down6_burst(a->sessions, hi, n, ids);
+	/* The index gave ids: bring their templates in. */
+	for (i = 0; i < n; i++)
+		if (ids[i] != SESSION_ID_NONE)
+			rte_prefetch0(session_get(a->sessions, ids[i]));
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		const struct cls_result *r = &res[i];
+		uint8_t *ip = rte_pktmbuf_mtod_offset(m, uint8_t *, r->l3_off);
+		struct dp_session *s;
+		uint8_t tc, queue;
+		uint32_t len;
+
+		if (ids[i] == SESSION_ID_NONE) {
+			drop(a, m, APP_DROP_NO_SESSION_DOWN);
+			continue;
+		}
+		s = session_get(a->sessions, ids[i]);
+		if (unlikely(acl_classify6(a->acl, ACL_DOWN, ip, r->l3_len, &w->acl))) {
+			s->drops_down++;
+			drop(a, m, APP_DROP_ACL);
+			continue;
+		}
+		if (unlikely(ip[7] <= 1)) {
+			s->drops_down++;
+			if (icmp6_error(&a->icmp, m, r->l3_off, r->l3_len, ICMP6_TYPE_TIME_EXCEEDED,
+					0, core6_of(a, s->group), now, &w->icmp6) != 0) {
+				drop(a, m, APP_DROP_TTL);
+				continue;
+			}
+			goto to_core;
+		}
+		if (unlikely(r->l3_len > s->mtu)) {
+			s->drops_down++;
+			if (icmp6_error(&a->icmp, m, r->l3_off, r->l3_len, ICMP6_TYPE_PTB, s->mtu,
+					core6_of(a, s->group), now, &w->icmp6) != 0) {
+				drop(a, m, APP_DROP_PTB);
+				continue;
+			}
+			goto to_core;
+		}
+		ip[7]--;
+		tc = tc_of_dscp(a, s, rw_ipv6_dscp(ip));
+		queue = tc == DP_TC_BEST_EFFORT ? be_queue_ipv6(ip) : 0;
+		if (ip[6] == RW_IPPROTO_TCP)
+			rw_tcp6_mss_clamp(ip, r->l3_len, (uint16_t)(s->mtu - 60));
+		if (unlikely(rw_core_strip(m, r) != 0 ||
+			     rw_encap_pppoe6(m, &s->encap, &a->pcp, tc) != 0)) {
+			s->drops_down++;
+			drop(a, m, APP_DROP_REWRITE);
+			continue;
+		}
+		if (unlikely(o->n_sched == APP_TX_MAX)) {
+			s->drops_down++;
+			drop(a, m, APP_DROP_HQOS);
+			continue;
+		}
+		len = r->l3_len;
+		w->down_pkts++;
+		w->down_bytes += len;
+		w->down6_pkts++;
+		w->down6_bytes += len;
+		hqos_mark(m, s->sched, tc, queue);
+		m->packet_type = RTE_PTYPE_L3_IPV6; /* for sched_account()'s IPv6 counters */
+		o->sched[o->n_sched++] = m;
+		continue;
+	to_core : {
+		/* the error goes back the way the packet came: swap the Ethernet addresses */
+		uint8_t *h = rte_pktmbuf_mtod(m, uint8_t *), t[6];
+
+		memcpy(t, h, 6);
+		memcpy(h, h + 6, 6);
+		memcpy(h + 6, t, 6);
+		w->icmp_sent++;
+		out_tx(a, m);
+	}
+	}
+}
+
+/* --- control frames ------------------------------------------------------------ */
 
 static void
 control_frames(struct app *a, struct rte_mbuf **pkts, const struct cls_result *res, uint16_t n,
@@ -451,9 +711,11 @@ void
 worker_burst(struct app *a, struct rte_mbuf **pkts, uint16_t n, uint64_t now)
 {
 	struct cls_result res[APP_BURST], ures[APP_BURST], dres[APP_BURST], cres[APP_BURST];
+	struct cls_result u6res[APP_BURST], d6res[APP_BURST];
 	struct rte_mbuf *up[APP_BURST], *down[APP_BURST], *ctl[APP_BURST];
+	struct rte_mbuf *up6[APP_BURST], *down6[APP_BURST];
 	struct app_worker_stats *w = &a->wstats;
-	uint16_t i, nu = 0, nd = 0, nc = 0;
+	uint16_t i, nu = 0, nd = 0, nc = 0, nu6 = 0, nd6 = 0;
 
 	w->rx_pkts += n;
 	w->rx_bursts++;
@@ -479,12 +741,20 @@ worker_burst(struct app *a, struct rte_mbuf **pkts, uint16_t n, uint64_t now)
 			punt(a, m, &res[i], now);
 			break;
 		case CLS_CORE_ARP:
+		case CLS_CORE_ND:
 			arp_to_control(a, m);
 			break;
 		case CLS_IPOE_IPV4:
 			drop(a, m, APP_DROP_IPOE);
 			break;
 		case CLS_PPPOE_SESS_IPV6:
+			u6res[nu6] = res[i];
+			up6[nu6++] = m;
+			break;
+		case CLS_CORE_IPV6:
+			d6res[nd6] = res[i];
+			down6[nd6++] = m;
+			break;
 		case CLS_IPOE_IPV6:
 			drop(a, m, APP_DROP_IPV6);
 			break;
@@ -499,6 +769,10 @@ worker_burst(struct app *a, struct rte_mbuf **pkts, uint16_t n, uint64_t now)
 		downstream(a, down, dres, nd, now);
 	if (nc > 0)
 		control_frames(a, ctl, cres, nc, now);
+	if (nu6 > 0)
+		upstream6(a, up6, u6res, nu6, now);
+	if (nd6 > 0)
+		downstream6(a, down6, d6res, nd6, now);
 }
 
 static uint16_t
@@ -533,9 +807,17 @@ sched_account(struct app *a, struct rte_mbuf **pkts, uint16_t n)
 		}
 		if (likely(id != HQOS_OWNER_UNSET)) {
 			struct dp_session *s = session_get(a->sessions, id);
+			uint32_t l3 = rte_pktmbuf_pkt_len(m) - RW_ENCAP_LEN;
 
 			s->pkts_down++;
-			s->bytes_down += rte_pktmbuf_pkt_len(m) - RW_ENCAP_LEN;
+			s->bytes_down += l3;
+			/* downstream6() marked IPv6 (first mbuf line, already in cache) */
+			if ((m->packet_type & RTE_PTYPE_L3_MASK) == RTE_PTYPE_L3_IPV6) {
+				struct dp_session6 *s6 = session6_get(a->sessions, id);
+
+				s6->pkts_down++;
+				s6->bytes_down += l3;
+			}
 		}
 		pkts[k++] = m;
 	}

@@ -226,6 +226,75 @@ pb_establish(struct pfcp_msg *m, const struct pb_sub *s, uint64_t cp_seid, uint3
 		pb_lcp(m, s);
 }
 
+/* The sample dual-stack prefixes: 2001:db8:100:7::/64 and 2001:db8:200:700::/56. */
+static const uint8_t PB_V6_WAN[16] = {0x20, 0x01, 0x0d, 0xb8, 0x01, 0x00, 0x00, 0x07};
+static const uint8_t PB_V6_PD[16] = {0x20, 0x01, 0x0d, 0xb8, 0x02, 0x00, 0x07, 0x00};
+
+/*
+ * Add the IPv6 part (docs/dp/pfcp.md "Dual stack"): PDR 3 upstream (PPP
+ * 0x0057, the same PDI, FAR and QER as PDR 1), PDR 4 the /64, PDR 5 the /56
+ * (FAR 2); with URRs, URR 3 (IPv6) on PDRs 3-5 and URR 2 (IPv4) on PDRs 1, 2
+ * beside URR 1. v6only: PDRs 1 and 2 are dropped (an IPv6-only session).
+ */
+static inline void
+pb_add_ipv6(struct pfcp_msg *m, bool v6only)
+{
+	struct pfcp_pdr up = m->create_pdr[0], dn = m->create_pdr[1];
+	bool urr = m->n_create_urr > 0;
+	struct pfcp_pdr *p;
+
+	if (v6only) {
+		m->n_create_pdr = 0;
+	} else if (urr) {
+		m->create_pdr[0].urr_id[m->create_pdr[0].n_urr++] = 2;
+		m->create_pdr[1].urr_id[m->create_pdr[1].n_urr++] = 2;
+	}
+	p = &m->create_pdr[m->n_create_pdr++];
+	*p = up;
+	p->id = 3;
+	p->pdi.ppp.flags = PFCP_BBF_PPP_SPECIFIC;
+	p->pdi.ppp.proto = 0x0057;
+	for (int i = 0; i < 2; i++) {
+		p = &m->create_pdr[m->n_create_pdr++];
+		*p = dn;
+		p->id = (uint16_t)(4 + i);
+		p->pdi.ue_ip.flags = PFCP_UEIP_V6 | PFCP_UEIP_SD | PFCP_UEIP_IP6PL;
+		memcpy(p->pdi.ue_ip.ipv6, i == 0 ? PB_V6_WAN : PB_V6_PD, 16);
+		p->pdi.ue_ip.v6_plen = i == 0 ? 64 : 56;
+	}
+	if (urr) {
+		for (int i = m->n_create_pdr - 3; i < m->n_create_pdr; i++)
+			m->create_pdr[i].urr_id[m->create_pdr[i].n_urr++] = 3;
+		for (int id = 2; id <= 3; id++) {
+			if (v6only && id == 2)
+				continue;
+			m->create_urr[m->n_create_urr] = m->create_urr[0];
+			m->create_urr[m->n_create_urr++].id = (uint32_t)id;
+		}
+	}
+}
+
+/* The RA offload IE for the sample /64: interval 200 s, lifetime 1800 s, O, MTU 1492, one DNS. */
+static inline void
+pb_ra(struct pfcp_msg *m)
+{
+	struct pfcp_ra_offload *ra = &m->ra;
+
+	memset(ra, 0, sizeof(*ra));
+	ra->on = true;
+	ra->interval_s = 200;
+	ra->lifetime_s = 1800;
+	ra->flags = PFCP_RA_FLAG_O;
+	ra->mtu = 1492;
+	memcpy(ra->prefix, PB_V6_WAN, 8);
+	ra->valid_s = 86400;
+	ra->preferred_s = 14400;
+	memcpy(ra->iid, "\x00\xbb\x00\xff\xfe\x00\x00\x01", 8);
+	ra->n_dns = 1;
+	memcpy(ra->dns[0], "\x20\x01\x0d\xb8\0\0\0\0\0\0\0\0\0\0\0\x53", 16);
+	m->present |= PFCP_M_BNGPOD_RA;
+}
+
 /* The default session: discovery, PPP control and unknown-session PDRs to one FAR. */
 static inline void
 pb_default(struct pfcp_msg *m, uint64_t cp_seid, uint32_t seq, uint32_t vx_ip, uint16_t vx_port)

@@ -15,6 +15,7 @@
  * its time and memory. EAL --no-huge, in memory.
  */
 
+#include <arpa/inet.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -738,6 +739,87 @@ test_max(void)
 	acl_free(a);
 }
 
+/* An IPv6 packet: next header, addresses (text), ports. */
+static void
+build6(uint8_t *b, uint8_t nh, const char *src, const char *dst, uint16_t sp, uint16_t dp)
+{
+	memset(b, 0, PKT_MAX);
+	b[0] = 0x60;
+	put16(b + 4, 8);
+	b[6] = nh;
+	b[7] = 64;
+	inet_pton(AF_INET6, src, b + 8);
+	inet_pton(AF_INET6, dst, b + 24);
+	put16(b + 40, sp);
+	put16(b + 42, dp);
+}
+
+/* family ipv6 rules: matched on IPv6 only, first match in file order; never on IPv4. */
+static void
+test_ipv6_rules(void)
+{
+	static const char name[] = "ipv6 rules";
+	struct dp_acl_rule rules[3];
+	struct acl_counters c = {0};
+	uint8_t b[PKT_MAX], deny[1];
+	struct acl *a;
+
+	memset(rules, 0, sizeof(rules));
+	/* 0: ipv6 deny tcp ::/0 -> 2001:db8:dead::/48 port 25 (up) */
+	rules[0].family = DP_ACL_IPV6;
+	rules[0].action = DP_ACL_DENY;
+	rules[0].dirs = DP_ACL_DIR_UP;
+	rules[0].protocol = DP_IPPROTO_TCP;
+	inet_pton(AF_INET6, "2001:db8:dead::", rules[0].dst6.addr);
+	rules[0].dst6.len = 48;
+	rules[0].sport = (struct dp_port_range){0, 65535};
+	rules[0].dport = (struct dp_port_range){25, 25};
+	/* 1: ipv6 permit any 2001:db8:dead:1::/64 (both), then 2: ipv6 deny any ::/0 -> dead::/48
+	 * down */
+	rules[1] = rules[0];
+	rules[1].action = DP_ACL_PERMIT;
+	rules[1].dirs = DP_ACL_DIR_UP | DP_ACL_DIR_DOWN;
+	rules[1].protocol = DP_ACL_PROTO_ANY;
+	inet_pton(AF_INET6, "2001:db8:dead:1::", rules[1].dst6.addr);
+	rules[1].dst6.len = 64;
+	rules[1].dport = (struct dp_port_range){0, 65535};
+	rules[2] = rules[1];
+	rules[2].action = DP_ACL_DENY;
+	rules[2].dirs = DP_ACL_DIR_DOWN;
+	rules[2].dst6.len = 48;
+	inet_pton(AF_INET6, "2001:db8:dead::", rules[2].dst6.addr);
+	a = make(name, rules, 3);
+	if (a == NULL)
+		return;
+	CHECKF(a->ctx[ACL_UP] == NULL && a->ctx[ACL_DOWN] == NULL && a->n6[ACL_UP] == 2 &&
+		       a->n6[ACL_DOWN] == 2,
+	       "%s: no IPv4 context, two IPv6 rules each way", name);
+	build6(b, 6, "2001:db8:100:1::2", "2001:db8:dead:5::1", 4000, 25);
+	CHECKF(acl_classify6(a, ACL_UP, b, 48, &c) == 1 && c.hits[0] == 1, "%s: tcp 25 denied",
+	       name);
+	build6(b, 17, "2001:db8:100:1::2", "2001:db8:dead:5::1", 4000, 25);
+	CHECKF(acl_classify6(a, ACL_UP, b, 48, &c) == 0, "%s: udp 25 permitted", name);
+	build6(b, 6, "2001:db8:100:1::2", "2001:db8:beef::1", 4000, 25);
+	CHECKF(acl_classify6(a, ACL_UP, b, 48, &c) == 0, "%s: other destination", name);
+	build6(b, 6, "2001:db8:100:1::2", "2001:db8:dead::1", 4000, 25);
+	CHECKF(acl_classify6(a, ACL_UP, b, 40, &c) == 0, "%s: no room for ports: port 0", name);
+	build6(b, 17, "2001:db8::1", "2001:db8:dead:1::9", 53, 53);
+	CHECKF(acl_classify6(a, ACL_DOWN, b, 48, &c) == 0 && c.hits[1] == 1,
+	       "%s: first match permits", name);
+	build6(b, 17, "2001:db8::1", "2001:db8:dead:2::9", 53, 53);
+	CHECKF(acl_classify6(a, ACL_DOWN, b, 48, &c) == 1 && c.denied[ACL_DOWN] == 1,
+	       "%s: then the deny", name);
+	/* IPv4 packets see none of them */
+	{
+		struct pkt p = {.proto = 6, .src = 0x64500001, .dst = 0x0a000001, .dport = 25};
+
+		classify(a, ACL_UP, &p, 1, deny, &c);
+		CHECKF(deny[0] == 0, "%s: an IPv4 tcp 25 packet is not denied by an IPv6 rule",
+		       name);
+	}
+	acl_free(a);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -760,6 +842,7 @@ main(int argc, char **argv)
 	test_lab();
 	test_reference();
 	test_max();
+	test_ipv6_rules();
 	free(cfg);
 	rte_eal_cleanup();
 	return harness_report();

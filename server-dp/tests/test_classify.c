@@ -40,7 +40,7 @@ static struct line_map *maps[N_MAPS];
 #define D_CORE (2ULL << 60) /* core MAC of group 0 */
 #define D_BCAST CLS_MAC_BCAST
 
-enum l3 { L3_NONE, L3_PPPOE, L3_IPV4, L3_IPV6, L3_ARP, L3_RAW };
+enum l3 { L3_NONE, L3_PPPOE, L3_IPV4, L3_IPV6, L3_ARP, L3_RAW, L3_ND };
 
 #define ANY -1
 #define DEF -1
@@ -161,7 +161,13 @@ static const struct fcase cases[] = {
 	{.name = "mg core untagged", .map = MULTI, .dst = MG_CORE_B, .et = CLS_ETH_IPV4,
 	 .l3 = L3_IPV4, .kind = CLS_DROP, .drop = CLS_DROP_CORE_VLAN, .line = CLS_NO_LINE},
 	{.name = "mg single tag 42 ipv6", .map = MULTI, .dst = MG_CORE_B, .t1 = Q1, .v1 = 42,
-	 .et = CLS_ETH_IPV6, .l3 = L3_IPV6, .kind = CLS_DROP, .drop = CLS_DROP_SINGLE_TAG,
+	 .et = CLS_ETH_IPV6, .l3 = L3_IPV6, .kind = CLS_CORE_IPV6, .line = CLS_NO_LINE,
+	 .l3_off = 18, .l3_len = 104},
+	{.name = "mg single tag 42 nd ns multicast", .map = MULTI, .dst = 0x3333ff000011ULL,
+	 .t1 = Q1, .v1 = 42, .et = CLS_ETH_IPV6, .l3 = L3_ND, .code = 135, .kind = CLS_CORE_ND,
+	 .line = CLS_NO_LINE, .l3_off = 18, .l3_len = 72},
+	{.name = "mg single tag 43 ipv6", .map = MULTI, .dst = MG_CORE_B, .t1 = Q1, .v1 = 43,
+	 .et = CLS_ETH_IPV6, .l3 = L3_IPV6, .kind = CLS_DROP, .drop = CLS_DROP_CORE_VLAN,
 	 .line = CLS_NO_LINE},
 	/* Session IPv6 and control protocols. */
 	{.name = "sess6", .map = LAB, .dst = D_AC, .t1 = QA, .v1 = 400, .t2 = Q1, .v2 = 100,
@@ -317,7 +323,31 @@ static const struct fcase cases[] = {
 	 .v1 = 7, .et = CLS_ETH_IPV4, .l3 = L3_IPV4, .kind = CLS_DROP,
 	 .drop = CLS_DROP_CORE_VLAN, .line = CLS_NO_LINE},
 	{.name = "core ipv6 untagged", .map = LAB, .dst = D_CORE, .et = CLS_ETH_IPV6,
-	 .l3 = L3_IPV6, .kind = CLS_DROP, .drop = CLS_DROP_UNKNOWN_ETHERTYPE,
+	 .l3 = L3_IPV6, .kind = CLS_CORE_IPV6, .line = CLS_NO_LINE, .l3_off = 14, .l3_len = 104},
+	{.name = "core ipv6 to another MAC", .map = LAB, .dst = 0x02cc00000099ULL,
+	 .et = CLS_ETH_IPV6, .l3 = L3_IPV6, .kind = CLS_DROP, .drop = CLS_DROP_DST_MAC,
+	 .line = CLS_NO_LINE},
+	{.name = "core ipv6 to multicast, not nd", .map = LAB, .dst = 0x333300000001ULL,
+	 .et = CLS_ETH_IPV6, .l3 = L3_IPV6, .kind = CLS_DROP, .drop = CLS_DROP_DST_MAC,
+	 .line = CLS_NO_LINE},
+	{.name = "core nd ns to solicited-node multicast", .map = LAB, .dst = 0x3333ff000014ULL,
+	 .et = CLS_ETH_IPV6, .l3 = L3_ND, .code = 135, .kind = CLS_CORE_ND, .line = CLS_NO_LINE,
+	 .l3_off = 14, .l3_len = 72},
+	{.name = "core nd na unicast", .map = LAB, .dst = D_CORE, .et = CLS_ETH_IPV6, .l3 = L3_ND,
+	 .code = 136, .kind = CLS_CORE_ND, .line = CLS_NO_LINE, .l3_off = 14, .l3_len = 72},
+	{.name = "core nd ns to another unicast MAC", .map = LAB, .dst = 0x02cc00000099ULL,
+	 .et = CLS_ETH_IPV6, .l3 = L3_ND, .code = 135, .kind = CLS_DROP, .drop = CLS_DROP_DST_MAC,
+	 .line = CLS_NO_LINE},
+	{.name = "core nd hop limit 64", .map = LAB, .dst = 0x3333ff000014ULL, .et = CLS_ETH_IPV6,
+	 .l3 = L3_ND, .code = 135, .vt = 64, .kind = CLS_DROP, .drop = CLS_DROP_ND_BAD,
+	 .line = CLS_NO_LINE},
+	/* the payload runs past the frame: not ND, and multicast is no core MAC */
+	{.name = "core nd truncated", .map = LAB, .dst = 0x3333ff000014ULL, .et = CLS_ETH_IPV6,
+	 .l3 = L3_ND, .code = 135, .trunc = 20, .kind = CLS_DROP, .drop = CLS_DROP_DST_MAC,
+	 .line = CLS_NO_LINE},
+	/* a payload shorter than an NS: counted as bad ND */
+	{.name = "core nd payload 8", .map = LAB, .dst = 0x3333ff000014ULL, .et = CLS_ETH_IPV6,
+	 .l3 = L3_ND, .code = 135, .ip_len_delta = -24, .kind = CLS_DROP, .drop = CLS_DROP_ND_BAD,
 	 .line = CLS_NO_LINE},
 	{.name = "lldp", .map = LAB, .dst = 0x0180c200000eULL, .et = 0x88cc, .l3 = L3_RAW,
 	 .raw_len = 40, .kind = CLS_DROP, .drop = CLS_DROP_UNKNOWN_ETHERTYPE,
@@ -405,6 +435,19 @@ put_ipv6(uint8_t *p, const struct fcase *c)
 	return 104;
 }
 
+/* IPv6 + ICMPv6 type c->code (NS 135, NA 136), hop limit c->vt (0: 255), 32 bytes of ND. */
+static size_t
+put_nd(uint8_t *p, const struct fcase *c)
+{
+	memset(p, 0, 72);
+	p[0] = 0x60;
+	put16(p + 4, (unsigned int)(32 + c->ip_len_delta));
+	p[6] = 58;
+	p[7] = c->vt ? c->vt : 255;
+	p[40] = c->code;
+	return 72;
+}
+
 static size_t
 put_arp(uint8_t *p, const struct fcase *c)
 {
@@ -481,6 +524,9 @@ build(const struct fcase *c, uint8_t *f)
 		break;
 	case L3_ARP:
 		off += put_arp(f + off, c);
+		break;
+	case L3_ND:
+		off += put_nd(f + off, c);
 		break;
 	case L3_RAW:
 		off += (size_t)c->raw_len;

@@ -26,7 +26,7 @@
 #include "dp_config.h"
 #include "harness.h"
 
-#define MAX_EDITS 6
+#define MAX_EDITS 10
 
 enum edit_op {
 	EDIT_END = 0,	   /* terminates the edit list */
@@ -1624,6 +1624,123 @@ static const struct edit_case edit_cases[] = {
 	 {ADD("core", "my key = 1")},
 	 "key 'my key' has a character other than a-z 0-9 _"},
 	{"reject: no key before '='", {ADD("core", "= 1")}, "no key before '='"},
+
+	/* IPv6 (dual stack). */
+	{"valid: dual stack keys",
+	 {ADD("core", "subnet6 = 2001:db8:64::/64"),
+	  ADD("core", "router_address6 = 2001:db8:64::1"),
+	  ADD("line_group.0", "core_address6 = 2001:db8:64::14"),
+	  ADD("line_group.0", "prefixes6 = 2001:db8:100::/48:64 2001:db8:200::/40:56"),
+	  ADD("acl.0", "family = ipv4")},
+	 NULL},
+	{"valid: every IPv6 key none",
+	 {ADD("core", "subnet6 = none"), ADD("core", "router_address6 = none"),
+	  ADD("line_group.0", "core_address6 = none"), ADD("line_group.0", "prefixes6 = none")},
+	 NULL},
+	{"reject: subnet6 not a prefix",
+	 {ADD("core", "subnet6 = 2001:db8:64::")},
+	 "core: subnet6 '2001:db8:64::' is not an IPv6 prefix"},
+	{"reject: subnet6 an IPv4 prefix",
+	 {ADD("core", "subnet6 = 100.64.0.0/24")},
+	 "is not an IPv6 prefix"},
+	{"reject: subnet6 host bits",
+	 {ADD("core", "subnet6 = 2001:db8:64::1/64")},
+	 "core: subnet6 '2001:db8:64::1/64' has host bits set"},
+	{"reject: subnet6 link-local",
+	 {ADD("core", "subnet6 = fe80::/64")},
+	 "core: subnet6 'fe80::/64' is not a global unicast prefix"},
+	{"reject: subnet6 too short",
+	 {ADD("core", "subnet6 = 2001:db8::/32")},
+	 "is not an IPv6 prefix x::/48..127"},
+	{"reject: router_address6 without subnet6",
+	 {ADD("core", "router_address6 = 2001:db8:64::1")},
+	 "core: router_address6 needs [core] subnet6"},
+	{"reject: router_address6 outside subnet6",
+	 {ADD("core", "subnet6 = 2001:db8:64::/64"),
+	  ADD("core", "router_address6 = 2001:db8:65::1")},
+	 "core: router_address6 '2001:db8:65::1' is not a host of [core] subnet6"},
+	{"reject: router_address6 the subnet's first address",
+	 {ADD("core", "subnet6 = 2001:db8:64::/64"),
+	  ADD("core", "router_address6 = 2001:db8:64::")},
+	 "is not a host of [core] subnet6"},
+	{"reject: router_address6 garbage",
+	 {ADD("core", "subnet6 = 2001:db8:64::/64"),
+	  ADD("core", "router_address6 = 2001:db8:64::g")},
+	 "core: router_address6 '2001:db8:64::g' is not an IPv6 address"},
+	{"reject: core_address6 equals the router",
+	 {ADD("core", "subnet6 = 2001:db8:64::/64"),
+	  ADD("core", "router_address6 = 2001:db8:64::1"),
+	  ADD("line_group.0", "core_address6 = 2001:db8:64::1")},
+	 "line_group.0: core_address6 equals [core] router_address6"},
+	{"reject: prefixes6 without core_address6",
+	 {ADD("core", "subnet6 = 2001:db8:64::/64"),
+	  ADD("line_group.0", "prefixes6 = 2001:db8:100::/48:64")},
+	 "line_group.0: prefixes6 needs a core_address6"},
+	{"reject: prefixes6 without assigned length",
+	 {ADD("core", "subnet6 = 2001:db8:64::/64"),
+	  ADD("line_group.0", "core_address6 = 2001:db8:64::14"),
+	  ADD("line_group.0", "prefixes6 = 2001:db8:100::/48")},
+	 "line_group.0: prefixes6: '2001:db8:100::/48' is not prefix/length:assigned"},
+	{"reject: prefixes6 assigned shorter than the pool",
+	 {ADD("core", "subnet6 = 2001:db8:64::/64"),
+	  ADD("line_group.0", "core_address6 = 2001:db8:64::14"),
+	  ADD("line_group.0", "prefixes6 = 2001:db8:100::/48:40")},
+	 "assigned length is not 48..64"},
+	{"reject: prefixes6 assigned longer than 64",
+	 {ADD("core", "subnet6 = 2001:db8:64::/64"),
+	  ADD("line_group.0", "core_address6 = 2001:db8:64::14"),
+	  ADD("line_group.0", "prefixes6 = 2001:db8:100::/48:65")},
+	 "assigned length is not 48..64"},
+	{"reject: prefixes6 pool shorter than 32",
+	 {ADD("core", "subnet6 = 2001:db8:64::/64"),
+	  ADD("line_group.0", "core_address6 = 2001:db8:64::14"),
+	  ADD("line_group.0", "prefixes6 = 2001:d00::/24:64")},
+	 "is not an IPv6 prefix x::/32..64"},
+	{"reject: prefixes6 overlap each other",
+	 {ADD("core", "subnet6 = 2001:db8:64::/64"),
+	  ADD("line_group.0", "core_address6 = 2001:db8:64::14"),
+	  ADD("line_group.0", "prefixes6 = 2001:db8:100::/48:64 2001:db8:100:100::/56:64")},
+	 "line_group.0: prefixes6: '2001:db8:100:100::/56:64' overlaps a pool of line_group.0"},
+	{"reject: prefixes6 overlaps subnet6",
+	 {ADD("core", "subnet6 = 2001:db8:64::/64"),
+	  ADD("line_group.0", "core_address6 = 2001:db8:64::14"),
+	  ADD("line_group.0", "prefixes6 = 2001:db8::/32:64")},
+	 "overlaps [core] subnet6"},
+	{"reject: prefixes6 multicast",
+	 {ADD("core", "subnet6 = 2001:db8:64::/64"),
+	  ADD("line_group.0", "core_address6 = 2001:db8:64::14"),
+	  ADD("line_group.0", "prefixes6 = ff00::/32:64")},
+	 "is not a global unicast prefix"},
+	{"reject: prefixes6 more than 8 pairs",
+	 {ADD("core", "subnet6 = 2001:db8:64::/64"),
+	  ADD("line_group.0", "core_address6 = 2001:db8:64::14"),
+	  ADD("line_group.0",
+	      "prefixes6 = 2001:db8:1::/48:64 2001:db8:2::/48:64 2001:db8:3::/48:64 "
+	      "2001:db8:4::/48:64 2001:db8:5::/48:64 2001:db8:6::/48:64 2001:db8:7::/48:64 "
+	      "2001:db8:8::/48:64 2001:db8:9::/48:64")},
+	 "line_group.0: prefixes6: more than 8 pairs"},
+	{"reject: prefixes6 empty",
+	 {ADD("core", "subnet6 = 2001:db8:64::/64"),
+	  ADD("line_group.0", "core_address6 = 2001:db8:64::14"),
+	  ADD("line_group.0", "prefixes6 = ")},
+	 "prefixes6 is empty"},
+	{"valid: an IPv6 ACL rule, icmp is ICMPv6",
+	 {ADD("acl.0", "family = ipv6"), SET("acl.0", "source", "::/0"),
+	  SET("acl.0", "destination", "2001:db8:dead::/48")},
+	 NULL},
+	{"reject: an IPv6 ACL rule with IPv4 prefixes",
+	 {ADD("acl.0", "family = ipv6")},
+	 "acl.0: source '0.0.0.0/0' is not an IPv6 prefix"},
+	{"reject: an IPv4 ACL rule with IPv6 prefixes",
+	 {SET("acl.0", "source", "::/0")},
+	 "acl.0: source '::/0' is not an IPv4 prefix"},
+	{"reject: ACL family unknown",
+	 {ADD("acl.0", "family = ipx")},
+	 "acl.0: family 'ipx' is neither ipv4 nor ipv6"},
+	{"reject: IPv6 ACL prefix with host bits",
+	 {ADD("acl.0", "family = ipv6"), SET("acl.0", "source", "::/0"),
+	  SET("acl.0", "destination", "2001:db8:dead::1/48")},
+	 "has host bits set"},
 };
 
 static const struct raw_case raw_cases[] = {
@@ -1648,6 +1765,73 @@ static const struct raw_case raw_cases[] = {
 	RAW("raw: form feed", "[instance]\f\n", "file line 1: byte 0x0c is not printable ASCII"),
 	RAW("raw: only a header", "[instance]", "instance: missing key 'id'"),
 };
+
+/* The dual-stack keys land in the right fields. */
+static void
+test_ipv6_fields(const char *base)
+{
+	static const char name[] = "valid: IPv6 fields";
+	static const struct edit edits[MAX_EDITS] = {
+		ADD("core", "subnet6 = 2001:db8:64::/64"),
+		ADD("core", "router_address6 = 2001:db8:64::1"),
+		ADD("line_group.0", "core_address6 = 2001:db8:64::14"),
+		ADD("line_group.0", "prefixes6 = 2001:db8:100::/48:64 2001:db8:200::/40:56"),
+		ADD("acl.0", "family = ipv6"),
+		SET("acl.0", "source", "::/0"),
+		SET("acl.0", "destination", "2001:db8:dead::/48"),
+		SET("acl.0", "protocol", "icmp"),
+		SET("acl.0", "destination_ports", "any"),
+	};
+	static const uint8_t router6[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 0x64, [15] = 1};
+	static const uint8_t core6[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 0x64, [15] = 0x14};
+	static const uint8_t pd[16] = {0x20, 0x01, 0x0d, 0xb8, 0x02, 0x00};
+	static const uint8_t in_pd[16] = {0x20, 0x01, 0x0d, 0xb8, 0x02, 0xff, 0xff, 0xff, [15] = 1};
+	static const uint8_t out_pd[16] = {0x20, 0x01, 0x0d, 0xb8, 0x03, 0x00, [15] = 1};
+	struct text t = {0};
+	const char *unapplied = NULL;
+	const struct dp_line_group *lg;
+	bool ok;
+
+	ok = apply_edits(base, edits, &t, &unapplied) && write_file(scratch_path, t.p, t.len) &&
+	     check_load(name, scratch_path, NULL);
+	text_free(&t);
+	if (!ok)
+		return;
+	lg = &cfg->line_groups[0];
+	EXPECT(name, cfg->core.has_subnet6 && cfg->core.subnet6.len == 64);
+	EXPECT(name, cfg->core.has_router6 && memcmp(cfg->core.router_address6, router6, 16) == 0);
+	EXPECT(name, lg->has_core6 && memcmp(lg->core_address6, core6, 16) == 0);
+	EXPECT(name, lg->n_prefixes6 == 2);
+	EXPECT(name, lg->prefixes6[0].prefix.len == 48 && lg->prefixes6[0].assigned == 64);
+	EXPECT(name, lg->prefixes6[1].prefix.len == 40 && lg->prefixes6[1].assigned == 56);
+	EXPECT(name, memcmp(lg->prefixes6[1].prefix.addr, pd, 16) == 0);
+	EXPECT(name, dp_ipv6_in_prefix(in_pd, &lg->prefixes6[1].prefix));
+	EXPECT(name, !dp_ipv6_in_prefix(out_pd, &lg->prefixes6[1].prefix));
+	EXPECT(name, cfg->acl_rules[0].family == DP_ACL_IPV6);
+	EXPECT(name, cfg->acl_rules[0].protocol == DP_IPPROTO_ICMPV6);
+	EXPECT(name, cfg->acl_rules[0].src6.len == 0 && cfg->acl_rules[0].dst6.len == 48);
+	EXPECT(name, dp_config_adopt_check6(cfg, 0, core6, NULL, 0) == 0);
+	EXPECT(name, dp_config_adopt_check6(cfg, 0, router6, NULL, 0) == -EINVAL);
+	EXPECT(name, dp_config_adopt_check6(cfg, 0, pd, NULL, 0) == -EINVAL);
+	EXPECT(name, dp_config_adopt_check6(cfg, 0, NULL, NULL, 0) == 0);
+	pass(name);
+}
+
+/* The lab fixture without IPv6 keys: no IPv6, ACL rules are IPv4. */
+static void
+test_ipv6_absent(void)
+{
+	static const char name[] = "valid: IPv6 keys absent";
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/lab_dp4.ini", fixture_dir);
+	if (!check_load(name, path, NULL))
+		return;
+	EXPECT(name, !cfg->core.has_subnet6 && !cfg->core.has_router6);
+	EXPECT(name, !cfg->line_groups[0].has_core6 && cfg->line_groups[0].n_prefixes6 == 0);
+	EXPECT(name, cfg->acl_rules[0].family == DP_ACL_IPV4);
+	pass(name);
+}
 
 int
 main(int argc, char **argv)
@@ -1682,6 +1866,8 @@ main(int argc, char **argv)
 	test_io_errors();
 	test_zeroed_on_error();
 	test_punt_section(base.p);
+	test_ipv6_fields(base.p);
+	test_ipv6_absent();
 	for (i = 0; i < sizeof(up_dscp_cases) / sizeof(up_dscp_cases[0]); i++)
 		run_up_dscp_case(base.p, &up_dscp_cases[i]);
 	for (i = 0; i < sizeof(edit_cases) / sizeof(edit_cases[0]); i++)

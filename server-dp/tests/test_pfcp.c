@@ -1112,7 +1112,7 @@ test_up_causes(void)
 	expect_est(u, &seq, "one far for both", 73, 0, PFCP_RULE_FAR, 1);
 	EST();
 	M.create_pdr[1].pdi.ue_ip.flags = PFCP_UEIP_V6 | PFCP_UEIP_SD;
-	expect_est(u, &seq, "ipv6 only", 76, PFCP_IE_UE_IP_ADDRESS, -1, 0);
+	expect_est(u, &seq, "ipv4 upstream, ipv6 downstream only", 67, PFCP_IE_CREATE_PDR, -1, 0);
 	EST();
 	M.create_qer[0].gate_dl = PFCP_GATE_CLOSED;
 	expect_est(u, &seq, "gate closed", 76, PFCP_IE_GATE_STATUS, -1, 0);
@@ -1128,13 +1128,13 @@ test_up_causes(void)
 	EST();
 	M.create_pdr[1].pdi.src_if = PFCP_IF_SGI_LAN;
 	expect_est(u, &seq, "sgi-lan pdr", 76, PFCP_IE_SOURCE_INTERFACE, -1, 0);
-	/* five PDRs: the session cap */
+	/* nine PDRs: the session cap */
 	EST();
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 7; i++) {
 		M.create_pdr[M.n_create_pdr] = M.create_pdr[1];
 		M.create_pdr[M.n_create_pdr++].id = (uint16_t)(10 + i);
 	}
-	expect_est(u, &seq, "five pdrs", 75, PFCP_IE_CREATE_PDR, -1, 0);
+	expect_est(u, &seq, "nine pdrs", 75, PFCP_IE_CREATE_PDR, -1, 0);
 
 	/* accepted, then the same CP SEID: identical = idempotent, different = 64 */
 	s.ctag = 8;
@@ -1952,6 +1952,299 @@ lg_feed(struct pfcp_up *u, uint32_t seq, const uint8_t *v, size_t vlen, bool nod
 	return M2.cause;
 }
 
+/* Dual stack: the IPv6 PDRs, per-family URRs, the RA offload IE (docs/dp/pfcp.md). */
+static void
+test_up_dual_stack(void)
+{
+	struct pfcp_up_conf c = conf_default(8);
+	struct pfcp_up *u;
+	struct pb_sub s = pb_sub_default();
+	uint32_t seq = 500;
+	uint64_t seid = 0x6000, up_seid;
+
+	c.heartbeat_ms = 1000000000;
+	u = mk_up(&c);
+	associate(u, 0);
+	s.urr_period = 10;
+
+	/* dual stack, three URRs */
+	pb_establish(&M, &s, seid++, seq++);
+	pb_add_ipv6(&M, false);
+	pb_ra(&M);
+	CHECK(feed_msg(u, &M, 0) == 1, "dual stack accepted: cause %d", last_cause());
+	up_seid = up_seid_of_last();
+	CHECK(F.last.has_ipv4 && F.last.has_ipv6 && F.last.ipv4 == 0x64500007 &&
+		      F.last.n_prefix6 == 2 && F.last.prefix6_len[0] == 64 &&
+		      F.last.prefix6_len[1] == 56 &&
+		      memcmp(F.last.prefix6[0], PB_V6_WAN, 16) == 0 &&
+		      memcmp(F.last.prefix6[1], PB_V6_PD, 16) == 0,
+	      "dual stack: up_sub prefixes");
+	CHECK(F.last.stag == 100 && F.last.ctag == 7 && F.last.pppoe_sid == 0x0107 &&
+		      F.last.mbr_ul == 10000000 && F.last.mbr_dl == 50000000,
+	      "dual stack: line and rates");
+	CHECK(F.last.ra.on && F.last.ra.interval_s == 200 && F.last.ra.lifetime_s == 1800 &&
+		      F.last.ra.n_dns == 1 && F.last.ra.mtu == 1492 &&
+		      memcmp(F.last.ra.prefix, PB_V6_WAN, 8) == 0,
+	      "dual stack: RA offload parameters");
+
+	/* per-family usage: URR 1 total, URR 2 IPv4, URR 3 IPv6, exact */
+	F.use[0] = (struct up_usage){.ul_pkts = 10,
+				     .ul_bytes = 1000,
+				     .dl_pkts = 20,
+				     .dl_bytes = 5000,
+				     .ul_pkts6 = 4,
+				     .ul_bytes6 = 600,
+				     .dl_pkts6 = 5,
+				     .dl_bytes6 = 2500};
+	pfcp_up_tick(u, 10000, cap_send, NULL);
+	CHECK(last_cause() == 0 && M2.n_usage == 3, "three usage reports: %u", M2.n_usage);
+	for (int i = 0; i < M2.n_usage && i < 3; i++) {
+		const struct pfcp_usage_report *r = &M2.usage[i];
+		static const uint64_t want[4][4] = {
+			{0}, {1000, 5000, 10, 20}, {400, 2500, 6, 15}, {600, 2500, 4, 5}};
+
+		CHECK(r->urr_id >= 1 && r->urr_id <= 3 && r->vol.ul == want[r->urr_id][0] &&
+			      r->vol.dl == want[r->urr_id][1] &&
+			      r->vol.ul_pkts == want[r->urr_id][2] &&
+			      r->vol.dl_pkts == want[r->urr_id][3],
+		      "urr %u: ul %" PRIu64 " dl %" PRIu64 " ulp %" PRIu64 " dlp %" PRIu64,
+		      r->urr_id, r->vol.ul, r->vol.dl, r->vol.ul_pkts, r->vol.dl_pkts);
+	}
+	pb_report_rsp(&M, up_seid, M2.h.seq, 1);
+	feed_msg(u, &M, 10001);
+
+	/* removing IPv6 while the RA offload stays on: 69; with an empty RA IE: accepted */
+	pb_hdr(&M, PFCP_SESS_MOD_REQ, 1, up_seid, seq++);
+	M.remove_pdr[M.n_remove_pdr++] = 3;
+	M.remove_pdr[M.n_remove_pdr++] = 4;
+	M.remove_pdr[M.n_remove_pdr++] = 5;
+	M.create_pdr[0].id = 0;
+	CHECK(feed_msg(u, &M, 11000) == 69 && M2.offending_ie == PFCP_IE_BNGPOD_RA_OFFLOAD,
+	      "ipv6 removed, RA left on: 69");
+	pb_hdr(&M, PFCP_SESS_MOD_REQ, 1, up_seid, seq++);
+	M.remove_pdr[M.n_remove_pdr++] = 3;
+	M.remove_pdr[M.n_remove_pdr++] = 4;
+	M.remove_pdr[M.n_remove_pdr++] = 5;
+	M.present |= PFCP_M_BNGPOD_RA;
+	memset(&M.ra, 0, sizeof(M.ra));
+	CHECK(feed_msg(u, &M, 11000) == 1 && (F.last_changed & UP_CHG_KEYS) &&
+		      (F.last_changed & UP_CHG_RA) && !F.last.has_ipv6 && !F.last.ra.on &&
+		      F.last.n_prefix6 == 0,
+	      "ipv6 removed: cause %d changed %#x", last_cause(), F.last_changed);
+
+	/* IPv6-only */
+	pb_establish(&M, &s, seid++, seq++);
+	pb_add_ipv6(&M, true);
+	CHECK(feed_msg(u, &M, 12000) == 1 && !F.last.has_ipv4 && F.last.ipv4 == 0 &&
+		      F.last.has_ipv6 && F.last.n_prefix6 == 2 && F.last.stag == 100 &&
+		      F.last.mbr_ul == 10000000,
+	      "ipv6-only accepted: cause %d", last_cause());
+	pfcp_up_free(u);
+}
+
+/* Refusals of the IPv6 PDRs and the RA offload IE. */
+static void
+test_up_dual_stack_causes(void)
+{
+	struct pfcp_up_conf c = conf_default(4);
+	struct pfcp_up *u = mk_up(&c);
+	struct pb_sub s = pb_sub_default();
+	uint32_t seq = 700;
+	uint64_t seid = 0x7000;
+
+	associate(u, 0);
+#define EST6() (pb_establish(&M, &s, seid++, seq), pb_add_ipv6(&M, false))
+	EST6();
+	M.n_create_pdr = 3; /* no IPv6 downstream PDR */
+	expect_est(u, &seq, "ipv6 upstream without downstream", 67, PFCP_IE_CREATE_PDR, -1, 0);
+	EST6();
+	M.create_pdr[2] = M.create_pdr[4];
+	M.n_create_pdr = 3; /* no IPv6 upstream PDR */
+	expect_est(u, &seq, "ipv6 downstream without upstream", 67, PFCP_IE_CREATE_PDR, -1, 0);
+	EST6();
+	M.create_pdr[M.n_create_pdr] = M.create_pdr[2];
+	M.create_pdr[M.n_create_pdr++].id = 9;
+	expect_est(u, &seq, "two ipv6 upstream pdrs", 73, 0, PFCP_RULE_PDR, 9);
+	EST6();
+	M.create_pdr[M.n_create_pdr] = M.create_pdr[3];
+	M.create_pdr[M.n_create_pdr++].id = 9;
+	expect_est(u, &seq, "three ipv6 downstream pdrs", 73, 0, PFCP_RULE_PDR, 9);
+	EST6();
+	M.create_pdr[2].pdi.eth.ctag.vid = 8;
+	expect_est(u, &seq, "ipv6 upstream on another line", 73, 0, PFCP_RULE_PDR, 3);
+	EST6();
+	M.create_pdr[2].pdi.pppoe_sid = 9;
+	expect_est(u, &seq, "ipv6 upstream, other session id", 73, 0, PFCP_RULE_PDR, 3);
+	EST6();
+	M.create_pdr[2].n_qer = 0;
+	expect_est(u, &seq, "ipv6 upstream without the qer", 73, 0, PFCP_RULE_PDR, 3);
+	EST6();
+	M.create_pdr[3].pdi.ue_ip.flags &= (uint8_t)~PFCP_UEIP_IP6PL;
+	expect_est(u, &seq, "prefix without IP6PL", 69, PFCP_IE_UE_IP_ADDRESS, -1, 0);
+	EST6();
+	M.create_pdr[3].pdi.ue_ip.v6_plen = 65;
+	expect_est(u, &seq, "prefix /65", 69, PFCP_IE_UE_IP_ADDRESS, -1, 0);
+	EST6();
+	M.create_pdr[4].pdi.ue_ip.v6_plen = 31;
+	expect_est(u, &seq, "prefix /31", 69, PFCP_IE_UE_IP_ADDRESS, -1, 0);
+	EST6();
+	M.create_pdr[3].pdi.ue_ip.ipv6[15] = 1;
+	expect_est(u, &seq, "prefix host bits", 69, PFCP_IE_UE_IP_ADDRESS, -1, 0);
+	EST6();
+	M.create_pdr[3].pdi.ue_ip.ipv6[0] = 0xfe;
+	M.create_pdr[3].pdi.ue_ip.ipv6[1] = 0x80;
+	memset(M.create_pdr[3].pdi.ue_ip.ipv6 + 2, 0, 14);
+	expect_est(u, &seq, "prefix link-local", 69, PFCP_IE_UE_IP_ADDRESS, -1, 0);
+	EST6();
+	M.create_pdr[3].pdi.ue_ip.flags &= (uint8_t)~PFCP_UEIP_SD;
+	expect_est(u, &seq, "prefix not destination", 69, PFCP_IE_UE_IP_ADDRESS, -1, 0);
+	EST6();
+	M.create_pdr[3].pdi.ue_ip.flags |= PFCP_UEIP_IPV6D;
+	expect_est(u, &seq, "prefix with IPv6D", 76, PFCP_IE_UE_IP_ADDRESS, -1, 0);
+	EST6();
+	M.create_pdr[3].pdi.ue_ip.flags |= PFCP_UEIP_V4;
+	expect_est(u, &seq, "v4 and v6 in one", 76, PFCP_IE_UE_IP_ADDRESS, -1, 0);
+	EST6();
+	memcpy(M.create_pdr[4].pdi.ue_ip.ipv6, PB_V6_WAN, 16);
+	M.create_pdr[4].pdi.ue_ip.ipv6[7] = 0;
+	expect_est(u, &seq, "prefixes overlap", 69, PFCP_IE_UE_IP_ADDRESS, -1, 0);
+	EST6();
+	M.create_pdr[4].far_id = 1;
+	expect_est(u, &seq, "ipv6 downstream on another far", 73, 0, PFCP_RULE_PDR, 5);
+	EST6();
+	M.create_pdr[2].pdi.present |= PFCP_PDI_UE_IP;
+	M.create_pdr[2].pdi.ue_ip = M.create_pdr[3].pdi.ue_ip;
+	M.create_pdr[2].pdi.ue_ip.flags &= (uint8_t)~PFCP_UEIP_SD;
+	M.create_pdr[2].pdi.ue_ip.v6_plen = 60;
+	expect_est(u, &seq, "upstream ue ip not a prefix", 69, PFCP_IE_UE_IP_ADDRESS, -1, 0);
+	EST6();
+	M.create_pdr[2].pdi.present |= PFCP_PDI_UE_IP;
+	M.create_pdr[2].pdi.ue_ip = M.create_pdr[4].pdi.ue_ip;
+	M.create_pdr[2].pdi.ue_ip.flags &= (uint8_t)~PFCP_UEIP_SD;
+	s.ctag = 30;
+	expect_est(u, &seq, "upstream ue ip = the /56: accepted", 1, 0, -1, 0);
+	s.ctag = 7;
+	/* the RA offload IE against the session */
+	EST6();
+	pb_ra(&M);
+	M.ra.prefix[7] = 8;
+	expect_est(u, &seq, "ra: not the session's /64", 69, PFCP_IE_BNGPOD_RA_OFFLOAD, -1, 0);
+	EST6();
+	pb_ra(&M);
+	memcpy(M.ra.prefix, PB_V6_PD, 8);
+	expect_est(u, &seq, "ra: the /56", 69, PFCP_IE_BNGPOD_RA_OFFLOAD, -1, 0);
+	EST6();
+	pb_ra(&M);
+	M.ra.mtu = 1500;
+	expect_est(u, &seq, "ra: mtu above the session's", 69, PFCP_IE_BNGPOD_RA_OFFLOAD, -1, 0);
+	pb_establish(&M, &s, seid++, seq);
+	pb_ra(&M);
+	expect_est(u, &seq, "ra: ipv4-only session", 69, PFCP_IE_BNGPOD_RA_OFFLOAD, -1, 0);
+	/* malformed values: the decoder's 69 */
+	{
+		static const struct {
+			const char *what;
+			int field;
+			uint32_t v;
+		} bad[] = {{"ra: interval 3", 0, 3},
+			   {"ra: interval 1801", 0, 1801},
+			   {"ra: lifetime below interval", 1, 100},
+			   {"ra: lifetime 9001", 1, 9001},
+			   {"ra: flags 0x20", 2, 0x20},
+			   {"ra: mtu 1279", 3, 1279},
+			   {"ra: preferred > valid", 4, 90000},
+			   {"ra: iid 0", 5, 0},
+			   {"ra: dns multicast", 6, 0xff}};
+
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			EST6();
+			pb_ra(&M);
+			switch (bad[i].field) {
+			case 0:
+				M.ra.interval_s = (uint16_t)bad[i].v;
+				break;
+			case 1:
+				M.ra.lifetime_s = (uint16_t)bad[i].v;
+				break;
+			case 2:
+				M.ra.flags = (uint8_t)bad[i].v;
+				break;
+			case 3:
+				M.ra.mtu = (uint16_t)bad[i].v;
+				break;
+			case 4:
+				M.ra.preferred_s = bad[i].v;
+				break;
+			case 5:
+				memset(M.ra.iid, 0, 8);
+				break;
+			default:
+				M.ra.dns[0][0] = (uint8_t)bad[i].v;
+			}
+			expect_est(u, &seq, bad[i].what, 69, PFCP_IE_BNGPOD_RA_OFFLOAD, -1, 0);
+		}
+	}
+	EST6();
+	pb_ra(&M);
+	M.ra.lifetime_s = 0;
+	M.ra.mtu = 0;
+	M.ra.n_dns = 0;
+	s.ctag = 31;
+	expect_est(u, &seq, "ra: lifetime 0, no mtu, no dns: accepted", 1, 0, -1, 0);
+#undef EST6
+	pfcp_up_free(u);
+}
+
+/* The RA offload IE and the Line Group IE's IPv6 trailer, byte for byte. */
+static void
+test_v6_ie_codec(void)
+{
+	static const uint8_t ra_v[] = {
+		0x00, 0xc8, 0x07, 0x08, 0x40, 0x05, 0xd4,	      /* 200, 1800, O, 1492 */
+		0x20, 0x01, 0x0d, 0xb8, 0x01, 0x00, 0x00, 0x07,	      /* the /64 */
+		0x00, 0x01, 0x51, 0x80, 0x00, 0x00, 0x38, 0x40,	      /* 86400, 14400 */
+		0x00, 0xbb, 0x00, 0xff, 0xfe, 0x00, 0x00, 0x01, 0x01, /* IID, 1 DNS */
+		0x20, 0x01, 0x0d, 0xb8, 0,    0,    0,	  0,	0,    0, 0, 0, 0, 0, 0, 0x53};
+	struct pfcp_msg m;
+	struct pfcp_ra_offload ra;
+	struct pfcp_line_group lg;
+	uint8_t out[128];
+	uint8_t lgv[18 + 3 + 16] = {1,	 2,    0xbb, 0,	   0,	 0, 1,	  2,	      0xcc, 0,
+				    0,	 0,    1,    100,  64,	 0, 11,	  3,	      'l',  'g',
+				    '1', 0x20, 0x01, 0x0d, 0xb8, 0, 0x64, [36] = 0x11};
+
+	pb_establish(&m, &(struct pb_sub){0}, 1, 1);
+	pb_ra(&m);
+	CHECK(pfcp_ra_offload_encode(&m.ra, out, sizeof(out)) == (int)sizeof(ra_v) &&
+		      memcmp(out, ra_v, sizeof(ra_v)) == 0,
+	      "ra offload encodes as documented");
+	CHECK(pfcp_ra_offload_decode(ra_v, sizeof(ra_v), &ra) == 0 && ra.on &&
+		      ra.interval_s == 200 && ra.lifetime_s == 1800 && ra.flags == 0x40 &&
+		      ra.mtu == 1492 && ra.valid_s == 86400 && ra.preferred_s == 14400 &&
+		      ra.n_dns == 1 && ra.dns[0][15] == 0x53,
+	      "ra offload decodes");
+	CHECK(pfcp_ra_offload_decode(ra_v, 0, &ra) == 0 && !ra.on, "empty ra offload: off");
+	CHECK(pfcp_ra_offload_decode(ra_v, sizeof(ra_v) - 1, &ra) == -EINVAL, "ra: short dns");
+	CHECK(pfcp_ra_offload_decode(ra_v, 32, &ra) == -EINVAL, "ra: dns count without dns");
+	CHECK(pfcp_ra_offload_decode(ra_v, 31, &ra) == -EINVAL, "ra: 31 octets");
+	CHECK(pfcp_line_group_decode(lgv, sizeof(lgv), &lg) == 0 && lg.has_core_ipv6 &&
+		      lg.core_ipv6[0] == 0x20 && lg.core_ipv6[15] == 0x11,
+	      "line group ipv6 trailer decodes");
+	CHECK(pfcp_line_group_encode(&lg, out, sizeof(out)) == (int)sizeof(lgv) &&
+		      memcmp(out, lgv, sizeof(lgv)) == 0,
+	      "line group ipv6 trailer encodes");
+	CHECK(pfcp_line_group_decode(lgv, sizeof(lgv) - 18 - 3 - 0, &lg) == -EINVAL ||
+		      pfcp_line_group_decode(lgv, sizeof(lgv) - 1, &lg) == -EINVAL,
+	      "line group trailer of 15 octets refused");
+	CHECK(pfcp_line_group_decode(lgv, sizeof(lgv) - 1, &lg) == -EINVAL,
+	      "line group trailer of 15 octets refused");
+	CHECK(pfcp_line_group_decode(lgv, 21, &lg) == 0 && !lg.has_core_ipv6,
+	      "line group without trailer");
+	lgv[21] = 0xff;
+	CHECK(pfcp_line_group_decode(lgv, sizeof(lgv), &lg) == -EINVAL,
+	      "line group multicast core ipv6 refused");
+}
+
 static void
 test_up_line_group(void)
 {
@@ -2073,5 +2366,8 @@ main(void)
 	test_up_scale();
 	test_line_group_decode();
 	test_up_line_group();
+	test_up_dual_stack();
+	test_up_dual_stack_causes();
+	test_v6_ie_codec();
 	return harness_report();
 }

@@ -176,7 +176,9 @@ static const struct decap_case decap_cases[] = {
 	 "\x02\xbb\x00\x00\x00\xfe\x02\xcc\x00\x00\x00\x01\x08\x00", 14},
 	{"1500 bytes", CLS_ETH_QINQ, 7, 1500, 0, CLS_PPPOE_SESS_IPV4, 0, 0,
 	 "\x02\xbb\x00\x00\x00\xfe\x02\xcc\x00\x00\x00\x01\x81\x00\x00\x07\x08\x00", 18},
-	{"kind ipv6 refused", CLS_ETH_QINQ, 0, 84, 0, CLS_PPPOE_SESS_IPV6, 0, -EINVAL, "", 0},
+	/* IPv6 is decapsulated the same way (the worker then writes ethertype 0x86dd) */
+	{"kind ipv6 decapsulated", CLS_ETH_QINQ, 0, 84, 0, CLS_PPPOE_SESS_IPV6, 0, 0,
+	 "\x02\xbb\x00\x00\x00\xfe\x02\xcc\x00\x00\x00\x01\x08\x00", 14},
 	{"kind drop refused", CLS_ETH_QINQ, 0, 84, 0, CLS_DROP, 0, -EINVAL, "", 0},
 	{"l3_len beyond frame", CLS_ETH_QINQ, 0, 84, 0, CLS_PPPOE_SESS_IPV4, 1, -EINVAL, "", 0},
 	{"l3_len shorter: rest trimmed", CLS_ETH_QINQ, 0, 84, 0, CLS_PPPOE_SESS_IPV4, -4, 0,

@@ -40,6 +40,7 @@ BBF_PPP_LCP_CONNECTIVITY = 32780
 # the Line Group IE of the Association Update (docs/dp/pfcp.md "bngpod Line Group IE")
 BNGPOD = 32473
 BNGPOD_LINE_GROUP = 32768
+BNGPOD_RA_OFFLOAD = 32769  # docs/dp/pfcp.md "bngpod RA offload IE"
 LG_ADOPT, LG_RELEASE = 1, 2
 
 # Report Type bits, Usage Report Trigger bits (octet 5 in bits 0-7, octet 6 in 8-15)
@@ -61,7 +62,11 @@ class Sub:
     ctag: int = 7
     mac: str = "02:11:00:00:00:07"
     sid: int = 0x0107
-    ipv4: str = "100.80.0.7"
+    ipv4: str | None = "100.80.0.7"  # None: no IPv4 PDRs (an IPv6-only session)
+    # Dual stack (docs/dp/pfcp.md "Dual stack"): PDR 3 upstream PPP 0x0057, PDR 4 the /64,
+    # PDR 5 the delegated prefix; with urr_period, URR 2 (IPv4) and URR 3 (IPv6) beside URR 1.
+    ipv6_prefix: str | None = None  # "2001:db8:100:7::/64"
+    delegated_prefix: str | None = None  # "2001:db8:200:700::/56"
     mtu: int | None = None
     mbr_ul: int | None = None  # kbit/s
     mbr_dl: int | None = None
@@ -74,6 +79,11 @@ class Sub:
     echo_misses: int = 3
     urr_period: int | None = None  # seconds; set: a URR with periodic reporting
     logical_port: str = "access1"
+    ra: dict | None = None  # RA offload IE fields (ra_offload_value()); None: no IE
+
+    @property
+    def has_ipv6(self) -> bool:
+        return self.ipv6_prefix is not None
 
 
 @dataclass
@@ -137,6 +147,41 @@ def line_group_value(
         + bytes([len(n)])
         + n
     )
+
+
+def line_group_value6(action: int, name: str, ac_mac: str, core_mac: str, core_addr: str, core6: str) -> bytes:
+    """The Line Group IE value with its optional trailer: the group's core IPv6 address."""
+    return line_group_value(action, name, ac_mac, core_mac, core_addr) + ipaddress.IPv6Address(core6).packed
+
+
+def ue_ipv6_prefix(prefix: str, sd: int = 1) -> P.IE_UE_IP_Address:
+    """UE IP Address with V6, S/D and IP6PL (0x40, which scapy's IE does not name: set through
+    its spare bits), the 16-octet prefix, then the 1-octet prefix length (29.244 R16 8.2.62)."""
+    net = ipaddress.IPv6Network(prefix)
+    return P.IE_UE_IP_Address(spare=8, V6=1, SD=sd, ipv6=str(net.network_address), extra_data=bytes([net.prefixlen]))
+
+
+def ra_offload_value(
+    prefix64: str,
+    interval: int = 200,
+    lifetime: int = 1800,
+    flags: int = 0x40,
+    mtu: int = 1492,
+    valid: int = 86400,
+    preferred: int = 14400,
+    iid: bytes = bytes.fromhex("00bb00fffe000001"),
+    dns: tuple[str, ...] = (),
+) -> bytes:
+    """The RA offload IE value, from the contract's layout (docs/dp/pfcp.md)."""
+    pfx = ipaddress.IPv6Network(prefix64).network_address.packed[:8]
+    v = struct.pack("!HHBH", interval, lifetime, flags, mtu) + pfx + struct.pack("!II", valid, preferred) + iid
+    v += bytes([len(dns)]) + b"".join(ipaddress.IPv6Address(d).packed for d in dns)
+    return v
+
+
+def ra_offload_ie(value: bytes) -> P.IE_EnterpriseSpecific:
+    """A bngpod RA offload IE around any value (b"" turns the offload off)."""
+    return P.IE_EnterpriseSpecific(ietype=BNGPOD_RA_OFFLOAD, enterprise_id=BNGPOD, data=value)
 
 
 def line_group_ie(value: bytes) -> P.IE_EnterpriseSpecific:
@@ -390,7 +435,80 @@ class Cp:
         return P.IE_FSEID(v4=1, seid=cp_seid, ipv4=self.node_ip)
 
     def session_ies(self, sub: Sub, cp_seid: int) -> list:
-        """The IEs of a subscriber's Session Establishment Request (docs/dp/pfcp.md)."""
+        """The IEs of a subscriber's Session Establishment Request (docs/dp/pfcp.md): the
+        IPv4 PDRs 1, 2 when sub.ipv4, the IPv6 PDRs 3, 4 (and 5) when sub.ipv6_prefix."""
+        ies = self._session_ies4(sub, cp_seid)
+        if not sub.has_ipv6:
+            return ies
+        v4 = sub.ipv4 is not None
+        pdrs = [ie for ie in ies if isinstance(ie, P.IE_CreatePDR)]
+        rest = [ie for ie in ies if not isinstance(ie, P.IE_CreatePDR)]
+        if not v4:
+            pdrs = []
+        up6, dn6 = self.ipv6_pdrs(sub)
+        if sub.urr_period and v4:
+            for p in pdrs:
+                p.IE_list.append(P.IE_URR_Id(id=2))
+            rest.append(self._urr(2, sub.urr_period))
+        if sub.urr_period:
+            rest.append(self._urr(3, sub.urr_period))
+        return rest[:2] + pdrs + [up6, *dn6] + rest[2:]
+
+    def ipv6_pdrs(self, sub: Sub) -> tuple:
+        """Create PDR 3 (upstream, PPP 0x0057) and 4, 5 (the /64, the delegated prefix)."""
+        rates = any(v is not None for v in (sub.mbr_ul, sub.mbr_dl, sub.gbr_ul, sub.gbr_dl))
+        eth = P.IE_EthernetPacketFilter(
+            IE_list=[
+                P.IE_MACAddress(SOUR=1, source_mac=sub.mac),
+                P.IE_Ethertype(type=0x8864),
+                _vlan(P.IE_C_TAG, sub.ctag),
+                _vlan(P.IE_S_TAG, sub.stag),
+            ]
+        )
+        pdi = [P.IE_SourceInterface(interface=0), eth]
+        if sub.logical_port:
+            pdi.append(bbf(BBF_LOGICAL_PORT, sub.logical_port.encode()))
+        pdi += [bbf(BBF_PPPOE_SESSION_ID, struct.pack("!H", sub.sid)), bbf(BBF_PPP_PROTOCOL, b"\x01\x00\x57")]
+        up = [
+            P.IE_PDR_Id(id=3),
+            P.IE_Precedence(precedence=100),
+            P.IE_PDI(IE_list=pdi),
+            bbf(BBF_OUTER_HEADER_REMOVAL, b"\x03"),
+            P.IE_FAR_Id(id=1),
+        ]
+        downs = []
+        for pid, pfx in ((4, sub.ipv6_prefix), (5, sub.delegated_prefix)):
+            if pfx is None:
+                continue
+            downs.append(
+                [
+                    P.IE_PDR_Id(id=pid),
+                    P.IE_Precedence(precedence=100),
+                    P.IE_PDI(IE_list=[P.IE_SourceInterface(interface=1), ue_ipv6_prefix(pfx)]),
+                    P.IE_FAR_Id(id=2),
+                ]
+            )
+        for p in [up, *downs]:
+            if sub.urr_period:
+                p.append(P.IE_URR_Id(id=1))
+                p.append(P.IE_URR_Id(id=3))
+            if rates:
+                p.append(P.IE_QER_Id(id=1))
+        return P.IE_CreatePDR(IE_list=up), [P.IE_CreatePDR(IE_list=d) for d in downs]
+
+    @staticmethod
+    def _urr(urr_id: int, period: int):
+        return P.IE_CreateURR(
+            IE_list=[
+                P.IE_URR_Id(id=urr_id),
+                P.IE_MeasurementMethod(VOLUM=1, DURAT=1),
+                P.IE_ReportingTriggers(periodic_reporting=1),
+                P.IE_MeasurementPeriod(period=period),
+            ]
+        )
+
+    def _session_ies4(self, sub: Sub, cp_seid: int) -> list:
+        v4_addr = sub.ipv4 or "192.0.2.1"
         eth = P.IE_EthernetPacketFilter(
             IE_list=[
                 P.IE_MACAddress(SOUR=1, source_mac=sub.mac),
@@ -414,7 +532,8 @@ class Cp:
         dn_pdr = [
             P.IE_PDR_Id(id=2),
             P.IE_Precedence(precedence=100),
-            P.IE_PDI(IE_list=[P.IE_SourceInterface(interface=1), P.IE_UE_IP_Address(V4=1, SD=1, ipv4=sub.ipv4)]),
+            # an IPv6-only session drops these IPv4 PDRs (session_ies): the address is a stand-in
+            P.IE_PDI(IE_list=[P.IE_SourceInterface(interface=1), P.IE_UE_IP_Address(V4=1, SD=1, ipv4=v4_addr)]),
             P.IE_FAR_Id(id=2),
         ]
         if sub.urr_period:
@@ -472,6 +591,8 @@ class Cp:
             ies.append(bbf(BBF_MTU, struct.pack("!H", sub.mtu)))
         if sub.lcp_magic is not None:
             ies.append(self.lcp_ie(sub))
+        if sub.ra is not None:
+            ies.append(ra_offload_ie(ra_offload_value(sub.ipv6_prefix, **sub.ra)))
         return ies
 
     @staticmethod

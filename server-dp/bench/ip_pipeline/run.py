@@ -299,7 +299,7 @@ def traffic(out: str, sessions: list[int], frames: int, bpp: int) -> dict:
     paths = {}
     for n in sessions:
         p = {
-            "full": {s: os.path.join(out, f"{s}_{n}.pcap") for s in ("down", "up")},
+            "full": {s: os.path.join(out, f"{s}_{n}.pcap") for s in ("down", "up", "down6", "up6")},
             "ipp": {s: os.path.join(out, f"{s}_{n}.snap{bpp}.pcap") for s in ("down", "up")},
             "csv": os.path.join(out, f"sessions_{n}.csv"),
         }
@@ -318,6 +318,11 @@ def traffic(out: str, sessions: list[int], frames: int, bpp: int) -> dict:
             f.write(vt.bng_dp_ini(n))
         vt.write_pcap(p["full"]["down"], vt.down_frames(sess, frames))
         vt.write_pcap(p["full"]["up"], vt.up_frames(sess, frames))
+        # IPv6, bng-dp only (no ip_pipeline baseline)
+        with open(os.path.join(out, f"bng_dp6_{n}.ini"), "w") as f:
+            f.write(vt.bng_dp6_ini(n))
+        vt.write_pcap(os.path.join(out, f"down6_{n}.pcap"), vt.down6_frames(sess, frames))
+        vt.write_pcap(os.path.join(out, f"up6_{n}.pcap"), vt.up6_frames(sess, frames))
         snap = bpp if bpp else 65535
         vt.write_pcap(p["ipp"]["down"], vt.down_frames(sess, frames), snap)
         vt.write_pcap(p["ipp"]["up"], vt.up_frames(sess, frames), snap)
