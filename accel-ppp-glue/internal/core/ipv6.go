@@ -14,6 +14,7 @@ import (
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/pool6"
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/ppp"
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/v6ctl"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // Dual stack (issue 15): a session's IPv6 is a /64 of its line group's WAN
@@ -51,6 +52,19 @@ func (d *Daemon) initIPv6() error {
 			return err
 		}
 		d.pools6[g.Name] = pg
+		for _, k := range []struct {
+			kind pool6.Kind
+			name string
+		}{{pool6.WAN, "wan"}, {pool6.PD, "delegated"}} {
+			k := k
+			labels := prometheus.Labels{"line_group": g.Name, "kind": k.name}
+			d.m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "bngcp_ipv6_prefixes",
+				Help: "IPv6 prefixes per line group and kind (wan: the sessions' /64s, delegated: IA_PD)", ConstLabels: labels},
+				func() float64 { _, n := pg.Usage(k.kind); return float64(n) }))
+			d.m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "bngcp_ipv6_prefixes_used",
+				Help: "IPv6 prefixes in use per line group and kind", ConstLabels: labels},
+				func() float64 { u, _ := pg.Usage(k.kind); return float64(u) }))
+		}
 	}
 	duid, ok, err := d.db.Get(bucketDHCP6, keyDUID)
 	if err != nil {

@@ -246,6 +246,13 @@ func TestDualStackSession(t *testing.T) {
 	if n := counterValue(p.d.m.v6Drops.WithLabelValues("udp_checksum")); n != 1 {
 		t.Fatalf("udp_checksum drops %v", n)
 	}
+	// the pool gauges
+	if n := gaugeValue(t, p.d, "bngcp_ipv6_prefixes_used", "wan"); n != 1 {
+		t.Fatalf("bngcp_ipv6_prefixes_used{kind=wan} %v", n)
+	}
+	if n := gaugeValue(t, p.d, "bngcp_ipv6_prefixes", "delegated"); n != 256 {
+		t.Fatalf("bngcp_ipv6_prefixes{kind=delegated} %v (a /48 of /56s)", n)
+	}
 	// hang up: the prefixes go back
 	c.id++
 	p.send(c.cpFrame(0xc021, 5, c.id, nil), c.padt())
@@ -466,4 +473,26 @@ func TestIPv6AfterTheEstablishment(t *testing.T) {
 		}
 		return false
 	})
+}
+
+func gaugeValue(t *testing.T, d *Daemon, name, kind string) float64 {
+	t.Helper()
+	mfs, err := d.m.reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "kind" && l.GetValue() == kind {
+					return m.GetGauge().GetValue()
+				}
+			}
+		}
+	}
+	t.Fatalf("no %s{kind=%s}", name, kind)
+	return 0
 }
