@@ -147,7 +147,9 @@ func (d *Daemon) pfcpSession(r *record) *pfcpcp.Session {
 		PPPoESessionID: r.PPPoESID, IPv4: r.IPv4, QosProfile: r.QosProfile, MTU: r.MTU,
 		URRPeriod: d.urrPeriod(r),
 	}
-	if r.IPv6Installed {
+	if r.IPv6Installed || (r.hasIPv6() && r.Established) {
+		// IPv6 is open: an establishment (again: a DP restart, a line-group
+		// move) carries it, also when the modification that was to add it failed
 		ps.IPv6, ps.RA = d.ipv6Rules(r)
 	}
 	if r.RateDown != 0 {
