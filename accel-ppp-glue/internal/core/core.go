@@ -136,6 +136,8 @@ type Daemon struct {
 	boot uint64
 	seq  atomic.Uint64
 
+	bindingsPersisted atomic.Uint64 // DHCPv6 binding changes written to the store (tests wait for it)
+
 	idxMu  sync.RWMutex
 	bySEID map[uint64]*session
 	byID   map[string]*session

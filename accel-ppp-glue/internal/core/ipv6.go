@@ -14,6 +14,7 @@ import (
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/pool6"
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/ppp"
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/v6ctl"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // Dual stack (issue 15): a session's IPv6 is a /64 of its line group's WAN
@@ -23,6 +24,9 @@ import (
 // them into the DP (PDRs 3, 4, 5 and the RA offload), with the
 // establishment or by a modification after it. RS, NS and DHCPv6 of the
 // session come over the redirect and are answered here (internal/v6ctl).
+
+// v6Wait is how long an establishment waits for IPv6CP once IPCP is open.
+const v6Wait = 500 * time.Millisecond
 
 const (
 	bucketDHCP6 = "dhcp6"
@@ -48,6 +52,19 @@ func (d *Daemon) initIPv6() error {
 			return err
 		}
 		d.pools6[g.Name] = pg
+		for _, k := range []struct {
+			kind pool6.Kind
+			name string
+		}{{pool6.WAN, "wan"}, {pool6.PD, "delegated"}} {
+			k := k
+			labels := prometheus.Labels{"line_group": g.Name, "kind": k.name}
+			d.m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "bngcp_ipv6_prefixes",
+				Help: "IPv6 prefixes per line group and kind (wan: the sessions' /64s, delegated: IA_PD)", ConstLabels: labels},
+				func() float64 { _, n := pg.Usage(k.kind); return float64(n) }))
+			d.m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "bngcp_ipv6_prefixes_used",
+				Help: "IPv6 prefixes in use per line group and kind", ConstLabels: labels},
+				func() float64 { u, _ := pg.Usage(k.kind); return float64(u) }))
+		}
 	}
 	duid, ok, err := d.db.Get(bucketDHCP6, keyDUID)
 	if err != nil {
@@ -237,13 +254,22 @@ func (sh *shard) ipv6Up(now time.Time, s *session, e ppp.EvUp6) {
 	}
 	s.rec.IIDLocal, s.rec.IIDPeer = e.Local, e.Peer
 	sh.d.m.ncpUp.WithLabelValues("ipv6cp").Inc()
+	// The first RA at once (RFC 4861 6.2.4): the subscriber need not wait for
+	// the DP's (which come once the IPv6 PDRs are installed) nor send an RS.
+	vs := sh.d.v6Session(s)
+	sh.sendPPP(s, ppp.ProtoIPv6, v6ctl.RA(&vs))
+	sh.d.m.v6Sent.WithLabelValues("ra_initial").Inc()
 	switch s.state {
 	case stEstablished:
 		sh.installIPv6(s)
 	case stNegotiating:
-		if s.ipcpFailed {
+		switch {
+		case s.ipcpFailed:
 			// IPCP gave up before: an IPv6-only session.
 			sh.establish(now, s, ppp.EvUp{})
+		case !s.v6WaitUntil.IsZero():
+			// IPCP opened first and waits: both families at once.
+			sh.establish(now, s, ppp.EvUp{Peer: s.rec.IPv4})
 		}
 	}
 	// stEstablishing: established() installs it once the DP answered.
@@ -267,6 +293,9 @@ func (sh *shard) ncpDown(now time.Time, s *session, e ppp.EvNCPDown) {
 		if s.rec.hasIPv6() {
 			sh.establish(now, s, ppp.EvUp{})
 		}
+	}
+	if e.Proto == ppp.ProtoIPv6CP && s.state == stNegotiating && !s.v6WaitUntil.IsZero() {
+		sh.establish(now, s, ppp.EvUp{Peer: s.rec.IPv4}) // IPv4 only, at once
 	}
 	// Otherwise the DP keeps the family's PDRs until the session ends: the
 	// subscriber no longer sends that family (nothing to forward upstream).
@@ -316,6 +345,7 @@ func (sh *shard) ipv6In(s *session, data []byte) {
 				if err := d.persist(&rec); err != nil {
 					d.log.Error("session store write failed", "session", rec.ID, "err", err)
 				}
+				d.bindingsPersisted.Add(1)
 			}()
 		}
 		if bound && !wasBound && s.state == stEstablished && s.rec.AcctStarted {

@@ -147,7 +147,9 @@ func (d *Daemon) pfcpSession(r *record) *pfcpcp.Session {
 		PPPoESessionID: r.PPPoESID, IPv4: r.IPv4, QosProfile: r.QosProfile, MTU: r.MTU,
 		URRPeriod: d.urrPeriod(r),
 	}
-	if r.IPv6Installed {
+	if r.IPv6Installed || (r.hasIPv6() && r.Established) {
+		// IPv6 is open: an establishment (again: a DP restart, a line-group
+		// move) carries it, also when the modification that was to add it failed
 		ps.IPv6, ps.RA = d.ipv6Rules(r)
 	}
 	if r.RateDown != 0 {
@@ -197,6 +199,15 @@ func (sh *shard) establish(now time.Time, s *session, e ppp.EvUp) {
 		sh.teardown(s, causeNASError, padtSend, "IPCP opened with an unexpected address")
 		return
 	}
+	if s.link != nil && s.link.IPv6Pending() && s.v6WaitUntil.IsZero() && !s.rec.hasIPv6() {
+		// IPv6CP is still negotiating (a dual-stack CPE runs both at once):
+		// wait for it a little, so that one establishment carries both
+		// families (no modification, store write and Interim more).
+		s.v6WaitUntil = now.Add(v6Wait)
+		sh.timed[s] = struct{}{}
+		return
+	}
+	s.v6WaitUntil = time.Time{}
 	d.setState(s, stEstablishing)
 	s.rec.IPv6Installed = s.rec.hasIPv6()
 	s.rec.MTU = s.link.MRU()

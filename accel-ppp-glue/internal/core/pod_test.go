@@ -280,7 +280,10 @@ func newTestPod(t *testing.T, tune func(*Options), seed func(db sessionStore)) *
 	go func() { runErr <- d.Run(ctx) }()
 	readDone := make(chan struct{})
 	go p.read(readDone)
-	p.stop = func() {
+	var stopPod func()
+	var stopOnce sync.Once
+	p.stop = func() { stopOnce.Do(stopPod) }
+	stopPod = func() {
 		cancel()
 		select {
 		case err := <-runErr:
@@ -439,7 +442,8 @@ type client struct {
 	magic      uint32
 	id         uint8
 	addr       [4]byte
-	lcpAcked   bool // the client has acked the CP's LCP Configure-Request already
+	lcpAcked   bool   // the client has acked the CP's LCP Configure-Request already
+	initialRA  []byte // the RA the CP sent when IPv6CP opened (ipv6_test.go)
 }
 
 func (p *testPod) client(i int) *client {

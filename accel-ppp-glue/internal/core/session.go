@@ -96,8 +96,9 @@ type session struct {
 	maxPayload uint16
 	lcpSeen    bool // an LCP frame arrived after PADS: a repeated PADR is a new dial
 
-	ipcpFailed   bool // IPCP gave up while IPv6CP runs on (ipv6.go)
-	v6Installing bool // a modification adding the IPv6 PDRs is in flight
+	ipcpFailed   bool      // IPCP gave up while IPv6CP runs on (ipv6.go)
+	v6WaitUntil  time.Time // IPCP is open: the establishment waits this long for IPv6CP
+	v6Installing bool      // a modification adding the IPv6 PDRs is in flight
 
 	rec         record    // what is persisted once established
 	padrAt      time.Time // setup rate starts here

@@ -272,7 +272,7 @@ func (sh *shard) flush(now time.Time, s *session) {
 		delete(sh.timed, s)
 		return
 	}
-	if s.link.NextDeadline().IsZero() {
+	if s.link.NextDeadline().IsZero() && (s.v6WaitUntil.IsZero() || s.state != stNegotiating) {
 		delete(sh.timed, s)
 	} else {
 		sh.timed[s] = struct{}{}
@@ -310,6 +310,10 @@ func (sh *shard) tick(now time.Time) {
 		if s.dead || s.link == nil {
 			delete(sh.timed, s)
 			continue
+		}
+		if !s.v6WaitUntil.IsZero() && !now.Before(s.v6WaitUntil) && s.state == stNegotiating {
+			// IPv6CP did not open in time: IPv4 now, IPv6 by a modification later.
+			sh.establish(now, s, ppp.EvUp{Peer: s.rec.IPv4})
 		}
 		if dl := s.link.NextDeadline(); !dl.IsZero() && !now.Before(dl) {
 			s.link.Tick(now)

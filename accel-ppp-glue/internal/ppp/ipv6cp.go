@@ -184,3 +184,9 @@ func (l *Link) ncpTerminated(c *cp, proto uint16, id uint8, detail string) {
 	c.setState(stStopped)
 	l.ncpFinished(proto, detail)
 }
+
+// IPv6Pending reports whether IPv6CP is enabled and still negotiating
+// (neither opened nor failed).
+func (l *Link) IPv6Pending() bool {
+	return l.v6 && !l.ipv6cpFailed && !l.dead && l.ipv6cp.state != stOpened
+}

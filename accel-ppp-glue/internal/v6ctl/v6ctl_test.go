@@ -351,3 +351,5 @@ func TestDHCPv6Drops(t *testing.T) {
 		t.Fatalf("status %d", st)
 	}
 }
+
+func netip6(s string) netip.Addr { return netip.MustParseAddr(s) }
