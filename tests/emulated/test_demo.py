@@ -90,7 +90,7 @@ def test_headless_demo_shows_sessions_traffic_and_drops_then_leaves_nothing(clea
     assert echoes, out[-3000:]
     counts = [int(x) for x in echoes[-1]]
     for answered, sent in zip(counts[::2], counts[1::2], strict=True):
-        assert answered > 0.8 * sent > 0, echoes[-1]
+        assert answered > 0.5 * sent > 0, echoes[-1]  # flowing (loss is the per-port check's)
     dp6 = re.findall(r"^\s+IPv6\s+(\d+)\s+(\d+)\s", out, re.M)
     assert dp6 and int(dp6[-1][0]) > 0 and int(dp6[-1][1]) > 0, "bng-dp's IPv6 counters of the session"
     assert re.search(rf"bng-cp: /64 {wan}, delegated {pd}", out)
