@@ -80,7 +80,7 @@ def test_headless_demo_shows_sessions_traffic_and_drops_then_leaves_nothing(clea
     pod = validate.load(LAB)
     pool = pod.group(ds_group).ipv6_pools[0]
     assert ds_inst == pod.group(ds_group).instance.name and in_pool(pod, ds_group, ds_ipv4)
-    got = re.findall(r"  IPv6 (\S+) \(SLAAC (\S+)\), delegated prefix (\S+)", out)
+    got = re.findall(r"  IPv6 (\S+) \(SLAAC (\S+)\), delegated prefix ([^,;\s]+)", out)
     assert got, out[-3000:]
     wan, slaac, pd = got[-1]
     wan, pd = ipaddress.IPv6Network(wan), ipaddress.IPv6Network(pd)
