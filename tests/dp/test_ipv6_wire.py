@@ -15,7 +15,7 @@ import time
 
 import pytest
 from harness.frames import AC_MAC, CORE_MAC, PPP, ROUTER_MAC, UDP, Dot1Q, Ether, PPPoE, Raw, Sub, access, parse
-from harness.pfcp_cp import Cp, ra_offload_ie
+from harness.pfcp_cp import Cp, _cause, line_group_ie, line_group_value6, ra_offload_ie
 from harness.rig import DpRig, cleanup_stale
 from scapy.layers.inet import IP, TCP
 from scapy.layers.inet6 import (
@@ -452,3 +452,38 @@ def test_ipv6_acl_rule_denies_ipv6_only(dp, cp6):
         # TCP 25 over IPv6 is not the IPv4 rule's business
         dp.wire.send(bytes(up6(sub, payload=TCP(sport=4000, dport=25, flags="S"))))
         assert frames_where(dp, lambda p: core_out(p) and TCP in p and p[TCP].dport == 25)
+
+
+# ---- Line Group IE with the IPv6 trailer ----------------------------------------------
+
+
+def test_adoption_with_ipv6_trailer_announces_and_answers_the_core_ipv6_address(dp, cp6):
+    """Adopting standby lg2 with the Line Group IE's IPv6 trailer: bng-dp sends unsolicited
+    NAs for the new core IPv6 address from lg2's core MAC and answers NS for it; a release
+    stops the answers. A trailer outside subnet6 is refused (64)."""
+    lg2_core6, lg2_mac = "2001:db8:64::12", "02:cc:00:00:00:02"
+    bad = line_group_value6(1, "lg2", "02:bb:00:00:00:02", lg2_mac, "100.64.0.12", "2001:db8:65::12")
+    assert _cause(cp6.association_update(line_group_ie(bad))) == 64
+    dp.wire.drain()
+    v = line_group_value6(1, "lg2", "02:bb:00:00:00:02", lg2_mac, "100.64.0.12", lg2_core6)
+    assert _cause(cp6.association_update(line_group_ie(v))) == 1
+    try:
+        una = frames_where(
+            dp, lambda p: ICMPv6ND_NA in p and p[ICMPv6ND_NA].tgt == lg2_core6 and p[ICMPv6ND_NA].S == 0, timeout=4.0
+        )
+        assert una, "no unsolicited NA for the adopted group's core IPv6 address"
+        assert una[0][Ether].src == lg2_mac and una[0][Ether].dst == "33:33:00:00:00:01"
+        assert una[0][IPv6].dst == "ff02::1" and una[0][ICMPv6ND_NA].O == 1
+        ns = ICMPv6ND_NS(tgt=lg2_core6) / ICMPv6NDOptSrcLLAddr(lladdr=ROUTER_MAC)
+        frame = Ether(src=ROUTER_MAC, dst="33:33:ff:00:00:12") / IPv6(src=ROUTER6, dst="ff02::1:ff00:12", hlim=255) / ns
+        dp.wire.drain()
+        dp.wire.send(bytes(frame))
+        got = frames_where(dp, lambda p: ICMPv6ND_NA in p and p[ICMPv6ND_NA].tgt == lg2_core6 and p[ICMPv6ND_NA].S == 1)
+        assert got and got[0][Ether].src == lg2_mac
+    finally:
+        assert cp6.release_group("lg2") == 1
+    dp.wire.drain()
+    dp.wire.send(bytes(frame))
+    assert not frames_where(
+        dp, lambda p: ICMPv6ND_NA in p and p[ICMPv6ND_NA].tgt == lg2_core6 and p[ICMPv6ND_NA].S == 1, timeout=1.0
+    )
