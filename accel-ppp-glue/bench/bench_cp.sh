@@ -12,6 +12,10 @@
 #   BENCH_CP_SIZES   session counts, one bng-cp (fresh state) per count (default "1000 10000")
 #   BENCH_CP_WINDOW  CPEs dialing at once (default 2000)
 #   BENCH_CP_AUTH    pap or chap (default pap)
+#   BENCH_CP_DUAL    1 (default): dp2's line group has IPv6 pools and its CPEs dial dual stack
+#                    (IPv6CP, RS/RA, DHCPv6 Solicit with Rapid Commit and IA_PD), interleaved
+#                    with dp1's IPv4-only CPEs; the JSON line gains "ipv4" and "dual_stack"
+#                    (completed, p50_ms, p99_ms). 0: every CPE IPv4 only, no IPv6 anywhere.
 #   BENCH_CP_CPUPROFILE  write bng-cp's Go CPU profile to this path + ".N" per size
 #   BNG_CP           use this bng-cp binary instead of accel-ppp-glue/build/bng-cp
 #   BNG_CPLOAD       use this bng-cpload binary instead of accel-ppp-glue/build/bng-cpload
@@ -29,6 +33,7 @@ root=$(dirname "$glue")
 sizes=${BENCH_CP_SIZES:-"1000 10000"}
 window=${BENCH_CP_WINDOW:-2000}
 auth=${BENCH_CP_AUTH:-pap}
+dual=${BENCH_CP_DUAL:-1}
 secret=bench-cp-secret
 
 # Loopback address plan (management subnet 127.201.0.0/24).
@@ -97,6 +102,14 @@ radius up "$work/radius" --address "$radius_addr" --auth-port "$auth_port" --acc
 	--secret "$secret" --users "$max" --client "$cp_addr" --client 127.0.0.1 --recv-buff $((4 * 1024 * 1024)) \
 	--no-request-detail >&2
 
+# lg2 dual stack: a /48 of /64s and a /40 of /56s, more than the largest run needs
+lg2_v6=""
+dual_flags=()
+if [ "$dual" = 1 ]; then
+	lg2_v6=', core_address6: "2001:db8:64::12", ipv6_pools: [v6pool2]'
+	dual_flags=(-dual-stack-dp 2)
+fi
+
 # Two instances, each with one line group: S-tags x C-tags and a /18 pool (16382
 # addresses) per group, more than the largest run needs.
 cat >"$work/cp.yaml" <<EOF
@@ -124,7 +137,7 @@ line_groups:
   - {name: lg1, ac_mac: "02:bb:00:00:00:01", core_address: 100.64.0.1,
      core_mac: "02:cc:00:00:00:01", pools: [pool1], qos_profile: silver, instance: 1}
   - {name: lg2, ac_mac: "02:bb:00:00:00:02", core_address: 100.64.64.1,
-     core_mac: "02:cc:00:00:00:02", pools: [pool2], qos_profile: silver, instance: 2}
+     core_mac: "02:cc:00:00:00:02", pools: [pool2], qos_profile: silver, instance: 2$lg2_v6}
 instances:
   - id: 1
     name: dp1
@@ -148,6 +161,15 @@ onos: {url: "$BENCH_CP_ONOS", username: "${BENCH_CP_ONOS_USER:-bngcp}", password
 EOF
 fi
 
+if [ "$dual" = 1 ]; then
+	cat >>"$work/cp.yaml" <<EOF
+core6: {subnet: "2001:db8:64::/64", router: "2001:db8:64::1"}
+ipv6_pools:
+  - {name: v6pool2, wan_prefix: "2001:db8:100::/48", delegated_prefix: "2001:db8:200::/40",
+     delegated_length: 56, dns: ["2001:db8::53"], line_group: lg2}
+EOF
+fi
+
 fstype=$(stat -f -c %T "$work")
 [ "$fstype" = tmpfs ] && log "warning: $work is on tmpfs: the store's fsync costs nothing there"
 
@@ -165,7 +187,7 @@ for n in $sizes; do
 	# The loader first: its PFCP sockets must be up when bng-cp associates.
 	"$bng_cpload" -cp "$cp_addr" -dp "1=$dp1/100-149/1-4000" -dp "2=$dp2/200-249/1-4000" \
 		-sessions "$n" -window "$window" -auth "$auth" -user 'user%d' -password 'pw%d' \
-		-timeout 60s -assoc-timeout 30s -v >"$work/load-$n.json" 2>"$work/load-$n.err" &
+		-timeout 60s -assoc-timeout 30s "${dual_flags[@]}" -v >"$work/load-$n.json" 2>"$work/load-$n.err" &
 	load_pid=$!
 	sleep 0.2
 	"$bng_cp" -config "$work/cp.yaml" -state "$state" -ctl "" -metrics "" -auth "$auth" \
@@ -188,6 +210,7 @@ for n in $sizes; do
 	rad_cpu=0
 	[ -n "$radius_pid" ] && rad_cpu=$(awk -v a="$(cpu_s "$radius_pid")" -v b="$rad0" 'BEGIN{printf "%.2f", a - b}')
 	log "$n sessions: cpu_s bng-cp=$cp_cpu freeradius=$rad_cpu (bng-cp includes its start and association)"
+	log "$n sessions: cpu_ms per session bng-cp=$(awk -v c="$cp_cpu" -v n="$n" 'BEGIN{printf "%.3f", c * 1000 / n}') freeradius=$(awk -v c="$rad_cpu" -v n="$n" 'BEGIN{printf "%.3f", c * 1000 / n}')"
 	kill "$cp_pid" 2>/dev/null || true
 	wait "$cp_pid" 2>/dev/null || true
 	cp_pid=""

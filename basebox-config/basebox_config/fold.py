@@ -64,6 +64,7 @@ class CoreGroup:
     core_mac: str
     core_address: str
     target: Target
+    core_address6: str | None = None  # the group's core IPv6 address; None: no IPv6 on the core side
 
 
 @dataclass

@@ -4,12 +4,14 @@ userspace datapath), in ovs-ofctl's flow syntax, loaded with
 
 Layout (docs/switch-fold.md explains why):
   table 0  classify by in_port: access S-tag -> VF; VF S-tag -> access port;
-           core side by MAC (and ARP target address) -> VF or uplink; else drop.
+           core side by MAC (and ARP target address, Neighbor Solicitation target)
+           -> VF or uplink; else drop.
   table 1  access S-tags shared by several lines (split by C-tag): outer tag popped,
            match the C-tag, re-push the S-tag, output to the VF.
   table 2  the same for frames from a VF back to the access port.
   table 3  a VF's core-side frames (untagged, or on the core VLAN): by source MAC and
-           ARP sender address to the uplink. Kept out of table 0 so that looking a
+           ARP sender address (IPv6: ND from its core IPv6 address to a multicast MAC)
+           to the uplink. Kept out of table 0 so that looking a
            QinQ frame up never consults MAC addresses: Open vSwitch's megaflow for a
            VF's access-side frames then covers a whole S-tag (or line), not one
            subscriber MAC, and a new session's frames find it cached (docs/switch-fold.md).
@@ -25,7 +27,10 @@ from .fold import Fold, Target
 
 TABLE_CLASSIFY, TABLE_ACCESS_CTAG, TABLE_VF_CTAG, TABLE_VF_CORE = 0, 1, 2, 3
 PRIO_ARP, PRIO_STEER, PRIO_DROP = 300, 200, 0
+PRIO_ND = PRIO_ARP  # neighbour discovery is IPv6's ARP: above the MAC steers it overlaps
 VID_PRESENT = 0x1000
+ND_SOLICIT, ND_ADVERT = 135, 136
+IPV6_MULTICAST_MAC = "33:33:00:00:00:00/ff:ff:00:00:00:00"
 
 
 def vid_blocks(lo: int, hi: int) -> list[tuple[int, int]]:
@@ -147,8 +152,45 @@ def _core_flows(fold: Fold) -> list[str]:
                 f"output:{up}",
             ),
         ]
+    flows += _nd_flows(fold)
     for vf in sorted({g.target.vf_port: g.target.instance_id for g in fold.core_groups}.items()):
         flows.append(_flow(0, PRIO_STEER, vf[1], f"in_port={vf[0]},{vlan}", f"goto_table:{TABLE_VF_CORE}"))
+    return flows
+
+
+def _nd_flows(fold: Fold) -> list[str]:
+    """IPv6 neighbour discovery of the groups that have a core IPv6 address, as the ARP
+    flows do it for IPv4: the router's Neighbor Solicitation for the address (sent to its
+    solicited-node multicast MAC, which no MAC steer takes) goes to the group's instance
+    only; the instance's own multicast NS and NA leave only from its group's core MAC and
+    core IPv6 address. Unicast ND either way follows the MAC steers."""
+    vlan = _core_vlan_match(fold)
+    up = fold.uplink.number
+    flows = []
+    for g in fold.core_groups:
+        if g.core_address6 is None:
+            continue
+        t: Target = g.target
+        flows.append(
+            _flow(
+                TABLE_CLASSIFY,
+                PRIO_ND,
+                t.instance_id,
+                f"in_port={up},{vlan},icmp6,icmp_type={ND_SOLICIT},nd_target={g.core_address6}",
+                f"output:{t.vf_port}",
+            )
+        )
+        for icmp_type in (ND_SOLICIT, ND_ADVERT):
+            flows.append(
+                _flow(
+                    TABLE_VF_CORE,
+                    PRIO_ND,
+                    t.instance_id,
+                    f"in_port={t.vf_port},dl_src={g.core_mac},dl_dst={IPV6_MULTICAST_MAC},"
+                    f"icmp6,ipv6_src={g.core_address6},icmp_type={icmp_type}",
+                    f"output:{up}",
+                )
+            )
     return flows
 
 

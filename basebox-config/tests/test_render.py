@@ -33,7 +33,7 @@ def small_fold(core_vlan=None) -> Fold:
         Steer("gA", a2, 20, 20, 101, 4094, t1, "02:bb:00:00:00:0a"),
     ]
     fold.core_groups = [
-        CoreGroup("gA", "02:cc:00:00:00:0a", "192.0.2.10", t1),
+        CoreGroup("gA", "02:cc:00:00:00:0a", "192.0.2.10", t1, core_address6="2001:db8:64::a"),
         CoreGroup("gB", "02:cc:00:00:00:0b", "192.0.2.11", t2),
     ]
     return fold
@@ -91,6 +91,28 @@ def test_core_side_by_mac_untagged_and_tagged():
     assert "table=0,priority=200,cookie=0x8,in_port=3302,dl_vlan=77,actions=goto_table:3" in tagged
 
 
+def test_core_side_neighbour_discovery():
+    """The router's NS for a group's core IPv6 address reaches the group's instance only;
+    the instance's multicast NS/NA leave only from its core MAC and core IPv6 address.
+    A group without a core IPv6 address (gB) gets no ND flow."""
+    flows = openflow.render_flows(small_fold())
+    text = "\n".join(flows)
+    assert (
+        "table=0,priority=300,cookie=0x7,in_port=9,vlan_tci=0x0000/0x1000,icmp6,icmp_type=135,"
+        "nd_target=2001:db8:64::a,actions=output:3301" in text
+    )
+    for icmp_type in (135, 136):
+        assert (
+            f"table=3,priority=300,cookie=0x7,in_port=3301,dl_src=02:cc:00:00:00:0a,"
+            f"dl_dst=33:33:00:00:00:00/ff:ff:00:00:00:00,icmp6,ipv6_src=2001:db8:64::a,icmp_type={icmp_type},"
+            "actions=output:9" in text
+        )
+    nd = [f for f in flows if "icmp6" in f]
+    assert len(nd) == 3 and all("cookie=0x7," in f for f in nd)
+    tagged = "\n".join(openflow.render_flows(small_fold(core_vlan=77)))
+    assert "in_port=9,dl_vlan=77,icmp6,icmp_type=135,nd_target=2001:db8:64::a,actions=output:3301" in tagged
+
+
 def test_no_table_0_flow_of_a_vf_matches_a_mac():
     """Table 0 looks QinQ frames of a VF up by port and S-tag only: a flow there that
     matched a MAC of that VF would make Open vSwitch cache one megaflow per subscriber MAC
@@ -101,7 +123,7 @@ def test_no_table_0_flow_of_a_vf_matches_a_mac():
         vfs = {t.vf_port for t in fold.targets}
         for f in openflow.render_flows(fold):
             if f.startswith("table=0,") and any(f"in_port={vf}," in f for vf in vfs):
-                assert "dl_src" not in f and "dl_dst" not in f and "arp" not in f, f
+                assert "dl_src" not in f and "dl_dst" not in f and "arp" not in f and "icmp6" not in f, f
 
 
 def test_overlapping_model_is_refused():

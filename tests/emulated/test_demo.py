@@ -1,13 +1,15 @@
 """`bngpod demo` headless (as CI runs `make demo < /dev/null`): every instance holds sessions,
-traffic flows both ways and the shaper drops the excess, and afterwards nothing is left."""
+traffic flows both ways and the shaper drops the excess, the dual-stack subscriber shows its
+IPv6 prefixes and traffic of both families, and afterwards nothing is left."""
 
+import ipaddress
 import re
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from bngpod import emu
+from bngpod import emu, validate
 
 from .conftest import LAB
 from .test_lifecycle import host_snapshot
@@ -46,9 +48,12 @@ def test_headless_demo_shows_sessions_traffic_and_drops_then_leaves_nothing(clea
     # arrives and the shaper drops some of it.
     rows = {r.split()[0]: r.split() for r in _last_block(out, "instance  groups")}
     assert sorted(rows) == ["dp1", "dp2", "dp3", "dp4"], rows
+    ds = re.findall(r"dual-stack subscriber (lg\d)-\d+ on (access\d) \((dp\d)\): IPv4 (\S+)", out)
+    assert ds, "the dual-stack subscriber is on the dashboard"
+    ds_group, _ds_port, ds_inst, ds_ipv4 = ds[-1]
     for name, r in rows.items():
         cp, dp, down_in, shaped, up, drops_s, drops = r[2:9]
-        assert int(cp) == int(dp) == 25, (name, r)
+        assert int(cp) == int(dp) == 25 + (name == ds_inst), (name, r)
         assert float(down_in) > float(shaped) > 1.0, (name, r)  # offered above what is sent
         assert float(up) > 0, (name, r)
         assert int(drops) > 0, (name, r)
@@ -56,7 +61,7 @@ def test_headless_demo_shows_sessions_traffic_and_drops_then_leaves_nothing(clea
     # The loaded subscribers top the list at about their profile's rate (the shaper counts
     # access frames, the counters IPv4 bytes: a little below; on a loaded host the
     # dashboard's sampling interval jitters, hence the 5% above).
-    top = _last_block(out, "top 10 of 100 subscribers")[1:5]
+    top = _last_block(out, "top 10 of 101 subscribers")[1:5]
     for row in top:
         user, _inst, _addr, _profile, limit, rate, *_ = row.split()
         limit = float(limit.rstrip("M"))  # the profile's downstream rate
@@ -70,9 +75,33 @@ def test_headless_demo_shows_sessions_traffic_and_drops_then_leaves_nothing(clea
         assert ever == count and int(count) > 0, port
         assert int(echoed) > 0.8 * int(sent) > 0, port
     assert "the control plane holds 0 session(s) after the hang-up" in out
+
+    # The dual-stack subscriber: a /64 and a delegated prefix of its group's pool, echoes
+    # answered from its IPv4 address, its SLAAC address and inside its delegated prefix.
+    pod = validate.load(LAB)
+    pool = pod.group(ds_group).ipv6_pools[0]
+    assert ds_inst == pod.group(ds_group).instance.name and in_pool(pod, ds_group, ds_ipv4)
+    got = re.findall(r"  IPv6 (\S+) \(SLAAC (\S+)\), delegated prefix ([^,;\s]+)", out)
+    assert got, out[-3000:]
+    wan, slaac, pd = got[-1]
+    wan, pd = ipaddress.IPv6Network(wan), ipaddress.IPv6Network(pd)
+    assert wan.prefixlen == 64 and wan.subnet_of(pool.wan_prefix) and ipaddress.IPv6Address(slaac) in wan
+    assert pd.prefixlen == pool.delegated_length and pd.subnet_of(pool.delegated_prefix)
+    echoes = re.findall(r"UDP echo answered/sent: IPv4 (\d+)/(\d+), IPv6 WAN (\d+)/(\d+), IPv6 LAN (\d+)/(\d+)", out)
+    assert echoes, out[-3000:]
+    counts = [int(x) for x in echoes[-1]]
+    for answered, sent in zip(counts[::2], counts[1::2], strict=True):
+        assert answered > 0.5 * sent > 0, echoes[-1]  # flowing (loss is the per-port check's)
+    dp6 = re.findall(r"^\s+IPv6\s+(\d+)\s+(\d+)\s", out, re.M)
+    assert dp6 and int(dp6[-1][0]) > 0 and int(dp6[-1][1]) > 0, "bng-dp's IPv6 counters of the session"
+    assert re.search(rf"bng-cp: /64 {wan}, delegated {pd}", out)
     assert "nothing of the pod is left" in out
 
     after = host_snapshot()
     assert after == clean_host, "the demo must leave the host as it found it"
     load = subprocess.run(["pgrep", "-f", "bngpod.loadgen"], capture_output=True, text=True)
     assert load.stdout == "", "the load generator must be gone"
+
+
+def in_pool(pod, group: str, address: str) -> bool:
+    return any(ipaddress.ip_address(address) in p.prefix for p in pod.group(group).pools)

@@ -1,6 +1,13 @@
 """A PPPoE/PPP client (a CPE) built on scapy's Ethernet, 802.1Q and PPPoE layers, with the
 PPP negotiation written here from the RFCs (1661 LCP, 1334 PAP, 1994 CHAP-MD5, 1332 IPCP,
-1877 DNS, 2516 PPPoE, 4638 PPP-Max-Payload). It shares nothing with the CP's Go codec.
+1877 DNS, 2516 PPPoE, 4638 PPP-Max-Payload, 5072 IPv6CP). It shares nothing with the CP's Go
+codec.
+
+Dual stack (`dual_stack=True`): IPv6CP beside IPCP (either may fail alone), then a Router
+Solicitation and the BNG's Router Advertisement (the SLAAC address: the RA's /64 with the
+interface identifier IPv6CP settled), then DHCPv6 Solicit/Advertise/Request/Reply for a
+delegated prefix (IA_PD) and, when the BNG offers one, an address (IA_NA); `renew()` later.
+The IPv6 packets come from ipv6.py.
 
 A client lives behind a `FakeDp` (fakedp.py), which hands it every frame the CP sends to
 its MAC and carries its frames to the CP in VXLAN. Echo-Requests and Terminate-Requests
@@ -21,6 +28,8 @@ from dataclasses import dataclass, field
 from scapy.layers.l2 import Dot1AD, Dot1Q, Ether
 from scapy.layers.ppp import PPPoE, PPPoED
 from scapy.packet import Packet, Raw
+
+from . import ipv6 as v6
 
 PADI, PADO, PADR, PADS, PADT = 0x09, 0x07, 0x19, 0x65, 0xA7
 TAG_END, TAG_SERVICE, TAG_AC_NAME, TAG_HOST_UNIQ, TAG_COOKIE = 0x0000, 0x0101, 0x0102, 0x0103, 0x0104
@@ -96,6 +105,7 @@ class Rx:
     ppp_code: int | None = None
     ppp_id: int | None = None
     data: bytes = b""  # PPP packet after code/id/length
+    payload: bytes = b""  # everything after the PPP protocol (an IPv6 packet for 0x0057)
 
     def tag(self, t: int) -> bytes | None:
         return next((v for k, v in self.tags if k == t), None)
@@ -116,6 +126,22 @@ class DialResult:
     ac_name: bytes = b""
     auth_message: bytes = b""
     seconds: float = 0.0
+    # dual stack: each of these is None when that step did not succeed (ipv6_reason says why)
+    ipv6cp: bool = False  # IPv6CP opened
+    ipv6_reason: str = ""
+    iid: bytes | None = None  # ours, as IPv6CP settled it
+    peer_iid: bytes | None = None  # the BNG's
+    ra: v6.RouterAdvert | None = None
+    wan_prefix: ipaddress.IPv6Network | None = None  # the session's /64
+    ipv6: ipaddress.IPv6Address | None = None  # SLAAC: wan_prefix + iid
+    delegated_prefix: ipaddress.IPv6Network | None = None  # IA_PD
+    ia_na: ipaddress.IPv6Address | None = None
+    dns6: list[ipaddress.IPv6Address] = field(default_factory=list)
+    dhcp6: v6.Dhcp6Message | None = None  # the Reply that bound the leases
+
+    @property
+    def ipv6_ok(self) -> bool:
+        return self.ipv6 is not None and self.delegated_prefix is not None
 
 
 class DialError(AssertionError):
@@ -146,6 +172,10 @@ class PppoeClient:
         ipv6cp: bool = False,
         auto_answer: bool = True,
         restart: float = 3.0,
+        dual_stack: bool = False,
+        iid: bytes | None = None,
+        want_ia_na: bool = True,
+        ipv6_wait: float = 5.0,
     ):
         self.dp = dp
         self.mac = mac.lower()
@@ -159,7 +189,18 @@ class PppoeClient:
             access_line_tag(circuit_id, remote_id, rate_up, rate_down) if circuit_id or remote_id else None
         )
         self.magic = magic if magic is not None else (int.from_bytes(os.urandom(4), "big") | 1)
-        self.ipv6cp = ipv6cp
+        self.ipv6cp = ipv6cp  # one IPv6CP Configure-Request, no negotiation (dual_stack negotiates)
+        self.dual_stack = dual_stack
+        self.iid = iid if iid is not None else v6.random_iid()
+        self.peer_iid: bytes | None = None
+        self.want_ia_na = want_ia_na
+        self.ipv6_wait = ipv6_wait  # after IPCP is up, how long IPv6CP may still take
+        self.duid = v6.duid_ll(mac)
+        self.iaid_pd, self.iaid_na = 1, 2
+        self.server_duid: bytes | None = None
+        self.ipv6_addresses: set[ipaddress.IPv6Address] = set()
+        self.last: DialResult | None = None
+        self.ns_answered = 0
         self.auto_answer = auto_answer
         self.restart = restart  # RFC 1661 restart timer (pppd's default, 3 s)
         self.q: queue.Queue[Rx] = queue.Queue()
@@ -197,6 +238,10 @@ class PppoeClient:
     def send_ppp(self, proto: int, code: int, ident: int, data: bytes = b"") -> None:
         self.send(self.ppp_frame(proto, cp_packet(code, ident, data)))
 
+    def send_ipv6(self, packet: bytes) -> None:
+        """A whole IPv6 packet (ipv6.py) in our session."""
+        self.send(self.ppp_frame(v6.IPV6_PPP, packet))
+
     def next_id(self) -> int:
         self._ident = (self._ident + 1) & 0xFF
         return self._ident
@@ -213,10 +258,23 @@ class PppoeClient:
             elif rx.ppp_code == TERM_REQ:
                 self.send_ppp(LCP, TERM_ACK, rx.ppp_id)
                 self.terminated_by_peer.set()
+        if rx.proto == v6.IPV6_PPP and self.auto_answer and rx.session_id == self.session_id:
+            self._answer_ns(rx)
         if rx.discovery and rx.code == PADT and (self.session_id == 0 or rx.session_id == self.session_id):
             self.padt_received.set()
         self.rx.append(rx)
         self.q.put(rx)
+
+    def _answer_ns(self, rx: Rx) -> None:
+        """A Neighbor Solicitation for one of our addresses: the Advertisement (RFC 4861 7.2.4)."""
+        pkt = v6.parse_ipv6(rx.payload)
+        if pkt is None or not v6.icmp6_valid(pkt) or pkt.payload[0] != v6.NS or len(pkt.payload) < 24:
+            return
+        target = ipaddress.IPv6Address(pkt.payload[8:24])
+        if target in self.ipv6_addresses or target == v6.link_local(self.iid):
+            dst = pkt.src if not pkt.src.is_unspecified else v6.ALL_NODES
+            self.send_ipv6(v6.neighbor_advert(target, dst, target, solicited=not pkt.src.is_unspecified))
+            self.ns_answered += 1
 
     def expect(self, pred, timeout: float = 5.0, what: str = "frame") -> Rx:
         deadline = time.monotonic() + timeout
@@ -321,7 +379,10 @@ class PppoeClient:
             return res
         res.session_id = self.session_id
         self._negotiate(res, deadline=t0 + timeout)
+        if self.dual_stack and res.ipv6cp:
+            self.ipv6_setup(res, deadline=max(t0 + timeout, time.monotonic() + 10))
         res.seconds = time.monotonic() - t0
+        self.last = res
         return res
 
     def _negotiate(self, res: DialResult, deadline: float) -> None:
@@ -335,6 +396,10 @@ class PppoeClient:
         ipcp_acked = peer_ipcp_acked = False
         last_tx = 0.0
         pap_id = None
+        # IPv6CP (dual_stack): our Configure-Request's id; None = not sent yet / to resend
+        v6cp_id = None
+        v6cp_acked = peer_v6cp_acked = v6cp_refused = False
+        ipcp_up_at = None
         self.send_ppp(LCP, CONF_REQ, our_lcp_id, our_lcp)
         last_tx = time.monotonic()
         while time.monotonic() < deadline:
@@ -347,6 +412,8 @@ class PppoeClient:
                     self._send_pap(pap_id)
                 elif auth_done and not ipcp_acked and ipcp_id is not None:
                     self.send_ppp(IPCP, CONF_REQ, ipcp_id, b"".join(opt(k, v) for k, v in ipcp_req.items()))
+                if self.dual_stack and v6cp_id is not None and not v6cp_acked and not v6cp_refused:
+                    self.send_ppp(IPV6CP, CONF_REQ, v6cp_id, opt(1, self.iid))
             try:
                 rx = self.q.get(timeout=0.1)
             except queue.Empty:
@@ -380,6 +447,9 @@ class PppoeClient:
                     return
                 elif rx.ppp_code == ECHO_REQ and not self.auto_answer:
                     self.send_ppp(LCP, ECHO_REP, rx.ppp_id, struct.pack("!I", self.magic) + rx.data[4:])
+                elif rx.ppp_code == PROTO_REJ and rx.data[:2] == struct.pack("!H", IPV6CP):
+                    v6cp_refused = True
+                    res.ipv6_reason = "IPv6CP Protocol-Rejected by the BNG"
                 if lcp_acked and peer_lcp_acked and not auth_started:
                     auth_started = True
                     if self.ipv6cp:
@@ -390,6 +460,28 @@ class PppoeClient:
                         last_tx = time.monotonic()
                     elif self.auth == "none":
                         auth_done = True
+            elif rx.proto == IPV6CP and self.dual_stack:
+                if rx.ppp_code == CONF_REQ:
+                    peer = dict(options(rx.data)).get(1)
+                    if peer is not None and len(peer) == 8:
+                        self.peer_iid = res.peer_iid = peer
+                    self.send_ppp(IPV6CP, CONF_ACK, rx.ppp_id, rx.data)
+                    peer_v6cp_acked = True
+                elif rx.ppp_code == CONF_NAK and rx.ppp_id == v6cp_id:
+                    suggested = dict(options(rx.data)).get(1)
+                    if suggested is not None and len(suggested) == 8:
+                        self.iid = suggested  # RFC 5072 4.1: take the peer's suggestion
+                    v6cp_id = self.next_id()
+                    self.send_ppp(IPV6CP, CONF_REQ, v6cp_id, opt(1, self.iid))
+                elif rx.ppp_code == CONF_REJ and rx.ppp_id == v6cp_id:
+                    v6cp_refused = True
+                    res.ipv6_reason = f"IPv6CP Configure-Reject of {rx.data.hex()}"
+                elif rx.ppp_code == CONF_ACK and rx.ppp_id == v6cp_id:
+                    v6cp_acked = True
+                elif rx.ppp_code == TERM_REQ:
+                    self.send_ppp(IPV6CP, TERM_ACK, rx.ppp_id)
+                    v6cp_refused = True
+                    res.ipv6_reason = f"IPv6CP Terminate-Request from the BNG: {rx.data!r}"
             elif rx.proto == PAP and rx.ppp_code in (2, 3):
                 msg = rx.data[1 : 1 + rx.data[0]] if rx.data else b""
                 res.auth_message = msg
@@ -433,14 +525,30 @@ class PppoeClient:
             if auth_done and ipcp_id is None and not ipcp_acked:
                 ipcp_id = self.next_id()
                 self.send_ppp(IPCP, CONF_REQ, ipcp_id, b"".join(opt(k, v) for k, v in ipcp_req.items()))
+                if self.dual_stack and v6cp_id is None:
+                    v6cp_id = self.next_id()
+                    self.send_ppp(IPV6CP, CONF_REQ, v6cp_id, opt(1, self.iid))
                 last_tx = time.monotonic()
-            if ipcp_acked and peer_ipcp_acked:
+            if ipcp_acked and peer_ipcp_acked and not res.ok:
                 res.ok = True
                 res.ipv4 = str(ipaddress.IPv4Address(ipcp_req[3]))
                 res.dns = [str(ipaddress.IPv4Address(ipcp_req[k])) for k in (129, 131) if k in ipcp_req]
                 res.magic_peer = self.peer_magic
                 self.ipv4 = res.ipv4
+                ipcp_up_at = time.monotonic()
+            if v6cp_acked and peer_v6cp_acked:
+                res.ipv6cp = True
+                res.iid = self.iid
+            if res.ok and (not self.dual_stack or res.ipv6cp or v6cp_refused):
                 return
+            if res.ok and time.monotonic() - ipcp_up_at > self.ipv6_wait:
+                res.ipv6_reason = f"IPv6CP not open {self.ipv6_wait} s after IPCP (acked={v6cp_acked} " + (
+                    f"peer_acked={peer_v6cp_acked})"
+                )
+                return
+        if res.ok:  # IPCP up, IPv6CP still open at the deadline
+            res.ipv6_reason = res.ipv6_reason or "IPv6CP not open at the deadline"
+            return
         res.reason = (
             f"timeout: lcp_acked={lcp_acked} peer_lcp_acked={peer_lcp_acked} auth_done={auth_done} "
             f"ipcp_acked={ipcp_acked} peer_ipcp_acked={peer_ipcp_acked}"
@@ -488,6 +596,125 @@ class PppoeClient:
             )
         except DialError:
             pass
+
+    # -- IPv6 after IPv6CP ------------------------------------------------------------------------
+    def ipv6_packet(self, pred, timeout: float = 5.0, what: str = "IPv6 packet") -> v6.Ipv6Packet:
+        """The next IPv6 packet of our session for which pred(packet) holds."""
+        rx = self.expect(
+            lambda r: (
+                r.proto == v6.IPV6_PPP
+                and r.session_id == self.session_id
+                and (p := v6.parse_ipv6(r.payload)) is not None
+                and pred(p)
+            ),
+            timeout,
+            what,
+        )
+        return v6.parse_ipv6(rx.payload)
+
+    def solicit_router(self, timeout: float = 4.0, tries: int = 3) -> v6.RouterAdvert:
+        """Router Solicitations (RFC 4861 6.3.7, here 1 s apart) until an RA comes; the RA."""
+        for _ in range(tries):
+            self.send_ipv6(v6.router_solicitation(self.iid))
+            try:
+                return self.wait_ra(timeout / tries)
+            except DialError:
+                continue
+        raise DialError(f"{self.mac}: no Router Advertisement")
+
+    def wait_ra(self, timeout: float) -> v6.RouterAdvert:
+        pkt = self.ipv6_packet(lambda p: v6.parse_ra(p) is not None, timeout, "Router Advertisement")
+        return v6.parse_ra(pkt)
+
+    def _dhcp6(self, msg_type: int, options: list[bytes], want: int, timeout: float = 2.0, tries: int = 3):
+        """One DHCPv6 exchange: our message (retransmitted, same transaction id) and the
+        server's answer of type want with our transaction id and client id."""
+        xid = int.from_bytes(os.urandom(3), "big")
+        t0 = time.monotonic()
+        for _ in range(tries):
+            elapsed = min(int((time.monotonic() - t0) * 100), 0xFFFF)
+            opts = [
+                v6.dhcp6_option(v6.O_CLIENTID, self.duid),
+                v6.dhcp6_option(v6.O_ELAPSED, struct.pack("!H", elapsed)),
+                *options,
+            ]
+            self.send_ipv6(v6.dhcp6_client_packet(self.iid, v6.dhcp6_message(msg_type, xid, opts)))
+
+            def answer(p, xid=xid):
+                udp = v6.udp6_payload(p)
+                if udp is None or udp[:2] != (v6.DHCP_SERVER_PORT, v6.DHCP_CLIENT_PORT):
+                    return False
+                m = v6.parse_dhcp6(udp[2])
+                return m is not None and m.msg_type == want and m.xid == xid and m.client_id == self.duid
+
+            try:
+                pkt = self.ipv6_packet(answer, timeout / tries, f"DHCPv6 message {want}")
+            except DialError:
+                continue
+            return v6.parse_dhcp6(v6.udp6_payload(pkt)[2])
+        raise DialError(f"{self.mac}: no DHCPv6 message {want} for our message {msg_type}")
+
+    def _ias(self, adv: v6.Dhcp6Message | None, ia_na: bool) -> list[bytes]:
+        pd = next((ia for ia in adv.ia_pd if ia.leases), None) if adv else None
+        out = [v6.ia_pd(self.iaid_pd, prefixes=pd.leases if pd else [])]
+        na = next((ia for ia in adv.ia_na if ia.leases), None) if adv else None
+        if ia_na and (adv is None or na is not None):
+            out.append(v6.ia_na(self.iaid_na, addresses=na.leases if na else []))
+        return out
+
+    def ipv6_setup(self, res: DialResult, deadline: float) -> None:
+        """RS -> RA (SLAAC), DHCPv6 for IA_PD (+ IA_NA when offered). Fills res; a failure
+        is res.ipv6_reason, never an exception."""
+        try:
+            ra = self.solicit_router(timeout=max(1.0, min(4.0, deadline - time.monotonic())))
+            res.ra = ra
+            wan = next((p for p in ra.prefixes if p.autonomous and p.prefix.prefixlen == 64), None)
+            if wan is None:
+                res.ipv6_reason = f"RA without an autonomous /64: {ra.prefixes}"
+                return
+            res.wan_prefix = wan.prefix
+            res.ipv6 = v6.slaac(wan.prefix, self.iid)
+            self.ipv6_addresses.add(res.ipv6)
+            oro = v6.dhcp6_option(v6.O_ORO, struct.pack("!H", v6.O_DNS))
+            adv = self._dhcp6(v6.SOLICIT, [oro, *self._ias(None, self.want_ia_na)], v6.ADVERTISE)
+            if adv.server_id is None or not any(ia.leases for ia in adv.ia_pd):
+                res.ipv6_reason = f"DHCPv6 Advertise without a prefix: status {adv.status} {adv.status_message!r}"
+                res.dhcp6 = adv
+                return
+            self.server_duid = adv.server_id
+            sid = v6.dhcp6_option(v6.O_SERVERID, adv.server_id)
+            reply = self._dhcp6(v6.REQUEST, [sid, oro, *self._ias(adv, self.want_ia_na)], v6.REPLY)
+            self._bind(res, reply)
+        except DialError as e:
+            res.ipv6_reason = str(e)
+
+    def _bind(self, res: DialResult, reply: v6.Dhcp6Message) -> None:
+        res.dhcp6 = reply
+        pd = next((ia for ia in reply.ia_pd if ia.leases), None)
+        if pd is None:
+            res.ipv6_reason = f"DHCPv6 Reply without a prefix: {reply.ia_pd} status {reply.status}"
+            return
+        res.delegated_prefix = ipaddress.IPv6Network(pd.leases[0].value)
+        na = next((ia for ia in reply.ia_na if ia.leases), None)
+        res.ia_na = ipaddress.IPv6Address(na.leases[0].value) if na else None
+        if res.ia_na:
+            self.ipv6_addresses.add(res.ia_na)
+        res.dns6 = reply.dns
+
+    def renew(self, timeout: float = 3.0) -> v6.Dhcp6Message:
+        """DHCPv6 Renew of our bindings (to the server that gave them); the Reply."""
+        res = self.last
+        assert res is not None and res.dhcp6 is not None and self.server_duid, "nothing bound to renew"
+        ias = [v6.ia_pd(self.iaid_pd, prefixes=[v6.Lease(str(res.delegated_prefix))])]
+        if res.ia_na is not None:
+            ias.append(v6.ia_na(self.iaid_na, addresses=[v6.Lease(str(res.ia_na))]))
+        sid = v6.dhcp6_option(v6.O_SERVERID, self.server_duid)
+        return self._dhcp6(v6.RENEW, [sid, *ias], v6.REPLY, timeout)
+
+    def delegated_host(self, n: int = 1) -> ipaddress.IPv6Address:
+        """An address inside our delegated prefix (as a LAN host behind the CPE would have)."""
+        assert self.last is not None and self.last.delegated_prefix is not None
+        return self.last.delegated_prefix.network_address + n
 
     # -- after the dial ----------------------------------------------------------------------
     def terminate(self, timeout: float = 5.0) -> bool:
@@ -538,6 +765,7 @@ def decode(frame: Packet) -> Rx | None:
     if len(payload) >= 2:
         rx.proto = struct.unpack_from("!H", payload)[0]
         body = payload[2:]
+        rx.payload = body
         if len(body) >= 4:
             rx.ppp_code, rx.ppp_id, ln = struct.unpack_from("!BBH", body)
             rx.data = body[4:ln] if 4 <= ln <= len(body) else body[4:]

@@ -3,7 +3,9 @@ the switch folds each subscriber line into its DP instance (the fold probe), dia
 a hundred PPPoE subscribers with bng-subemu in every access namespace, sends them light
 UDP echo traffic and a downstream load above their profile to a few of them, and shows a
 refreshing dashboard: sessions per instance, the control plane's setup rate, rate per
-subscriber, HQoS drops per instance and the switch's port counters.
+subscriber, HQoS drops per instance and the switch's port counters. In a pod with IPv6
+pools one more subscriber dials dual stack with the independent scapy client
+(dualstack.py) and the dashboard shows its prefixes and its traffic per family.
 
 On a terminal it runs until Ctrl-C or `q`; otherwise (CI: `make demo < /dev/null`) for
 --duration seconds, printing the dashboard a few times, and exits 0 only when every
@@ -362,6 +364,10 @@ def render(pod: m.Pod, cur: Sample, prev: Sample | None, ctx: dict) -> str:
     ))  # fmt: skip
     out.append("")
 
+    if ctx.get("ds") is not None:
+        out += dual_stack_lines(pod, ctx["ds"], cur, prev, dt)
+        out.append("")
+
     # The switch's ports.
     names = port_names(pod)
     rows = []
@@ -382,7 +388,69 @@ def render(pod: m.Pod, cur: Sample, prev: Sample | None, ctx: dict) -> str:
     return "\n".join(out)
 
 
-def verdict(pod: m.Pod, first: Sample | None, last: Sample, emulators: list[Emulator], load: list) -> list[str]:
+def dual_stack_lines(pod: m.Pod, ds, cur: Sample, prev: Sample | None, dt: float) -> list[str]:
+    """The dual-stack subscriber: what it got and its traffic per family, as the client,
+    bng-dp's session counters and bng-cp's session see it."""
+    out = ds.describe()
+    res = ds.result
+    if res is None or not res.ok:
+        return out
+    inst = ds.group.instance.name
+    sess = next((x for x in cur.dp.get(inst, {}).get("sessions", {}).values() if x and x.get("ipv4") == res.ipv4), None)
+    if sess:
+        before = {}
+        if prev:
+            for x in prev.dp.get(inst, {}).get("sessions", {}).values():
+                if x and x.get("ipv4") == res.ipv4:
+                    before = x
+        rows = []
+        for label, now, then in _family_counters(sess, before):
+            rates = [8 * _rate(v, t, dt) for v, t in zip(now, then, strict=True)]
+            rows.append((label, *(str(v) for v in now), *(_mbit(r) for r in rates)))
+        if rows:
+            out.append(f"  bng-dp {inst} session counters (its prefixes: {sess.get('ipv6_prefixes') or '-'}):")
+            out.append(table(("", "bytes up", "bytes down", "up Mbit/s", "down Mbit/s"), rows, "    "))
+    try:
+        got = emu.cp_api("/v1/sessions", timeout=2)
+        got = got.get("sessions", got) if isinstance(got, dict) else got
+        cp = next((x for x in got if x.get("user") == ds.user["user"]), None)
+    except (OSError, emu.EmuError, ValueError):
+        cp = None
+    if cp:
+        out.append(
+            f"  bng-cp: /64 {cp.get('ipv6_prefix', '-')}, delegated {cp.get('delegated_prefix', '-')}; IPv6 octets "
+            f"up {cp.get('v6_up_octets', 0)} down {cp.get('v6_down_octets', 0)} (of {cp.get('up_octets', '?')} / "
+            f"{cp.get('down_octets', '?')} in all, at the last usage report)"
+        )
+    return out
+
+
+# bng-dp's session counters (/bng/sessions,ID): the totals, and the IPv6 share of them
+TOTALS, IPV6_SHARE = ("bytes_up", "bytes_down"), ("bytes_up_v6", "bytes_down_v6")
+
+
+def _family_counters(sess: dict, before: dict) -> list[tuple[str, list[int], list[int | None]]]:
+    """(label, [up, down] now, [up, down] at the previous sample) for all, IPv4 and IPv6;
+    IPv4 is the totals less the IPv6 share (only the totals when bng-dp has no share)."""
+
+    def get(d: dict, keys) -> list[int] | None:
+        return [int(d[k]) for k in keys] if all(k in d for k in keys) else None
+
+    total, total0 = get(sess, TOTALS), get(before, TOTALS)
+    if total is None:
+        return []
+    rows = [("all", total, total0 or [None, None])]
+    v6, v60 = get(sess, IPV6_SHARE), get(before, IPV6_SHARE)
+    if v6 is not None:
+        v4 = [t - x for t, x in zip(total, v6, strict=True)]
+        v40 = [t - x for t, x in zip(total0, v60, strict=True)] if total0 and v60 else [None, None]
+        rows += [("IPv4", v4, v40), ("IPv6", v6, v60 or [None, None])]
+    return rows
+
+
+def verdict(
+    pod: m.Pod, first: Sample | None, last: Sample, emulators: list[Emulator], load: list, ctx: dict | None = None
+) -> list[str]:
     """Why the demo did not show a working pod ([] when it did)."""
     why = []
     for e in emulators:
@@ -400,6 +468,9 @@ def verdict(pod: m.Pod, first: Sample | None, last: Sample, emulators: list[Emul
     for inst in pod.instances:
         if inst.name in served and last.cp.get(inst.id, 0) == 0:
             why.append(f"{inst.name}: the control plane holds no session on it")
+    ds = ctx.get("ds") if ctx else None
+    if ds is not None:
+        why += ds.problems()
     if load and first is not None:
         for inst in pod.instances:
             a = first.dp.get(inst.name, {}).get("stats", {}).get("down_bytes", 0)
@@ -500,7 +571,8 @@ def run(path: str, opts: Options | None = None, hold: bool | None = None) -> int
             print(f"bngpod demo: building pod {pod.name} from {path}")
             started = time.monotonic()
             ours = True
-            state = emu.up(pod, path, subscribers=max(per_group, 1))
+            # one more per group: the dual-stack subscriber is one bng-subemu does not dial
+            state = emu.up(pod, path, subscribers=max(per_group, 1) + (1 if pod.ipv6_pools else 0))
             print(f"pod {pod.name} is up in {time.monotonic() - started:.1f} s\n")
         else:
             print(f"bngpod demo: pod {pod.name} is up already; using it (it stays up afterwards)\n")
@@ -516,7 +588,9 @@ def run(path: str, opts: Options | None = None, hold: bool | None = None) -> int
             raise DemoError("users.json lists no subscriber to dial")
         emulators = start_emulators(pod, state, users, opts.rate)
         print(f"dialling {len(users)} subscribers: bng-subemu on {', '.join(e.port.name for e in emulators)}")
+        ds = _dual_stack(pod, users)
         ctx = {"started": time.monotonic(), "emulators": emulators, "rate": opts.rate, "load": [], "top": opts.top}
+        ctx["ds"] = ds
         ctx["peak_setup"] = 0.0
         keys = Keys(live)
         if live:
@@ -558,7 +632,7 @@ def run(path: str, opts: Options | None = None, hold: bool | None = None) -> int
             stop = keys.wait(min(2.0, interval))
         last = prev
         why = [] if fold_ok else ["the fold probe saw a frame arrive at the wrong place"]
-        why += verdict(pod, first, last, emulators, ctx["load"])
+        why += verdict(pod, first, last, emulators, ctx["load"], ctx)
         if stop:
             print("stopping (asked to)")
             why = []
@@ -576,8 +650,34 @@ def run(path: str, opts: Options | None = None, hold: bool | None = None) -> int
         signal.signal(signal.SIGTERM, old_term)
 
 
+_DUAL: list = []  # the running dual-stack subscriber
+
+
+def _dual_stack(pod: m.Pod, users: list[dict]):
+    """Start the dual-stack subscriber (None in a pod without IPv6, or without a spare user)."""
+    if not pod.ipv6_pools:
+        return None
+    from . import dualstack  # scapy and the test harness: only when there is IPv6 to show
+
+    user = dualstack.pick(pod, emu.generated_users(), {u["user"] for u in users})
+    if user is None:
+        print("no spare subscriber of a line group with IPv6: no dual-stack subscriber this time")
+        return None
+    ds = dualstack.DualStackSubscriber(pod, user)
+    ds.start()
+    _DUAL.append(ds)
+    print(f"dialling {user['user']} dual stack (IPv4 + IPv6) with the scapy client on {user['port']}")
+    return ds
+
+
+def stop_dual_stack() -> None:
+    while _DUAL:
+        _DUAL.pop().stop()
+
+
 def _finish(emulators: list[Emulator], why: list[str]) -> int:
     print("hanging up: bng-subemu sends a PADT for every session ...")
+    stop_dual_stack()
     stop_emulators(emulators)
     stop_load()
     for e in emulators:
@@ -622,6 +722,7 @@ def stop_load() -> None:
 def _teardown(emulators: list[Emulator], ours: bool) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not stop the clean-up half-way
     try:
+        stop_dual_stack()
         stop_emulators(emulators, timeout=5)
         stop_load()
         if not ours:

@@ -43,6 +43,8 @@ from .launch import freeradius, inet, kafka
 from .network import (
     BRIDGE,
     CORE_NS,
+    INET6_HOST,
+    INET6_SUBNET,
     INET_HOST,
     INET_NS,
     INET_ROUTER,
@@ -69,7 +71,8 @@ from .supervisor import (
 
 __all__ = [
     "BNG_DP", "BNGCPCTL", "BRIDGE", "CORE_NS", "CP_METRICS_PORT", "CP_OPTIONS", "DPDK_RUNTIME", "DP_MEMORY_MB",
-    "DP_SESSIONS", "GLUE", "INET_HOST", "INET_NS", "INET_ROUTER", "INET_SUBNET", "MGMT_NS", "NS_PREFIX", "REPO",
+    "DP_SESSIONS", "GLUE", "INET6_HOST", "INET6_SUBNET", "INET_HOST", "INET_NS", "INET_ROUTER", "INET_SUBNET",
+    "MGMT_NS", "NS_PREFIX", "REPO",
     "SWITCH_NS", "EmuError", "binaries", "supervisor", "State", "access_ns", "alive", "controller_api",
     "controller_events", "controller_missing", "cp_api", "cp_metrics",
     "cp_option_flags", "cp_pid", "cp_socket", "down", "dp_capacity", "dp_command", "dp_file_prefix", "dp_memory_mb",
@@ -149,6 +152,15 @@ def _can_run(
         # The core router's tagged side would need a kernel VLAN device, which this
         # kind of host lacks (docs/emulated-pod.md).
         raise EmuError("core.vlan is not supported by the emulated pod yet: remove it to emulate this pod")
+    clash = [
+        p.name
+        for p in pod.ipv6_pools
+        if INET6_SUBNET.overlaps(p.wan_prefix) or INET6_SUBNET.overlaps(p.delegated_prefix)
+    ]
+    if pod.core.subnet6 is not None and pod.core.subnet6.overlaps(INET6_SUBNET):
+        clash.append("core.subnet6")
+    if clash:
+        raise EmuError(f"{', '.join(clash)} overlap the inet host's {INET6_SUBNET}: the emulated pod needs it apart")
     if dp_sessions is not None and not 1 <= dp_sessions <= DP_MAX_SESSIONS:
         raise EmuError(f"--dp-sessions must be 1..{DP_MAX_SESSIONS}")
     flags = cp_option_flags(cp_options or {})

@@ -36,6 +36,7 @@ def _acl_keys(rule: m.AclRule) -> list[tuple[str, object]]:
     names = {number: name for name, number in m.IP_PROTOCOLS.items()}
     protocol = "any" if rule.protocol is None else names.get(rule.protocol, rule.protocol)
     return [
+        ("family", rule.family),
         ("action", rule.action),
         ("direction", rule.direction),
         ("protocol", protocol),
@@ -44,6 +45,11 @@ def _acl_keys(rule: m.AclRule) -> list[tuple[str, object]]:
         ("source_ports", rule.source_ports or "any"),
         ("destination_ports", rule.destination_ports or "any"),
     ]
+
+
+def _prefixes6(group: m.LineGroup) -> str:
+    """pool:assigned-length pairs (each WAN pool :64, each PD pool :delegated_length)."""
+    return " ".join(f"{net}:{length}" for pool in group.ipv6_pools for net, length in pool.dp_prefixes) or "none"
 
 
 def _punt_keys(policing: dict[str, m.PuntClass]) -> list[tuple[str, object]]:
@@ -101,6 +107,8 @@ def dp_config(pod: m.Pod, inst: m.Instance) -> str:
                 ("subnet", pod.core.subnet),
                 ("router_address", pod.core.router_address),
                 ("vlan", pod.core.vlan or 0),
+                ("subnet6", pod.core.subnet6 or "none"),
+                ("router_address6", pod.core.router_address6 or "none"),
             ],
         ),
         ("punt", _punt_keys(pod.control_policing)),
@@ -119,6 +127,8 @@ def dp_config(pod: m.Pod, inst: m.Instance) -> str:
                     ("prefixes", " ".join(str(p.prefix) for p in g.pools)),
                     ("qos_profile", g.qos_profile.name),
                     ("standby", "no" if g.name in own else "yes"),
+                    ("core_address6", g.core_address6 or "none"),
+                    ("prefixes6", _prefixes6(g)),
                 ],
             )
         )
@@ -184,6 +194,7 @@ class _PlainDumper(yaml.SafeDumper):
 
 def cp_config(pod: m.Pod) -> str:
     """The control plane's YAML."""
+    ipv6 = pod.core.subnet6 is not None
     doc = {
         "pod": pod.name,
         "control_plane": {
@@ -212,12 +223,33 @@ def cp_config(pod: m.Pod) -> str:
                 }
                 for s in pod.radius.servers
             ],
+            "ipv6_octets_attribute": pod.radius.ipv6_octets_attribute,
         },
         "access_ports": [{"name": p.name, "tpid": p.tpid, "rate": p.rate} for p in pod.ports_with_role("access")],
         "pools": [
             {"name": p.name, "prefix": str(p.prefix), "dns": [str(d) for d in p.dns], "line_group": p.group}
             for p in pod.pools
         ],
+        **({"core6": {"subnet": str(pod.core.subnet6), "router": str(pod.core.router_address6)}} if ipv6 else {}),
+        "ipv6_ra": {"interval": pod.ipv6_ra.interval, "router_lifetime": pod.ipv6_ra.router_lifetime},
+        **(
+            {
+                "ipv6_pools": [
+                    {
+                        "name": p.name,
+                        "wan_prefix": str(p.wan_prefix),
+                        "delegated_prefix": str(p.delegated_prefix),
+                        "delegated_length": p.delegated_length,
+                        "ia_na": p.ia_na,
+                        "dns": [str(d) for d in p.dns],
+                        "line_group": p.group,
+                    }
+                    for p in pod.ipv6_pools
+                ]
+            }
+            if pod.ipv6_pools
+            else {}
+        ),
         "qos_profiles": [
             {
                 "name": q.name,
@@ -238,6 +270,8 @@ def cp_config(pod: m.Pod) -> str:
                 "pools": [p.name for p in g.pools],
                 "qos_profile": g.qos_profile.name,
                 "instance": g.instance.id if g.instance else None,
+                **({"core_address6": str(g.core_address6)} if g.core_address6 else {}),
+                **({"ipv6_pools": [p.name for p in g.ipv6_pools]} if g.ipv6_pools else {}),
             }
             for g in pod.groups
         ],
@@ -292,6 +326,11 @@ def onos_netcfg(pod: m.Pod, emulated: bool = False) -> str:
             "routerAddress": str(pod.core.router_address),
             "routerMac": pod.core.router_mac,
             "vlan": pod.core.vlan or 0,
+            **(
+                {"subnet6": str(pod.core.subnet6), "routerAddress6": str(pod.core.router_address6)}
+                if pod.core.subnet6
+                else {}
+            ),
         },
         "controlPlane": {
             "address": str(pod.control_plane.address),
@@ -316,6 +355,7 @@ def onos_netcfg(pod: m.Pod, emulated: bool = False) -> str:
                 "acMac": g.ac_mac,
                 "coreAddress": str(g.core_address),
                 "coreMac": g.core_mac,
+                **({"coreAddress6": str(g.core_address6)} if g.core_address6 else {}),
                 "pools": [p.name for p in g.pools],
                 "qosProfile": g.qos_profile.name,
                 "lines": [{"port": ln.port.name, "stag": _tags(ln.stag), "ctag": _tags(ln.ctag)} for ln in g.lines],
@@ -378,7 +418,8 @@ def fold_model(pod: m.Pod) -> bf.Fold:
             fold.steers.append(
                 bf.Steer(g.name, access[ln.port.name], ln.stag.lo, ln.stag.hi, clo, chi, target, g.ac_mac)
             )
-        fold.core_groups.append(bf.CoreGroup(g.name, g.core_mac, str(g.core_address), target))
+        address6 = str(g.core_address6) if g.core_address6 is not None else None
+        fold.core_groups.append(bf.CoreGroup(g.name, g.core_mac, str(g.core_address), target, address6))
     return fold
 
 

@@ -30,9 +30,34 @@ DP_MAX_ROUTES = 256
 DP_MAX_VALUE_LEN = 255
 
 IP_PROTOCOLS = {"icmp": 1, "tcp": 6, "udp": 17}
+ICMPV6 = 58  # "icmp" in an IPv6 ACL rule
 # Destinations bng-dp never forwards (dp_config.h DP_MARTIANS): "this network", loopback,
 # multicast, class E (with the limited broadcast).
 MARTIANS = tuple(ipaddress.IPv4Network(n) for n in ("0.0.0.0/8", "127.0.0.0/8", "224.0.0.0/4", "240.0.0.0/4"))
+
+# IPv6 prefixes that are never a subscriber pool or a core subnet (bng-dp's loader refuses
+# them too): the unspecified/loopback/IPv4-mapped block ::/8, link-local, the deprecated
+# site-local, multicast.
+MARTIANS6 = tuple(ipaddress.IPv6Network(n) for n in ("::/8", "fe80::/10", "fec0::/10", "ff00::/8"))
+
+# Router Advertisements (RFC 4861 6.2.1): the defaults bng-cp uses without ipv6_ra.
+RA_DEFAULT_INTERVAL = 200
+RA_DEFAULT_LIFETIME = 1800
+RA_MAX_LIFETIME = 9000
+# An IPv6 pool: its WAN prefix gives each session a /64.
+WAN_ASSIGNED_LENGTH = 64
+WAN_MIN_LENGTH, WAN_MAX_LENGTH = 32, 63
+# bng-dp's [line_group.N] prefixes6: at most this many pool:length pairs (two per pool).
+DP_MAX_GROUP_PREFIXES6 = 8
+# bng-dp keeps one exact-match table per assigned prefix length (64 and each delegated
+# length) of the whole pod; a pool:length pair's pool is /32../64.
+DP_MAX_PREFIX_LENGTHS6 = 8
+DP_POOL6_MIN_LENGTH = 32
+# bng-dp's [core] subnet6: /48../127 (the validator keeps room for router and groups: /126)
+SUBNET6_MIN_LENGTH, SUBNET6_MAX_LENGTH = 48, 126
+# Where bng-cp reports the per-family octets in RADIUS accounting: erx = the
+# Juniper/ERX IPv6 octet attributes (the default), none = not at all.
+IPV6_OCTETS_ATTRIBUTES = ("erx", "none")
 
 
 @dataclass(frozen=True, order=True)
@@ -124,6 +149,31 @@ class Pool:
 
 
 @dataclass
+class Ipv6Pool:
+    """Each session of the pool's line group: a /64 of wan_prefix, announced by RA, and
+    one delegated_length prefix of delegated_prefix by DHCPv6 IA_PD."""
+
+    name: str
+    wan_prefix: ipaddress.IPv6Network
+    delegated_prefix: ipaddress.IPv6Network
+    delegated_length: int
+    ia_na: bool
+    dns: list[ipaddress.IPv6Address]
+    group: str | None = None
+
+    @property
+    def dp_prefixes(self) -> list[tuple[ipaddress.IPv6Network, int]]:
+        """(pool, assigned length) pairs, as bng-dp's prefixes6 lists them."""
+        return [(self.wan_prefix, WAN_ASSIGNED_LENGTH), (self.delegated_prefix, self.delegated_length)]
+
+
+@dataclass(frozen=True)
+class Ipv6Ra:
+    interval: int = RA_DEFAULT_INTERVAL
+    router_lifetime: int = RA_DEFAULT_LIFETIME
+
+
+@dataclass
 class TrafficClass:
     tc: int
     name: str
@@ -162,6 +212,8 @@ class LineGroup:
     qos_profile: QosProfile
     lines: list[Line]
     instance: Instance | None = None
+    core_address6: ipaddress.IPv6Address | None = None
+    ipv6_pools: list[Ipv6Pool] = field(default_factory=list)
 
 
 @dataclass
@@ -201,10 +253,14 @@ class AclRule:
     action: str  # permit | deny
     direction: str  # up (from subscribers) | down | both
     protocol: int | None  # None: any
-    source: ipaddress.IPv4Network
-    destination: ipaddress.IPv4Network
+    source: ipaddress.IPv4Network | ipaddress.IPv6Network
+    destination: ipaddress.IPv4Network | ipaddress.IPv6Network
     source_ports: PortRange | None  # None: any (TCP and UDP only)
     destination_ports: PortRange | None
+
+    @property
+    def family(self) -> str:
+        return "ipv6" if self.source.version == 6 else "ipv4"
 
 
 @dataclass(frozen=True)
@@ -249,6 +305,8 @@ class Core:
     router_mac: str
     vlan: int | None
     routes: list[Route] = field(default_factory=list)
+    subnet6: ipaddress.IPv6Network | None = None  # None: no IPv6 in the pod
+    router_address6: ipaddress.IPv6Address | None = None
 
 
 @dataclass
@@ -267,6 +325,7 @@ class Radius:
     timeout_ms: int
     retries: int
     servers: list[RadiusServer]
+    ipv6_octets_attribute: str = IPV6_OCTETS_ATTRIBUTES[0]
 
 
 @dataclass
@@ -296,6 +355,8 @@ class Pod:
     groups: list[LineGroup]
     instances: list[Instance]
     acl: list[AclRule] = field(default_factory=list)
+    ipv6_pools: list[Ipv6Pool] = field(default_factory=list)
+    ipv6_ra: Ipv6Ra = field(default_factory=Ipv6Ra)
     control_policing: dict[str, PuntClass] = field(default_factory=lambda: dict(PUNT_DEFAULTS))
     source: str = ""
     kafka_port: int | None = None  # seba.kafka: the pod's Kafka broker's port (None: no broker)

@@ -11,8 +11,11 @@ Namespaces (all named bngpod-*):
                        mgmt0 (its kernel management interface, control address)
   bngpod-mgmt          control plane and RADIUS: bridge mgmtbr joining every mgmt0
   bngpod-core          the upstream router: up0 on the uplink, routes to each pool via
-                       its line group's core address, srv0 towards bngpod-inet
-  bngpod-inet          a host on the core side (a server subscribers can reach)
+                       its line group's core address (IPv6: each group's WAN and
+                       delegated-prefix pools via its core IPv6 address), srv0 towards
+                       bngpod-inet
+  bngpod-inet          a host on the core side (a server subscribers can reach), with
+                       an IPv6 address too when the pod has IPv6
 
 Every namespace is recorded in the state before it is created (supervisor)."""
 
@@ -36,6 +39,10 @@ LINK_MTU = 1600
 INET_SUBNET = "198.51.100.0/24"
 INET_ROUTER = "198.51.100.1"
 INET_HOST = "198.51.100.10"
+# The inet host's IPv6 side (a pod with core.subnet6): bngpod-core routes it.
+INET6_SUBNET = ipaddress.IPv6Network("2001:db8:ffff::/64")
+INET6_ROUTER = ipaddress.IPv6Address("2001:db8:ffff::1")
+INET6_HOST = ipaddress.IPv6Address("2001:db8:ffff::10")
 OVS_SCHEMA = Path("/usr/share/openvswitch/vswitch.ovsschema")
 TOOLS = ("ovsdb-server", "ovs-vswitchd", "ovs-vsctl", "ovs-ofctl", "ethtool")
 
@@ -128,8 +135,8 @@ def _netns_add(state: State, name: str) -> None:
     state.add_ns(name)
     sh("ip", "netns", "add", name)
     # No kernel IPv6 on pod links: its neighbour discovery and MLD would put frames on the
-    # wire that no part of the pod sent (the pod carries no IPv6: bng-dp and bng-cp are
-    # IPv4 only today).
+    # wire that no part of the pod sent. Where the pod carries IPv6 (core router and inet
+    # host of a pod with core.subnet6), _enable_ipv6 turns it on per interface.
     for key in ("all", "default"):
         sh("sysctl", "-qw", f"net.ipv6.conf.{key}.disable_ipv6=1", ns=name)
     sh("ip", "link", "set", "lo", "up", ns=name)
@@ -220,6 +227,8 @@ def _core_router(pod: m.Pod) -> None:
     for group in pod.groups:
         for pool in group.pools:
             sh("ip", "route", "add", str(pool.prefix), "via", str(group.core_address), ns=CORE_NS)
+    if pod.core.subnet6 is not None:
+        _core_router6(pod)
     # Static routes: bngpod-core also plays each other next hop (a second address on up0,
     # behind the router MAC the fold forwards to the uplink) and delivers the prefix to
     # bngpod-inet, which holds its first address.
@@ -230,3 +239,37 @@ def _core_router(pod: m.Pod) -> None:
             first = next(iter(route.prefix.hosts()), route.prefix.network_address)
             sh("ip", "addr", "add", f"{first}/32", "dev", "eth0", ns=INET_NS)
             sh("ip", "route", "add", str(route.prefix), "via", INET_HOST, ns=CORE_NS)
+
+
+def _enable_ipv6(ns: str, ifname: str) -> None:
+    """Kernel IPv6 on one interface: no DAD (addresses usable at once, as the pod's own
+    parts use theirs) and no router discovery (the core router is configured, not told)."""
+    for key, value in (("disable_ipv6", 0), ("accept_dad", 0), ("accept_ra", 0), ("router_solicitations", 0)):
+        sh("sysctl", "-qw", f"net.ipv6.conf.{ifname}.{key}={value}", ns=ns)
+
+
+def _core_router6(pod: m.Pod) -> None:
+    """bngpod-core's IPv6: core.router.address6 on up0, forwarding, each line group's WAN
+    and delegated-prefix pools via the group's core IPv6 address (which moves with the
+    group: the router finds it by neighbour discovery, wherever the group is served);
+    bngpod-inet behind it on INET6_SUBNET."""
+    _enable_ipv6(CORE_NS, "up0")
+    _enable_ipv6(CORE_NS, "srv0")
+    _enable_ipv6(INET_NS, "eth0")
+    sh("sysctl", "-qw", "net.ipv6.conf.all.forwarding=1", ns=CORE_NS)
+    sh("ip", "-6", "addr", "add", f"{pod.core.router_address6}/{pod.core.subnet6.prefixlen}", "dev", "up0",
+       "nodad", ns=CORE_NS)  # fmt: skip
+    sh("ip", "-6", "addr", "add", f"{INET6_ROUTER}/{INET6_SUBNET.prefixlen}", "dev", "srv0", "nodad", ns=CORE_NS)
+    sh("ip", "-6", "addr", "add", f"{INET6_HOST}/{INET6_SUBNET.prefixlen}", "dev", "eth0", "nodad", ns=INET_NS)
+    sh("ip", "-6", "route", "add", "default", "via", str(INET6_ROUTER), ns=INET_NS)
+    for group in pod.groups:
+        for pool in group.ipv6_pools:
+            for prefix in (pool.wan_prefix, pool.delegated_prefix):
+                sh("ip", "-6", "route", "add", str(prefix), "via", str(group.core_address6), "dev", "up0",
+                   ns=CORE_NS)  # fmt: skip
+
+
+def core_routes6() -> list[str]:
+    """bngpod-core's IPv6 routes (`ip -6 route`), for tests and `bngpod status`."""
+    out = sh("ip", "-6", "route", "show", ns=CORE_NS, check=False).stdout
+    return [ln.strip() for ln in out.splitlines() if ln.strip()]

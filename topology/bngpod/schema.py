@@ -8,6 +8,10 @@ NAME = {"type": "string", "pattern": r"^[A-Za-z][A-Za-z0-9_-]{0,30}$"}
 MAC = {"type": "string", "pattern": r"^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}$"}
 IPV4 = {"type": "string", "format": "ipv4"}
 CIDR = {"type": "string", "pattern": r"^[0-9.]+/[0-9]{1,2}$"}
+IPV6 = {"type": "string", "format": "ipv6"}
+CIDR6 = {"type": "string", "pattern": r"^[0-9A-Fa-f:]+/[0-9]{1,3}$"}
+# an ACL rule's prefix: its family follows from the text
+CIDR_ANY = {"type": "string", "pattern": r"^([0-9.]+/[0-9]{1,2}|[0-9A-Fa-f:]+/[0-9]{1,3})$"}
 # bit/s as an integer, or a decimal number with an SI suffix: 512k, 100M, 2.5G, 1T.
 RATE = {
     "oneOf": [
@@ -34,7 +38,7 @@ L4_PORTS = {
     ],
 }
 IP_PROTOCOL = {
-    "description": "any, tcp, udp, icmp or an IPv4 protocol number 0..255",
+    "description": "any, tcp, udp, icmp or an IP protocol number 0..255",
     "oneOf": [
         {"enum": ["any", "tcp", "udp", "icmp"]},
         {"type": "integer", "minimum": 0, "maximum": 255},
@@ -122,8 +126,8 @@ ACL_RULE = _obj(
         "action": {"enum": ["permit", "deny"]},
         "direction": {"enum": ["up", "down", "both"]},
         "protocol": IP_PROTOCOL,
-        "source": CIDR,
-        "destination": CIDR,
+        "source": CIDR_ANY,
+        "destination": CIDR_ANY,
         "source_ports": L4_PORTS,
         "destination_ports": L4_PORTS,
     },
@@ -154,6 +158,45 @@ RING_PERCENT = {
 }
 PUNT_CLASS = _obj([], {"per_client": PUNT_BUCKET, "per_line": PUNT_BUCKET, "ring_percent": RING_PERCENT})
 CONTROL_POLICING = _obj([], {name: PUNT_CLASS for name in m.PUNT_CLASSES})
+
+# Router Advertisements (RFC 4861 6.2.1 bounds; the lifetime's lower bound, the interval,
+# is checked by bngpod.validate).
+IPV6_RA = _obj(
+    [],
+    {
+        "interval": {
+            "description": "seconds between unsolicited RAs, an integer 4..1800",
+            "type": "integer",
+            "minimum": 4,
+            "maximum": 1800,
+        },
+        "router_lifetime": {
+            "description": "seconds, 0 or an integer from the interval up to 9000",
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 9000,
+        },
+    },
+)
+
+# A dual-stack pool: each session a /64 of wan_prefix (SLAAC) and one delegated_length
+# prefix of delegated_prefix (DHCPv6 IA_PD).
+IPV6_POOL = _obj(
+    ["name", "wan_prefix", "delegated_prefix", "delegated_length"],
+    {
+        "name": NAME,
+        "wan_prefix": CIDR6,
+        "delegated_prefix": CIDR6,
+        "delegated_length": {
+            "description": "the length of each delegated prefix, an integer 40..64",
+            "type": "integer",
+            "minimum": 40,
+            "maximum": 64,
+        },
+        "ia_na": {"type": "boolean"},
+        "dns": {"type": "array", "maxItems": 2, "items": IPV6},
+    },
+)
 
 POD_SCHEMA = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -189,7 +232,8 @@ POD_SCHEMA = {
             {
                 "uplink": NAME,
                 "subnet": CIDR,
-                "router": _obj(["address", "mac"], {"address": IPV4, "mac": MAC}),
+                "subnet6": CIDR6,
+                "router": _obj(["address", "mac"], {"address": IPV4, "mac": MAC, "address6": IPV6}),
                 "vlan": {"type": "integer", "minimum": 1, "maximum": 4094},
                 "routes": {"type": "array", "items": ROUTE},
             },
@@ -218,6 +262,8 @@ POD_SCHEMA = {
                 "coa_port": PORT_NUMBER,
                 "timeout_ms": {"type": "integer", "minimum": 100, "maximum": 60000},
                 "retries": {"type": "integer", "minimum": 0, "maximum": 10},
+                # where bng-cp puts the per-family octets in accounting (docs/configuration.md)
+                "ipv6_octets_attribute": {"enum": list(m.IPV6_OCTETS_ATTRIBUTES)},
                 "servers": {
                     "type": "array",
                     "minItems": 1,
@@ -242,6 +288,8 @@ POD_SCHEMA = {
                 {"name": NAME, "prefix": CIDR, "dns": {"type": "array", "maxItems": 2, "items": IPV4}},
             ),
         },
+        "ipv6_ra": IPV6_RA,
+        "ipv6_pools": {"type": "array", "items": IPV6_POOL},
         "qos_profiles": {"type": "array", "minItems": 1, "items": QOS_PROFILE},
         "line_groups": {
             "type": "array",
@@ -251,8 +299,9 @@ POD_SCHEMA = {
                 {
                     "name": NAME,
                     "ac_mac": MAC,
-                    "core": _obj(["address", "mac"], {"address": IPV4, "mac": MAC}),
+                    "core": _obj(["address", "mac"], {"address": IPV4, "mac": MAC, "address6": IPV6}),
                     "pools": {**NAME_LIST, "minItems": 1},
+                    "ipv6_pools": NAME_LIST,
                     "qos_profile": NAME,
                     "lines": {"type": "array", "minItems": 1, "items": LINE},
                 },

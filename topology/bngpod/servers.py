@@ -1,12 +1,14 @@
 """The servers of the emulated pod's internet host (bngpod-inet): what subscribers reach.
 
-    python -m bngpod.servers serve [--address 0.0.0.0] [--echo-port 7] [--http-port 80] [--log FILE]
+    python -m bngpod.servers serve [--address 0.0.0.0] [--address6 ::] [--echo-port 7] [--http-port 80]
+                                   [--log FILE]
     python -m bngpod.servers check HOST [--echo-port 7] [--http-port 80] [--timeout 3]
 
 `serve` runs, in one asyncio loop: UDP echo and TCP echo (RFC 862) on the echo port, and an
 HTTP/1.1 server on the HTTP port with `/` (a small page), `/bytes/N` (N bytes of
-application/octet-stream, N up to 10 GiB, for download tests) and `/health`. It prints
-"ready" once every socket is bound, and stops on SIGTERM or SIGINT.
+application/octet-stream, N up to 10 GiB, for download tests) and `/health`; the same on
+--address6 when the host has IPv6 (none with --address6 ""). It prints "ready" once every
+socket is bound, and stops on SIGTERM or SIGINT.
 
 `check` sends a UDP echo, a TCP echo and an HTTP GET to HOST and exits 0 when all three
 answer correctly, else 1 naming the part that did not."""
@@ -99,19 +101,38 @@ async def http(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> No
         writer.close()
 
 
-async def serve(address: str, echo_port: int, http_port: int) -> None:
+async def _serve6(address6: str, echo_port: int, http_port: int) -> list:
+    """The same servers on an IPv6 address (IPV6_V6ONLY: the IPv4 ones stay apart); none
+    where the host has no IPv6 (a pod without it)."""
+    loop = asyncio.get_running_loop()
+    sock = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+    try:
+        sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+        sock.bind((address6, echo_port))
+    except OSError as exc:
+        sock.close()
+        print(f"no IPv6 servers on [{address6}]: {exc}", flush=True)
+        return []
+    udp, _ = await loop.create_datagram_endpoint(UdpEcho, sock=sock)
+    tcp = await asyncio.start_server(tcp_echo, address6, echo_port, reuse_address=True)
+    web = await asyncio.start_server(http, address6, http_port, reuse_address=True)
+    print(f"ready: udp/tcp echo [{address6}]:{echo_port}, http [{address6}]:{http_port}", flush=True)
+    return [udp, tcp, web]
+
+
+async def serve(address: str, echo_port: int, http_port: int, address6: str | None = None) -> None:
     loop = asyncio.get_running_loop()
     udp, _ = await loop.create_datagram_endpoint(UdpEcho, local_addr=(address, echo_port), reuse_port=False)
     tcp = await asyncio.start_server(tcp_echo, address, echo_port, reuse_address=True)
     web = await asyncio.start_server(http, address, http_port, reuse_address=True)
+    more = await _serve6(address6, echo_port, http_port) if address6 else []
     stop = asyncio.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     print(f"ready: udp/tcp echo {address}:{echo_port}, http {address}:{http_port} (pid {os.getpid()})", flush=True)
     await stop.wait()
-    udp.close()
-    tcp.close()
-    web.close()
+    for server in (udp, tcp, web, *more):
+        server.close()
     print("stopped", flush=True)
 
 
@@ -163,6 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     sub = ap.add_subparsers(dest="cmd", required=True)
     s = sub.add_parser("serve", help="run UDP/TCP echo and HTTP")
     s.add_argument("--address", default="0.0.0.0")  # noqa: S104 (the inet host's every address)
+    s.add_argument("--address6", default="::", help='the IPv6 address to serve on too ("": none)')
     s.add_argument("--echo-port", type=int, default=7)
     s.add_argument("--http-port", type=int, default=80)
     s.add_argument("--log", help="append stdout and stderr to this file (also marks the run dir)")
@@ -179,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
             os.dup2(fd, 2)
             os.close(fd)
         try:
-            asyncio.run(serve(a.address, a.echo_port, a.http_port))
+            asyncio.run(serve(a.address, a.echo_port, a.http_port, a.address6 or None))
         except OSError as exc:
             print(f"bngpod.servers: {exc}", file=sys.stderr, flush=True)
             return 1

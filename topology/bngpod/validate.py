@@ -206,6 +206,43 @@ class _Checker:
                 self.err(where, f"{text} has host bits set; did you mean {loose.with_prefixlen}?")
             return None
 
+    def network6(self, where: str, text: str) -> ipaddress.IPv6Network | None:
+        try:
+            net = ipaddress.IPv6Network(text, strict=True)
+        except ValueError as exc:
+            try:
+                loose = ipaddress.IPv6Network(text, strict=False)
+            except ValueError:
+                self.err(where, f"{text!r} is not an IPv6 prefix ({exc})")
+            else:
+                self.err(where, f"{text} has host bits set; did you mean {loose.with_prefixlen}?")
+            return None
+        for martian in m.MARTIANS6:
+            if net.overlaps(martian):
+                self.err(where, f"{net} overlaps {martian}, which is never forwarded")
+                return None
+        return net
+
+    def address6(self, where: str, text: str) -> ipaddress.IPv6Address | None:
+        """A global (forwardable) IPv6 address; the schema has checked the syntax."""
+        addr = ipaddress.IPv6Address(text)  # the schema's ipv6 format refuses zone indexes
+        for martian in m.MARTIANS6:
+            if addr in martian:
+                self.err(where, f"{addr} is inside {martian}; a global unicast address is required")
+                return None
+        return addr
+
+    def host6_in(self, net, addr, where: str, net_where: str) -> bool:
+        if net is None or addr is None:
+            return False
+        if addr not in net:
+            self.err(where, f"{addr} is outside {net_where} {net}")
+            return False
+        if addr == net.network_address:
+            self.err(where, f"{addr} is the subnet-router anycast address of {net} (RFC 4291)")
+            return False
+        return True
+
     def mac(self, where: str, text: str) -> str:
         mac = text.lower()
         first = int(mac[:2], 16)
@@ -240,8 +277,11 @@ class _Checker:
         cp = self.control_plane(d["control_plane"], management)
         radius = self.radius(d["radius"])
         pools = self.pools(d["pools"], core, management)
+        ipv6_pools = self.ipv6_pools(d.get("ipv6_pools", []), core)
+        ipv6_ra = self.ipv6_ra(d.get("ipv6_ra", {}))
         profiles = self.qos_profiles(d["qos_profiles"])
         groups = self.line_groups(d["line_groups"], ports, pools, profiles, core)
+        self.ipv6_binding(d["line_groups"], groups, ipv6_pools, core)
         instances = self.instances(d["instances"], servers, vfs, groups, management, cp)
         core.routes = self.routes(d["core"].get("routes", []), core, pools)
         acl = self.acl(d.get("acl", []))
@@ -269,6 +309,8 @@ class _Checker:
             groups=[g for g in groups if g is not None],
             instances=instances,
             acl=acl,
+            ipv6_pools=list(ipv6_pools.values()),
+            ipv6_ra=ipv6_ra,
             control_policing=control_policing,
             source=self.source,
             kafka_port=kafka_port,
@@ -356,7 +398,23 @@ class _Checker:
         router = ipaddress.IPv4Address(c["router"]["address"])
         self.host_in(subnet, router, "core.router.address", "core.subnet")
         mac = self.mac("core.router.mac", c["router"]["mac"])
-        return m.Core(uplink, subnet, router, mac, c.get("vlan"))
+        subnet6 = router6 = None
+        if "subnet6" in c:
+            subnet6 = self.network6("core.subnet6", c["subnet6"])
+            if subnet6 is not None and subnet6.prefixlen > m.SUBNET6_MAX_LENGTH:
+                self.err("core.subnet6", f"{subnet6} is too small for the router and the line groups (at most /126)")
+                subnet6 = None
+            elif subnet6 is not None and subnet6.prefixlen < m.SUBNET6_MIN_LENGTH:
+                self.err("core.subnet6", f"{subnet6} is larger than a core link takes (/48 or longer)")
+                subnet6 = None
+        if "address6" in c["router"]:
+            router6 = self.address6("core.router.address6", c["router"]["address6"])
+            if "subnet6" not in c:
+                self.err("core.router.address6", "core.subnet6 is needed when any address6 is given")
+            self.host6_in(subnet6, router6, "core.router.address6", "core.subnet6")
+        elif "subnet6" in c:
+            self.err("core.router", "address6 is required with core.subnet6 (the IPv6 default route of every DP)")
+        return m.Core(uplink, subnet, router, mac, c.get("vlan"), subnet6=subnet6, router_address6=router6)
 
     def host_in(self, net, addr, where: str, net_where: str) -> bool:
         if net is None:
@@ -424,6 +482,7 @@ class _Checker:
             r.get("timeout_ms", 3000),
             r.get("retries", 3),
             servers,
+            r.get("ipv6_octets_attribute", m.IPV6_OCTETS_ATTRIBUTES[0]),
         )
 
     def pools(self, items: list[dict], core: m.Core, management) -> dict[str, m.Pool]:
@@ -450,6 +509,120 @@ class _Checker:
             dns = [ipaddress.IPv4Address(a) for a in p.get("dns", [])]
             pools.setdefault(p["name"], m.Pool(p["name"], net, dns))
         return pools
+
+    def ipv6_ra(self, r: dict) -> m.Ipv6Ra:
+        interval = r.get("interval", m.RA_DEFAULT_INTERVAL)
+        lifetime = r.get("router_lifetime", m.RA_DEFAULT_LIFETIME)
+        if lifetime != 0 and lifetime < interval:
+            self.err(
+                "ipv6_ra.router_lifetime",
+                f"{lifetime} s is below the interval ({interval} s); RFC 4861: 0 or from the interval up to "
+                f"{m.RA_MAX_LIFETIME} s",
+            )
+        return m.Ipv6Ra(interval, lifetime)
+
+    def ipv6_pools(self, items: list[dict], core: m.Core) -> dict[str, m.Ipv6Pool]:
+        """IPv6 pools: lengths, and no prefix overlapping another or the core subnet."""
+        self.unique_names("ipv6_pools", items)
+        pools: dict[str, m.Ipv6Pool] = {}
+        placed: list[tuple[ipaddress.IPv6Network, str]] = []
+        if core.subnet6 is not None:
+            placed.append((core.subnet6, "core.subnet6"))
+        for i, p in enumerate(items):
+            where = f"ipv6_pools[{i}]"
+            wan = self.network6(f"{where}.wan_prefix", p["wan_prefix"])
+            if wan is not None and not m.WAN_MIN_LENGTH <= wan.prefixlen <= m.WAN_MAX_LENGTH:
+                self.err(
+                    f"{where}.wan_prefix",
+                    f"{wan}: a WAN pool is /{m.WAN_MIN_LENGTH}../{m.WAN_MAX_LENGTH} (each session a /64 of it)",
+                )
+                wan = None
+            pd = self.network6(f"{where}.delegated_prefix", p["delegated_prefix"])
+            if pd is not None and pd.prefixlen < m.DP_POOL6_MIN_LENGTH:
+                self.err(f"{where}.delegated_prefix", f"{pd} is larger than a DP takes as one pool (/32 or longer)")
+                pd = None
+            length = p["delegated_length"]
+            if pd is not None and length < pd.prefixlen:
+                self.err(
+                    f"{where}.delegated_length",
+                    f"/{length} is shorter than the pool {pd} itself; it must be /{pd.prefixlen} or longer",
+                )
+                pd = None
+            for net, key in ((wan, "wan_prefix"), (pd, "delegated_prefix")):
+                if net is None:
+                    continue
+                for other, other_where in placed:
+                    if net.overlaps(other):
+                        self.err(f"{where}.{key}", f"{net} overlaps {other_where} ({other})")
+                placed.append((net, f"{where}.{key}"))
+            dns = []
+            for j, text in enumerate(p.get("dns", [])):
+                addr = self.address6(f"{where}.dns[{j}]", text)
+                if addr is not None:
+                    dns.append(addr)
+            if wan is not None and pd is not None and len(dns) == len(p.get("dns", [])):
+                pools.setdefault(p["name"], m.Ipv6Pool(p["name"], wan, pd, length, p.get("ia_na", False), dns))
+        lengths = {m.WAN_ASSIGNED_LENGTH} | {p["delegated_length"] for p in items}
+        if items and len(lengths) > m.DP_MAX_PREFIX_LENGTHS6:
+            self.err(
+                "ipv6_pools",
+                f"{len(lengths)} assigned prefix lengths ({', '.join(f'/{n}' for n in sorted(lengths))}); "
+                f"a DP instance takes at most {m.DP_MAX_PREFIX_LENGTHS6} (the /64s and the delegated lengths)",
+            )
+        return pools
+
+    def ipv6_binding(self, items: list[dict], groups, ipv6_pools: dict[str, m.Ipv6Pool], core: m.Core) -> None:
+        """Each line group's core IPv6 address and IPv6 pools; a pool serves one group."""
+        owner: dict[str, str] = {}
+        known = {p["name"] for p in self.doc.get("ipv6_pools", [])}
+        addresses: dict[ipaddress.IPv6Address, str] = {}
+        if core.router_address6 is not None:
+            addresses[core.router_address6] = "core.router.address6"
+        for i, g in enumerate(items):
+            where = f"line_groups[{i}]"
+            address6 = None
+            if "address6" in g["core"]:
+                awhere = f"{where}.core.address6"
+                address6 = self.address6(awhere, g["core"]["address6"])
+                if "subnet6" not in self.doc["core"]:
+                    self.err(awhere, "core.subnet6 is needed when any address6 is given")
+                elif self.host6_in(core.subnet6, address6, awhere, "core.subnet6"):
+                    if address6 in addresses:
+                        self.err(awhere, f"{address6} is already used by {addresses[address6]}")
+                    else:
+                        addresses[address6] = awhere
+            bound = []
+            names = g.get("ipv6_pools", [])
+            for j, name in enumerate(names):
+                pwhere = f"{where}.ipv6_pools[{j}]"
+                if name not in known:
+                    self.err(pwhere, f"unknown IPv6 pool {name!r}")
+                    continue
+                if name in owner:
+                    self.err(pwhere, f"IPv6 pool {name!r} is already bound to {owner[name]}")
+                    continue
+                owner[name] = f"{where} ({g['name']})"
+                if name in ipv6_pools:
+                    ipv6_pools[name].group = g["name"]
+                    bound.append(ipv6_pools[name])
+            if names and "address6" not in g["core"]:
+                self.err(
+                    f"{where}.core",
+                    "address6 is required with ipv6_pools (the next hop of the group's IPv6 prefixes)",
+                )
+            if 2 * len(names) > m.DP_MAX_GROUP_PREFIXES6:
+                self.err(
+                    f"{where}.ipv6_pools",
+                    f"{len(names)} IPv6 pools; a line group takes at most {m.DP_MAX_GROUP_PREFIXES6 // 2} "
+                    f"(bng-dp's {m.DP_MAX_GROUP_PREFIXES6} prefixes6 pairs)",
+                )
+            group = groups[i] if i < len(groups) else None
+            if group is not None:
+                group.core_address6 = address6
+                group.ipv6_pools = bound
+        for i, p in enumerate(self.doc.get("ipv6_pools", [])):
+            if p["name"] not in owner and p["name"] in ipv6_pools:
+                self.warn(f"ipv6_pools[{i}]", f"IPv6 pool {p['name']!r} is bound to no line group")
 
     def qos_profiles(self, items: list[dict]) -> dict[str, m.QosProfile]:
         self.unique_names("qos_profiles", items)
@@ -604,9 +777,10 @@ class _Checker:
         for i, r in enumerate(items):
             where = f"acl[{i}]"
             name = r.get("protocol", "any")
+            source, destination = self.acl_prefixes(where, r)
             protocol = None if name == "any" else m.IP_PROTOCOLS.get(name, name)
-            source = self.network(f"{where}.source", r.get("source", "0.0.0.0/0"))
-            destination = self.network(f"{where}.destination", r.get("destination", "0.0.0.0/0"))
+            if name == "icmp" and source is not None and source.version == 6:
+                protocol = m.ICMPV6
             ports = {}
             ok = source is not None and destination is not None
             for key in ("source_ports", "destination_ports"):
@@ -631,6 +805,40 @@ class _Checker:
                     )
                 )
         return rules
+
+    def acl_prefixes(self, where: str, r: dict):
+        """A rule's source and destination, of one family: the given prefixes say which
+        (IPv4 when neither is given); a missing one is that family's whole space."""
+        texts = [r.get(k) for k in ("source", "destination")]
+        family = 6 if any(t is not None and ":" in t for t in texts) else 4
+        if all(t is not None for t in texts) and (":" in texts[0]) != (":" in texts[1]):
+            self.err(
+                where,
+                f"source {texts[0]} and destination {texts[1]} are of different families; a rule is IPv4 or IPv6",
+            )
+            return None, None
+        out = []
+        for key, text in zip(("source", "destination"), texts, strict=True):
+            if text is None:
+                out.append(ipaddress.ip_network("::/0" if family == 6 else "0.0.0.0/0"))
+            elif family == 6:
+                out.append(self.acl_network6(f"{where}.{key}", text))
+            else:
+                out.append(self.network(f"{where}.{key}", text))
+        return out[0], out[1]
+
+    def acl_network6(self, where: str, text: str) -> ipaddress.IPv6Network | None:
+        """An IPv6 prefix of an ACL rule: any prefix, link-local and multicast included."""
+        try:
+            return ipaddress.IPv6Network(text, strict=True)
+        except ValueError as exc:
+            try:
+                loose = ipaddress.IPv6Network(text, strict=False)
+            except ValueError:
+                self.err(where, f"{text!r} is not an IPv6 prefix ({exc})")
+            else:
+                self.err(where, f"{text} has host bits set; did you mean {loose.with_prefixlen}?")
+            return None
 
     def whole(self, where: str, value, what: str) -> int | None:
         """An integer the schema has range-checked. YAML's 400.0 passes it as an integer but

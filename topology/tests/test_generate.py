@@ -68,16 +68,16 @@ def test_dp_config_matches_the_pod():
             count = int(head[key])
             assert count == len([s for s in ini.sections() if s.startswith(kind + ".")])
         # the pod's ACL and routes, in file order, in every instance
+        smtp = {
+            "action": "deny",
+            "direction": "up",
+            "protocol": "tcp",
+            "source_ports": "any",
+            "destination_ports": "25-25",
+        }
         assert [dict(ini[f"acl.{i}"]) for i in range(int(head["acl_rules"]))] == [
-            {
-                "action": "deny",
-                "direction": "up",
-                "protocol": "tcp",
-                "source": "0.0.0.0/0",
-                "destination": "0.0.0.0/0",
-                "source_ports": "any",
-                "destination_ports": "25-25",
-            }
+            {"family": "ipv4", **smtp, "source": "0.0.0.0/0", "destination": "0.0.0.0/0"},
+            {"family": "ipv6", **smtp, "source": "::/0", "destination": "::/0"},
         ]
         routes = [(ini[f"route.{i}"]["prefix"], ini[f"route.{i}"]["via"]) for i in range(int(head["routes"]))]
         assert routes == [(str(r.prefix), str(r.via) if r.via else "drop") for r in pod.core.routes]
@@ -167,6 +167,7 @@ def test_acl_protocols_and_ports_are_spelled_for_the_dp():
     ini.read_string(generate.dp_config(result.pod, result.pod.instances[0]))
     assert ini["instance"]["acl_rules"] == "3"
     assert dict(ini["acl.0"]) == {
+        "family": "ipv4",
         "action": "permit",
         "direction": "down",
         "protocol": "udp",
@@ -250,3 +251,88 @@ def test_networkd_refuses_an_s_tag_on_two_access_ports(tmp_path):
     note = (tmp_path / "basebox" / "networkd" / "NOT-RENDERED.txt").read_text()
     assert "S-tag 100 is used on" in note
     assert (tmp_path / "basebox" / "flows.of13").exists()
+
+
+def test_ipv6_in_the_dp_config():
+    """[core] subnet6/router_address6 and each group's core_address6/prefixes6 (WAN pools
+    :64, PD pools :delegated_length) as the pod says; "none" where the pod has no IPv6."""
+    pod = validate.load(EXAMPLES / "lab.yaml")
+    for inst in pod.instances:
+        ini = read_ini(GOLDEN / "lab" / "dp" / f"{inst.name}.ini")
+        assert (ini["core"]["subnet6"], ini["core"]["router_address6"]) == ("2001:db8:64::/64", "2001:db8:64::1")
+        groups = {ini[s]["name"]: ini[s] for s in ini.sections() if s.startswith("line_group.")}
+        for g in pod.groups:
+            want6 = " ".join(f"{p.wan_prefix}:64 {p.delegated_prefix}:{p.delegated_length}" for p in g.ipv6_pools)
+            assert groups[g.name]["prefixes6"] == (want6 or "none")
+            assert groups[g.name]["core_address6"] == str(g.core_address6 or "none")
+        assert groups["lg1"]["prefixes6"] == "2001:db8:100::/48:64 2001:db8:2000::/40:56"
+        assert groups["lg3"]["prefixes6"] == "2001:db8:102::/48:64 2001:db8:2200::/40:60"
+        assert (groups["lg4"]["prefixes6"], groups["lg4"]["core_address6"]) == ("none", "none")
+    ini = read_ini(GOLDEN / "minimal" / "dp" / "dp1.ini")
+    assert (ini["core"]["subnet6"], ini["core"]["router_address6"]) == ("none", "none")
+    assert (ini["line_group.0"]["core_address6"], ini["line_group.0"]["prefixes6"]) == ("none", "none")
+
+
+def test_ipv6_acl_rules_are_spelled_for_the_dp():
+    """An IPv6 rule says family ipv6; its icmp is ICMPv6, written as protocol 58."""
+    doc = yaml.safe_load((EXAMPLES / "lab.yaml").read_text())
+    doc["acl"] = [
+        {"action": "deny", "protocol": "icmp", "source": "2001:db8:100::/48"},
+        {
+            "action": "permit",
+            "direction": "down",
+            "protocol": "udp",
+            "destination": "2001:db8::/32",
+            "destination_ports": 547,
+        },
+        {"action": "deny", "protocol": "icmp"},
+    ]
+    result = validate.check(doc)
+    assert result.errors == [], result.errors
+    ini = configparser.ConfigParser(comment_prefixes=(";",), interpolation=None)
+    ini.read_string(generate.dp_config(result.pod, result.pod.instances[0]))
+    rules = [dict(ini[f"acl.{i}"]) for i in range(3)]
+    assert [(r["family"], r["protocol"], r["source"], r["destination"]) for r in rules] == [
+        ("ipv6", "58", "2001:db8:100::/48", "::/0"),
+        ("ipv6", "udp", "::/0", "2001:db8::/32"),
+        ("ipv4", "icmp", "0.0.0.0/0", "0.0.0.0/0"),
+    ]
+    assert rules[1]["destination_ports"] == "547-547"
+
+
+def test_ipv6_in_the_cp_config_and_netcfg():
+    pod = validate.load(EXAMPLES / "lab.yaml")
+    cp = yaml.safe_load((GOLDEN / "lab" / "cp.yaml").read_text())
+    assert cp["core6"] == {"subnet": "2001:db8:64::/64", "router": "2001:db8:64::1"}
+    assert cp["ipv6_ra"] == {"interval": 200, "router_lifetime": 1800}
+    assert cp["radius"]["ipv6_octets_attribute"] == "erx"
+    assert cp["ipv6_pools"] == [
+        {
+            "name": p.name,
+            "wan_prefix": str(p.wan_prefix),
+            "delegated_prefix": str(p.delegated_prefix),
+            "delegated_length": p.delegated_length,
+            "ia_na": p.ia_na,
+            "dns": [str(d) for d in p.dns],
+            "line_group": p.group,
+        }
+        for p in pod.ipv6_pools
+    ]
+    assert [p["ia_na"] for p in cp["ipv6_pools"]] == [False, False, True]
+    groups = {g["name"]: g for g in cp["line_groups"]}
+    assert (groups["lg1"]["core_address6"], groups["lg1"]["ipv6_pools"]) == ("2001:db8:64::11", ["v6pool1"])
+    assert "core_address6" not in groups["lg4"] and "ipv6_pools" not in groups["lg4"]
+    netcfg = json.loads((GOLDEN / "lab" / "onos-netcfg.json").read_text())["apps"]["org.bngpod.app"]["pod"]
+    assert (netcfg["core"]["subnet6"], netcfg["core"]["routerAddress6"]) == ("2001:db8:64::/64", "2001:db8:64::1")
+    assert {g["name"]: g.get("coreAddress6") for g in netcfg["lineGroups"]} == {
+        "lg1": "2001:db8:64::11",
+        "lg2": "2001:db8:64::12",
+        "lg3": "2001:db8:64::13",
+        "lg4": None,
+    }
+    # IPv4-only: no IPv6 key at all besides the defaults the CP reads
+    cp = yaml.safe_load((GOLDEN / "minimal" / "cp.yaml").read_text())
+    assert "core6" not in cp and "ipv6_pools" not in cp
+    assert cp["ipv6_ra"] == {"interval": 200, "router_lifetime": 1800}
+    netcfg = json.loads((GOLDEN / "minimal" / "onos-netcfg.json").read_text())["apps"]["org.bngpod.app"]["pod"]
+    assert "subnet6" not in netcfg["core"] and all("coreAddress6" not in g for g in netcfg["lineGroups"])

@@ -49,14 +49,40 @@ def test_lab_model():
     assert gold.dscp_map() == {46: 0, 34: 2, 36: 2}
     silver = next(q for q in pod.qos_profiles if q.name == "silver")
     assert (gold.up_dscp, silver.up_dscp) == (None, 0)  # gold keeps, silver re-marks to best effort
-    (acl,) = pod.acl
-    assert (acl.action, acl.direction, acl.protocol) == ("deny", "up", 6)
+    acl, acl6 = pod.acl
+    assert (acl.action, acl.direction, acl.protocol, acl.family) == ("deny", "up", 6, "ipv4")
     assert str(acl.source) == str(acl.destination) == "0.0.0.0/0"
     assert acl.source_ports is None and (acl.destination_ports.lo, acl.destination_ports.hi) == (25, 25)
+    # the IPv6 twin: its family follows from its destination; the source is the whole space
+    assert (acl6.family, acl6.protocol, str(acl6.source), str(acl6.destination)) == ("ipv6", 6, "::/0", "::/0")
+    # dual stack: lg1-lg3 with IPv6, lg4 without
+    assert (str(pod.core.subnet6), str(pod.core.router_address6)) == ("2001:db8:64::/64", "2001:db8:64::1")
+    assert [str(g.core_address6) if g.core_address6 else None for g in pod.groups] == [
+        "2001:db8:64::11",
+        "2001:db8:64::12",
+        "2001:db8:64::13",
+        None,
+    ]
+    assert [[p.name for p in g.ipv6_pools] for g in pod.groups] == [["v6pool1"], ["v6pool2"], ["v6pool3"], []]
+    v6pool3 = pod.group("lg3").ipv6_pools[0]
+    assert (v6pool3.group, v6pool3.delegated_length, v6pool3.ia_na) == ("lg3", 60, True)
+    assert [str(d) for d in v6pool3.dns] == ["2001:db8:53::53", "2001:db8:53::54"]
+    assert (pod.ipv6_ra.interval, pod.ipv6_ra.router_lifetime) == (200, 1800)
+    assert pod.radius.ipv6_octets_attribute == "erx"
     assert [(str(r.prefix), r.via and str(r.via)) for r in pod.core.routes] == [
         ("192.0.2.0/24", "100.64.0.2"),
         ("203.0.113.0/24", None),
     ]
+    minimal = validate.load(EXAMPLES / "minimal.yaml")
+    assert minimal.core.subnet6 is None and minimal.ipv6_pools == []
+    assert minimal.radius.ipv6_octets_attribute == "erx" and minimal.ipv6_ra == m.Ipv6Ra()
+
+
+def test_unbound_ipv6_pool_is_a_warning():
+    doc = mutated(_delete(["line_groups", 2, "ipv6_pools"]))
+    result = validate.check(doc)
+    assert result.errors == []
+    assert result.warnings == ["ipv6_pools[2]: IPv6 pool 'v6pool3' is bound to no line group"]
 
 
 def _set(path, value):
@@ -97,6 +123,8 @@ def _chain(*changes):
     return change
 
 
+V6POOL0 = ["ipv6_pools", 0]
+V6POOL1 = ["ipv6_pools", 1]
 EXTRA_LINE_DP1 = _append(["line_groups", 0, "lines"], {"port": "access2", "stag": "240-260"})
 
 ROUTE = ["core", "routes", 0]
@@ -307,7 +335,7 @@ REJECTIONS = [
     (
         "ACL protocol 256",
         _set([*ACL, "protocol"], 256),
-        "acl[0].protocol: 256 is not valid here (any, tcp, udp, icmp or an IPv4 protocol number 0..255)",
+        "acl[0].protocol: 256 is not valid here (any, tcp, udp, icmp or an IP protocol number 0..255)",
     ),
     (
         "ACL protocol name",
@@ -561,6 +589,267 @@ REJECTIONS = [
         _set(["qos_profiles", 1, "name"], "gold"),
         "qos_profiles[1].name: duplicate name 'gold' (also qos_profiles[0])",
     ),
+    # IPv6: prefixes, lengths, overlaps
+    (
+        "IPv6 WAN pools overlap",
+        _set([*V6POOL1, "wan_prefix"], "2001:db8:100:8000::/49"),
+        "ipv6_pools[1].wan_prefix: 2001:db8:100:8000::/49 overlaps ipv6_pools[0].wan_prefix (2001:db8:100::/48)",
+    ),
+    (
+        "PD pool overlaps a WAN pool",
+        _set([*V6POOL1, "delegated_prefix"], "2001:db8:100::/40"),
+        "ipv6_pools[1].delegated_prefix: 2001:db8:100::/40 overlaps ipv6_pools[0].wan_prefix (2001:db8:100::/48)",
+    ),
+    (
+        "PD pools overlap",
+        _set([*V6POOL1, "delegated_prefix"], "2001:db8:2000::/36"),
+        "ipv6_pools[1].delegated_prefix: 2001:db8:2000::/36 overlaps ipv6_pools[0].delegated_prefix",
+    ),
+    (
+        "IPv6 pool overlaps core.subnet6",
+        _set([*V6POOL0, "delegated_prefix"], "2001:db8:64::/48"),
+        "ipv6_pools[0].delegated_prefix: 2001:db8:64::/48 overlaps core.subnet6 (2001:db8:64::/64)",
+    ),
+    (
+        "WAN pool of one /64",
+        _set([*V6POOL0, "wan_prefix"], "2001:db8:100::/64"),
+        "ipv6_pools[0].wan_prefix: 2001:db8:100::/64: a WAN pool is /32../63 (each session a /64 of it)",
+    ),
+    (
+        "WAN pool shorter than /32",
+        _set([*V6POOL0, "wan_prefix"], "2001:db8::/31"),
+        "ipv6_pools[0].wan_prefix: 2001:db8::/31: a WAN pool is /32../63",
+    ),
+    (
+        "delegated length shorter than its pool",
+        _chain(_set([*V6POOL0, "delegated_prefix"], "2001:db8:2000::/44"), _set([*V6POOL0, "delegated_length"], 40)),
+        "ipv6_pools[0].delegated_length: /40 is shorter than the pool 2001:db8:2000::/44 itself",
+    ),
+    (
+        "delegated length 65",
+        _set([*V6POOL0, "delegated_length"], 65),
+        "ipv6_pools[0].delegated_length: 65 is not valid here (the length of each delegated prefix, an integer 40..64)",
+    ),
+    (
+        "delegated length 39",
+        _set([*V6POOL0, "delegated_length"], 39),
+        "ipv6_pools[0].delegated_length: 39 is not valid here",
+    ),
+    (
+        "IPv6 pool with host bits",
+        _set([*V6POOL0, "wan_prefix"], "2001:db8:100::1/48"),
+        "ipv6_pools[0].wan_prefix: 2001:db8:100::1/48 has host bits set; did you mean 2001:db8:100::/48?",
+    ),
+    (
+        "IPv6 pool not a prefix",
+        _set([*V6POOL0, "wan_prefix"], "2001:db8:100:::/48"),
+        "ipv6_pools[0].wan_prefix: '2001:db8:100:::/48' is not an IPv6 prefix",
+    ),
+    (
+        "IPv6 pool as an IPv4 prefix",
+        _set([*V6POOL0, "wan_prefix"], "100.80.0.0/22"),
+        "ipv6_pools[0].wan_prefix: '100.80.0.0/22' does not match",
+    ),
+    (
+        "link-local WAN pool",
+        _set([*V6POOL0, "wan_prefix"], "fe80::/48"),
+        "ipv6_pools[0].wan_prefix: fe80::/48 overlaps fe80::/10, which is never forwarded",
+    ),
+    (
+        "multicast PD pool",
+        _set([*V6POOL0, "delegated_prefix"], "ff00::/40"),
+        "ipv6_pools[0].delegated_prefix: ff00::/40 overlaps ff00::/8, which is never forwarded",
+    ),
+    (
+        "IPv4-mapped core subnet6",
+        _set(["core", "subnet6"], "::ffff:0:0/96"),
+        "core.subnet6: ::ffff:0:0/96 overlaps ::/8, which is never forwarded",
+    ),
+    (
+        "link-local DNS server",
+        _set([*V6POOL0, "dns"], ["fe80::53"]),
+        "ipv6_pools[0].dns[0]: fe80::53 is inside fe80::/10; a global unicast address is required",
+    ),
+    ("three IPv6 DNS servers", _set([*V6POOL0, "dns"], ["2001:db8::1", "2001:db8::2", "2001:db8::3"]), "is too long"),
+    ("IPv4 DNS server in an IPv6 pool", _set([*V6POOL0, "dns"], ["198.51.100.53"]), "is not a 'ipv6'"),
+    (
+        "duplicate IPv6 pool name",
+        _set([*V6POOL1, "name"], "v6pool1"),
+        "ipv6_pools[1].name: duplicate name 'v6pool1' (also ipv6_pools[0])",
+    ),
+    # IPv6: binding and the core addresses
+    (
+        "IPv6 pool bound twice",
+        _set(["line_groups", 1, "ipv6_pools"], ["v6pool1"]),
+        "line_groups[1].ipv6_pools[0]: IPv6 pool 'v6pool1' is already bound to line_groups[0] (lg1)",
+    ),
+    (
+        "unknown IPv6 pool",
+        _set(["line_groups", 0, "ipv6_pools"], ["nope"]),
+        "line_groups[0].ipv6_pools[0]: unknown IPv6 pool 'nope'",
+    ),
+    (
+        "IPv4 pool as an IPv6 pool",
+        _set(["line_groups", 3, "ipv6_pools"], ["pool4"]),
+        "line_groups[3].ipv6_pools[0]: unknown IPv6 pool 'pool4'",
+    ),
+    (
+        "IPv6 pools without the group's core address6",
+        _delete(["line_groups", 0, "core", "address6"]),
+        "line_groups[0].core: address6 is required with ipv6_pools (the next hop of the group's IPv6 prefixes)",
+    ),
+    (
+        "five IPv6 pools in a group",
+        _chain(
+            *[
+                _append(
+                    ["ipv6_pools"],
+                    {
+                        "name": f"x{n}",
+                        "wan_prefix": f"2001:db8:{0x110 + n:x}::/48",
+                        "delegated_prefix": f"2001:db8:{0x30 + n:x}00::/40",
+                        "delegated_length": 56,
+                    },
+                )
+                for n in range(5)
+            ],
+            _set(["line_groups", 3, "core", "address6"], "2001:db8:64::14"),
+            _set(["line_groups", 3, "ipv6_pools"], [f"x{n}" for n in range(5)]),
+        ),
+        "line_groups[3].ipv6_pools: 5 IPv6 pools; a line group takes at most 4 (bng-dp's 8 prefixes6 pairs)",
+    ),
+    (
+        "group address6 outside subnet6",
+        _set(["line_groups", 0, "core", "address6"], "2001:db8:65::11"),
+        "line_groups[0].core.address6: 2001:db8:65::11 is outside core.subnet6 2001:db8:64::/64",
+    ),
+    (
+        "router address6 outside subnet6",
+        _set(["core", "router", "address6"], "2001:db8:65::1"),
+        "core.router.address6: 2001:db8:65::1 is outside core.subnet6 2001:db8:64::/64",
+    ),
+    (
+        "two groups with one address6",
+        _set(["line_groups", 0, "core", "address6"], "2001:db8:64::12"),
+        "line_groups[1].core.address6: 2001:db8:64::12 is already used by line_groups[0].core.address6",
+    ),
+    (
+        "group address6 is the router's",
+        _set(["line_groups", 2, "core", "address6"], "2001:db8:64::1"),
+        "line_groups[2].core.address6: 2001:db8:64::1 is already used by core.router.address6",
+    ),
+    (
+        "group address6 is the subnet-router anycast",
+        _set(["line_groups", 0, "core", "address6"], "2001:db8:64::"),
+        "line_groups[0].core.address6: 2001:db8:64:: is the subnet-router anycast address of 2001:db8:64::/64",
+    ),
+    (
+        "link-local group address6",
+        _set(["line_groups", 0, "core", "address6"], "fe80::11"),
+        "line_groups[0].core.address6: fe80::11 is inside fe80::/10; a global unicast address is required",
+    ),
+    (
+        "address6 with a zone index",
+        _set(["line_groups", 0, "core", "address6"], "2001:db8:64::11%eth0"),
+        "line_groups[0].core.address6: '2001:db8:64::11%eth0' is not a 'ipv6'",
+    ),
+    (
+        "address6 without core.subnet6",
+        _delete(["core", "subnet6"]),
+        "line_groups[0].core.address6: core.subnet6 is needed when any address6 is given",
+    ),
+    (
+        "router address6 without core.subnet6",
+        _delete(["core", "subnet6"]),
+        "core.router.address6: core.subnet6 is needed when any address6 is given",
+    ),
+    (
+        "core.subnet6 without the router's address6",
+        _delete(["core", "router", "address6"]),
+        "core.router: address6 is required with core.subnet6 (the IPv6 default route of every DP)",
+    ),
+    (
+        "core.subnet6 shorter than /48",
+        _chain(_set(["core", "subnet6"], "2001:db8::/47"), _set(["core", "router", "address6"], "2001:db8::1")),
+        "core.subnet6: 2001:db8::/47 is larger than a core link takes (/48 or longer)",
+    ),
+    (
+        "site-local core subnet6",
+        _set(["core", "subnet6"], "fec0::/64"),
+        "core.subnet6: fec0::/64 overlaps fec0::/10, which is never forwarded",
+    ),
+    (
+        "PD pool shorter than /32",
+        _chain(_set([*V6POOL0, "delegated_prefix"], "2001:db0::/31"), _set([*V6POOL0, "delegated_length"], 48)),
+        "ipv6_pools[0].delegated_prefix: 2001:db0::/31 is larger than a DP takes as one pool (/32 or longer)",
+    ),
+    (
+        "nine assigned prefix lengths",
+        _chain(
+            *[
+                _append(
+                    ["ipv6_pools"],
+                    {
+                        "name": f"len{n}",
+                        "wan_prefix": f"2001:db8:{0x120 + n:x}::/48",
+                        "delegated_prefix": f"2001:db8:{0x40 + n:x}00::/40",
+                        "delegated_length": 41 + n,
+                    },
+                )
+                for n in range(6)
+            ]
+        ),
+        "ipv6_pools: 9 assigned prefix lengths (/41, /42, /43, /44, /45, /46, /56, /60, /64); a DP instance takes "
+        "at most 8",
+    ),
+    (
+        "core.subnet6 of one address",
+        _set(["core", "subnet6"], "2001:db8:64::/127"),
+        "core.subnet6: 2001:db8:64::/127 is too small for the router and the line groups (at most /126)",
+    ),
+    # IPv6: Router Advertisements
+    (
+        "RA router lifetime below the interval",
+        _set(["ipv6_ra"], {"interval": 600, "router_lifetime": 300}),
+        "ipv6_ra.router_lifetime: 300 s is below the interval (600 s); RFC 4861: 0 or from the interval up to 9000 s",
+    ),
+    (
+        "RA default lifetime below a long interval",
+        _set(["ipv6_ra"], {"interval": 1800, "router_lifetime": 1799}),
+        "ipv6_ra.router_lifetime: 1799 s is below the interval (1800 s)",
+    ),
+    (
+        "RA interval 3 s",
+        _set(["ipv6_ra", "interval"], 3),
+        "ipv6_ra.interval: 3 is not valid here (seconds between unsolicited RAs, an integer 4..1800)",
+    ),
+    ("RA interval above 1800 s", _set(["ipv6_ra", "interval"], 1801), "ipv6_ra.interval: 1801 is not valid here"),
+    (
+        "RA lifetime above 9000 s",
+        _set(["ipv6_ra", "router_lifetime"], 9001),
+        "ipv6_ra.router_lifetime: 9001 is not valid here (seconds, 0 or an integer from the interval up to 9000)",
+    ),
+    # IPv6: ACL family and RADIUS
+    (
+        "ACL rule of two families",
+        _set(["acl", 1], {"action": "deny", "source": "2001:db8::/32", "destination": "10.0.0.0/8"}),
+        "acl[1]: source 2001:db8::/32 and destination 10.0.0.0/8 are of different families; a rule is IPv4 or IPv6",
+    ),
+    (
+        "ACL IPv6 prefix with host bits",
+        _set(["acl", 1, "destination"], "2001:db8::1/32"),
+        "acl[1].destination: 2001:db8::1/32 has host bits set; did you mean 2001:db8::/32?",
+    ),
+    (
+        "ACL IPv6 prefix too long",
+        _set(["acl", 1, "destination"], "2001:db8::/129"),
+        "acl[1].destination: '2001:db8::/129' is not an IPv6 prefix",
+    ),
+    (
+        "unknown per-family octets attribute",
+        _set(["radius", "ipv6_octets_attribute"], "vsa"),
+        "radius.ipv6_octets_attribute: 'vsa' is not one of ['erx', 'none']",
+    ),
     # the uplink
     ("missing core section", _delete(["core"]), "(top level): 'core' is a required property"),
     (
@@ -627,6 +916,40 @@ def test_rejection(why, change, expected):
         ("ACL protocol by number with a port range", _set([*ACL, "protocol"], 17)),
         ("ACL on prefixes, both directions", _set(["acl", 0], {"action": "permit", "source": "100.80.0.0/22"})),
         ("punt policing empty: the defaults", _policing({})),
+        (
+            "IPv4 only",
+            _chain(
+                _delete(["core", "subnet6"]),
+                _delete(["core", "router", "address6"]),
+                _delete(["ipv6_pools"]),
+                _delete(["ipv6_ra"]),
+                _delete(["acl", 1]),
+                *[_delete(["line_groups", i, "core", "address6"]) for i in range(3)],
+                *[_delete(["line_groups", i, "ipv6_pools"]) for i in range(3)],
+            ),
+        ),
+        ("a core address6 without IPv6 pools", _set(["line_groups", 3, "core", "address6"], "2001:db8:64::14")),
+        ("RA router lifetime 0 (not a default router)", _set(["ipv6_ra", "router_lifetime"], 0)),
+        ("RA router lifetime equal to the interval", _set(["ipv6_ra"], {"interval": 1800, "router_lifetime": 1800})),
+        ("RA section empty: the defaults", _set(["ipv6_ra"], {})),
+        ("one delegated prefix: the pool's own length", _set([*V6POOL0, "delegated_length"], 40)),
+        ("delegated /64s", _set([*V6POOL0, "delegated_length"], 64)),
+        (
+            "WAN pool /63 and /32",
+            _chain(
+                _set([*V6POOL0, "wan_prefix"], "2001:db8:100::/63"), _set([*V6POOL1, "wan_prefix"], "2001:db9::/32")
+            ),
+        ),
+        ("no IPv6 DNS servers", _delete([*V6POOL0, "dns"])),
+        (
+            "ACL IPv6 rule on link-local and multicast",
+            _set(["acl", 1], {"action": "deny", "source": "fe80::/10", "destination": "ff00::/8"}),
+        ),
+        (
+            "ACL IPv6 rule by destination only, ICMPv6",
+            _set(["acl", 1], {"action": "deny", "protocol": "icmp", "destination": "2001:db8:dead::/48"}),
+        ),
+        ("no per-family octets in accounting", _set(["radius", "ipv6_octets_attribute"], "none")),
         ("punt policing of one bucket", _policing(LOW_LINE)),
         (
             "punt buckets at their bounds",

@@ -13,7 +13,12 @@
 //     does not run, and sends its own with MRU 1492 and a magic number), PAP
 //     (RFC 1334) or CHAP-MD5 (RFC 1994), IPCP (RFC 1332 and RFC 1877: asks
 //     for 0.0.0.0 and DNS servers and takes what the CP Naks), answers LCP
-//     echoes and Terminate-Requests.
+//     echoes and Terminate-Requests. Dual-stack CPEs (-dual-stack-dp ID: every
+//     session of that instance; -dual-stack-every N: every Nth session) also run
+//     IPv6CP (RFC 5072: the modified EUI-64 of the MAC, a Nak'd identifier
+//     taken), send a Router Solicitation, and on the RA's /64 a DHCPv6 Solicit
+//     with Rapid Commit and IA_PD (RFC 8415); IPv4-only CPEs Protocol-Reject
+//     the CP's IPv6CP (RFC 1661 5.7).
 //   - PFCP (3GPP TS 29.244 with the BBF TR-459 IEs of docs/dp/pfcp.md), the
 //     user-plane side: it answers Association Setup with UP features 00 00 10
 //     and BBF UP features 11 00 00 00, heartbeats, Session Establishment with an
@@ -22,7 +27,9 @@
 // A session's clock runs from its PADI to the moment the loader has answered
 // the Session Establishment Request that names it: the upstream PDR's client
 // MAC (02:b1 + the session index) finds the session, whose PPPoE session id,
-// S-tag, C-tag and IPCP address must then match. A session counts only when
+// S-tag, C-tag and IPCP address must then match; a dual-stack session runs
+// on until its delegated prefix is bound and the DP has its IPv6 PDRs (in the
+// establishment, or a later Session Modification creating them). A session counts only when
 // complete; the loader prints one JSON line with the rate and latencies.
 //
 // The codecs here are the loader's own, independent of internal/pppoe,

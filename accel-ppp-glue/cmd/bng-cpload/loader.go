@@ -52,6 +52,12 @@ type Config struct {
 	Timeout    time.Duration
 	Resend     time.Duration
 	AssocWait  time.Duration
+	// DualStackEvery: every this many sessions one dials dual stack
+	// (session6.go), interleaved with the IPv4 ones (0: none; 1: all);
+	// DualStackDPs: every session of these DP instances does. IPv4-only CPEs
+	// Protocol-Reject the CP's IPv6CP.
+	DualStackEvery int
+	DualStackDPs   []uint32
 }
 
 // Result is the JSON line the loader prints.
@@ -63,13 +69,23 @@ type Result struct {
 	P50MS             float64 `json:"p50_ms"`
 	P99MS             float64 `json:"p99_ms"`
 	DurationS         float64 `json:"duration_s"`
+	// With dual-stack dials: the completed sessions, p50 and p99 of each kind
+	IPv4 *KindResult `json:"ipv4,omitempty"`
+	Dual *KindResult `json:"dual_stack,omitempty"`
+}
+
+// KindResult is the result of one kind of dial (IPv4 only, dual stack).
+type KindResult struct {
+	Completed int     `json:"completed"`
+	P50MS     float64 `json:"p50_ms"`
+	P99MS     float64 `json:"p99_ms"`
 }
 
 type stats struct {
 	malformed, unexpected, wrongLine, badHostUniq, foreign, unknownMAC atomic.Int64
 	resent, echoes, rejects, padtAfterDone, termAfterDone              atomic.Int64
 	estAgain, estUnmatched, pfcpMalformed, pfcpIgnored, pfcpForeign    atomic.Int64
-	badAck                                                             atomic.Int64
+	badAck, protoRejects                                               atomic.Int64
 }
 
 // Loader runs the sessions against a CP.
@@ -83,14 +99,15 @@ type Loader struct {
 	window chan struct{}
 	wg     sync.WaitGroup // one per started, unfinished session
 
-	mu        sync.Mutex
-	durations []time.Duration
-	failures  map[string]int
-	examples  map[string]string // failure class -> the first full reason
-	failed    int
-	phaseSum  [nMarks]time.Duration // completed sessions: time spent in each step
-	first     time.Time
-	last      time.Time
+	mu            sync.Mutex
+	durations     []time.Duration
+	dualDurations []time.Duration
+	failures      map[string]int
+	examples      map[string]string // failure class -> the first full reason
+	failed        int
+	phaseSum      [nMarks]time.Duration // completed sessions: time spent in each step
+	first         time.Time
+	last          time.Time
 }
 
 type dp struct {
@@ -108,6 +125,7 @@ type dp struct {
 	mu     sync.Mutex
 	upByCP map[uint64]uint64
 	cpByUP map[uint64]uint64
+	byUP   map[uint64]*session // the subscriber of an established UP SEID
 	nextUP uint64
 	node   NodeEvents // what the CP did to this instance as a whole (a line-group move)
 }
@@ -156,7 +174,7 @@ func New(cfg Config) (*Loader, error) {
 			return nil, fmt.Errorf("DP instance id %d: duplicate or outside 1..2^24-1", spec.ID)
 		}
 		d := &dp{l: l, id: spec.ID, addr: spec.Addr, rts: now, assoc: make(chan struct{}),
-			upByCP: make(map[uint64]uint64), cpByUP: make(map[uint64]uint64),
+			upByCP: make(map[uint64]uint64), cpByUP: make(map[uint64]uint64), byUP: make(map[uint64]*session),
 			cpVX: netip.AddrPortFrom(cfg.CP, cfg.CPVXLAN)}
 		var err error
 		if d.vx, err = net.ListenUDP("udp4", net.UDPAddrFromAddrPort(netip.AddrPortFrom(spec.Addr, cfg.LocalVXLAN))); err != nil {
@@ -190,6 +208,12 @@ func New(cfg Config) (*Loader, error) {
 		s.stag = spec.STag.Min + uint16(j/nc)
 		if spec.CTag.Min != 0 {
 			s.ctag = spec.CTag.Min + uint16(j%nc)
+		}
+		if e := cfg.DualStackEvery; e > 0 {
+			s.dual = (i/len(l.dps))%e == e-1
+		}
+		for _, id := range cfg.DualStackDPs {
+			s.dual = s.dual || id == spec.ID
 		}
 		s.user = fmt.Sprintf(cfg.UserFmt, i+1)
 		s.password = []byte(fmt.Sprintf(cfg.PassFmt, i+1))
@@ -305,6 +329,9 @@ func (l *Loader) finish(s *session, ok bool, reason string, d time.Duration) {
 	l.mu.Lock()
 	if ok {
 		l.durations = append(l.durations, d)
+		if s.dual {
+			l.dualDurations = append(l.dualDurations, d)
+		}
 		prev := s.start
 		for i, m := range s.marks {
 			if m.IsZero() {
@@ -344,6 +371,21 @@ func (l *Loader) result() Result {
 	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
 	r.P50MS = percentile(ds, 0.50)
 	r.P99MS = percentile(ds, 0.99)
+	if l.cfg.DualStackEvery > 0 || len(l.cfg.DualStackDPs) > 0 {
+		dual := append([]time.Duration(nil), l.dualDurations...)
+		sort.Slice(dual, func(i, j int) bool { return dual[i] < dual[j] })
+		var v4 []time.Duration
+		i := 0
+		for _, d := range ds { // ds less dual (both sorted)
+			if i < len(dual) && d == dual[i] {
+				i++
+				continue
+			}
+			v4 = append(v4, d)
+		}
+		r.Dual = &KindResult{Completed: len(dual), P50MS: percentile(dual, 0.50), P99MS: percentile(dual, 0.99)}
+		r.IPv4 = &KindResult{Completed: len(v4), P50MS: percentile(v4, 0.50), P99MS: percentile(v4, 0.99)}
+	}
 	r.SessionsPerSecond = round(r.SessionsPerSecond, 1)
 	r.DurationS = round(r.DurationS, 3)
 	return r
@@ -392,7 +434,7 @@ func (l *Loader) Counters() map[string]int64 {
 		"padt_after_done": st.padtAfterDone.Load(), "terminate_after_done": st.termAfterDone.Load(),
 		"establishment_again": st.estAgain.Load(), "establishment_unmatched": st.estUnmatched.Load(),
 		"pfcp_malformed": st.pfcpMalformed.Load(), "pfcp_ignored": st.pfcpIgnored.Load(),
-		"pfcp_foreign": st.pfcpForeign.Load(), "bad_acks": st.badAck.Load(),
+		"pfcp_foreign": st.pfcpForeign.Load(), "bad_acks": st.badAck.Load(), "protocol_rejects_sent": st.protoRejects.Load(),
 	}
 }
 
@@ -473,6 +515,9 @@ func (d *dp) readPFCP() {
 			if out.s != nil {
 				out.s.onEstablished(d, out.e, time.Now())
 			}
+			if out.s6 != nil {
+				out.s6.onIPv6PDRs(time.Now())
+			}
 		}
 	}
 }
@@ -480,9 +525,10 @@ func (d *dp) readPFCP() {
 // pfcpOut is one answer; s/e name a subscriber whose establishment it
 // acknowledges (its clock stops once the answer is sent).
 type pfcpOut struct {
-	b []byte
-	s *session
-	e *establishment
+	b  []byte
+	s  *session
+	e  *establishment
+	s6 *session // a subscriber whose IPv6 PDRs a modification added
 }
 
 // onPFCP answers the CP's requests the way bng-dp does (docs/dp/pfcp.md).
@@ -587,6 +633,9 @@ func (d *dp) answer(m *pfcpMsg) (pfcpOut, bool) {
 		case e.hasUp:
 			if s := l.sessionByMAC(e.mac); s != nil {
 				o.s, o.e = s, &e
+				d.mu.Lock()
+				d.byUP[up] = s
+				d.mu.Unlock()
 			} else {
 				l.count(&l.st.estUnmatched)
 			}
@@ -611,7 +660,26 @@ func (d *dp) answer(m *pfcpMsg) (pfcpOut, bool) {
 		if !m.hasSEI || !ok {
 			return pfcpOut{b: newPFCP(m.typ+1, true, 0, m.seq).cause(causeSessionNotFound).bytes()}, true
 		}
-		return pfcpOut{b: newPFCP(m.typ+1, true, cp, m.seq).cause(causeAccepted).bytes()}, true
+		o := pfcpOut{b: newPFCP(m.typ+1, true, cp, m.seq).cause(causeAccepted).bytes()}
+		if m.typ == pfcpSessModReq {
+			// IPv6 added to an established session: Create PDRs with IPv6 UE IP Addresses
+			var e establishment
+			if err := forEachIE(m.body, func(t uint16, v []byte) error {
+				if t == ieCreatePDR {
+					return e.parsePDR(v)
+				}
+				return nil
+			}); err == nil && e.ipv6 {
+				d.mu.Lock()
+				o.s6 = d.byUP[m.seid]
+				d.mu.Unlock()
+			}
+		} else {
+			d.mu.Lock()
+			delete(d.byUP, m.seid)
+			d.mu.Unlock()
+		}
+		return o, true
 	default:
 		l.count(&l.st.pfcpIgnored)
 		return pfcpOut{}, false

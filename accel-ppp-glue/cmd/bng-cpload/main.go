@@ -17,6 +17,19 @@ import (
 	"time"
 )
 
+type dualDPFlags []uint32
+
+func (d *dualDPFlags) String() string { return fmt.Sprint(*d) }
+
+func (d *dualDPFlags) Set(v string) error {
+	n, err := strconv.ParseUint(v, 10, 32)
+	if err != nil || n == 0 || n >= 1<<24 {
+		return fmt.Errorf("instance id %q: want 1..16777215", v)
+	}
+	*d = append(*d, uint32(n))
+	return nil
+}
+
 type dpFlags []DPSpec
 
 func (d *dpFlags) String() string { return fmt.Sprint(*d) }
@@ -108,6 +121,9 @@ A session is timed from its PADI to the moment its PFCP Session Establishment wa
 	timeout := fs.Duration("timeout", 30*time.Second, "a session that is not complete after this fails")
 	resend := fs.Duration("resend", time.Second, "resend an unanswered request after this (doubling on each resend, up to 8x)")
 	assoc := fs.Duration("assoc-timeout", 30*time.Second, "wait this long for the CP's PFCP association")
+	var dualDPs dualDPFlags
+	fs.Var(&dualDPs, "dual-stack-dp", "every session of this DP instance (id, repeat) dials dual stack")
+	dualEvery := fs.Int("dual-stack-every", 0, "every this many sessions one dials dual stack (IPv6CP, RS/RA, DHCPv6 PD with Rapid Commit), interleaved (0: none, 1: all)")
 	verbose := fs.Bool("v", false, "print counters, failure reasons, per-step mean latencies and CPU time to stderr")
 	cpuProfile := fs.String("cpuprofile", "", "write the loader's CPU profile to this file (go tool pprof)")
 	hold := fs.Bool("hold", false, "after the result line, keep the DPs up (PFCP answered, CPEs answering) until SIGTERM, "+
@@ -166,7 +182,7 @@ A session is timed from its PADI to the moment its PFCP Session Establishment wa
 		CP: cpAddr, CPVXLAN: uint16(*cpVX), LocalVXLAN: uint16(*vxPort), LocalPFCP: uint16(*pfPort),
 		DPs: dps, Sessions: *n, Window: *window, OuterTPID: outer, Auth: *auth,
 		UserFmt: *userFmt, PassFmt: *passFmt, MRU: uint16(*mru), DNS: *dns, AccessLine: *accessLine,
-		Timeout: *timeout, Resend: *resend, AssocWait: *assoc,
+		Timeout: *timeout, Resend: *resend, AssocWait: *assoc, DualStackEvery: *dualEvery, DualStackDPs: dualDPs,
 	}
 	l, err := New(cfg)
 	if err != nil {

@@ -160,6 +160,7 @@ type establishment struct {
 	lcpOffload bool   // BBF PPP LCP Connectivity present (with both children)
 	magicTx    uint32 // the BNG's magic number in it
 	magicRx    uint32 // the CPE's
+	ipv6       bool   // a downstream PDR with an IPv6 UE IP Address
 }
 
 func parseEstablishment(body []byte) (establishment, error) {
@@ -268,6 +269,9 @@ func (e *establishment) parsePDR(pdr []byte) error {
 			case ieUEIPAddress:
 				if len(v) >= 5 && v[0]&0x02 != 0 {
 					ue = netip.AddrFrom4([4]byte(v[1:5]))
+				}
+				if len(v) >= 17 && v[0]&0x05 == 0x05 {
+					e.ipv6 = true
 				}
 			}
 			return nil

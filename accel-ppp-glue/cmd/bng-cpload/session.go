@@ -88,6 +88,12 @@ type session struct {
 	wantDNS1      bool
 	wantDNS2      bool
 
+	// dual stack (session6.go)
+	dual  bool
+	v6    v6cpe
+	rejID uint8 // our LCP Protocol-Rejects
+	est   bool  // the Session Establishment matched (a dual-stack session waits for IPv6 too)
+
 	marks     [nMarks]time.Time // when each step completed (phase breakdown)
 	start     time.Time
 	lastSent  time.Time
@@ -107,6 +113,14 @@ func (s *session) step() string {
 		return "auth"
 	case !s.ourIPCPAcked || !s.peerIPCPAcked:
 		return "ipcp"
+	case s.dual && !s.v6.ourAcked:
+		return "ipv6cp"
+	case s.dual && !s.v6.raSeen:
+		return "ra"
+	case s.dual && !s.v6.bound:
+		return "dhcpv6"
+	case s.dual && s.est && !s.v6.pdrs:
+		return "pfcp_ipv6"
 	default:
 		return "pfcp"
 	}
@@ -205,6 +219,10 @@ func (s *session) onFrame(f *frame, now time.Time) {
 		s.l.count(&s.l.st.malformed)
 		return
 	}
+	if proto == protoIPv6 {
+		s.onIPv6(pkt, now)
+		return
+	}
 	cp, err := parseCP(pkt)
 	if err != nil {
 		s.l.count(&s.l.st.malformed)
@@ -219,6 +237,8 @@ func (s *session) onFrame(f *frame, now time.Time) {
 		s.onCHAP(cp, now)
 	case protoIPCP:
 		s.onIPCP(cp, now)
+	case protoIPv6CP:
+		s.onIPv6CP(cp, now)
 	default:
 		s.l.count(&s.l.st.unexpected)
 	}
@@ -520,6 +540,7 @@ func (s *session) startIPCP(now time.Time) {
 	s.ipcpStarted = true
 	s.wantDNS1, s.wantDNS2 = s.l.cfg.DNS, s.l.cfg.DNS
 	s.sendIPCPConfReq(now)
+	s.startIPv6CP(now)
 }
 
 func (s *session) sendIPCPConfReq(now time.Time) {
@@ -649,9 +670,20 @@ func (s *session) onEstablished(d *dp, e *establishment, now time.Time) {
 		s.fail(why)
 		return
 	}
-	s.ph = phDone
+	s.est = true
+	s.v6.pdrs = s.v6.pdrs || e.ipv6
 	s.pending = nil
 	s.mark(markEst, now)
+	s.maybeDone(now)
+}
+
+// maybeDone completes the session: established, and with IPv6 when dual stack.
+func (s *session) maybeDone(now time.Time) {
+	if s.ph != phPPP || !s.est || (s.dual && (!s.v6.bound || !s.v6.pdrs)) {
+		return
+	}
+	s.ph = phDone
+	s.pending, s.v6.pending = nil, nil
 	s.l.finish(s, true, "", now.Sub(s.start))
 }
 
@@ -666,6 +698,7 @@ func (s *session) tick(now time.Time) {
 		s.fail("timeout")
 		return
 	}
+	s.tick6(now)
 	if s.pending != nil && now.Sub(s.lastSent) >= s.l.cfg.Resend<<min(s.retx, 3) {
 		s.dp.sendVXLAN(s.pending)
 		s.lastSent = now

@@ -89,6 +89,8 @@ type sess struct {
 	addr, dns1, dns2            [4]byte
 	wantDNS1, wantDNS2          bool
 	ipcpOurAcked, ipcpPeerAcked bool
+	// IPv6 (Config.DualStack, client6.go)
+	v6 v6sess
 
 	// timers: ns since the Emu's start, 0 = off
 	retxAt, phaseAt, echoAt, txAt, retryAt int64
@@ -228,7 +230,7 @@ func (e *Emu) up(s *sess) {
 	if e.cfg.EchoInterval > 0 {
 		s.echoAt = e.now + int64(e.cfg.EchoInterval)
 	}
-	if e.cfg.Rate > 0 && e.cfg.Target.IsValid() {
+	if e.cfg.Rate > 0 && (e.cfg.Target.IsValid() || e.cfg.Target6.IsValid()) {
 		// The first datagram right away (sessions come up spread out anyway): the time to the
 		// first echo is then the pod's, not the emulator's interval.
 		s.txAt = e.now + 1
@@ -435,7 +437,12 @@ func (e *Emu) onTimer(s *sess) {
 			n, s.txAt = 64, now
 		}
 		for i := int64(0); i < n; i++ {
-			e.sendUDP(s)
+			if e.cfg.Target.IsValid() {
+				e.sendUDP(s)
+			}
+			if e.cfg.Target6.IsValid() && s.v6.dhcp == dhcpBound {
+				e.sendUDP6(s)
+			}
 		}
 		s.txAt += n * iv
 	}
@@ -461,6 +468,7 @@ func (e *Emu) retransmit(s *sess) {
 		if !s.ipcpOurAcked {
 			e.sendIPCPReq(s)
 		}
+		e.retransmit6(s)
 	}
 }
 
@@ -659,9 +667,16 @@ func (e *Emu) sessionFrame(s *sess, f *pppoe.Frame) {
 		}
 		return
 	}
+	if proto == ppp.ProtoIPv6 && e.cfg.DualStack && s.state >= stIPCP {
+		e.ipv6In(s, p[2:])
+		return
+	}
 	var pkt cpPacket
 	switch proto {
-	case ppp.ProtoLCP, ppp.ProtoPAP, ppp.ProtoCHAP, ppp.ProtoIPCP:
+	case ppp.ProtoLCP, ppp.ProtoPAP, ppp.ProtoCHAP, ppp.ProtoIPCP, ppp.ProtoIPv6CP:
+		if proto == ppp.ProtoIPv6CP && !e.cfg.DualStack {
+			break
+		}
 		var ok bool
 		if pkt, ok = parseCP(p[2:]); !ok {
 			e.st.rxMalformed++
@@ -677,6 +692,15 @@ func (e *Emu) sessionFrame(s *sess, f *pppoe.Frame) {
 		e.chap(s, pkt)
 	case ppp.ProtoIPCP:
 		e.ipcp(s, pkt)
+	case ppp.ProtoIPv6CP:
+		if e.cfg.DualStack {
+			e.ipv6cp(s, pkt)
+			return
+		}
+		e.unexpected()
+		if s.state > stLCP {
+			e.sendProtoRej(s, p)
+		}
 	default:
 		// IPv6CP, CCP, ...: not run here (RFC 1661 5.7), once LCP is open
 		e.unexpected()
@@ -801,7 +825,13 @@ func (e *Emu) lcp(s *sess, p cpPacket) {
 		s.echoReplies++
 		e.st.echoReplies++
 	case ppp.CodeDiscardReq:
-	case ppp.CodeCodeRej, ppp.CodeProtoRej, ppp.CodeTermAck:
+	case ppp.CodeProtoRej:
+		if len(p.data) >= 2 {
+			e.protoRejected(s, binary.BigEndian.Uint16(p.data))
+			return
+		}
+		e.unexpected()
+	case ppp.CodeCodeRej, ppp.CodeTermAck:
 		e.unexpected()
 	default:
 		e.unexpected()
@@ -979,6 +1009,9 @@ func (e *Emu) startIPCP(s *sess) {
 	s.state = stIPCP
 	s.ipcpID++
 	e.sendIPCPReq(s)
+	if e.cfg.DualStack {
+		e.startIPv6CP(s)
+	}
 	e.phase(s)
 }
 
@@ -1066,8 +1099,12 @@ func (e *Emu) ipcp(s *sess, p cpPacket) {
 	}
 }
 
-func (e *Emu) ipcpMaybeUp(s *sess) {
-	if s.state == stIPCP && s.ipcpOurAcked && s.ipcpPeerAcked {
+func (e *Emu) ipcpMaybeUp(s *sess) { e.ncpMaybeUp(s) }
+
+// ncpMaybeUp: the session is up once IPCP is open and IPv6 (dual stack) is
+// bound or refused.
+func (e *Emu) ncpMaybeUp(s *sess) {
+	if s.state == stIPCP && s.ipcpOurAcked && s.ipcpPeerAcked && e.v6Done(s) {
 		if s.addr == ([4]byte{}) {
 			e.fail(s, "ipcp_no_address")
 			return

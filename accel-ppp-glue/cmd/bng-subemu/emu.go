@@ -27,8 +27,13 @@ type Config struct {
 	EchoFailures int           // unanswered echoes before the session counts as dead (default 3)
 	Rate         float64       // UDP datagrams per second per session (0 = no traffic)
 	Target       netip.AddrPort
-	Size         int           // UDP payload bytes (default 64, at least 24)
-	Tick         time.Duration // timer wheel granularity (default 10 ms)
+	// DualStack runs IPv6CP, RS and DHCPv6 (IA_PD, IA_NA when the RA's M
+	// flag is set) beside IPCP; Target6 (optional) gets datagrams from the
+	// SLAAC address and from the delegated prefix in turn (client6.go).
+	DualStack bool
+	Target6   netip.AddrPort
+	Size      int           // UDP payload bytes (default 64, at least 24)
+	Tick      time.Duration // timer wheel granularity (default 10 ms)
 	// At stop every session is hung up (LCP Terminate-Request, then PADT) at
 	// HangupRate sessions per second (default 250: 500 frames/s, a tenth of bng-dp's
 	// HIGH-class line bucket of 5,000/s; four emulators at 1,000/s each lost about 8 % of
@@ -183,6 +188,10 @@ type counters struct {
 	echoSent, echoReplies, echoAnswered, echoLoops                              uint64
 	firstDial, lastUp, lastFirstRx                                              int64
 	trafficEver                                                                 uint64
+	// IPv6 (client6.go)
+	v6Sent, v6Rx, v6Failed          map[string]uint64
+	v6Bound, v6Bad                  uint64
+	tr6Tx, tr6Rx, tr6RxPD, tr6RxBad uint64
 }
 
 // NewEmu makes an emulator for subs (the order is the dial order).
@@ -194,6 +203,7 @@ func NewEmu(cfg Config, tr Transport, subs []Subscriber) (*Emu, error) {
 	e := &Emu{cfg: cfg, tr: tr, byIdx: make(map[uint32]int32, len(subs)),
 		tickNs: int64(cfg.Tick), reqs: make(chan func(), 16), rng: 0x9e3779b97f4a7c15, dialTokens: 1}
 	e.st.failReasons = map[string]uint64{}
+	e.st.v6Sent, e.st.v6Rx, e.st.v6Failed = map[string]uint64{}, map[string]uint64{}, map[string]uint64{}
 	e.st.dropReasons = map[string]uint64{}
 	e.sess = make([]sess, len(subs))
 	for i := range subs {
@@ -591,8 +601,11 @@ func (e *Emu) flush() {
 
 // Stats are the totals of one JSON line and of GET /v1/stats.
 type Stats struct {
-	Type        string            `json:"type"`
-	T           float64           `json:"t"` // seconds since start
+	Type string  `json:"type"`
+	T    float64 `json:"t"` // seconds since start
+	// IPv6 (--dual-stack only): what was sent and received, the sessions
+	// that bound a delegated prefix, why IPv6 failed, the IPv6 datagrams
+	IPv6        *IPv6Stats        `json:"ipv6,omitempty"`
 	Subscribers int               `json:"subscribers"`
 	Dialled     uint64            `json:"dialled"` // attempts started
 	Dialling    int               `json:"dialling"`
@@ -633,6 +646,7 @@ func (e *Emu) stats() Stats {
 	st := Stats{Type: "stats", T: float64(e.now) / 1e9, Subscribers: len(e.sess), Dialled: e.st.dialled,
 		Dialling: e.dialing, Up: e.st.upNow, EverUp: e.st.everUp, UpEvents: e.st.upEvents, Failed: e.st.failed,
 		FailReasons: copyMap(e.st.failReasons), Drops: copyMap(e.st.dropReasons),
+		IPv6:   e.v6Stats(),
 		TxPkts: e.st.trTx, RxPkts: e.st.trRx, TxBytes: e.st.trTxBytes, RxBytes: e.st.trRxBytes, RxBad: e.st.trRxBad,
 		Echo: map[string]uint64{"sent": e.st.echoSent, "replies": e.st.echoReplies,
 			"answered": e.st.echoAnswered, "loops": e.st.echoLoops},
@@ -708,6 +722,13 @@ type SessionStatus struct {
 	// since the emulator's start): a traffic outage such as a failover
 	MaxRxGapMs    float64  `json:"max_rx_gap_ms,omitempty"`
 	MaxRxGapEndMs *float64 `json:"max_rx_gap_end_ms,omitempty"`
+	// IPv6 (--dual-stack, once bound): the SLAAC address, the delegated
+	// prefix, the IA_NA address; the IPv6 datagrams sent and echoed
+	IPv6Address     string `json:"ipv6_address,omitempty"`
+	DelegatedPrefix string `json:"delegated_prefix,omitempty"`
+	IANAAddress     string `json:"ia_na_address,omitempty"`
+	V6TxPkts        uint64 `json:"v6_tx_pkts,omitempty"`
+	V6RxPkts        uint64 `json:"v6_rx_pkts,omitempty"`
 }
 
 func msSince(at int64) *float64 {
@@ -762,6 +783,13 @@ func (e *Emu) sessions() []SessionStatus {
 				}
 			}
 			ss.MRU = s.peerMRU
+			if s.v6.dhcp == dhcpBound {
+				ss.IPv6Address, ss.DelegatedPrefix = s.slaac().String(), s.v6.pd.String()
+				if s.v6.na.IsValid() {
+					ss.IANAAddress = s.v6.na.String()
+				}
+				ss.V6TxPkts, ss.V6RxPkts = s.v6.txPkts, s.v6.rxPkts
+			}
 			ss.SetupMs = float64(s.upAt-s.dialStart) / 1e6
 			ss.UpMs = msSince(s.upAt)
 			switch s.authProto {

@@ -4,9 +4,11 @@ import (
 	"encoding/hex"
 	"net/netip"
 	"testing"
+	"time"
 
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/ppp"
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/pppoe"
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/v6ctl"
 )
 
 // discard is a Transport that drops what it is given.
@@ -29,6 +31,8 @@ func fuzzEmu(tb testing.TB) *Emu {
 	cfg.EchoInterval = 1e9
 	cfg.Rate = 10
 	cfg.Target = netip.MustParseAddrPort("198.51.100.10:7")
+	cfg.DualStack = true
+	cfg.Target6 = netip.MustParseAddrPort("[2001:db8:ffff::10]:7")
 	e, err := NewEmu(cfg, &discard{}, subs)
 	if err != nil {
 		tb.Fatal(err)
@@ -55,6 +59,13 @@ func fuzzEmu(tb testing.TB) *Emu {
 		}
 		if st >= stAuth {
 			s.ourAcked, s.peerAcked, s.authProto = true, true, ppp.ProtoCHAP
+		}
+		if st >= stIPCP {
+			s.v6 = v6sess{iid: eui64(s.mac), ourAcked: true, peerAcked: true, xid: 0x123456, dhcp: dhcpSoliciting}
+		}
+		if st == stUp {
+			s.v6.raSeen, s.v6.prefix, s.v6.dhcp = true, 0x20010db801000001, dhcpBound
+			s.v6.pd = netip.MustParsePrefix("2001:db8:200:100::/56")
 		}
 	}
 	return e
@@ -88,10 +99,25 @@ func FuzzInput(f *testing.F) {
 			"8021 01 01 000a 0306 64400001",                       // IPCP Configure-Request
 			"8021 03 01 0016 0306 64400005 8106 08080808 8306 08080404",
 			"8057 01 01 0004", // IPv6CP
+			"8057 01 01 000e 010a 00ac00fffe000001",
+			"8057 03 02 000e 010a 0211223344556677",
 			"0021 4500001c000000004011000000000000000000000000000000000000",
 		} {
 			b, _ := hex.DecodeString(stripSpaces(h))
 			f.Add(frameTo(e, i, pppoe.EtherTypeSession, 0, s.sid|1, b))
+		}
+		// an RA and a DHCPv6 Advertise as bng-cp sends them
+		vs := &v6ctl.Session{OurIID: 0x00ac00fffe000001, WAN: netip.MustParsePrefix("2001:db8:100:1::/64"),
+			PD: netip.MustParsePrefix("2001:db8:200:100::/56"), MTU: 1492, RouterLifetime: 1800}
+		f.Add(frameTo(e, i, pppoe.EtherTypeSession, 0, s.sid|1, append([]byte{0, 0x57}, v6ctl.RA(vs)...)))
+		s.v6.iid = eui64(s.mac)
+		s.v6.xid = 0x123456
+		e.sendDHCP(s, 1)
+		sol := e.txFrames[e.txN-1]
+		if fr, err := pppoe.DecodeFrame(sol); err == nil && len(fr.Payload) > 2 {
+			if r := (&v6ctl.Server{DUID: v6ctl.NewDUID([8]byte{1})}).Handle(vs, fr.Payload[2:], time.Time{}); r.Reply != nil {
+				f.Add(frameTo(e, i, pppoe.EtherTypeSession, 0, s.sid|1, append([]byte{0, 0x57}, r.Reply...)))
+			}
 		}
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -174,7 +200,7 @@ func TestHostileFrames(t *testing.T) {
 		{"PADS in state up", frameTo(e, up, pppoe.EtherTypeDiscovery, pppoe.CodePADS, 5, pppoe.AppendTag(nil, pppoe.TagHostUniq, s.hostUniq[:])), &e.st.rxUnexpected},
 		{"PADT of another session", frameTo(e, up, pppoe.EtherTypeDiscovery, pppoe.CodePADT, s.sid+1, nil), &e.st.rxWrongSession},
 		{"IPCP Ack out of the blue", frameTo(e, up, pppoe.EtherTypeSession, 0, s.sid, cp("8021 02 09 000a 0306 00000000")), &e.st.rxUnexpected},
-		{"IPv6CP", frameTo(e, up, pppoe.EtherTypeSession, 0, s.sid, cp("8057 01 01 0004")), &e.st.rxUnexpected},
+		{"IPv6CP Ack out of the blue", frameTo(e, up, pppoe.EtherTypeSession, 0, s.sid, cp("8057 02 09 000e 010a 0211223344556677")), &e.st.rxUnexpected},
 	} {
 		before := *tc.field
 		e.input(tc.frame)

@@ -132,6 +132,8 @@ func run(args []string) int {
 	duration := fs.Duration("duration", 0, "stop after this long (0: until SIGTERM/SIGINT)")
 	hangupRate := fs.Float64("hangup-rate", 250, "sessions hung up per second at stop (LCP Terminate-Request + PADT; 0: all at once)")
 	hangupMax := fs.Duration("hangup-max", 10*time.Second, "the stop's hangups take at most this long (the rate rises to fit)")
+	dual := fs.Bool("dual-stack", false, "run IPv6CP, RS and DHCPv6 (IA_PD, IA_NA when the RA's M flag is set) beside IPCP; a session is up once IPv6 is bound or refused")
+	target6 := fs.String("target6", "", "UDP echo target [ipv6]:port for --rate (needs --dual-stack): datagrams from the SLAAC address and from the delegated prefix in turn")
 	strict := fs.Bool("strict", false, "behave as common CPEs: drop session frames that come before their PADS; hang up with Terminate-Request, then the PADT once acked")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -163,15 +165,25 @@ func run(args []string) int {
 	if cfg.Retries == 0 {
 		cfg.Retries = -1
 	}
+	cfg.DualStack = *dual
+	if *target6 != "" {
+		ap, err := netip.ParseAddrPort(*target6)
+		if err != nil || !ap.Addr().Is6() || ap.Addr().Is4In6() || ap.Port() == 0 || !*dual {
+			return usage("--target6 %q: want an IPv6 [ip]:port, with --dual-stack", *target6)
+		}
+		cfg.Target6 = ap
+	}
 	if *rate > 0 {
-		if *target == "" {
-			return usage("--rate needs --target")
+		if *target == "" && *target6 == "" {
+			return usage("--rate needs --target or --target6")
 		}
-		ap, err := netip.ParseAddrPort(*target)
-		if err != nil || !ap.Addr().Is4() || ap.Port() == 0 {
-			return usage("--target %q: want an IPv4 ip:port", *target)
+		if *target != "" {
+			ap, err := netip.ParseAddrPort(*target)
+			if err != nil || !ap.Addr().Is4() || ap.Port() == 0 {
+				return usage("--target %q: want an IPv4 ip:port", *target)
+			}
+			cfg.Target = ap
 		}
-		cfg.Target = ap
 	}
 	subs, err := loadSubscribers(*users, *port, *skip, *count)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/ppp"
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/pppoe"
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/v6ctl"
 )
 
 // testServer is an access concentrator in the test process, on the other
@@ -59,6 +60,10 @@ type serverConfig struct {
 	PADTBeforeTermAck bool
 	// NoTermAck ignores the clients' LCP Terminate-Requests
 	NoTermAck bool
+	// IPv6 runs IPv6CP and answers RS and DHCPv6 as bng-cp does (internal/v6ctl):
+	// /64 2001:db8:100:<n>::, delegated prefix 2001:db8:200:<n>00::/56; IANA
+	// offers IA_NA. IPv6 datagrams are echoed with UDPEcho.
+	IPv6, IANA bool
 }
 
 type srvSess struct {
@@ -69,6 +74,14 @@ type srvSess struct {
 	link       *ppp.Link
 	peer       netip.Addr
 	up         bool
+	v6         *v6ctl.Session
+}
+
+var srv6 = &v6ctl.Server{DUID: v6ctl.NewDUID([8]byte{1})}
+
+func eui64Of(mac [6]byte) uint64 {
+	return uint64(mac[0]^0x02)<<56 | uint64(mac[1])<<48 | uint64(mac[2])<<40 | 0xfffe<<24 |
+		uint64(mac[3])<<16 | uint64(mac[4])<<8 | uint64(mac[5])
 }
 
 var (
@@ -213,6 +226,20 @@ func (s *testServer) input(out [][]byte, b []byte, now time.Time) [][]byte {
 	if proto == ppp.ProtoIPv4 && ss.up && s.cfg.UDPEcho {
 		return s.udpEcho(out, ss, data)
 	}
+	if proto == ppp.ProtoIPv6 && ss.v6 != nil && ss.v6.OurIID != 0 {
+		if len(data) > 47 && data[6] == 17 && binary.BigEndian.Uint16(data[42:]) != 547 {
+			if s.cfg.UDPEcho {
+				return s.udpEcho6(out, ss, data)
+			}
+			return out
+		}
+		r := srv6.Handle(ss.v6, data, now)
+		if r.Reply != nil {
+			out = s.frame(out, ss.mac, ss.tpid, ss.stag, ss.ctag, pppoe.CodeSession, ss.sid,
+				ppp.AppendProto(nil, ppp.Packet{Proto: ppp.ProtoIPv6, Data: r.Reply}))
+		}
+		return out
+	}
 	if proto == ppp.ProtoLCP && len(data) > 0 && data[0] == ppp.CodeTermReq {
 		s.hangups[f.Src] = append(s.hangups[f.Src], "termreq")
 		if s.cfg.NoTermAck {
@@ -221,6 +248,18 @@ func (s *testServer) input(out [][]byte, b []byte, now time.Time) [][]byte {
 	}
 	ss.link.Input(now, proto, data)
 	return s.drain(out, ss, now)
+}
+
+// udpEcho6 sends an IPv6/UDP datagram back with addresses and ports
+// swapped (the checksum stays right: the sum is the same).
+func (s *testServer) udpEcho6(out [][]byte, ss *srvSess, ip []byte) [][]byte {
+	r := append([]byte(nil), ip...)
+	copy(r[8:24], ip[24:40])
+	copy(r[24:40], ip[8:24])
+	copy(r[40:42], ip[42:44])
+	copy(r[42:44], ip[40:42])
+	return s.frame(out, ss.mac, ss.tpid, ss.stag, ss.ctag, pppoe.CodeSession, ss.sid,
+		ppp.AppendProto(nil, ppp.Packet{Proto: ppp.ProtoIPv6, Data: r}))
 }
 
 // udpEcho sends an IPv4/UDP datagram back with the addresses and ports swapped.
@@ -270,11 +309,27 @@ func (s *testServer) drain(out [][]byte, ss *srvSess, now time.Time) [][]byte {
 						d1, d2 = netip.Addr{}, netip.Addr{}
 					}
 					ss.link.SetIPv4(srvLocal, peer, d1, d2)
+					if s.cfg.IPv6 {
+						n := uint16(s.nextAddr)
+						ss.v6 = &v6ctl.Session{
+							WAN: netip.PrefixFrom(netip.AddrFrom16([16]byte{0x20, 0x01, 0x0d, 0xb8, 0x01, 0x00, byte(n >> 8), byte(n)}), 64),
+							PD:  netip.PrefixFrom(netip.AddrFrom16([16]byte{0x20, 0x01, 0x0d, 0xb8, 0x02, 0x00, byte(n), 0}), 56),
+							DNS: []netip.Addr{netip.MustParseAddr("2001:db8::53")}, MTU: 1492, RouterLifetime: 1800,
+						}
+						if s.cfg.IANA {
+							a := ss.v6.WAN.Addr().As16()
+							a[15] = 1
+							ss.v6.IANA = netip.AddrFrom16(a)
+						}
+						ss.link.SetIPv6(eui64Of(s.acMAC), eui64Of(ss.mac))
+					}
 				}
 				ss.link.AuthResult(now, ok, "")
 			case ppp.EvUp:
 				ss.up = true
 				s.ups++
+			case ppp.EvUp6:
+				ss.v6.OurIID = ev.Local
 			case ppp.EvDown:
 				s.downs[ev.Reason.String()]++
 				out = s.frame(out, ss.mac, ss.tpid, ss.stag, ss.ctag, pppoe.CodePADT, ss.sid, nil)

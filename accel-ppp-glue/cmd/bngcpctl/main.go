@@ -343,6 +343,26 @@ func (c *cli) session(s *api.SessionView) error {
 		{"circuit id:", s.CircuitID},
 		{"remote id:", s.RemoteID},
 	}
+	if s.IPv6Prefix != nil {
+		// dual stack: the /64, the delegated prefix (bound or not), the IA_NA
+		// address and the IPv6 share of the counters
+		pd := "-"
+		if s.DelegatedPrefix != nil {
+			pd = s.DelegatedPrefix.String()
+			if !s.PrefixBound {
+				pd += " (not bound)"
+			}
+		}
+		na := "-"
+		if s.IPv6Address != nil {
+			na = s.IPv6Address.String()
+		}
+		rows = append(rows, [][]string{
+			{"ipv6 prefix:", s.IPv6Prefix.String()}, {"delegated prefix:", pd}, {"ipv6 address:", na},
+			{"ipv6 up octets:", u64(s.V6UpOctets)}, {"ipv6 down octets:", u64(s.V6DownOctets)},
+			{"ipv6 up packets:", u64(s.V6UpPackets)}, {"ipv6 down packets:", u64(s.V6DownPackets)},
+		}...)
+	}
 	tw := tabwriter.NewWriter(c.stdout, 0, 0, 1, ' ', 0)
 	for _, r := range rows {
 		fmt.Fprintf(tw, "%s\t%s\n", r[0], clean(r[1]))

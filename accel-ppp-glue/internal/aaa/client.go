@@ -170,6 +170,7 @@ type AccessResult struct {
 	RateUp       uint64     // bit/s, WISPr-Bandwidth-Max-Up; 0 = none
 	Class        [][]byte   // echo in accounting
 	FramedMTU    uint16     // 0 = none
+	IPv6         AccessIPv6 // RFC 3162/4818/6911 attributes
 
 	SessionTimeout, InterimInterval, IdleTimeout time.Duration
 
@@ -374,6 +375,7 @@ type AcctRequest struct {
 	// EventTime is when the event happened (Event-Timestamp); Acct-Delay-Time
 	// is computed from it at each (re)send to a server. Zero = now.
 	EventTime time.Time
+	IPv6      *AcctIPv6 // nil: the session has no IPv6
 }
 
 // Account sends an Accounting-Request to the servers in turn until one
@@ -461,6 +463,9 @@ func (c *Client) buildAcct(r *AcctRequest, ev time.Time, id byte, secret []byte)
 		p.Add(rfc2869.AcctOutputGigawords_Type, u32(sat32(r.OutOctets>>32)))
 		p.Add(rfc2866.AcctInputPackets_Type, u32(sat32(r.InPackets)))
 		p.Add(rfc2866.AcctOutputPackets_Type, u32(sat32(r.OutPackets)))
+	}
+	if err := addIPv6Acct(p, r.IPv6, r.Status); err != nil {
+		return nil, auth, err
 	}
 	if r.Status == AcctStop && r.TerminateCause > 0 {
 		p.Add(rfc2866.AcctTerminateCause_Type, u32(uint32(r.TerminateCause)))

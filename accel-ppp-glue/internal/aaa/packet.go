@@ -284,6 +284,9 @@ func decodeAccess(b []byte) (*AccessResult, error) {
 	r := &AccessResult{Accept: radius.Code(b[0]) == radius.CodeAccessAccept}
 	var replyMsg []byte
 	err := walkAttrs(b[headerLen:], func(_ int, typ byte, val []byte) error {
+		if decodeIPv6Attr(&r.IPv6, typ, val) {
+			return nil
+		}
 		switch radius.Type(typ) {
 		case rfc2865.FramedIPAddress_Type:
 			if len(val) == 4 {

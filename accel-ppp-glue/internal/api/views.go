@@ -47,6 +47,18 @@ type SessionView struct {
 	UPSEID         uint64     `json:"up_seid"` // 0 until the DP installed it
 	CircuitID      string     `json:"circuit_id"`
 	RemoteID       string     `json:"remote_id"`
+	// IPv6 (absent: none): the /64, the delegated prefix, the IA_NA address,
+	// whether IPv6CP is open, whether the DHCPv6 client holds the delegated
+	// prefix, and the IPv6 share of the octet and packet totals above
+	IPv6Prefix      *netip.Prefix `json:"ipv6_prefix,omitempty"`
+	DelegatedPrefix *netip.Prefix `json:"delegated_prefix,omitempty"`
+	IPv6Address     *netip.Addr   `json:"ipv6_address,omitempty"`
+	IPv6Up          bool          `json:"ipv6_up,omitempty"`
+	PrefixBound     bool          `json:"prefix_bound,omitempty"`
+	V6UpOctets      uint64        `json:"v6_up_octets,omitempty"`
+	V6DownOctets    uint64        `json:"v6_down_octets,omitempty"`
+	V6UpPackets     uint64        `json:"v6_up_packets,omitempty"`
+	V6DownPackets   uint64        `json:"v6_down_packets,omitempty"`
 }
 
 // PoolView is one address pool and its use.

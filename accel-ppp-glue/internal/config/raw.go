@@ -19,6 +19,29 @@ type rawConfig struct {
 	LineGroups   []*rawLineGroup  `yaml:"line_groups"`
 	Instances    []*rawInstance   `yaml:"instances"`
 	ONOS         *rawONOS         `yaml:"onos"`
+	Core6        *rawCore6        `yaml:"core6"`
+	IPv6RA       *rawIPv6RA       `yaml:"ipv6_ra"`
+	IPv6Pools    []*rawIPv6Pool   `yaml:"ipv6_pools"`
+}
+
+type rawCore6 struct {
+	Subnet yaml.Node `yaml:"subnet"`
+	Router yaml.Node `yaml:"router"`
+}
+
+type rawIPv6RA struct {
+	Interval       yaml.Node `yaml:"interval"`
+	RouterLifetime yaml.Node `yaml:"router_lifetime"`
+}
+
+type rawIPv6Pool struct {
+	Name            yaml.Node   `yaml:"name"`
+	WANPrefix       yaml.Node   `yaml:"wan_prefix"`
+	DelegatedPrefix yaml.Node   `yaml:"delegated_prefix"`
+	DelegatedLength yaml.Node   `yaml:"delegated_length"`
+	IANA            yaml.Node   `yaml:"ia_na"`
+	DNS             []yaml.Node `yaml:"dns"`
+	LineGroup       yaml.Node   `yaml:"line_group"`
 }
 
 type rawONOS struct {
@@ -50,6 +73,7 @@ type rawRadius struct {
 	TimeoutMS     yaml.Node          `yaml:"timeout_ms"`
 	Retries       yaml.Node          `yaml:"retries"`
 	Servers       []*rawRadiusServer `yaml:"servers"`
+	IPv6Octets    yaml.Node          `yaml:"ipv6_octets_attribute"`
 }
 
 type rawRadiusServer struct {
@@ -98,6 +122,8 @@ type rawLineGroup struct {
 	Pools       []yaml.Node `yaml:"pools"`
 	QosProfile  yaml.Node   `yaml:"qos_profile"`
 	Instance    yaml.Node   `yaml:"instance"`
+	CoreAddr6   yaml.Node   `yaml:"core_address6"`
+	IPv6Pools   []yaml.Node `yaml:"ipv6_pools"`
 }
 
 type rawInstance struct {

@@ -49,13 +49,17 @@ type Config struct {
 	QosProfiles  []*QosProfile
 	LineGroups   []*LineGroup
 	Instances    []*Instance
-	ONOS         *ONOS // nil: no ONOS, the stated placement only
+	ONOS         *ONOS  // nil: no ONOS, the stated placement only
+	Core6        *Core6 // nil: no IPv6 in the pod
+	IPv6RA       IPv6RA
+	IPv6Pools    []*IPv6Pool
 
 	accessPorts map[string]*AccessPort
 	pools       map[string]*Pool
 	qosProfiles map[string]*QosProfile
 	lineGroups  map[string]*LineGroup
 	instances   map[uint32]*Instance
+	ipv6Pools   map[string]*IPv6Pool
 }
 
 // ControlPlane is where this control plane listens.
@@ -85,6 +89,9 @@ type Radius struct {
 	Timeout       time.Duration
 	Retries       int
 	Servers       []*RadiusServer
+	// IPv6OctetsAttribute: the vendor attributes carrying the IPv6 share of
+	// the accounting counters, IPv6OctetsERX (default) or IPv6OctetsNone
+	IPv6OctetsAttribute string
 }
 
 // RadiusServer is one RADIUS server.
@@ -189,6 +196,10 @@ type LineGroup struct {
 	QosProfile  *QosProfile // default profile of the group's subscribers
 	Instance    *Instance
 	Lines       []*Line
+	// IPv6: the group's core address (ND on the core side; invalid: none)
+	// and pools (none: no IPv6 for its subscribers)
+	CoreAddress6 netip.Addr
+	IPv6Pools    []*IPv6Pool
 }
 
 // Instance is a DP (user-plane) instance.

@@ -31,6 +31,7 @@ type builder struct {
 	cfg  *Config
 
 	poolMeta  map[*Pool]*poolMeta
+	pool6Meta map[*IPv6Pool]*pool6Meta
 	groupMeta map[*LineGroup]*groupMeta
 	instMeta  map[*Instance]*instMeta
 	lines     []*Line // every line whose own fields are valid
@@ -52,6 +53,8 @@ type groupMeta struct {
 	path       string
 	pools      []ref
 	poolNames  map[string]bool // names in pools
+	pools6     []ref
+	pool6Names map[string]bool
 	qosProfile ref
 	qosOK      bool
 	instance   uint32
@@ -70,6 +73,7 @@ type instMeta struct {
 func newBuilder() *builder {
 	return &builder{
 		poolMeta:  make(map[*Pool]*poolMeta),
+		pool6Meta: make(map[*IPv6Pool]*pool6Meta),
 		groupMeta: make(map[*LineGroup]*groupMeta),
 		instMeta:  make(map[*Instance]*instMeta),
 	}
@@ -84,6 +88,7 @@ func (b *builder) build(raw *rawConfig) *Config {
 		qosProfiles: make(map[string]*QosProfile),
 		lineGroups:  make(map[string]*LineGroup),
 		instances:   make(map[uint32]*Instance),
+		ipv6Pools:   make(map[string]*IPv6Pool),
 	}
 	b.cfg = c
 	c.Pod, _ = b.name(&raw.Pod, "pod")
@@ -93,10 +98,14 @@ func (b *builder) build(raw *rawConfig) *Config {
 	b.accessPorts(raw.AccessPorts)
 	b.qosProfiles(raw.QosProfiles)
 	b.pools(raw.Pools)
+	b.core6(raw.Core6)
+	b.ipv6RA(raw.IPv6RA)
+	b.ipv6Pools(raw.IPv6Pools)
 	b.lineGroups(raw.LineGroups)
 	b.instances(raw.Instances)
 	b.onos(raw.ONOS)
 	b.resolve()
+	b.resolve6()
 	b.checkManagementAddresses()
 	b.checkPoolOverlaps()
 	b.checkSTagPorts()
@@ -180,6 +189,17 @@ func (b *builder) radius(r *rawRadius) {
 	}
 	if v, ok := b.uintIn(&r.Retries, "radius.retries", 0, maxRetries); ok {
 		rad.Retries = int(v)
+	}
+	rad.IPv6OctetsAttribute = IPv6OctetsERX
+	if present(&r.IPv6Octets) {
+		if v, ok := b.str(&r.IPv6Octets, "radius.ipv6_octets_attribute"); ok {
+			switch v {
+			case IPv6OctetsERX, IPv6OctetsNone:
+				rad.IPv6OctetsAttribute = v
+			default:
+				b.errorf("radius.ipv6_octets_attribute", r.IPv6Octets.Line, "%q: expected erx or none", v)
+			}
+		}
 	}
 	if r.Servers == nil {
 		b.errorf("radius.servers", 0, "required sequence missing")
@@ -448,6 +468,7 @@ func (b *builder) lineGroups(list []*rawLineGroup) {
 		if v, ok := b.uintIn(&r.Instance, path+".instance", 1, MaxInstanceID); ok {
 			m.instance, m.instPath, m.instLine, m.instOK = uint32(v), path+".instance", r.Instance.Line, true
 		}
+		b.lineGroup6(g, m, r, path, coreAddrs)
 		b.cfg.LineGroups = append(b.cfg.LineGroups, g)
 	}
 }

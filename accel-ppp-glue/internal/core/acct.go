@@ -34,6 +34,7 @@ func (d *Daemon) account(s *session, status aaa.AcctStatus, cause int) {
 	if status == aaa.AcctStop {
 		req.TerminateCause = cause
 	}
+	req.IPv6 = d.acctIPv6(r)
 	h := fnv.New32a()
 	h.Write([]byte(r.ID))
 	ch := d.acct[h.Sum32()%uint32(len(d.acct))]
@@ -81,7 +82,7 @@ func (sh *shard) usage(s *session, u pfcpcp.Usage) {
 	if s.stopped {
 		return // the Accounting-Stop has gone out with the totals
 	}
-	addUsage(&s.rec, u)
+	d.addUsage(&s.rec, u)
 	if s.dead || s.state != stEstablished {
 		return
 	}

@@ -19,9 +19,11 @@ import (
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/onos"
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/pfcpcp"
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/pool"
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/pool6"
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/ppp"
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/pppoe"
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/store"
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/v6ctl"
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/vxlan"
 )
 
@@ -115,11 +117,13 @@ type Daemon struct {
 	m    *metrics
 
 	db       sessionStore
-	pools    map[string]*pool.Group // by line group name
-	auth     authenticator          // RADIUS, or the users file
-	radius   accountant             // accounting (RADIUS)
-	newPlane newUserPlane           // Run makes the user plane with it
-	plane    userPlane              // PFCP to the DP instances, from Run on
+	pools    map[string]*pool.Group  // by line group name
+	pools6   map[string]*pool6.Group // by line group name; groups with IPv6 pools only
+	v6srv    *v6ctl.Server           // RS, NS and DHCPv6 of the sessions (ipv6.go)
+	auth     authenticator           // RADIUS, or the users file
+	radius   accountant              // accounting (RADIUS)
+	newPlane newUserPlane            // Run makes the user plane with it
+	plane    userPlane               // PFCP to the DP instances, from Run on
 	cookies  *pppoe.CookieJar
 	sids     *sidAllocator
 
@@ -131,6 +135,8 @@ type Daemon struct {
 
 	boot uint64
 	seq  atomic.Uint64
+
+	bindingsPersisted atomic.Uint64 // DHCPv6 binding changes written to the store (tests wait for it)
 
 	idxMu  sync.RWMutex
 	bySEID map[uint64]*session
@@ -252,6 +258,10 @@ func New(opt Options) (*Daemon, error) {
 		return nil, fmt.Errorf("session store: %w", err)
 	}
 	d.boot = boot & 0xffffffff
+	if err := d.initIPv6(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("IPv6: %w", err)
+	}
 	if err := d.initPlacement(); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("session store: %w", err)

@@ -135,6 +135,7 @@ func (sh *shard) authDone(s *session, res *aaa.AccessResult, err error) {
 		}
 	}
 	d.setState(s, stNegotiating)
+	sh.allocIPv6(s, res)
 	s.link.SetIPv4(g.CoreAddress, addr, dns1, dns2)
 	s.link.AuthResult(now, true, "")
 	sh.flush(now, s)
@@ -146,6 +147,11 @@ func (d *Daemon) pfcpSession(r *record) *pfcpcp.Session {
 		CPSEID: r.CPSEID, LogicalPort: r.AccessPort, STag: r.STag, CTag: r.CTag, MAC: r.MAC,
 		PPPoESessionID: r.PPPoESID, IPv4: r.IPv4, QosProfile: r.QosProfile, MTU: r.MTU,
 		URRPeriod: d.urrPeriod(r),
+	}
+	if r.IPv6Installed || (r.hasIPv6() && r.Established) {
+		// IPv6 is open: an establishment (again: a DP restart, a line-group
+		// move) carries it, also when the modification that was to add it failed
+		ps.IPv6, ps.RA = d.ipv6Rules(r)
 	}
 	if r.RateDown != 0 {
 		ps.DownMBR = r.RateDown
@@ -194,7 +200,17 @@ func (sh *shard) establish(now time.Time, s *session, e ppp.EvUp) {
 		sh.teardown(s, causeNASError, padtSend, "IPCP opened with an unexpected address")
 		return
 	}
+	if s.link != nil && s.link.IPv6Pending() && s.v6WaitUntil.IsZero() && !s.rec.hasIPv6() {
+		// IPv6CP is still negotiating (a dual-stack CPE runs both at once):
+		// wait for it a little, so that one establishment carries both
+		// families (no modification, store write and Interim more).
+		s.v6WaitUntil = now.Add(v6Wait)
+		sh.timed[s] = struct{}{}
+		return
+	}
+	s.v6WaitUntil = time.Time{}
 	d.setState(s, stEstablishing)
+	s.rec.IPv6Installed = s.rec.hasIPv6()
 	s.rec.MTU = s.link.MRU()
 	s.rec.MagicTx, s.rec.MagicRx = s.link.Magic()
 	s.rec.Started = time.Now().UTC().Truncate(time.Second)
@@ -309,6 +325,9 @@ func (sh *shard) established(s *session, up uint64, err error) {
 		"pppoe_sid", s.rec.PPPoESID, "ipv4", s.rec.IPv4.String(), "profile", s.rec.QosProfile)
 	d.account(s, aaa.AcctStart, 0)
 	d.reportSession(onos.EventUp, s, 0)
+	if s.rec.hasIPv6() && !s.rec.IPv6Installed {
+		sh.installIPv6(s) // IPv6CP opened while the DP installed the session
+	}
 	if srv := d.servingOf(s.rec.LineGroup); srv != s.rec.Instance {
 		// Its line group moved while the DP installed it: follow the group.
 		rec := s.rec
@@ -375,7 +394,7 @@ func (sh *shard) finishTeardown(s *session, up uint64, cause int) {
 		sh.post(func() {
 			for _, u := range usage {
 				if u.Trigger&pfcpcp.TriggerTERMR != 0 {
-					addUsage(&s.rec, u)
+					d.addUsage(&s.rec, u)
 				}
 			}
 			s.stopped = true
@@ -398,6 +417,7 @@ func (sh *shard) release(s *session) {
 		}
 		d.updatePoolMetrics()
 	}
+	d.releaseIPv6(&s.rec, s.group.Name)
 	d.sids.free(s.key.line.port, s.key.line.stag, s.key.sid)
 	d.index(s, false)
 	d.m.sessions.WithLabelValues(stTerminating.String()).Dec()
@@ -408,6 +428,16 @@ func (sh *shard) release(s *session) {
 // never earlier than a reading before: a late report of a deleted instance
 // must not set the clock back.
 func addUsage(r *record, u pfcpcp.Usage) {
+	switch u.URRID {
+	case pfcpcp.URRIPv4:
+		return // the IPv4 share is the total less the IPv6 share
+	case pfcpcp.URRIPv6:
+		r.V6UpOctets += u.ULOctets
+		r.V6DownOctets += u.DLOctets
+		r.V6UpPackets += u.ULPackets
+		r.V6DownPackets += u.DLPackets
+		return
+	}
 	r.UpOctets += u.ULOctets
 	r.DownOctets += u.DLOctets
 	r.UpPackets += u.ULPackets

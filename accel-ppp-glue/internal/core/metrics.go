@@ -34,6 +34,12 @@ type metrics struct {
 	groupCalls      *prometheus.CounterVec // adopt/release by result
 	sessionMoves    *prometheus.CounterVec // sessions installed on a group's new instance, by result
 	groupInstance   *prometheus.GaugeVec   // serving instance id per line group
+	ncpUp           *prometheus.CounterVec // IPv6CP opened (ipv6.go)
+	ncpFailed       *prometheus.CounterVec // IPCP or IPv6CP failed alone, by protocol
+	v6Sent          *prometheus.CounterVec // IPv6 control answers (ra, na, advertise, reply)
+	v6Drops         *prometheus.CounterVec // IPv6 control packets dropped, by reason
+	usageOctets     *prometheus.CounterVec // usage reported by the DPs: family (total, ipv6), direction
+	usagePackets    *prometheus.CounterVec
 }
 
 func newMetrics() *metrics {
@@ -110,7 +116,26 @@ func newMetrics() *metrics {
 	m.groupInstance = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "bngcp_line_group_instance", Help: "Id of the DP instance serving the line group.",
 	}, []string{"line_group"})
-	for _, c := range []prometheus.Collector{m.groupMoves, m.groupCalls, m.sessionMoves, m.groupInstance} {
+	m.ncpUp = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "bngcp_ncp_up_total", Help: "Network control protocols opened besides IPCP (ipv6cp).",
+	}, []string{"protocol"})
+	m.ncpFailed = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "bngcp_ncp_failed_total", Help: "IPCP or IPv6CP that failed while the other ran on (the session stayed up).",
+	}, []string{"protocol"})
+	m.v6Sent = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "bngcp_ipv6_control_sent_total", Help: "IPv6 control answers sent: ra, na, advertise, reply.",
+	}, []string{"kind"})
+	m.v6Drops = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "bngcp_ipv6_control_dropped_total", Help: "IPv6 control packets (RS, NS, DHCPv6) of sessions dropped, by reason.",
+	}, []string{"reason"})
+	m.usageOctets = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "bngcp_usage_octets_total", Help: "Octets the DPs reported for the sessions: family total (both) or ipv6, direction up or down.",
+	}, []string{"family", "direction"})
+	m.usagePackets = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "bngcp_usage_packets_total", Help: "Packets the DPs reported for the sessions: family total (both) or ipv6, direction up or down.",
+	}, []string{"family", "direction"})
+	for _, c := range []prometheus.Collector{m.groupMoves, m.groupCalls, m.sessionMoves, m.groupInstance,
+		m.ncpUp, m.ncpFailed, m.v6Sent, m.v6Drops, m.usageOctets, m.usagePackets} {
 		f(c)
 	}
 	for _, c := range []prometheus.Collector{m.sessions, m.setups, m.setupSeconds, m.teardowns, m.frames,

@@ -28,7 +28,10 @@ func (s *session) view() api.SessionView {
 		QosProfile: r.QosProfile, RateDown: r.RateDown, RateUp: r.RateUp, AcctSessionID: r.ID,
 		Started: r.Started, UpOctets: r.UpOctets, DownOctets: r.DownOctets, UpPackets: r.UpPackets,
 		DownPackets: r.DownPackets, CPSEID: r.CPSEID, UPSEID: r.UPSEID, CircuitID: r.CircuitID,
-		RemoteID: r.RemoteID,
+		RemoteID:   r.RemoteID,
+		IPv6Prefix: prefixPtr(r.IPv6Prefix), DelegatedPrefix: prefixPtr(r.DelegatedPrefix), IPv6Address: addrPtr(r.IPv6Address),
+		IPv6Up: r.IIDLocal != 0, PrefixBound: r.DHCP6.PDBound, V6UpOctets: r.V6UpOctets,
+		V6DownOctets: r.V6DownOctets, V6UpPackets: r.V6UpPackets, V6DownPackets: r.V6DownPackets,
 	}
 }
 
@@ -227,4 +230,18 @@ func (d *Daemon) startHTTP(errc chan<- error) (func(), error) {
 		serve(&http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}, ln, "metrics")
 	}
 	return stop, nil
+}
+
+func prefixPtr(p netip.Prefix) *netip.Prefix {
+	if !p.IsValid() {
+		return nil
+	}
+	return &p
+}
+
+func addrPtr(a netip.Addr) *netip.Addr {
+	if !a.IsValid() {
+		return nil
+	}
+	return &a
 }

@@ -48,6 +48,17 @@ func (d *Daemon) onosSession(r *record) onos.Session {
 	if r.IPv4.IsValid() {
 		s.IPv4 = r.IPv4.String()
 	}
+	if r.hasIPv6() {
+		s.IPv6Prefix = r.IPv6Prefix.String()
+		if r.DHCP6.PDBound {
+			s.DelegatedPrefix = r.DelegatedPrefix.String()
+		}
+		if r.DHCP6.NABound {
+			s.IPv6Address = r.IPv6Address.String()
+		}
+		s.Usage.V6UpBytes, s.Usage.V6DownBytes = r.V6UpOctets, r.V6DownOctets
+		s.Usage.V6UpPackets, s.Usage.V6DownPackets = r.V6UpPackets, r.V6DownPackets
+	}
 	return s
 }
 

@@ -104,7 +104,7 @@ func (d *Daemon) lineOf(port string, stag, ctag uint16, group string) (*config.L
 }
 
 func groupIE(g *config.LineGroup, action pfcpcp.GroupAction) *pfcpcp.LineGroup {
-	lg := &pfcpcp.LineGroup{Action: action, CoreAddress: g.CoreAddress, Name: g.Name}
+	lg := &pfcpcp.LineGroup{Action: action, CoreAddress: g.CoreAddress, Name: g.Name, CoreAddress6: g.CoreAddress6}
 	copy(lg.ACMAC[:], g.ACMAC)
 	copy(lg.CoreMAC[:], g.CoreMAC)
 	return lg
@@ -348,7 +348,7 @@ func (d *Daemon) deleteMoved(from uint32, m movedSession) {
 	s.sh.post(func() {
 		for _, u := range usage {
 			if u.Trigger&pfcpcp.TriggerTERMR != 0 {
-				addUsage(&s.rec, u)
+				d.addUsage(&s.rec, u)
 			}
 		}
 	})

@@ -74,6 +74,9 @@ type fakePlane struct {
 	installed sync.Map // UP SEID -> CP SEID
 	deletes   atomic.Int64
 	hold      chan struct{} // when set, establishments wait for it to close
+	mu        sync.Mutex
+	ests      []*pfcpcp.Session // every establishment
+	mods      []*pfcpcp.Mod     // every modification
 }
 
 func (f *fakePlane) Run(ctx context.Context) error { <-ctx.Done(); return nil }
@@ -84,10 +87,16 @@ func (f *fakePlane) Establish(_ context.Context, _ uint32, s *pfcpcp.Session) (u
 	}
 	up := f.seid.Add(1)
 	f.installed.Store(up, s.CPSEID)
+	f.mu.Lock()
+	f.ests = append(f.ests, s)
+	f.mu.Unlock()
 	f.log.add("establish %x", s.CPSEID)
 	return up, nil
 }
-func (f *fakePlane) Modify(context.Context, uint32, uint64, uint64, *pfcpcp.Mod) ([]pfcpcp.Usage, error) {
+func (f *fakePlane) Modify(_ context.Context, _ uint32, _, _ uint64, m *pfcpcp.Mod) ([]pfcpcp.Usage, error) {
+	f.mu.Lock()
+	f.mods = append(f.mods, m)
+	f.mu.Unlock()
 	return nil, nil
 }
 func (f *fakePlane) Delete(_ context.Context, _ uint32, up uint64) ([]pfcpcp.Usage, error) {
@@ -103,14 +112,19 @@ func (f *fakePlane) Stats() pfcpcp.Stats                                        
 
 // fakeAccounting records the Accounting-Requests.
 type fakeAccounting struct {
-	log   *podLog
-	stops atomic.Int64
-	reqs  sync.Map // Acct-Status-Type -> the last *aaa.AcctRequest of that type
+	log      *podLog
+	stops    atomic.Int64
+	reqs     sync.Map // Acct-Status-Type -> the last *aaa.AcctRequest of that type
+	mu       sync.Mutex
+	requests []aaa.AcctRequest
 }
 
 func (f *fakeAccounting) Account(_ context.Context, r *aaa.AcctRequest) error {
 	c := *r
 	f.reqs.Store(r.Status, &c)
+	f.mu.Lock()
+	f.requests = append(f.requests, *r)
+	f.mu.Unlock()
 	if r.Status == aaa.AcctStop {
 		f.log.add("stop %s cause %d", r.SessionID, r.TerminateCause)
 		f.stops.Add(1)
@@ -269,7 +283,10 @@ func newTestPod(t *testing.T, tune func(*Options), seed func(db sessionStore)) *
 	go func() { runErr <- d.Run(ctx) }()
 	readDone := make(chan struct{})
 	go p.read(readDone)
-	p.stop = func() {
+	var stopPod func()
+	var stopOnce sync.Once
+	p.stop = func() { stopOnce.Do(stopPod) }
+	stopPod = func() {
 		cancel()
 		select {
 		case err := <-runErr:
@@ -430,6 +447,7 @@ type client struct {
 	addr       [4]byte
 	lcpAcked   bool   // the client has acked the CP's LCP Configure-Request already
 	padTags    []byte // more tags for PADI and PADR (e.g. a TR-101 access-line tag)
+	initialRA  []byte // the RA the CP sent when IPv6CP opened (ipv6_test.go)
 }
 
 func (p *testPod) client(i int) *client {

@@ -146,12 +146,18 @@ func (d *Daemon) restore() error {
 			drop("its QoS profile is no longer configured")
 			continue
 		}
-		if err := d.pools[line.Group.Name].Reserve(r.IPv4); err != nil {
+		if err := d.reserveIPv4(&r, line.Group.Name); err != nil {
 			drop("its address cannot be reserved: " + err.Error())
 			continue
 		}
+		if err := d.reserveIPv6(&r, line.Group.Name); err != nil {
+			d.releaseIPv4(&r, line.Group.Name)
+			drop("its IPv6 prefixes cannot be reserved: " + err.Error())
+			continue
+		}
 		if !d.sids.reserve(r.AccessPort, r.STag, r.PPPoESID) {
-			d.pools[line.Group.Name].Release(r.IPv4)
+			d.releaseIPv4(&r, line.Group.Name)
+			d.releaseIPv6(&r, line.Group.Name)
 			drop("its PPPoE session id is taken twice")
 			continue
 		}
@@ -162,7 +168,8 @@ func (d *Daemon) restore() error {
 			group: line.Group, rec: r, lastInterim: now, restored: ppp.NewRestored(r.MagicTx),
 		}
 		if old := sh.byLine[lk]; old != nil {
-			d.pools[line.Group.Name].Release(r.IPv4)
+			d.releaseIPv4(&r, line.Group.Name)
+			d.releaseIPv6(&r, line.Group.Name)
 			d.sids.free(r.AccessPort, r.STag, r.PPPoESID)
 			drop("a second session of the same CPE on the same line")
 			continue
@@ -176,4 +183,19 @@ func (d *Daemon) restore() error {
 		d.m.sessions.WithLabelValues(stEstablished.String()).Inc()
 	}
 	return nil
+}
+
+// reserveIPv4 takes a restored session's address again (an IPv6-only
+// session has none).
+func (d *Daemon) reserveIPv4(r *record, group string) error {
+	if !r.IPv4.IsValid() {
+		return nil
+	}
+	return d.pools[group].Reserve(r.IPv4)
+}
+
+func (d *Daemon) releaseIPv4(r *record, group string) {
+	if r.IPv4.IsValid() {
+		d.pools[group].Release(r.IPv4)
+	}
 }

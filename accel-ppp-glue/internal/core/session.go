@@ -8,6 +8,7 @@ import (
 
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/config"
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/ppp"
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/v6ctl"
 )
 
 // state is where a subscriber session is in its life.
@@ -95,6 +96,10 @@ type session struct {
 	maxPayload uint16
 	lcpSeen    bool // an LCP frame arrived after PADS: a repeated PADR is a new dial
 
+	ipcpFailed   bool      // IPCP gave up while IPv6CP runs on (ipv6.go)
+	v6WaitUntil  time.Time // IPCP is open: the establishment waits this long for IPv6CP
+	v6Installing bool      // a modification adding the IPv6 PDRs is in flight
+
 	rec         record    // what is persisted once established
 	padrAt      time.Time // setup rate starts here
 	timerOn     bool
@@ -144,6 +149,22 @@ type record struct {
 	UpPackets      uint64     `json:"up_packets"`
 	DownPackets    uint64     `json:"down_packets"`
 	UsageAt        time.Time  `json:"usage_at"` // when the DP measured the totals; zero: not yet known
+
+	// IPv6 (ipv6.go): the prefixes and address allocated, the interface
+	// identifiers IPv6CP agreed (ours 0: IPv6CP not open), whether the DP has
+	// the IPv6 PDRs, the DHCPv6 binding, and the IPv6 share of the totals.
+	IPv6Prefix      netip.Prefix  `json:"ipv6_prefix,omitempty"`
+	DelegatedPrefix netip.Prefix  `json:"delegated_prefix,omitempty"`
+	IPv6Address     netip.Addr    `json:"ipv6_address,omitempty"`
+	IIDLocal        uint64        `json:"iid_local,omitempty"`
+	IIDPeer         uint64        `json:"iid_peer,omitempty"`
+	IPv6Installed   bool          `json:"ipv6_installed,omitempty"`
+	DHCP6           v6ctl.Binding `json:"dhcp6"`
+	DNS6            []netip.Addr  `json:"dns6,omitempty"` // RADIUS DNS-Server-IPv6-Address; none: the pool's
+	V6UpOctets      uint64        `json:"v6_up_octets,omitempty"`
+	V6DownOctets    uint64        `json:"v6_down_octets,omitempty"`
+	V6UpPackets     uint64        `json:"v6_up_packets,omitempty"`
+	V6DownPackets   uint64        `json:"v6_down_packets,omitempty"`
 }
 
 func (r *record) marshal() []byte {

@@ -201,7 +201,11 @@ func (sh *shard) sessionIn(now time.Time, s *session, payload []byte) {
 		sh.drop("malformed_ppp", "malformed PPP frame", "session", s.rec.ID, "err", err)
 		return
 	}
-	if proto == ppp.ProtoIPv4 || proto == ppp.ProtoIPv6 {
+	if proto == ppp.ProtoIPv6 && s.rec.hasIPv6() {
+		sh.ipv6In(s, data) // RS, NS, DHCPv6 (the DP redirects only those)
+		return
+	}
+	if proto == ppp.ProtoIPv4 || (proto == ppp.ProtoIPv6 && s.rec.IPv6Prefix.IsValid()) {
 		// Data of a session the DP has not installed yet (or again): not ours.
 		sh.d.m.drops.WithLabelValues("data_frame").Inc()
 		return
@@ -256,6 +260,10 @@ func (sh *shard) flush(now time.Time, s *session) {
 			sh.authorize(now, s, e)
 		case ppp.EvUp:
 			sh.establish(now, s, e)
+		case ppp.EvUp6:
+			sh.ipv6Up(now, s, e)
+		case ppp.EvNCPDown:
+			sh.ncpDown(now, s, e)
 		case ppp.EvDown:
 			sh.teardown(s, downCause(e.Reason), padtFor(e), e.Detail)
 		}
@@ -264,7 +272,7 @@ func (sh *shard) flush(now time.Time, s *session) {
 		delete(sh.timed, s)
 		return
 	}
-	if s.link.NextDeadline().IsZero() {
+	if s.link.NextDeadline().IsZero() && (s.v6WaitUntil.IsZero() || s.state != stNegotiating) {
 		delete(sh.timed, s)
 	} else {
 		sh.timed[s] = struct{}{}
@@ -302,6 +310,10 @@ func (sh *shard) tick(now time.Time) {
 		if s.dead || s.link == nil {
 			delete(sh.timed, s)
 			continue
+		}
+		if !s.v6WaitUntil.IsZero() && !now.Before(s.v6WaitUntil) && s.state == stNegotiating {
+			// IPv6CP did not open in time: IPv4 now, IPv6 by a modification later.
+			sh.establish(now, s, ppp.EvUp{Peer: s.rec.IPv4})
 		}
 		if dl := s.link.NextDeadline(); !dl.IsZero() && !now.Before(dl) {
 			s.link.Tick(now)

@@ -31,6 +31,11 @@ type Session struct {
 	Since      time.Time `json:"since"`
 	Usage      Usage     `json:"usage"`
 	Cause      string    `json:"cause,omitempty"` // Acct-Terminate-Cause name, "down" only
+	// IPv6 (contract B additions, issue 15), each left out when the session
+	// has none: its /64, its delegated prefix, its IA_NA address
+	IPv6Prefix      string `json:"ipv6Prefix,omitempty"`
+	DelegatedPrefix string `json:"delegatedPrefix,omitempty"`
+	IPv6Address     string `json:"ipv6Address,omitempty"`
 }
 
 // Usage is a session's totals since it started, and when the DP measured
@@ -43,6 +48,11 @@ type Usage struct {
 	UpPackets   uint64     `json:"upPackets"`
 	DownPackets uint64     `json:"downPackets"`
 	At          *time.Time `json:"at,omitempty"`
+	// The IPv6 share of the totals above (left out for a session without IPv6)
+	V6UpBytes     uint64 `json:"v6UpBytes,omitempty"`
+	V6DownBytes   uint64 `json:"v6DownBytes,omitempty"`
+	V6UpPackets   uint64 `json:"v6UpPackets,omitempty"`
+	V6DownPackets uint64 `json:"v6DownPackets,omitempty"`
 }
 
 // Event kinds.

@@ -3,6 +3,7 @@ package pfcpcp
 import (
 	"context"
 	"fmt"
+	"net/netip"
 )
 
 var msgNames = map[uint8]string{
@@ -35,8 +36,12 @@ func validSession(s *Session) error {
 		return fmt.Errorf("%w: nil", ErrInvalidSession)
 	case s.CPSEID == 0 || s.CPSEID&(1<<63) != 0:
 		return fmt.Errorf("%w: CP SEID %#x (0 and bit 63 are reserved)", ErrInvalidSession, s.CPSEID)
-	case !s.IPv4.Unmap().Is4():
-		return fmt.Errorf("%w: no IPv4 address", ErrInvalidSession)
+	case !s.IPv4.Unmap().Is4() && s.IPv4.IsValid():
+		return fmt.Errorf("%w: IPv4 address %s", ErrInvalidSession, s.IPv4)
+	case !s.IPv4.IsValid() && s.IPv6 == nil:
+		return fmt.Errorf("%w: no IPv4 address and no IPv6", ErrInvalidSession)
+	case s.IPv6 != nil && !validIPv6(s.IPv6):
+		return fmt.Errorf("%w: IPv6 prefixes %v %v", ErrInvalidSession, s.IPv6.WAN, s.IPv6.PD)
 	case s.STag == 0 || s.STag > 4094 || s.CTag == 0 || s.CTag > 4094:
 		return fmt.Errorf("%w: tags %d/%d", ErrInvalidSession, s.STag, s.CTag)
 	case s.PPPoESessionID == 0 || s.PPPoESessionID == 0xffff:
@@ -45,6 +50,11 @@ func validSession(s *Session) error {
 		return fmt.Errorf("%w: name longer than 63", ErrInvalidSession)
 	}
 	return nil
+}
+
+func validIPv6(r *IPv6Rules) bool {
+	ok := func(p netip.Prefix) bool { return p.Addr().Is6() && !p.Addr().Is4In6() && p == p.Masked() }
+	return ok(r.WAN) && r.WAN.Bits() == 64 && (!r.PD.IsValid() || (ok(r.PD) && r.PD.Bits() <= 64))
 }
 
 // Establish installs a subscriber session on DP inst and returns its UP SEID.
@@ -59,7 +69,9 @@ func (f *Function) Establish(ctx context.Context, inst uint32, s *Session) (upSE
 		return 0, err
 	}
 	cp := *s
-	cp.IPv4 = cp.IPv4.Unmap()
+	if cp.IPv4.IsValid() {
+		cp.IPv4 = cp.IPv4.Unmap()
+	}
 	m, err := f.call(ctx, p, msgSessEstReq, f.encEstablish(0, &cp))
 	if err != nil {
 		return 0, err
@@ -90,6 +102,11 @@ func (f *Function) Modify(ctx context.Context, inst uint32, upSEID, cpSEID uint6
 	p, err := f.upPeer(inst)
 	if err != nil {
 		return nil, err
+	}
+	if m.AddIPv6 != nil {
+		if err := validSession(m.AddIPv6); err != nil || m.AddIPv6.IPv6 == nil {
+			return nil, fmt.Errorf("%w: IPv6 to add", ErrInvalidSession)
+		}
 	}
 	rates := m.UpMBR != nil || m.UpGBR != nil || m.DownMBR != nil
 	ans, err := f.call(ctx, p, msgSessModReq, f.encModify(0, upSEID, m, false))

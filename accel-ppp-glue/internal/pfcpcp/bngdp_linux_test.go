@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -78,7 +79,7 @@ type bngDP struct {
 func (d *bngDP) start() {
 	d.t.Helper()
 	bin, _ := filepath.Abs(filepath.Join(dpBuild, "bng-dp"))
-	ini, _ := filepath.Abs(filepath.Join("..", "..", "..", "topology", "tests", "golden", "lab", "dp", "dp1.ini"))
+	ini, _ := filepath.Abs(bngdpINI())
 	d.cmd = exec.Command("ip", "netns", "exec", bngdpNS, bin,
 		"-l", "0,1", "--no-huge", "-m", "512", "--no-pci", "--no-shconf",
 		"--file-prefix="+bngdpNS, "--log-level=notice",
@@ -88,6 +89,14 @@ func (d *bngDP) start() {
 	if err := d.cmd.Start(); err != nil {
 		d.t.Fatal(err)
 	}
+}
+
+// bngdpINI is the lab pod's dp1.ini (BNGPOD_DP_INI: another one).
+func bngdpINI() string {
+	if v := os.Getenv("BNGPOD_DP_INI"); v != "" {
+		return v
+	}
+	return filepath.Join("..", "..", "..", "topology", "tests", "golden", "lab", "dp", "dp1.ini")
 }
 
 func (d *bngDP) stop() {
@@ -219,5 +228,38 @@ func TestAgainstBngDP(t *testing.T) {
 	}
 	if ps := f.Peers(); ps[0].Restarts != 1 || ps[0].State != "up" {
 		t.Fatalf("peers %+v", ps)
+	}
+
+	// Dual stack into the data path, when the pod's dp1.ini has IPv6 pools
+	// (lg1: /64s of 2001:db8:100::/48, /56s of 2001:db8:2000::/40): the
+	// prefixes must lie in the group's pools at their lengths, and one
+	// session's delegated prefix is no other's.
+	ini, _ := os.ReadFile(bngdpINI())
+	if !strings.Contains(string(ini), "prefixes6     = 2001:db8:100::/48:64 2001:db8:2000::/40:56") {
+		t.Log("dp1.ini has no IPv6 pools for lg1: dual stack not tried against bng-dp")
+		return
+	}
+	ds := *s
+	ds.CPSEID, ds.CTag, ds.PPPoESessionID, ds.MAC[5], ds.IPv4 = 0x2002, 8, 0x108, 8, netip.MustParseAddr("100.80.0.8")
+	ds.IPv6 = &IPv6Rules{WAN: netip.MustParsePrefix("2001:db8:100:8::/64"), PD: netip.MustParsePrefix("2001:db8:2000:800::/56")}
+	ds.RA = &RAOffload{Interval: 200, RouterLifetime: 1800, Flags: 0x40, MTU: 1492, Prefix: ds.IPv6.WAN,
+		Valid: 86400, Preferred: 14400, IID: 0x00bb00fffe000001, DNS: []netip.Addr{netip.MustParseAddr("2001:db8::53")}}
+	if _, err := f.Establish(ctx, 1, &ds); err != nil {
+		t.Fatalf("dual-stack session into bng-dp: %v", err)
+	}
+	other := ds
+	other.CPSEID, other.CTag, other.PPPoESessionID, other.MAC[5], other.IPv4 = 0x2003, 9, 0x109, 9, netip.MustParseAddr("100.80.0.9")
+	other.IPv6 = &IPv6Rules{WAN: netip.MustParsePrefix("2001:db8:100:9::/64"), PD: ds.IPv6.PD}
+	other.RA = nil
+	if _, err := f.Establish(ctx, 1, &other); err == nil {
+		t.Fatal("bng-dp accepted a delegated prefix another session holds")
+	}
+	other.IPv6.PD = netip.MustParsePrefix("2001:db8:2000:900::/60") // not the pool's /56
+	if _, err := f.Establish(ctx, 1, &other); err == nil {
+		t.Fatal("bng-dp accepted a delegated prefix of the wrong length")
+	}
+	other.IPv6.PD = netip.MustParsePrefix("2001:db8:2000:900::/56")
+	if _, err := f.Establish(ctx, 1, &other); err != nil {
+		t.Fatalf("second dual-stack session: %v", err)
 	}
 }

@@ -4,7 +4,9 @@
 //
 // The wire profile is docs/dp/pfcp.md; this package sends exactly its byte
 // layouts and is checked against the DP's own encoder and user-plane function
-// (server-dp/build/tests/pfcp-encode-samples and pfcp-up-pipe) in its tests.
+// (server-dp/build/tests/pfcp-encode-samples and pfcp-up-pipe) in its tests
+// (BNGPOD_DP_BUILD selects another server-dp build directory, BNGPOD_DP_INI
+// another dp1.ini for the test against the real bng-dp).
 //
 // What it does:
 //
@@ -57,7 +59,19 @@
 //     Query URR per id: it works whether or not the session has a URR.
 //   - Mod rates on a session established without rates (no QER): the DP
 //     refuses the Update QER (cause 73, QER 1) and Modify sends Create QER
-//     plus Update PDRs instead.
+//     plus Update PDRs instead (of every PDR the Mod says the session has:
+//     IPv6PDRs, HasPD, NoIPv4).
+//   - Dual stack (docs/dp/pfcp.md "Dual stack"): Session.IPv6 adds PDR 3
+//     (upstream, PPP protocol 0x0057), PDR 4 (the /64) and PDR 5 (the
+//     delegated prefix) and, with usage reporting, URRs 2 (IPv4: PDRs 1, 2)
+//     and 3 (IPv6: PDRs 3-5) beside URR 1 (every PDR); an IPv4-only session is
+//     exactly the message of before. A session without IPv4 address and with
+//     IPv6 is IPv6-only (PDRs 3-5). Mod.AddIPv6 adds the IPv6 PDRs to an
+//     established session (Update PDR 1, 2 for the URR lists, Create URR 2, 3).
+//     Session.RA and Mod.RA / Mod.RAOff carry bngpod's RA offload IE
+//     (enterprise 32473, type 32769); LineGroup.CoreAddress6 the Line Group
+//     IE's IPv6 trailer. Usage.URRID tells the reports apart (URRTotal,
+//     URRIPv4, URRIPv6).
 //
 // Reserved CP SEIDs: those with bit 63 set belong to this package (the
 // default sessions); the caller's subscriber sessions use the others.

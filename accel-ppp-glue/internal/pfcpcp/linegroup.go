@@ -53,6 +53,9 @@ type LineGroup struct {
 	CoreMAC     [6]byte
 	CoreAddress netip.Addr // IPv4
 	Name        string     // the pod's line-group name
+	// CoreAddress6 is the group's core IPv6 address (the IE's optional
+	// trailer); invalid: none.
+	CoreAddress6 netip.Addr
 }
 
 var reGroupName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$`)
@@ -65,6 +68,8 @@ func (g *LineGroup) check() error {
 		return fmt.Errorf("pfcpcp: line group core address %v is not IPv4", g.CoreAddress)
 	case !reGroupName.MatchString(g.Name):
 		return fmt.Errorf("pfcpcp: line group name %q", g.Name)
+	case g.CoreAddress6.IsValid() && (!g.CoreAddress6.Is6() || g.CoreAddress6.Is4In6()):
+		return fmt.Errorf("pfcpcp: line group core IPv6 address %v", g.CoreAddress6)
 	}
 	return nil
 }
@@ -78,7 +83,12 @@ func lineGroupValue(g *LineGroup) []byte {
 	a := g.CoreAddress.Unmap().As4()
 	v = append(v, a[:]...)
 	v = append(v, byte(len(g.Name)))
-	return append(v, g.Name...)
+	v = append(v, g.Name...)
+	if g.CoreAddress6.IsValid() {
+		a6 := g.CoreAddress6.As16()
+		v = append(v, a6[:]...)
+	}
+	return v
 }
 
 // EncodeLineGroupIE returns the whole IE: Type 0x8000, Length, Enterprise
@@ -112,10 +122,14 @@ func decodeLineGroupValue(v []byte) (*LineGroup, error) {
 		return nil, fmt.Errorf("%w: line group IE value of %d octets", ErrMalformed, len(v))
 	}
 	n := int(v[17])
-	if n < 1 || n > 63 || len(v) != lineGroupFixed+n {
+	if n < 1 || n > 63 || (len(v) != lineGroupFixed+n && len(v) != lineGroupFixed+n+16) {
 		return nil, fmt.Errorf("%w: line group name length %d in a value of %d octets", ErrMalformed, n, len(v))
 	}
-	g := &LineGroup{Action: GroupAction(v[0]), CoreAddress: netip.AddrFrom4([4]byte(v[13:17])), Name: string(v[18:])}
+	g := &LineGroup{Action: GroupAction(v[0]), CoreAddress: netip.AddrFrom4([4]byte(v[13:17])),
+		Name: string(v[18 : 18+n])}
+	if len(v) == lineGroupFixed+n+16 {
+		g.CoreAddress6 = netip.AddrFrom16([16]byte(v[18+n:]))
+	}
 	copy(g.ACMAC[:], v[1:7])
 	copy(g.CoreMAC[:], v[7:13])
 	if err := g.check(); err != nil {

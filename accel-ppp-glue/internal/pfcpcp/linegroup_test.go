@@ -25,6 +25,11 @@ var lineGroupVectors = []struct {
 	{"release lg-east.2", LineGroup{Action: GroupRelease, ACMAC: [6]byte{0x02, 0xbb, 0, 0, 0, 0x02}, CoreMAC: [6]byte{0x02, 0xcc, 0, 0, 0, 0x02},
 		CoreAddress: netip.MustParseAddr("100.64.0.12"), Name: "lg-east.2"},
 		"8000" + "001d" + "7ed9" + "02" + "02bb00000002" + "02cc00000002" + "6440000c" + "09" + "6c672d656173742e32"},
+	{"adopt lg1 with its core IPv6 address", LineGroup{Action: GroupAdopt, ACMAC: [6]byte{0x02, 0xbb, 0, 0, 0, 0x01},
+		CoreMAC: [6]byte{0x02, 0xcc, 0, 0, 0, 0x01}, CoreAddress: netip.MustParseAddr("100.64.0.11"), Name: "lg1",
+		CoreAddress6: netip.MustParseAddr("2001:db8:64::11")},
+		"8000" + "0027" + "7ed9" + "01" + "02bb00000001" + "02cc00000001" + "6440000b" + "03" + "6c6731" +
+			"20010db8006400000000000000000011"},
 }
 
 func TestLineGroupIEVectors(t *testing.T) {

@@ -59,6 +59,37 @@ type Session struct {
 	MTU            uint16 // 0 = not sent (the DP's default 1492)
 	LCP            *LCPConnectivity
 	URRPeriod      time.Duration // usage report period of this session; 0 = Config.URRPeriod
+	// IPv6 (docs/dp/pfcp.md "Dual stack"): nil = IPv4 only (today's message);
+	// with IPv6 and no IPv4 address, an IPv6-only session.
+	IPv6 *IPv6Rules
+	RA   *RAOffload // the DP's unsolicited Router Advertisements; nil = none
+}
+
+// URR ids of a dual-stack session: the total of both families, IPv4, IPv6.
+// An IPv4-only session has URR 1 only.
+const (
+	URRTotal uint32 = 1
+	URRIPv4  uint32 = 2
+	URRIPv6  uint32 = 3
+)
+
+// IPv6Rules are a session's IPv6 PDRs: upstream PDR 3 (PPP protocol 0x0057),
+// downstream PDR 4 (the /64) and PDR 5 (the delegated prefix, optional).
+type IPv6Rules struct {
+	WAN netip.Prefix // the session's /64
+	PD  netip.Prefix // its delegated prefix; invalid: no PDR 5
+}
+
+// RAOffload are the parameters of bngpod's RA offload IE (enterprise 32473,
+// type 32769).
+type RAOffload struct {
+	Interval, RouterLifetime uint16 // seconds
+	Flags                    uint8  // M 0x80, O 0x40
+	MTU                      uint16 // 0 = no MTU option
+	Prefix                   netip.Prefix
+	Valid, Preferred         uint32
+	IID                      uint64 // the BNG's: RA source fe80::IID
+	DNS                      []netip.Addr
 }
 
 // LCPConnectivity are the LCP keepalive offload parameters (TR-459).
@@ -88,6 +119,17 @@ type Mod struct {
 	LCP                   *LCPConnectivity // new LCP keepalive offload parameters
 	LCPOff                bool             // turn LCP keepalive offload off (wins over LCP)
 	QueryUsage            bool             // ask for the usage now (PFCPSMReq-Flags QAURR)
+	// AddIPv6 creates the IPv6 PDRs 3, 4 (5) of a session established
+	// without them: the session as it was established, with IPv6 set (its
+	// line identity, rates and URR period say what the new PDRs match and
+	// name; with usage reporting, URRs 2 and 3 are created and PDRs 1, 2 name
+	// URRs 1, 2).
+	AddIPv6 *Session
+	// IPv6PDRs: the session has its IPv6 PDRs (a QER created later is named
+	// by them too); HasPD: PDR 5 among them. NoIPv4: it has no PDRs 1, 2.
+	IPv6PDRs, HasPD, NoIPv4 bool
+	RA                      *RAOffload // replace the RA offload parameters
+	RAOff                   bool       // turn the RA offload off (wins over RA)
 }
 
 // CauseError is a PFCP refusal.

@@ -91,6 +91,10 @@ const (
 	ieBBFLCPMagic    = 32775
 	ieBBFMTU         = 32776
 	ieBBFLCPConn     = 32780
+
+	// bngpod's own IEs (EnterpriseBngpod, docs/dp/pfcp.md)
+	ieBngpodRAOffload = 32769
+	enterpriseBngpod  = EnterpriseBngpod
 )
 
 // Causes (29.244 8.2.1) the package names.
@@ -246,85 +250,44 @@ func (f *Function) encHeartbeat(typ uint8, seq uint32) []byte {
 }
 
 // encEstablish builds the subscriber's Session Establishment Request of
-// docs/dp/pfcp.md section 6.
+// docs/dp/pfcp.md section 6 (with its dual-stack PDRs when s.IPv6 is set).
 func (f *Function) encEstablish(seq uint32, s *Session) []byte {
-	rates := s.UpMBR != 0 || s.UpGBR != 0 || s.DownMBR != 0
-	period := f.cfg.URRPeriod
-	if s.URRPeriod > 0 {
-		period = s.URRPeriod
+	rates := sessionRates(s)
+	urr := f.sessionPeriod(s) > 0
+	v4 := s.IPv4.IsValid()
+	v6 := s.IPv6 != nil
+	urrs := func(family uint32) []*ie.IE {
+		if !urr {
+			return nil
+		}
+		if !v6 {
+			return []*ie.IE{ie.New(ieURRID, u32(URRTotal))}
+		}
+		return []*ie.IE{ie.New(ieURRID, u32(URRTotal)), ie.New(ieURRID, u32(family))}
 	}
-	urr := period > 0
-
-	mac := append([]byte{0x01}, s.MAC[:]...)
-	eth := group(ieEthPacketFilter,
-		ie.New(ieMACAddress, mac),
-		ie.New(ieEthertype, u16(0x8864)),
-		vlanIE(ieCTAG, s.CTag),
-		vlanIE(ieSTAG, s.STag),
-	)
-	pdiUp := []*ie.IE{ie.New(ieSourceInterface, []byte{0}), eth}
-	if s.LogicalPort != "" {
-		pdiUp = append(pdiUp, bbf(ieBBFLogicalPort, []byte(s.LogicalPort)))
+	ies := []*ie.IE{nodeIDIE(f.cfg.NodeID), fseidIE(s.CPSEID, f.cfg.NodeID)}
+	if v4 {
+		ies = append(ies, f.pdrs4(s, urrs(URRIPv4), rates)...)
 	}
-	pdiUp = append(pdiUp,
-		bbf(ieBBFPPPoESID, u16(s.PPPoESessionID)),
-		bbf(ieBBFPPPProtocol, []byte{0x01, 0x00, 0x21}),
-	)
-	up := []*ie.IE{
-		ie.New(iePDRID, u16(1)),
-		ie.New(iePrecedence, u32(100)),
-		group(iePDI, pdiUp...),
-		bbf(ieBBFOHR, []byte{3}),
-		ie.New(ieFARID, u32(1)),
+	if v6 {
+		ies = append(ies, f.pdrs6(s, urrs(URRIPv6), rates)...)
 	}
-	ip := s.IPv4.As4()
-	down := []*ie.IE{
-		ie.New(iePDRID, u16(2)),
-		ie.New(iePrecedence, u32(100)),
-		group(iePDI,
-			ie.New(ieSourceInterface, []byte{1}),
-			ie.New(ieUEIPAddress, append([]byte{0x06}, ip[:]...)),
-		),
-		ie.New(ieFARID, u32(2)),
-	}
-	if urr {
-		up = append(up, ie.New(ieURRID, u32(1)))
-		down = append(down, ie.New(ieURRID, u32(1)))
-	}
-	if rates {
-		up = append(up, ie.New(ieQERID, u32(1)))
-		down = append(down, ie.New(ieQERID, u32(1)))
-	}
-	fwdDown := []*ie.IE{
-		ie.New(ieDestInterface, []byte{0}),
-		bbf(ieBBFOHC, []byte{0x02, 0x00, 0, 0, byte(s.PPPoESessionID >> 8), byte(s.PPPoESessionID)}),
-	}
-	if s.QosProfile != "" {
-		fwdDown = append(fwdDown, forwardingPolicyIE(s.QosProfile))
-	}
-	ies := []*ie.IE{
-		nodeIDIE(f.cfg.NodeID),
-		fseidIE(s.CPSEID, f.cfg.NodeID),
-		group(ieCreatePDR, up...),
-		group(ieCreatePDR, down...),
+	ies = append(ies,
 		group(ieCreateFAR,
 			ie.New(ieFARID, u32(1)),
 			ie.New(ieApplyAction, []byte{0x02}),
 			group(ieForwardingParams, ie.New(ieDestInterface, []byte{1})),
 		),
-		group(ieCreateFAR,
-			ie.New(ieFARID, u32(2)),
-			ie.New(ieApplyAction, []byte{0x02}),
-			group(ieForwardingParams, fwdDown...),
-		),
-	}
+		downFAR(s),
+	)
 	if urr {
-		ies = append(ies, group(ieCreateURR,
-			ie.New(ieURRID, u32(1)),
-			ie.New(ieMeasMethod, []byte{0x03}), // DURAT | VOLUM
-			ie.New(ieReportingTrig, []byte{0x01, 0x00}),
-			ie.New(ieMeasPeriod, u32(periodSeconds(period))),
-		))
+		ies = append(ies, createURR(URRTotal, f.sessionPeriod(s)))
+		if v6 && v4 {
+			ies = append(ies, createURR(URRIPv4, f.sessionPeriod(s)))
+		}
+		if v6 {
+			ies = append(ies, createURR(URRIPv6, f.sessionPeriod(s)))
+		}
 	}
 	if rates {
 		ies = append(ies, group(ieCreateQER,
@@ -340,7 +303,162 @@ func (f *Function) encEstablish(seq uint32, s *Session) []byte {
 	if s.LCP != nil {
 		ies = append(ies, lcpConnIE(s.LCP))
 	}
+	if s.RA != nil {
+		ies = append(ies, raOffloadIE(s.RA))
+	}
 	return marshalMsg(msgSessEstReq, true, 0, seq, ies)
+}
+
+func sessionRates(s *Session) bool { return s.UpMBR != 0 || s.UpGBR != 0 || s.DownMBR != 0 }
+
+func (f *Function) sessionPeriod(s *Session) time.Duration {
+	if s.URRPeriod > 0 {
+		return s.URRPeriod
+	}
+	return f.cfg.URRPeriod
+}
+
+func createURR(id uint32, period time.Duration) *ie.IE {
+	return group(ieCreateURR,
+		ie.New(ieURRID, u32(id)),
+		ie.New(ieMeasMethod, []byte{0x03}), // DURAT | VOLUM
+		ie.New(ieReportingTrig, []byte{0x01, 0x00}),
+		ie.New(ieMeasPeriod, u32(periodSeconds(period))),
+	)
+}
+
+// pdiUp is the upstream PDI of the session's line for a PPP protocol.
+func pdiUp(s *Session, pppProto uint16, extra ...*ie.IE) *ie.IE {
+	mac := append([]byte{0x01}, s.MAC[:]...)
+	eth := group(ieEthPacketFilter,
+		ie.New(ieMACAddress, mac),
+		ie.New(ieEthertype, u16(0x8864)),
+		vlanIE(ieCTAG, s.CTag),
+		vlanIE(ieSTAG, s.STag),
+	)
+	pdi := []*ie.IE{ie.New(ieSourceInterface, []byte{0}), eth}
+	if s.LogicalPort != "" {
+		pdi = append(pdi, bbf(ieBBFLogicalPort, []byte(s.LogicalPort)))
+	}
+	pdi = append(pdi,
+		bbf(ieBBFPPPoESID, u16(s.PPPoESessionID)),
+		bbf(ieBBFPPPProtocol, []byte{0x01, byte(pppProto >> 8), byte(pppProto)}),
+	)
+	pdi = append(pdi, extra...)
+	return group(iePDI, pdi...)
+}
+
+// pdrs4 are the IPv4 PDRs 1 (upstream) and 2 (downstream).
+func (f *Function) pdrs4(s *Session, urrs []*ie.IE, rates bool) []*ie.IE {
+	up := []*ie.IE{
+		ie.New(iePDRID, u16(1)),
+		ie.New(iePrecedence, u32(100)),
+		pdiUp(s, 0x0021),
+		bbf(ieBBFOHR, []byte{3}),
+		ie.New(ieFARID, u32(1)),
+	}
+	ip := s.IPv4.As4()
+	down := []*ie.IE{
+		ie.New(iePDRID, u16(2)),
+		ie.New(iePrecedence, u32(100)),
+		group(iePDI,
+			ie.New(ieSourceInterface, []byte{1}),
+			ie.New(ieUEIPAddress, append([]byte{0x06}, ip[:]...)),
+		),
+		ie.New(ieFARID, u32(2)),
+	}
+	up, down = append(up, urrs...), append(down, urrs...)
+	if rates {
+		up = append(up, ie.New(ieQERID, u32(1)))
+		down = append(down, ie.New(ieQERID, u32(1)))
+	}
+	return []*ie.IE{group(ieCreatePDR, up...), group(ieCreatePDR, down...)}
+}
+
+// ueIP6 is a UE IP Address with an IPv6 prefix (V6 | IP6PL, and S/D for a
+// destination).
+func ueIP6(p netip.Prefix, dst bool) *ie.IE {
+	flags := byte(0x41)
+	if dst {
+		flags |= 0x04
+	}
+	a := p.Addr().As16()
+	v := append([]byte{flags}, a[:]...)
+	return ie.New(ieUEIPAddress, append(v, byte(p.Bits())))
+}
+
+// pdrs6 are the IPv6 PDRs 3 (upstream), 4 (the /64) and 5 (the delegated
+// prefix).
+func (f *Function) pdrs6(s *Session, urrs []*ie.IE, rates bool) []*ie.IE {
+	r := s.IPv6
+	up := []*ie.IE{
+		ie.New(iePDRID, u16(3)),
+		ie.New(iePrecedence, u32(100)),
+		pdiUp(s, 0x0057),
+		bbf(ieBBFOHR, []byte{3}),
+		ie.New(ieFARID, u32(1)),
+	}
+	up = append(up, urrs...)
+	if rates {
+		up = append(up, ie.New(ieQERID, u32(1)))
+	}
+	out := []*ie.IE{group(ieCreatePDR, up...)}
+	for i, p := range []netip.Prefix{r.WAN, r.PD} {
+		if !p.IsValid() {
+			continue
+		}
+		down := []*ie.IE{
+			ie.New(iePDRID, u16(uint16(4+i))),
+			ie.New(iePrecedence, u32(100)),
+			group(iePDI, ie.New(ieSourceInterface, []byte{1}), ueIP6(p, true)),
+			ie.New(ieFARID, u32(2)),
+		}
+		down = append(down, urrs...)
+		if rates {
+			down = append(down, ie.New(ieQERID, u32(1)))
+		}
+		out = append(out, group(ieCreatePDR, down...))
+	}
+	return out
+}
+
+func downFAR(s *Session) *ie.IE {
+	fwdDown := []*ie.IE{
+		ie.New(ieDestInterface, []byte{0}),
+		bbf(ieBBFOHC, []byte{0x02, 0x00, 0, 0, byte(s.PPPoESessionID >> 8), byte(s.PPPoESessionID)}),
+	}
+	if s.QosProfile != "" {
+		fwdDown = append(fwdDown, forwardingPolicyIE(s.QosProfile))
+	}
+	return group(ieCreateFAR,
+		ie.New(ieFARID, u32(2)),
+		ie.New(ieApplyAction, []byte{0x02}),
+		group(ieForwardingParams, fwdDown...),
+	)
+}
+
+// raOffloadIE is bngpod's RA offload IE (docs/dp/pfcp.md); nil: offload off.
+func raOffloadIE(r *RAOffload) *ie.IE {
+	if r == nil {
+		return ie.NewVendorSpecificIE(ieBngpodRAOffload, enterpriseBngpod, nil)
+	}
+	v := make([]byte, 32, 32+16*len(r.DNS))
+	binary.BigEndian.PutUint16(v[0:], r.Interval)
+	binary.BigEndian.PutUint16(v[2:], r.RouterLifetime)
+	v[4] = r.Flags
+	binary.BigEndian.PutUint16(v[5:], r.MTU)
+	a := r.Prefix.Addr().As16()
+	copy(v[7:15], a[:8])
+	binary.BigEndian.PutUint32(v[15:], r.Valid)
+	binary.BigEndian.PutUint32(v[19:], r.Preferred)
+	binary.BigEndian.PutUint64(v[23:], r.IID)
+	n := min(len(r.DNS), 2)
+	v[31] = byte(n)
+	for _, d := range r.DNS[:n] {
+		x := d.As16()
+		v = append(v, x[:]...)
+	}
+	return ie.NewVendorSpecificIE(ieBngpodRAOffload, enterpriseBngpod, v)
 }
 
 func periodSeconds(d time.Duration) uint32 {
@@ -404,10 +522,29 @@ func (f *Function) encModify(seq uint32, upSEID uint64, m *Mod, createQER bool) 
 	var ies []*ie.IE
 	rates := m.UpMBR != nil || m.UpGBR != nil || m.DownMBR != nil
 	if rates && createQER {
-		ies = append(ies,
-			group(ieUpdatePDR, ie.New(iePDRID, u16(1)), ie.New(ieQERID, u32(1))),
-			group(ieUpdatePDR, ie.New(iePDRID, u16(2)), ie.New(ieQERID, u32(1))),
-		)
+		for _, id := range m.pdrIDs() {
+			ies = append(ies, group(ieUpdatePDR, ie.New(iePDRID, u16(id)), ie.New(ieQERID, u32(1))))
+		}
+	}
+	if a := m.AddIPv6; a != nil && a.IPv6 != nil {
+		period := f.sessionPeriod(a)
+		var urrs []*ie.IE
+		if period > 0 {
+			urrs = []*ie.IE{ie.New(ieURRID, u32(URRTotal)), ie.New(ieURRID, u32(URRIPv6))}
+			if a.IPv4.IsValid() {
+				for _, id := range []uint16{1, 2} {
+					ies = append(ies, group(ieUpdatePDR, ie.New(iePDRID, u16(id)),
+						ie.New(ieURRID, u32(URRTotal)), ie.New(ieURRID, u32(URRIPv4))))
+				}
+			}
+		}
+		ies = append(ies, f.pdrs6(a, urrs, sessionRates(a))...)
+		if period > 0 {
+			if a.IPv4.IsValid() {
+				ies = append(ies, createURR(URRIPv4, period))
+			}
+			ies = append(ies, createURR(URRIPv6, period))
+		}
 	}
 	if m.QosProfile != nil {
 		ies = append(ies, group(ieUpdateFAR,
@@ -445,7 +582,27 @@ func (f *Function) encModify(seq uint32, upSEID uint64, m *Mod, createQER bool) 
 	} else if m.LCP != nil {
 		ies = append(ies, lcpConnIE(m.LCP))
 	}
+	if m.RAOff {
+		ies = append(ies, raOffloadIE(nil))
+	} else if m.RA != nil {
+		ies = append(ies, raOffloadIE(m.RA))
+	}
 	return marshalMsg(msgSessModReq, true, upSEID, seq, ies)
+}
+
+// pdrIDs are the session's PDRs as a Mod describes them.
+func (m *Mod) pdrIDs() []uint16 {
+	var ids []uint16
+	if !m.NoIPv4 {
+		ids = append(ids, 1, 2)
+	}
+	if m.IPv6PDRs {
+		ids = append(ids, 3, 4)
+		if m.HasPD {
+			ids = append(ids, 5)
+		}
+	}
+	return ids
 }
 
 func encDelete(seq uint32, upSEID uint64) []byte {

@@ -31,6 +31,7 @@
 //     on Ethernet and RFC 2516 forbids them; Authentication-Protocol (we do not
 //     authenticate ourselves to subscribers), Quality-Protocol, numbered mode,
 //     callback, multilink and all unknown options are refused too.
+//
 //   - PAP (RFC 1334) and CHAP with MD5 (RFC 1994): the Link does not know
 //     passwords. It emits EvAuth with what the peer sent and waits for
 //     AuthResult; CHAP challenges are 16 random bytes, retransmitted on the
@@ -38,18 +39,30 @@
 //     challenge counts. The peer must get through LCP and authentication
 //     within AuthTimeout (the timer stops once EvAuth is out: the back end's
 //     answer is the caller's business).
+//
 //   - IPCP (RFC 1332, RFC 1877): we request our own IP-Address and Nak the
 //     peer's IP-Address and DNS server options to the values given by SetIPv4
 //     (a peer that asks for no address is Nak'd with one appended);
 //     IP-Compression-Protocol, the old IP-Addresses option, NBNS and everything
 //     else are rejected. EvUp carries the subscriber's address.
+//
 //   - LCP Echo-Requests are answered with our Magic-Number, Discard-Requests
 //     ignored, unknown codes Code-Rejected, and every protocol other than LCP,
-//     PAP, CHAP, IPCP and IPv4 (IPv6CP among them: this BNG runs IPv4 only)
-//     answered with an LCP Protocol-Reject, which the RFC says must not
+//     PAP, CHAP, IPCP and IPv4 (and IPv6CP and IPv6 when SetIPv6 was not
+//     called: no IPv6 for this subscriber) answered with an LCP Protocol-Reject, which the RFC says must not
 //     disturb the rest of the link. Optionally (EchoInterval) the Link sends
 //     its own Echo-Requests and declares the link dead after EchoFailures
 //     unanswered ones; normally the DP does that (LCP offload).
+//
+//   - IPv6CP (RFC 5072), when SetIPv6 enabled it: opened beside IPCP; we
+//     request our Interface-Identifier (a Nak changes it to the peer's
+//     suggestion, or to another one) and Nak a peer identifier of zero or
+//     equal to ours with a unique one; IPv6-Compression-Protocol and unknown
+//     options are rejected. EvUp6 carries both identifiers. Either network
+//     protocol may fail alone (EvNCPDown: Max-Configure reached, the peer's
+//     Protocol-Reject or Terminate-Request); the link ends when neither is
+//     left, or when neither opened within AuthTimeout. IPv6 frames are the
+//     caller's (RS, DHCPv6 to the CP; data to the DP).
 //
 // Deliberate differences from a general-purpose PPP implementation, because
 // a PPPoE session ends with a PADT anyway: LCP is renegotiated only before

@@ -33,6 +33,7 @@ func FuzzLink(f *testing.F) {
 	seed = append(seed, 9, 0)
 	add(3, []byte{1, 2, 0, 10, 3, 6, 100, 64, 0, 10})
 	add(4, []byte{0x80, 0x57, 1, 1, 0, 4})
+	add(4, []byte{0x80, 0x57, 1, 2, 0, 14, 1, 10, 0, 0, 0, 0, 0, 0, 0, 0})
 	add(0, []byte{9, 1, 0, 8, 0xaa, 0xbb, 0xcc, 0xdd})
 	seed = append(seed, 5, 40, 7, 0)
 	f.Add(append([]byte{0}, seed...))
@@ -146,6 +147,9 @@ func FuzzLink(f *testing.F) {
 				} else {
 					l.SetIPv4(netip.AddrFrom4([4]byte{10, 0, 0, 1}), netip.AddrFrom4([4]byte{100, 64, 0, arg}),
 						netip.AddrFrom4([4]byte{8, 8, 8, 8}), netip.Addr{})
+					if arg&2 != 0 { // dual stack: IPv6CP too (op 4 feeds it)
+						l.SetIPv6(uint64(arg)<<8|1, 0x42)
+					}
 				}
 			case 8, 9:
 				last := lastLCP

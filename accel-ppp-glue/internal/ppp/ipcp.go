@@ -115,7 +115,7 @@ func (y *ipcpLayer) down() {}
 
 func (y *ipcpLayer) finished() {
 	if !y.l.closing {
-		y.l.fail(DownIPCPFailed, "IPCP negotiation failed")
+		y.l.ncpFinished(ProtoIPCP, "IPCP negotiation failed")
 	}
 }
 
@@ -131,6 +131,10 @@ func (l *Link) inputIPCP(data []byte) {
 		return
 	}
 	if pkt[0] == CodeTermReq {
+		if l.v6 && !l.ipv6cpFailed {
+			l.ncpTerminated(&l.ipcp, ProtoIPCP, pkt[1], "peer terminated IPCP")
+			return
+		}
 		l.ipcp.sta(pkt[1])
 		l.fail(DownPeerTerminate, "peer terminated IPCP")
 		return

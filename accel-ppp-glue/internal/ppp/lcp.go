@@ -286,7 +286,15 @@ func (l *Link) inputLCP(data []byte) {
 		case ProtoLCP:
 			l.lcp.rxj(false)
 		case ProtoIPCP:
+			if l.v6 && !l.ipv6cpFailed {
+				l.ipcp.rxj(false)
+				break
+			}
 			l.fail(DownIPCPFailed, "peer rejected IPCP")
+		case ProtoIPv6CP:
+			if l.v6 {
+				l.ipv6cp.rxj(false)
+			}
 		case ProtoPAP, ProtoCHAP:
 			if l.phase == PhaseAuthenticate {
 				l.fail(DownAuthFailed, "peer rejected the authentication protocol")

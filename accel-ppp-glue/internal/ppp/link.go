@@ -78,6 +78,17 @@ type EvAuth struct {
 // an IPCP renegotiation it comes again.
 type EvUp struct{ Peer netip.Addr }
 
+// EvUp6 says IPv6CP opened (RFC 5072) with these interface identifiers:
+// ours (the BNG's link-local fe80::Local) and the peer's (0: it sent none).
+type EvUp6 struct{ Local, Peer uint64 }
+
+// EvNCPDown says one network protocol (ProtoIPCP or ProtoIPv6CP) failed or
+// was terminated by the peer while the other runs on: the link stays up.
+type EvNCPDown struct {
+	Proto  uint16
+	Detail string
+}
+
 // EvDown says the link is dead: the caller sends PADT and forgets the
 // session. It comes once, last.
 type EvDown struct {
@@ -163,7 +174,7 @@ const (
 )
 
 // Link is one PPPoE session's PPP engine, sans-IO. Drives LCP -> auth ->
-// IPCP; answers echoes; rejects IPv6CP (and every other unknown protocol)
+// IPCP (and IPv6CP when enabled); answers echoes; rejects every unknown protocol
 // with LCP Protocol-Reject without harming the IPv4 session.
 //
 // A Link is not safe for concurrent use.
@@ -174,9 +185,15 @@ type Link struct {
 
 	started, dead bool
 
-	lcp, ipcp cp
-	lcpL      lcpLayer
-	ipcpL     ipcpLayer
+	lcp, ipcp, ipv6cp cp
+	lcpL              lcpLayer
+	ipcpL             ipcpLayer
+	ipv6cpL           ipv6cpLayer
+
+	// IPv6CP: enabled by SetIPv6
+	v6, sendIID                bool
+	ourIID, peerIID, upPeerIID uint64
+	ipcpFailed, ipv6cpFailed   bool
 
 	// LCP, what we request
 	ourMagic  uint32
@@ -285,9 +302,10 @@ func NewLink(cfg LinkConfig) *Link {
 	if len(cfg.Auth) > 0 {
 		l.authIdx = 0
 	}
-	l.lcpL.l, l.ipcpL.l = l, l
+	l.lcpL.l, l.ipcpL.l, l.ipv6cpL.l = l, l, l
 	l.lcp.init(l, ProtoLCP, &l.lcpL)
 	l.ipcp.init(l, ProtoIPCP, &l.ipcpL)
+	l.ipv6cp.init(l, ProtoIPv6CP, &l.ipv6cpL)
 	return l
 }
 
@@ -434,6 +452,7 @@ func (l *Link) down(r DownReason, detail string) {
 	l.phase = PhaseDead
 	l.lcp.setState(stInitial)
 	l.ipcp.setState(stInitial)
+	l.ipv6cp.setState(stInitial)
 	l.authDeadline, l.chapDeadline, l.ipcpDeadline, l.echoDeadline = time.Time{}, time.Time{}, time.Time{}, time.Time{}
 	l.startDeadline = time.Time{}
 	l.evs = append(l.evs, EvDown{Reason: r, Detail: detail})
@@ -465,6 +484,7 @@ func (l *Link) terminate(r DownReason, detail string) {
 	l.closeReason, l.closeDetail = r, detail
 	l.phase = PhaseTerminate
 	l.ipcp.reset()
+	l.ipv6cp.reset()
 	l.authState = authNone
 	l.authDeadline, l.chapDeadline, l.ipcpDeadline, l.echoDeadline = time.Time{}, time.Time{}, time.Time{}, time.Time{}
 	switch l.lcp.state {
@@ -538,8 +558,17 @@ func (l *Link) Input(now time.Time, proto uint16, data []byte) {
 		l.inputCHAP(data)
 	case ProtoIPCP:
 		l.inputIPCP(data)
+	case ProtoIPv6CP:
+		l.inputIPv6CP(data)
 	case ProtoIPv4:
 		// Data belongs to the DP; before the session is installed it is dropped.
+		l.counters.Discarded++
+	case ProtoIPv6:
+		if !l.v6 {
+			l.protocolReject(proto, data)
+			break
+		}
+		// The caller handles the IPv6 control traffic (RS, DHCPv6) itself.
 		l.counters.Discarded++
 	default:
 		l.protocolReject(proto, data)
@@ -593,6 +622,9 @@ func (l *Link) Tick(now time.Time) {
 	if !l.dead && due(l.ipcp.deadline) {
 		l.ipcp.timeout()
 	}
+	if !l.dead && due(l.ipv6cp.deadline) {
+		l.ipv6cp.timeout()
+	}
 	if !l.dead && due(l.chapDeadline) {
 		l.chapTimeout()
 	}
@@ -602,7 +634,11 @@ func (l *Link) Tick(now time.Time) {
 	}
 	if !l.dead && due(l.ipcpDeadline) {
 		l.ipcpDeadline = time.Time{}
-		l.fail(DownIPCPFailed, "IPCP did not open within "+l.cfg.AuthTimeout.String())
+		what := "IPCP did not open"
+		if l.v6 {
+			what = "neither IPCP nor IPv6CP opened"
+		}
+		l.fail(DownIPCPFailed, what+" within "+l.cfg.AuthTimeout.String())
 	}
 	if !l.dead && due(l.echoDeadline) {
 		l.echoTimeout()
@@ -616,7 +652,7 @@ func (l *Link) NextDeadline() time.Time {
 	if l.dead {
 		return t
 	}
-	for _, d := range [...]time.Time{l.startDeadline, l.lcp.deadline, l.ipcp.deadline, l.chapDeadline, l.authDeadline, l.ipcpDeadline, l.echoDeadline} {
+	for _, d := range [...]time.Time{l.startDeadline, l.lcp.deadline, l.ipcp.deadline, l.ipv6cp.deadline, l.chapDeadline, l.authDeadline, l.ipcpDeadline, l.echoDeadline} {
 		if !d.IsZero() && (t.IsZero() || d.Before(t)) {
 			t = d
 		}
@@ -649,6 +685,9 @@ func (l *Link) enterNetwork() {
 	l.phase = PhaseNetwork
 	l.ipcpDeadline = l.now.Add(l.cfg.AuthTimeout)
 	l.ipcp.open()
+	if l.v6 {
+		l.ipv6cp.open()
+	}
 }
 
 // echoTimeout: our keepalive interval passed.

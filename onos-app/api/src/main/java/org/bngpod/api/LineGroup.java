@@ -7,6 +7,7 @@ import org.onlab.packet.MacAddress;
 
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.base.Preconditions.checkNotNull;
@@ -25,6 +26,7 @@ public final class LineGroup {
     private final List<String> pools;
     private final String qosProfile;
     private final List<AccessLine> lines;
+    private final IpAddress coreAddress6;  // null: no IPv6 on the core side
 
     private LineGroup(Builder builder) {
         this.name = Checks.name(builder.name, "line group");
@@ -40,6 +42,12 @@ public final class LineGroup {
         Checks.unique(pools, p -> p, "pool in line group " + name + ":");
         this.qosProfile = Checks.name(builder.qosProfile, "QoS profile");
         this.lines = ImmutableList.copyOf(checkNotNull(builder.lines, "line group %s: lines is null", name));
+        this.coreAddress6 = builder.coreAddress6;
+        if (coreAddress6 != null) {
+            Ipv6.unicastProblem(coreAddress6).ifPresent(p -> {
+                throw new IllegalArgumentException("line group " + name + ": coreAddress6 " + p);
+            });
+        }
     }
 
     /**
@@ -76,6 +84,16 @@ public final class LineGroup {
      */
     public IpAddress coreAddress() {
         return coreAddress;
+    }
+
+    /**
+     * Returns the group's IPv6 address on the core subnet6: the router's
+     * Neighbor Solicitations for it are steered to the group's instance.
+     *
+     * @return core IPv6 address, empty when the group has none
+     */
+    public Optional<IpAddress> coreAddress6() {
+        return Optional.ofNullable(coreAddress6);
     }
 
     /**
@@ -125,12 +143,13 @@ public final class LineGroup {
         LineGroup that = (LineGroup) obj;
         return name.equals(that.name) && acMac.equals(that.acMac) && coreAddress.equals(that.coreAddress)
                 && coreMac.equals(that.coreMac) && pools.equals(that.pools)
-                && qosProfile.equals(that.qosProfile) && lines.equals(that.lines);
+                && qosProfile.equals(that.qosProfile) && lines.equals(that.lines)
+                && Objects.equals(coreAddress6, that.coreAddress6);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(name, acMac, coreAddress, coreMac, pools, qosProfile, lines);
+        return Objects.hash(name, acMac, coreAddress, coreMac, pools, qosProfile, lines, coreAddress6);
     }
 
     @Override
@@ -138,7 +157,7 @@ public final class LineGroup {
         return MoreObjects.toStringHelper(this)
                 .add("name", name).add("acMac", acMac).add("coreAddress", coreAddress)
                 .add("coreMac", coreMac).add("pools", pools).add("qosProfile", qosProfile)
-                .add("lines", lines).toString();
+                .add("lines", lines).add("coreAddress6", coreAddress6).toString();
     }
 
     /**
@@ -152,8 +171,20 @@ public final class LineGroup {
         private List<String> pools = ImmutableList.of();
         private String qosProfile;
         private List<AccessLine> lines = ImmutableList.of();
+        private IpAddress coreAddress6;
 
         private Builder() {
+        }
+
+        /**
+         * Sets the core IPv6 address.
+         *
+         * @param coreAddress6 IPv6 unicast address on the core subnet6, or null for none
+         * @return this builder
+         */
+        public Builder coreAddress6(IpAddress coreAddress6) {
+            this.coreAddress6 = coreAddress6;
+            return this;
         }
 
         /**

@@ -3,6 +3,7 @@ package org.bngpod.api;
 import com.google.common.base.MoreObjects;
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableMap;
+import org.onlab.packet.IpAddress;
 import org.onosproject.net.DeviceId;
 import org.onosproject.net.PortNumber;
 
@@ -114,8 +115,19 @@ public final class Pod {
 
     private void checkLineGroups() {
         Map<String, String> poolOwners = new HashMap<>();
+        Map<IpAddress, String> addresses6 = new HashMap<>();
+        core.routerAddress6().ifPresent(a -> addresses6.put(a, "the core router"));
         for (LineGroup group : lineGroups) {
             String where = "line group " + group.name();
+            if (group.coreAddress6().isPresent()) {
+                IpAddress a6 = group.coreAddress6().get();
+                checkArgument(core.subnet6().isPresent(), "%s: coreAddress6 %s needs a core subnet6", where, a6);
+                Ipv6.hostProblem(a6, core.subnet6().get()).ifPresent(p -> {
+                    throw new IllegalArgumentException(where + ": coreAddress6 " + p);
+                });
+                String other = addresses6.putIfAbsent(a6, where);
+                checkArgument(other == null, "%s: coreAddress6 %s is also %s's", where, a6, other);
+            }
             for (String pool : group.pools()) {
                 checkArgument(poolsByName.containsKey(pool), "%s: unknown pool %s", where, pool);
                 String other = poolOwners.putIfAbsent(pool, group.name());

@@ -45,6 +45,9 @@ public final class CliFormat {
                                   pod.qosProfiles().size()));
             out.add(String.format(Locale.ROOT, "  core: uplink %s, router %s (%s), subnet %s", pod.core().uplink(),
                                   pod.core().routerAddress(), pod.core().routerMac(), pod.core().subnet()));
+            pod.core().subnet6().ifPresent(p -> out.add(String.format(
+                    Locale.ROOT, "  core IPv6: subnet %s, router %s", p,
+                    pod.core().routerAddress6().map(Object::toString).orElse("none"))));
             out.add(String.format(Locale.ROOT, "  control plane: %s", pod.controlPlane().address()));
         }
         if (rejection != null) {
@@ -90,7 +93,8 @@ public final class CliFormat {
             String where = p == null || !p.placed() ? "unplaced"
                     : pod.instance(p.instance().get()).map(i -> i.name() + " (id " + i.id() + ")").orElse("?");
             out.add(String.format(Locale.ROOT, "%s on %s: profile %s, AC MAC %s, core %s (%s)", g.name(), where,
-                                  g.qosProfile(), g.acMac(), g.coreAddress(), g.coreMac()));
+                                  g.qosProfile(), g.acMac(),
+                                  g.coreAddress() + g.coreAddress6().map(a -> " " + a).orElse(""), g.coreMac()));
             for (AccessLine l : g.lines()) {
                 out.add(String.format(Locale.ROOT, "  line %s S-tag %s C-tag %s", l.port(), l.stag(),
                                       l.ctag().map(Object::toString).orElse("any")));

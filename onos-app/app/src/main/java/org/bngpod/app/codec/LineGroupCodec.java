@@ -20,6 +20,7 @@ public final class LineGroupCodec extends JsonCodec<LineGroup> {
                 .put("acMac", g.acMac().toString().toLowerCase(Locale.ROOT))
                 .put("coreMac", g.coreMac().toString().toLowerCase(Locale.ROOT))
                 .put("coreAddress", g.coreAddress().toString()).put("qosProfile", g.qosProfile());
+        g.coreAddress6().ifPresent(a -> n.put("coreAddress6", a.toString()));
         ArrayNode pools = n.putArray("pools");
         g.pools().forEach(pools::add);
         ArrayNode lines = n.putArray("lines");

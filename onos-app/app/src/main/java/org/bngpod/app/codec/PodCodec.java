@@ -25,10 +25,12 @@ public final class PodCodec extends JsonCodec<Pod> {
                     .put("role", p.role().configName()).put("rate", p.rate());
             p.tpid().ifPresent(t -> o.put("tpid", String.format("0x%04x", t)));
         }
-        n.putObject("core").put("uplink", pod.core().uplink())
+        ObjectNode core = n.putObject("core").put("uplink", pod.core().uplink())
                 .put("subnet", pod.core().subnet().toString())
                 .put("routerAddress", pod.core().routerAddress().toString())
                 .put("routerMac", pod.core().routerMac().toString().toLowerCase(java.util.Locale.ROOT));
+        pod.core().subnet6().ifPresent(p -> core.put("subnet6", p.toString()));
+        pod.core().routerAddress6().ifPresent(a -> core.put("routerAddress6", a.toString()));
         n.putObject("controlPlane").put("address", pod.controlPlane().address().toString());
         ArrayNode groups = n.putArray("lineGroups");
         pod.lineGroups().stream().map(LineGroup::name).forEach(groups::add);

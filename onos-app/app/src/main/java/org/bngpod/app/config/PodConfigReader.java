@@ -5,6 +5,7 @@ import com.google.common.collect.ImmutableList;
 import org.bngpod.api.AccessLine;
 import org.bngpod.api.ControlPlane;
 import org.bngpod.api.CoreUplink;
+import org.bngpod.api.Ipv6;
 import org.bngpod.api.DpInstance;
 import org.bngpod.api.LineGroup;
 import org.bngpod.api.Macs;
@@ -29,6 +30,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Function;
 import java.util.regex.Pattern;
 
@@ -62,7 +64,7 @@ final class PodConfigReader {
     private static final ImmutableList<String> VF = ImmutableList.of("vf", "mac", "rate");
     private static final ImmutableList<String> CORE = ImmutableList.of(
             "uplink", "subnet", "routerAddress", "routerMac");
-    private static final ImmutableList<String> CORE_OPT = ImmutableList.of("vlan");
+    private static final ImmutableList<String> CORE_OPT = ImmutableList.of("vlan", "subnet6", "routerAddress6");
     private static final ImmutableList<String> CONTROL_PLANE = ImmutableList.of("address");
     private static final ImmutableList<String> CONTROL_PLANE_OPT = ImmutableList.of("pfcpPort", "vxlanPort");
     private static final ImmutableList<String> POOL = ImmutableList.of("name", "prefix");
@@ -73,6 +75,7 @@ final class PodConfigReader {
     private static final ImmutableList<String> CLASS_OPT = ImmutableList.of("dscp", "rate", "weights");
     private static final ImmutableList<String> LINE_GROUP = ImmutableList.of(
             "name", "acMac", "coreAddress", "coreMac", "pools", "qosProfile", "lines");
+    private static final ImmutableList<String> LINE_GROUP_OPT = ImmutableList.of("coreAddress6");
     private static final ImmutableList<String> LINE = ImmutableList.of("port", "stag");
     private static final ImmutableList<String> LINE_OPT = ImmutableList.of("ctag");
     private static final ImmutableList<String> RANGE = ImmutableList.of("min", "max");
@@ -96,6 +99,8 @@ final class PodConfigReader {
     private final Registry<Long, DpInstance> instanceIds = new Registry<>("instance id");
     private final Ownership vfUsers = new Ownership("VF", "is already used by instance");
     private final Ownership groupOwners = new Ownership("line group", "is already served by instance");
+    private final Registry<IpAddress, String> addresses6 = new Registry<>("core IPv6 address");
+    private IpPrefix subnet6;  // the core's, once read; null: no IPv6 on the core side
 
     private PodConfigReader() {
     }
@@ -254,13 +259,42 @@ final class PodConfigReader {
         MacAddress routerMac = node.field("routerMac").mac();
         ConfigNode vlanNode = node.field("vlan");
         int vlan = vlanNode.isPresent() ? vlanNode.intValue(0, VlanRange.MAX_VLAN, "a core VLAN id (0 = untagged)") : 0;
+        ConfigNode subnet6Node = node.field("subnet6");
+        if (subnet6Node.isPresent()) {
+            subnet6 = subnet6Node.prefix();
+            if (!subnet6.isIp6()) {
+                throw subnet6Node.error(subnet6 + " is not an IPv6 prefix");
+            }
+        }
+        ConfigNode router6Node = node.field("routerAddress6");
+        IpAddress routerAddress6 = router6Node.isPresent() ? address6(router6Node, node) : null;
         return node.build(() -> CoreUplink.builder()
                 .uplink(uplink)
                 .subnet(subnet)
                 .routerAddress(routerAddress)
                 .routerMac(routerMac)
                 .vlan(vlan == 0 ? VlanId.NONE : VlanId.vlanId((short) vlan))
+                .subnet6(subnet6)
+                .routerAddress6(routerAddress6)
                 .build());
+    }
+
+    /**
+     * Reads a host's IPv6 address on the core subnet6 (the router's, a line
+     * group's core address): IPv6 unicast, inside subnet6, not its
+     * Subnet-Router anycast address, and taken once in the pod.
+     */
+    private IpAddress address6(ConfigNode node, ConfigNode owner) {
+        IpAddress address = node.ip();
+        if (subnet6 == null) {
+            throw node.error(address + " needs core.subnet6 (the core has no IPv6 subnet)");
+        }
+        Optional<String> problem = Ipv6.hostProblem(address, subnet6);
+        if (problem.isPresent()) {
+            throw node.error(problem.get());
+        }
+        addresses6.add(address, owner.path(), node, owner);
+        return address;
     }
 
     private static ControlPlane controlPlane(ConfigNode node) {
@@ -360,11 +394,13 @@ final class PodConfigReader {
     }
 
     private LineGroup lineGroup(ConfigNode node) {
-        node.checkObject(LINE_GROUP, NONE);
+        node.checkObject(LINE_GROUP, LINE_GROUP_OPT);
         ConfigNode nameNode = node.field("name");
         String name = nameNode.name();
         MacAddress acMac = node.field("acMac").mac();
         IpAddress coreAddress = node.field("coreAddress").ip();
+        ConfigNode address6Node = node.field("coreAddress6");
+        IpAddress coreAddress6 = address6Node.isPresent() ? address6(address6Node, node) : null;
         MacAddress coreMac = node.field("coreMac").mac();
         List<String> poolNames = new ArrayList<>();
         for (ConfigNode poolNode : node.field("pools").elements()) {
@@ -385,6 +421,7 @@ final class PodConfigReader {
                 .name(name)
                 .acMac(acMac)
                 .coreAddress(coreAddress)
+                .coreAddress6(coreAddress6)
                 .coreMac(coreMac)
                 .pools(poolNames)
                 .qosProfile(profile)

@@ -38,7 +38,9 @@ import static com.google.common.base.Preconditions.checkNotNull;
  *
  * <p>What OF-DPA's bridging cannot express is refused
  * ({@link UnsupportedPodException}): S-tags split by C-tag between groups,
- * an S-tag on two access ports, a tagged core VLAN that is also an S-tag.</p>
+ * an S-tag on two access ports, a tagged core VLAN that is also an S-tag,
+ * a line group's core IPv6 address (its Neighbor Solicitations cannot be
+ * steered by target).</p>
  */
 public final class OfdpaSteering {
 
@@ -231,11 +233,18 @@ public final class OfdpaSteering {
             }
         }
         problems.addAll(conflicts.values());
+        for (LineGroup group : pod.lineGroups()) {
+            group.coreAddress6().ifPresent(a -> problems.add(String.format(
+                    "line group %s: core IPv6 address %s cannot be steered (the router's Neighbor Solicitation "
+                            + "for it goes to a multicast MAC; OF-DPA's ACL table matches no IPv6 ND target, "
+                            + "which ONOS's OF-DPA pipeliners pass to it unchecked)", group.name(), a)));
+        }
         if (!problems.isEmpty()) {
             throw new UnsupportedPodException(
                     "OF-DPA cannot render pod " + pod.name() + ": " + String.join("; ", problems)
-                            + ". Serve whole S-tags per line group on OF-DPA switches, or use a single-table "
-                            + "(OVS) switch; docs/onos/steering.md, OF-DPA limits.", problems);
+                            + ". Serve whole S-tags per line group and give line groups no core IPv6 address "
+                            + "on OF-DPA switches, or use a single-table (OVS) switch; docs/onos/steering.md, "
+                            + "OF-DPA limits.", problems);
         }
     }
 

@@ -36,7 +36,10 @@ public final class Steer {
      * steer takes still reaches those punts when they are installed.
      */
     public static final int PRIORITY_ONOS_PUNT = PacketPriority.CONTROL.priorityValue();
-    /** Priority of the ARP steers (more specific than the MAC steers they overlap). */
+    /**
+     * Priority of the ARP and neighbour discovery steers (more specific than
+     * the MAC steers they overlap).
+     */
     public static final int PRIORITY_ARP = PRIORITY_ONOS_PUNT + 300;
     /** Priority of the line and core-MAC steers. */
     public static final int PRIORITY_STEER = PRIORITY_ONOS_PUNT + 200;
@@ -60,6 +63,13 @@ public final class Steer {
         CORE_UP,
         /** Instance port, its ARP broadcast from its group's core MAC and address, to the uplink. */
         CORE_ARP_UP,
+        /** Uplink, Neighbor Solicitation for a group's core IPv6 address, to the group's instance. */
+        CORE_ND_DOWN,
+        /**
+         * Instance port, its multicast Neighbor Solicitation or Advertisement from its
+         * group's core MAC and core IPv6 address, to the uplink.
+         */
+        CORE_ND_UP,
         /** Everything else: dropped. */
         DROP
     }

@@ -8,6 +8,8 @@ import org.bngpod.api.Pod;
 import org.bngpod.api.SwitchPort;
 import org.bngpod.app.placement.Placement;
 import org.onlab.packet.EthType;
+import org.onlab.packet.ICMP6;
+import org.onlab.packet.IPv6;
 import org.onlab.packet.IpAddress;
 import org.onlab.packet.MacAddress;
 import org.onlab.packet.VlanId;
@@ -44,6 +46,12 @@ import static org.bngpod.app.steering.Steer.PRIORITY_STEER;
  * instances cannot be steered on such a switch: {@link UnsupportedPodException}.</p>
  */
 public final class SteeringPlan {
+
+    private static final byte ICMP6_NEIGHBOR_SOLICITATION = ICMP6.NEIGHBOR_SOLICITATION;
+    private static final byte ICMP6_NEIGHBOR_ADVERTISEMENT = ICMP6.NEIGHBOR_ADVERTISEMENT;
+    /** IPv6 multicast maps to 33:33:xx:xx:xx:xx (RFC 2464). */
+    private static final MacAddress IPV6_MULTICAST_MAC = MacAddress.valueOf("33:33:00:00:00:00");
+    private static final MacAddress IPV6_MULTICAST_MASK = MacAddress.valueOf("ff:ff:00:00:00:00");
 
     private SteeringPlan() {
     }
@@ -172,9 +180,10 @@ public final class SteeringPlan {
         steers.add(Steer.forward(Kind.CORE_UP, instance, name, PRIORITY_STEER,
                                  core(instancePort, vlan).matchEthSrc(group.coreMac()).matchEthDst(router).build(),
                                  uplink));
+        group.coreAddress6().ifPresent(a6 -> ndSteers(group, instance, instancePort, uplink, vlan, a6, steers));
         IpAddress address = group.coreAddress();
         if (!address.isIp4()) {
-            // ARP steers are IPv4 only; the core side of the pod is IPv4 (pod validator).
+            // ARP steers are IPv4 only; a group's core address is IPv4 (pod validator).
             return;
         }
         steers.add(Steer.forward(Kind.CORE_ARP_DOWN, instance, name, PRIORITY_ARP,
@@ -187,6 +196,37 @@ public final class SteeringPlan {
                                          .matchEthType(EthType.EtherType.ARP.ethType().toShort())
                                          .matchArpSpa(address.getIp4Address()).build(),
                                  uplink));
+    }
+
+    /**
+     * IPv6's ARP steers: the router's Neighbor Solicitation for the group's
+     * core IPv6 address (sent to the address's solicited-node multicast MAC,
+     * which no MAC steer takes) to the group's instance; the instance's own
+     * multicast NS (resolving the router) and NA (announcing its address) to
+     * the uplink, only from the group's core MAC and core IPv6 address. The
+     * ICMPv6 type and ND target come with their OpenFlow prerequisites
+     * (EtherType IPv6, IP protocol 58), without which a switch refuses the
+     * match.
+     */
+    private static void ndSteers(LineGroup group, int instance, PortNumber instancePort, PortNumber uplink,
+                                 VlanId vlan, IpAddress address6, ImmutableSet.Builder<Steer> steers) {
+        String name = group.name();
+        steers.add(Steer.forward(Kind.CORE_ND_DOWN, instance, name, PRIORITY_ARP,
+                                 icmp6(core(uplink, vlan), ICMP6_NEIGHBOR_SOLICITATION)
+                                         .matchIPv6NDTargetAddress(address6.getIp6Address()).build(),
+                                 instancePort));
+        for (byte type : new byte[] {ICMP6_NEIGHBOR_SOLICITATION, ICMP6_NEIGHBOR_ADVERTISEMENT}) {
+            steers.add(Steer.forward(Kind.CORE_ND_UP, instance, name, PRIORITY_ARP,
+                                     icmp6(core(instancePort, vlan).matchEthSrc(group.coreMac())
+                                                   .matchEthDstMasked(IPV6_MULTICAST_MAC, IPV6_MULTICAST_MASK)
+                                                   .matchIPv6Src(address6.toIpPrefix()), type).build(),
+                                     uplink));
+        }
+    }
+
+    private static TrafficSelector.Builder icmp6(TrafficSelector.Builder match, byte type) {
+        return match.matchEthType(EthType.EtherType.IPV6.ethType().toShort())
+                .matchIPProtocol(IPv6.PROTOCOL_ICMP6).matchIcmpv6Type(type);
     }
 
     /** The core side's match: the port, and untagged (VLAN NONE) or the core VLAN. */

@@ -75,9 +75,24 @@ public class OfdpaSteeringTest {
     private static final VlanId CORE = VlanId.vlanId((short) 4094);
     private static final int L2_FLOOD_TYPE = 0x40000000;
 
+    /**
+     * The lab pod's netcfg without the line groups' core IPv6 addresses, which
+     * OF-DPA refuses (NdSteeringTest): the IPv4 fold these tests are about.
+     */
+    static ObjectNode labJson() throws IOException {
+        ObjectNode pod = LabPods.goldenPodJson();
+        pod.path("lineGroups").forEach(g -> ((ObjectNode) g).remove("coreAddress6"));
+        return pod;
+    }
+
     /** The lab pod with lg3 serving S300 whole and lg4 without its part of S300. */
     static Pod wholeSTagLab() throws IOException {
-        ObjectNode pod = LabPods.goldenPodJson();
+        return LabPods.read(wholeSTagLabJson());
+    }
+
+    /** {@link #wholeSTagLab()}'s netcfg. */
+    static ObjectNode wholeSTagLabJson() throws IOException {
+        ObjectNode pod = labJson();
         for (JsonNode group : pod.path("lineGroups")) {
             ArrayNode lines = (ArrayNode) group.path("lines");
             for (int i = lines.size() - 1; i >= 0; i--) {
@@ -91,7 +106,7 @@ public class OfdpaSteeringTest {
                 }
             }
         }
-        return LabPods.read(pod);
+        return pod;
     }
 
     @Test
@@ -106,7 +121,7 @@ public class OfdpaSteeringTest {
 
     @Test
     public void labWithSplitSTagIsRefusedForOfdpa() throws IOException {
-        Pod pod = LabPods.golden();
+        Pod pod = LabPods.read(labJson());
         Placement placement = new PlacementEngine().initial(pod);
         try {
             SteeringPlan.compute(pod, placement, Pipeline.OFDPA);
@@ -124,7 +139,7 @@ public class OfdpaSteeringTest {
 
     @Test
     public void sTagOnTwoAccessPortsIsRefusedForOfdpa() throws IOException {
-        ObjectNode json = LabPods.goldenPodJson();
+        ObjectNode json = labJson();
         for (JsonNode group : json.path("lineGroups")) {
             if (group.path("name").asText().equals("lg4")) {
                 // lg4's S400-449 on access4, and S100 again on access2 (lg1 has it on access1)

@@ -3,7 +3,11 @@ package org.bngpod.app.steering;
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.Sets;
 import org.onosproject.net.flow.FlowRule;
+import org.onosproject.net.flow.TrafficSelector;
 import org.onosproject.net.flow.criteria.Criterion;
+import org.onosproject.net.flow.criteria.EthTypeCriterion;
+import org.onosproject.net.flow.criteria.IPProtocolCriterion;
+import org.onosproject.net.flow.criteria.Icmpv6TypeCriterion;
 import org.onosproject.net.flow.instructions.Instruction;
 import org.onosproject.net.flow.instructions.L0ModificationInstruction;
 import org.onosproject.net.flow.instructions.L1ModificationInstruction;
@@ -150,6 +154,86 @@ final class OpenFlow13Encoding {
                 return ENCODED_L4.contains(((L4ModificationInstruction) i).subtype());
             default:
                 return ENCODED_INSTRUCTIONS.contains(i.type());
+        }
+    }
+
+    /**
+     * Returns the OpenFlow 1.3 prerequisites (spec 7.2.3.7, table 12) a
+     * rule's match lacks, for the fields the steering may use. The provider
+     * checks none of them: {@code buildMatch} encodes each criterion on its
+     * own (IPV6_ND_TARGET as an exact IPv6 address, ICMPV6_TYPE as a U8), and
+     * the switch refuses a flow-mod whose match field has no prerequisite
+     * (OFPBMC_BAD_PREREQ): Open vSwitch for one.
+     *
+     * <ul>
+     *   <li>ARP_SPA, ARP_TPA: ETH_TYPE 0x0806;</li>
+     *   <li>IP_PROTO: ETH_TYPE 0x0800 or 0x86dd;</li>
+     *   <li>IPV6_SRC, IPV6_DST: ETH_TYPE 0x86dd;</li>
+     *   <li>ICMPV6_TYPE, ICMPV6_CODE: IP_PROTO 58 (and so ETH_TYPE 0x86dd);</li>
+     *   <li>IPV6_ND_TARGET: ICMPV6_TYPE 135 or 136; IPV6_ND_SLL: 135; IPV6_ND_TLL: 136.</li>
+     * </ul>
+     *
+     * @param rule a flow rule
+     * @return one entry per field whose prerequisite is missing; empty when none
+     */
+    static List<String> missingPrerequisites(FlowRule rule) {
+        TrafficSelector sel = rule.selector();
+        Integer ethType = sel.getCriterion(Criterion.Type.ETH_TYPE) == null ? null
+                : ((EthTypeCriterion) sel.getCriterion(Criterion.Type.ETH_TYPE)).ethType().toShort() & 0xffff;
+        Integer proto = sel.getCriterion(Criterion.Type.IP_PROTO) == null ? null
+                : (int) ((IPProtocolCriterion) sel.getCriterion(Criterion.Type.IP_PROTO)).protocol();
+        Integer icmp6 = sel.getCriterion(Criterion.Type.ICMPV6_TYPE) == null ? null
+                : ((Icmpv6TypeCriterion) sel.getCriterion(Criterion.Type.ICMPV6_TYPE)).icmpv6Type() & 0xff;
+        boolean ipv6 = Integer.valueOf(ETH_IPV6).equals(ethType);
+        boolean icmpv6 = ipv6 && Integer.valueOf(PROTO_ICMPV6).equals(proto);
+        List<String> missing = new ArrayList<>();
+        for (Criterion c : sel.criteria()) {
+            switch (c.type()) {
+                case ARP_SPA:
+                case ARP_TPA:
+                    require(missing, c, Integer.valueOf(ETH_ARP).equals(ethType), "ETH_TYPE 0x0806");
+                    break;
+                case IP_PROTO:
+                    require(missing, c, ipv6 || Integer.valueOf(ETH_IPV4).equals(ethType),
+                            "ETH_TYPE 0x0800 or 0x86dd");
+                    break;
+                case IPV6_SRC:
+                case IPV6_DST:
+                    require(missing, c, ipv6, "ETH_TYPE 0x86dd");
+                    break;
+                case ICMPV6_TYPE:
+                case ICMPV6_CODE:
+                    require(missing, c, icmpv6, "ETH_TYPE 0x86dd and IP_PROTO 58");
+                    break;
+                case IPV6_ND_TARGET:
+                    require(missing, c, icmpv6 && icmp6 != null && (icmp6 == ND_SOLICIT || icmp6 == ND_ADVERT),
+                            "ICMPV6_TYPE 135 or 136 (with ETH_TYPE 0x86dd, IP_PROTO 58)");
+                    break;
+                case IPV6_ND_SLL:
+                    require(missing, c, icmpv6 && icmp6 != null && icmp6 == ND_SOLICIT,
+                            "ICMPV6_TYPE 135 (with ETH_TYPE 0x86dd, IP_PROTO 58)");
+                    break;
+                case IPV6_ND_TLL:
+                    require(missing, c, icmpv6 && icmp6 != null && icmp6 == ND_ADVERT,
+                            "ICMPV6_TYPE 136 (with ETH_TYPE 0x86dd, IP_PROTO 58)");
+                    break;
+                default:
+                    break;
+            }
+        }
+        return missing;
+    }
+
+    private static final int ETH_IPV4 = 0x0800;
+    private static final int ETH_ARP = 0x0806;
+    private static final int ETH_IPV6 = 0x86dd;
+    private static final int PROTO_ICMPV6 = 58;
+    private static final int ND_SOLICIT = 135;
+    private static final int ND_ADVERT = 136;
+
+    private static void require(List<String> missing, Criterion c, boolean met, String what) {
+        if (!met) {
+            missing.add(c.type() + " needs " + what);
         }
     }
 

@@ -1,5 +1,6 @@
 package org.bngpod.app.steering;
 
+import org.onlab.packet.IpPrefix;
 import org.onlab.packet.MacAddress;
 import org.onlab.packet.VlanId;
 import org.onosproject.net.PortNumber;
@@ -10,6 +11,10 @@ import org.onosproject.net.flow.criteria.ArpPaCriterion;
 import org.onosproject.net.flow.criteria.Criterion;
 import org.onosproject.net.flow.criteria.EthCriterion;
 import org.onosproject.net.flow.criteria.EthTypeCriterion;
+import org.onosproject.net.flow.criteria.IPCriterion;
+import org.onosproject.net.flow.criteria.IPProtocolCriterion;
+import org.onosproject.net.flow.criteria.IPv6NDTargetAddressCriterion;
+import org.onosproject.net.flow.criteria.Icmpv6TypeCriterion;
 import org.onosproject.net.flow.criteria.PortCriterion;
 import org.onosproject.net.flow.criteria.VlanIdCriterion;
 import org.onosproject.net.flow.instructions.Instruction;
@@ -31,7 +36,10 @@ import java.util.List;
  *   ({@link OpenFlow13Encoding}: INNER_VLAN_VID among them) is refused, since
  *   the provider would send the flow-mod without it and the switch would
  *   match more than the rule says;</li>
- *   <li>a rule it encodes but this translator does not know (IP matches,
+ *   <li>a rule whose match lacks a field's OpenFlow 1.3 prerequisites
+ *   ({@link OpenFlow13Encoding#missingPrerequisites}) is refused: the provider
+ *   sends it, and the switch answers OFPBMC_BAD_PREREQ;</li>
+ *   <li>a rule it encodes but this translator does not know (IPv4 matches,
  *   VLAN pushes and pops, groups, other tables, ...) is refused too: the
  *   steering needs none of them.</li>
  * </ul>
@@ -103,6 +111,11 @@ final class OvsFlows {
             throw new UntranslatableRuleException(rule, "ONOS 2.5.6's OpenFlow 1.3 provider does not encode "
                     + String.join(", ", lost) + " (it would send the flow-mod without it)");
         }
+        List<String> prerequisites = OpenFlow13Encoding.missingPrerequisites(rule);
+        if (!prerequisites.isEmpty()) {
+            throw new UntranslatableRuleException(rule, "an OpenFlow 1.3 switch refuses the match (OFPBMC_BAD_PREREQ): "
+                    + String.join(", ", prerequisites));
+        }
         if (!(rule.table() instanceof IndexTableId) || ((IndexTableId) rule.table()).id() != 0) {
             throw new UntranslatableRuleException(rule, "not in table 0 (single-table pipeline)");
         }
@@ -131,9 +144,10 @@ final class OvsFlows {
                     }
                     break;
                 case ETH_DST:
+                case ETH_DST_MASKED:
                 case ETH_SRC:
                     EthCriterion eth = (EthCriterion) c;
-                    m.append(c.type() == Criterion.Type.ETH_DST ? ",dl_dst=" : ",dl_src=").append(eth.mac());
+                    m.append(c.type() == Criterion.Type.ETH_SRC ? ",dl_src=" : ",dl_dst=").append(eth.mac());
                     if (eth.mask() != null && !eth.mask().equals(MacAddress.BROADCAST)) {
                         m.append('/').append(eth.mask());
                     }
@@ -146,6 +160,22 @@ final class OvsFlows {
                     break;
                 case ARP_SPA:
                     m.append(",arp_spa=").append(((ArpPaCriterion) c).ip());
+                    break;
+                case IP_PROTO:
+                    m.append(",nw_proto=").append(((IPProtocolCriterion) c).protocol());
+                    break;
+                case IPV6_SRC:
+                    IpPrefix src = ((IPCriterion) c).ip();
+                    m.append(",ipv6_src=").append(src.address());
+                    if (src.prefixLength() != IpPrefix.MAX_INET6_MASK_LENGTH) {
+                        m.append('/').append(src.prefixLength());
+                    }
+                    break;
+                case ICMPV6_TYPE:
+                    m.append(",icmpv6_type=").append(((Icmpv6TypeCriterion) c).icmpv6Type());
+                    break;
+                case IPV6_ND_TARGET:
+                    m.append(",nd_target=").append(((IPv6NDTargetAddressCriterion) c).targetAddress());
                     break;
                 default:
                     throw new UntranslatableRuleException(rule, "no translation for criterion " + c.type());

@@ -137,7 +137,9 @@ public class SteeringInstallerTest {
         Set<Steer> expectedRemoved = plan.stream().filter(s -> s.lineGroup().equals("lg2")
                 && !addedMatches.contains(s.selector())).collect(Collectors.toSet());
         assertEquals(expectedRemoved, removed);
-        assertEquals(50 + 10 + 2, removed.size()); // LINE_DOWN per S-tag, CORE_UP, CORE_ARP_UP
+        // LINE_DOWN per S-tag, CORE_UP, CORE_ARP_UP, and CORE_ND_UP (NS, NA) when lg2 has a core IPv6 address
+        int nd = pod.lineGroup("lg2").orElseThrow().coreAddress6().isPresent() ? 2 : 0;
+        assertEquals(50 + 10 + 2 + nd, removed.size());
         assertEquals(next, installer.installed(LEAF));
     }
 

@@ -241,6 +241,7 @@ public class SteeringPlanTest {
                 case LINE_UP:
                 case CORE_DOWN:
                 case CORE_ARP_DOWN:
+                case CORE_ND_DOWN:
                     // same match as before, delivered to the new instance
                     assertEquals(newPort, output(steer));
                     assertTrue(oldMoved.stream().anyMatch(o -> o.selector().equals(steer.selector())
@@ -300,7 +301,8 @@ public class SteeringPlanTest {
     }
 
     private static Set<TrafficSelector> coreMatches(Set<Steer> steers) {
-        return steers.stream().filter(s -> s.kind() == Kind.CORE_DOWN || s.kind() == Kind.CORE_ARP_DOWN)
+        return steers.stream().filter(s -> s.kind() == Kind.CORE_DOWN || s.kind() == Kind.CORE_ARP_DOWN
+                || s.kind() == Kind.CORE_ND_DOWN)
                 .map(Steer::selector).collect(Collectors.toSet());
     }
 
