@@ -74,6 +74,35 @@ vxlan_ppp_ctrl(uint16_t proto)
 	       proto == CLS_PPP_IPCP || proto == CLS_PPP_IPV6CP;
 }
 
+/*
+ * The IPv6 the CP may send on a session (docs/dp/control-frames.md): its answers
+ * to what bng-dp punted, from its link-local address: Router Advertisements and
+ * Neighbor Solicitations/Advertisements (hop limit 255, RFC 4861) and DHCPv6 from
+ * the server port to the client port. Anything else would let the control server
+ * inject subscriber data: refused.
+ */
+static int
+vxlan_ipv6_ctrl(const uint8_t *ip, uint16_t len)
+{
+	uint16_t paylen;
+
+	if (len < 40 + 8 || (ip[0] >> 4) != 6)
+		return 0;
+	paylen = cls_be16(ip + 4);
+	if (paylen < 8 || paylen > len - 40)
+		return 0;
+	if (ip[8] != 0xfe || (ip[9] & 0xc0) != 0x80) /* source fe80::/10 */
+		return 0;
+	switch (ip[6]) {
+	case 58: /* ICMPv6: RA, NS, NA */
+		return ip[7] == 255 && ip[40] >= 134 && ip[40] <= 136;
+	case 17: /* UDP: DHCPv6 server -> client */
+		return cls_be16(ip + 40) == 547 && cls_be16(ip + 42) == 546;
+	default:
+		return 0;
+	}
+}
+
 int
 vxlan_inject_check(const struct line_map *lm, const uint8_t *frame, uint16_t len,
 		   struct vxlan_counters *c)
@@ -114,7 +143,8 @@ vxlan_inject_check(const struct line_map *lm, const uint8_t *frame, uint16_t len
 		return vxlan_count(c, VXLAN_INJECT_PPPOE_CODE, -EPERM);
 	if (sid == 0 || sid == 0xffff)
 		return vxlan_count(c, VXLAN_INJECT_PPPOE_SID, -EPERM);
-	if (plen < 2 || !vxlan_ppp_ctrl(cls_be16(h + 6)))
+	if (plen < 2 || (!vxlan_ppp_ctrl(cls_be16(h + 6)) &&
+			 !(cls_be16(h + 6) == CLS_PPP_IPV6 && vxlan_ipv6_ctrl(h + 8, plen - 2))))
 		return vxlan_count(c, VXLAN_INJECT_PPP_PROTO, -EPERM);
 	return vxlan_count(c, VXLAN_INJECT_OK, line);
 }

@@ -133,7 +133,79 @@ test_codec(void)
 
 /* --- inject guard ----------------------------------------------------------- */
 
-enum base { B_PADO, B_PADS, B_PADT, B_LCP, B_PAP, B_CHAP, B_IPCP, B_IPV6CP, B_IPV4, B_IPV6 };
+enum base {
+	B_PADO,
+	B_PADS,
+	B_PADT,
+	B_LCP,
+	B_PAP,
+	B_CHAP,
+	B_IPCP,
+	B_IPV6CP,
+	B_IPV4,
+	B_IPV6,
+	/* IPv6 of the CP (PPP 0x0057): its answers on the session */
+	B_RA,	      /* ICMPv6 134 from fe80::1, hop limit 255 */
+	B_NA,	      /* ICMPv6 136 from fe80::1, hop limit 255 */
+	B_DHCP6,      /* UDP 547 -> 546 from fe80::1 */
+	B_RA_GLOBAL,  /* the RA from a global source */
+	B_RA_HOP64,   /* the RA with hop limit 64 */
+	B_ECHO6,      /* ICMPv6 echo request from fe80::1 */
+	B_UDP6_OTHER, /* UDP 547 -> 53 from fe80::1 */
+	B_TCP6,	      /* TCP from fe80::1 */
+	B_IPV6_SHORT, /* 39 bytes of IPv6 header */
+	B_IPV6_PLEN,  /* payload length past the PPP payload */
+};
+
+/* The IPv6 packet of base b (B_RA..B_IPV6_PLEN) into p: its length. */
+static size_t
+cp_ipv6(uint8_t *p, enum base b)
+{
+	static const uint8_t ll[16] = {0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+	static const uint8_t global[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0,
+					   0,	 0,    0,    0,	   0, 0, 0, 1};
+	size_t l4 = 16;
+
+	memset(p, 0, 40 + l4);
+	p[0] = 0x60;
+	ctl_put16(p + 4, (unsigned int)l4);
+	p[6] = 58;
+	p[7] = 255;
+	memcpy(p + 8, b == B_RA_GLOBAL ? global : ll, 16);
+	p[24] = 0xff;
+	p[25] = 0x02;
+	p[39] = 1;
+	p[40] = 134;
+	switch (b) {
+	case B_NA:
+		p[40] = 136;
+		break;
+	case B_RA_HOP64:
+		p[7] = 64;
+		break;
+	case B_ECHO6:
+		p[40] = 128;
+		break;
+	case B_DHCP6:
+	case B_UDP6_OTHER:
+		p[6] = 17;
+		ctl_put16(p + 40, 547);
+		ctl_put16(p + 42, b == B_DHCP6 ? 546 : 53);
+		ctl_put16(p + 44, (unsigned int)l4);
+		break;
+	case B_TCP6:
+		p[6] = 6;
+		break;
+	case B_IPV6_SHORT:
+		return 39;
+	case B_IPV6_PLEN:
+		ctl_put16(p + 4, (unsigned int)l4 + 1);
+		break;
+	default:
+		break;
+	}
+	return 40 + l4;
+}
 
 /* A frame the CP sends as the AC: to the subscriber, tags of line 0 by default. */
 static size_t
@@ -150,9 +222,22 @@ cp_frame(uint8_t *f, enum base b, unsigned int tpid, unsigned int stag, unsigned
 		return ctl_disc_frame(f, SUB_MAC, LAB_AC_MAC, tpid, stag, ctag, VXLAN_PADS, 5, 12);
 	case B_PADT:
 		return ctl_disc_frame(f, SUB_MAC, LAB_AC_MAC, tpid, stag, ctag, CLS_PADT, 5, 0);
-	default:
+	case B_LCP:
+	case B_PAP:
+	case B_CHAP:
+	case B_IPCP:
+	case B_IPV6CP:
+	case B_IPV4:
+	case B_IPV6:
 		return ctl_session_frame(f, SUB_MAC, LAB_AC_MAC, tpid, stag, ctag, 5,
 					 protos[b - B_LCP], lcp, sizeof(lcp), 0, 0);
+	default: {
+		uint8_t p[64];
+		size_t n = cp_ipv6(p, b);
+
+		return ctl_session_frame(f, SUB_MAC, LAB_AC_MAC, tpid, stag, ctag, 5, 0x0057, p, n,
+					 0, 0);
+	}
 	}
 }
 
@@ -306,6 +391,23 @@ test_inject(void)
 		{"IPv6 in session", B_IPV6, 0x8100, 300, 2000, M_NONE, 0,
 		 REFUSE(VXLAN_INJECT_PPP_PROTO)},
 		{"PPPoE length 1", B_LCP, 0x8100, 300, 2000, M_PLEN1, 0,
+		 REFUSE(VXLAN_INJECT_PPP_PROTO)},
+		{"RA", B_RA, 0x8100, 300, 2000, M_NONE, 0, 0},
+		{"NA", B_NA, 0x88a8, 400, 7, M_NONE, 0, 1},
+		{"DHCPv6 reply", B_DHCP6, 0x8100, 300, 2000, M_NONE, 0, 0},
+		{"RA from a global address", B_RA_GLOBAL, 0x8100, 300, 2000, M_NONE, 0,
+		 REFUSE(VXLAN_INJECT_PPP_PROTO)},
+		{"RA with hop limit 64", B_RA_HOP64, 0x8100, 300, 2000, M_NONE, 0,
+		 REFUSE(VXLAN_INJECT_PPP_PROTO)},
+		{"ICMPv6 echo", B_ECHO6, 0x8100, 300, 2000, M_NONE, 0,
+		 REFUSE(VXLAN_INJECT_PPP_PROTO)},
+		{"UDP 547 -> 53", B_UDP6_OTHER, 0x8100, 300, 2000, M_NONE, 0,
+		 REFUSE(VXLAN_INJECT_PPP_PROTO)},
+		{"TCP over IPv6", B_TCP6, 0x8100, 300, 2000, M_NONE, 0,
+		 REFUSE(VXLAN_INJECT_PPP_PROTO)},
+		{"IPv6 header cut", B_IPV6_SHORT, 0x8100, 300, 2000, M_NONE, 0,
+		 REFUSE(VXLAN_INJECT_PPP_PROTO)},
+		{"IPv6 payload past the frame", B_IPV6_PLEN, 0x8100, 300, 2000, M_NONE, 0,
 		 REFUSE(VXLAN_INJECT_PPP_PROTO)},
 #undef REFUSE
 	};
