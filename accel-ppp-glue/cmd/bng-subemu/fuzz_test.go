@@ -249,3 +249,18 @@ func TestTrafficPathAllocatesNothing(t *testing.T) {
 		t.Fatalf("%v allocations per run; rx %d bad %d echo answered %d", n, s.rxPkts, s.rxBad, s.echoAnswered)
 	}
 }
+
+// TestDatagramWithoutTarget: an emulator started without --target (it sends no traffic)
+// that receives an IPv4 datagram on an up session counts it as bad traffic; the
+// datagram's address check used to panic on the unset target.
+func TestDatagramWithoutTarget(t *testing.T) {
+	e := fuzzEmu(t)
+	e.cfg.Target = netip.AddrPort{}
+	up := int(stUp)
+	s := &e.sess[up]
+	ip, _ := hex.DecodeString(stripSpaces("0021 4500001c000000004011000000000000000000000000000000000000"))
+	e.input(frameTo(e, up, pppoe.EtherTypeSession, 0, s.sid, ip))
+	if s.rxBad != 1 || s.rxPkts != 0 {
+		t.Fatalf("rx %d bad %d", s.rxPkts, s.rxBad)
+	}
+}

@@ -95,6 +95,10 @@ func (e *Emu) rxUDP(s *sess, ip []byte) {
 		bad()
 		return
 	}
+	if !e.cfg.Target.Addr().Is4() { // no --target: nothing of ours can come back
+		bad()
+		return
+	}
 	tgt := e.cfg.Target.Addr().As4()
 	if [4]byte(ip[16:20]) != s.addr || [4]byte(ip[12:16]) != tgt {
 		bad()
