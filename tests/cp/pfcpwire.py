@@ -539,6 +539,7 @@ class LineGroup:
     core_mac: str
     core_ip: str
     name: str
+    core_ip6: str | None = None  # the optional trailer (docs/dp/pfcp.md)
 
 
 def raw_ies(msg: bytes) -> list[bytes]:
@@ -562,12 +563,15 @@ def decode_line_group(v: bytes) -> LineGroup | None:
     if len(v) < 19 or v[0] not in (1, 2):
         return None
     n = v[17]
-    if not 1 <= n <= 63 or len(v) != 18 + n:
+    if not 1 <= n <= 63 or len(v) not in (18 + n, 18 + n + 16):
         return None
-    name = v[18:].decode("ascii", "replace")
+    name = v[18 : 18 + n].decode("ascii", "replace")
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", name):
         return None
-    return LineGroup(v[0], _mac(v[1:7]), _mac(v[7:13]), _ipv4(v[13:17]), name)
+    core6 = str(ipaddress.IPv6Address(v[18 + n :])) if len(v) == 18 + n + 16 else None
+    if v[0] == 1 and len(v) == 18 + n + 16 and (v[18 + n] in (0, 0xFF) or (v[18 + n] == 0xFE and v[19 + n] & 0x80)):
+        return None  # as bng-dp: an adoption's core IPv6 address is not ::/8, ff00::/8 or fe80::/9
+    return LineGroup(v[0], _mac(v[1:7]), _mac(v[7:13]), _ipv4(v[13:17]), name, core6)
 
 
 def line_group_ie(action: int, ac_mac: str, core_mac: str, core_ip: str, name: str) -> bytes:

@@ -49,9 +49,8 @@ V6_KEYS = {
 _ctags = itertools.count(600)
 
 
-# A second ACL rule, IPv6: UDP to port 9 of 2001:db8:dead::/48 is denied both ways.
+# One more ACL rule, IPv6: UDP to port 9 of 2001:db8:dead::/48 is denied both ways.
 ACL6 = [
-    "[acl.1]",
     "family = ipv6",
     "action = deny",
     "direction = both",
@@ -64,18 +63,34 @@ ACL6 = [
 
 
 def v6_ini(path) -> None:
-    """The lab's dp1.ini with the IPv6 keys added to [core] and [line_group.0], and ACL6."""
-    out = []
+    """The lab's dp1.ini with this test's IPv6 keys in [core] and [line_group.0] (set where
+    the lab has them, added where not) and ACL6 as one more [acl.N] after the lab's rules."""
+    out, section, seen, n_acl = [], None, set(), 0
+
+    def finish(sec):
+        for kv in V6_KEYS.get(sec, []):
+            if kv.split("=")[0].strip() not in seen:
+                out.append(kv)
+
     for line in LAB_DP1.read_text().splitlines():
-        if line.replace(" ", "").startswith("acl_rules="):
-            n = int(line.split("=")[1].split(";")[0])
-            line = f"acl_rules = {n + 1}"
-        out.append(line)
         head = line.strip()
         if head.startswith("[") and head.endswith("]"):
-            out.extend(V6_KEYS.get(head[1:-1], []))
-    assert "[acl.0]" in out and "[acl.1]" not in out, "the lab's dp1.ini changed: one ACL rule expected"
-    out += ["", *ACL6]
+            finish(section)
+            section, seen = head[1:-1], set()
+            out.append(line)
+            continue
+        key = head.split("=")[0].strip() if "=" in head and not head.startswith(";") else None
+        if section == "instance" and key == "acl_rules":
+            n_acl = int(head.split("=")[1].split(";")[0])
+            line = f"acl_rules = {n_acl + 1}"
+        for kv in V6_KEYS.get(section, []):
+            if key == kv.split("=")[0].strip():
+                line = kv
+                seen.add(key)
+        out.append(line)
+    finish(section)
+    assert f"[acl.{n_acl - 1}]" in out and f"[acl.{n_acl}]" not in out, "the lab's dp1.ini: acl_rules"
+    out += ["", f"[acl.{n_acl}]", *ACL6]
     path.write_text("\n".join(out) + "\n")
 
 
@@ -430,8 +445,8 @@ def test_ra_offload_sends_the_initial_and_periodic_ras(dp, cp6):
 
 
 def test_ipv6_acl_rule_denies_ipv6_only(dp, cp6):
-    """[acl.1] (family ipv6, UDP to port 9 of 2001:db8:dead::/48) denies that IPv6 traffic;
-    IPv6 to another port passes; the IPv4 rule [acl.0] (TCP 25) does not touch IPv6."""
+    """ACL6 (family ipv6, UDP to port 9 of 2001:db8:dead::/48) denies that IPv6 traffic;
+    IPv6 to another port passes; TCP 25 over IPv6 is denied by the lab's IPv6 rule."""
     sub = new_sub6()
     with installed6(cp6, sub):
         dp.wire.drain()
@@ -449,9 +464,13 @@ def test_ipv6_acl_rule_denies_ipv6_only(dp, cp6):
         assert frames_where(dp, lambda p: access_out(p, sub) and UDP in p and p[UDP].dport == 9)
         assert dp.stats()["acl_down_packets"] > before["acl_down_packets"]
         assert dp.stats()["drop_acl_deny"] == before["drop_acl_deny"]
-        # TCP 25 over IPv6 is not the IPv4 rule's business
+        # TCP 25 over IPv6 meets the lab's own IPv6 twin of its SMTP rule ([acl.1]), not the
+        # IPv4 one: denied and counted; TCP to another port passes
+        before = dp.stats()
         dp.wire.send(bytes(up6(sub, payload=TCP(sport=4000, dport=25, flags="S"))))
-        assert frames_where(dp, lambda p: core_out(p) and TCP in p and p[TCP].dport == 25)
+        assert stat_delta(dp, before, "drop_acl_deny", 1) == 1
+        dp.wire.send(bytes(up6(sub, payload=TCP(sport=4000, dport=26, flags="S"))))
+        assert frames_where(dp, lambda p: core_out(p) and TCP in p and p[TCP].dport == 26)
 
 
 # ---- Line Group IE with the IPv6 trailer ----------------------------------------------

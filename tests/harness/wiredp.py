@@ -85,6 +85,8 @@ def lab_cp_doc(instances: set[int]) -> dict:
     groups = {g for i in doc["instances"] for g in i["line_groups"]}
     doc["line_groups"] = [g for g in doc["line_groups"] if g["name"] in groups]
     doc["pools"] = [p for p in doc["pools"] if p["line_group"] in groups]
+    if "ipv6_pools" in doc:
+        doc["ipv6_pools"] = [p for p in doc["ipv6_pools"] if p["line_group"] in groups]
     return doc
 
 

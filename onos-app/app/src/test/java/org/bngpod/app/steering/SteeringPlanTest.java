@@ -95,11 +95,12 @@ public class SteeringPlanTest {
         Pod pod = LabPods.golden();
         Placement placement = new PlacementEngine().initial(pod);
         Set<Steer> plan = SteeringPlan.compute(pod, placement);
-        // Line steers: 2 per S-tag (its up and down), a shared S-tag once for its groups; 4 core steers each.
+        // Line steers: 2 per S-tag (its up and down), a shared S-tag once for its groups; 4 core steers
+        // each, and 3 neighbour-discovery steers for each group with a core IPv6 address (lg1..lg3).
         assertEquals(ImmutableMap.builder()
-                             .put("lg1", 50L * 2 + 4)           // access1 S100-149
-                             .put("lg2", (50L + 10) * 2 + 4)    // access2 S200-249, access1 S150-159
-                             .put("lg3", 4L)                    // its core side; its line is lg4's S-tag too
+                             .put("lg1", 50L * 2 + 4 + 3)           // access1 S100-149
+                             .put("lg2", (50L + 10) * 2 + 4 + 3)    // access2 S200-249, access1 S150-159
+                             .put("lg3", 4L + 3)                    // its core side; its line is lg4's S-tag too
                              .put("lg4", 50L * 2 + 4)           // access4 S400-449
                              .put("lg3+lg4", 2L)                // access3 S300, C1-1999 lg3's, C2000-4094 lg4's
                              .put("", 1L)                       // the drop
