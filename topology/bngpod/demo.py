@@ -4,8 +4,8 @@ a hundred PPPoE subscribers with bng-subemu in every access namespace, sends the
 UDP echo traffic and a downstream load above their profile to a few of them, and shows a
 refreshing dashboard: sessions per instance, the control plane's setup rate, rate per
 subscriber, HQoS drops per instance and the switch's port counters. In a pod with IPv6
-pools one more subscriber dials dual stack with the independent scapy client
-(dualstack.py) and the dashboard shows its prefixes and its traffic per family.
+pools one more subscriber dials dual stack (bng-subemu --dual-stack, dualstack.py) and
+the dashboard shows its prefixes and its traffic per family.
 
 On a terminal it runs until Ctrl-C or `q`; otherwise (CI: `make demo < /dev/null`) for
 --duration seconds, printing the dashboard a few times, and exits 0 only when every
@@ -138,6 +138,32 @@ def pick_subscribers(pod: m.Pod, users: list[dict], total: int) -> list[dict]:
     return chosen
 
 
+def spawn_emulator(
+    port: m.SwitchPort, state: emu.State, name: str, users_file: Path, count: int, args: list[str]
+) -> Emulator:
+    """bng-subemu in port's access namespace on its sub0, dialling the subscribers of
+    users_file on port (args: which of them, traffic, dual stack); its status socket, JSON
+    lines and log are subemu-<name>.* in the demo's run directory."""
+    work = users_file.parent
+    status = work / f"subemu-{name}.sock"
+    out = work / f"subemu-{name}.jsonl"
+    cmd = [
+        str(binaries.BNG_SUBEMU), "--iface", "sub0", "--subscribers", str(users_file), "--port", port.name,
+        "--status", str(status), "--json-every", "1s",  # the TPID: users.json's
+        "--strict",  # as common CPEs: session frames before their PADS are dropped
+        *args,
+    ]  # fmt: skip
+    with open(out, "wb") as stdout, open(work / f"subemu-{name}.log", "wb") as stderr:
+        # A session of its own: Ctrl-C reaches the demo, which stops the emulators in
+        # order (PADT while the control plane still runs).
+        proc = subprocess.Popen(
+            ["ip", "netns", "exec", emu.access_ns(port), *cmd],
+            stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr, start_new_session=True,
+        )  # fmt: skip
+    state.add_pid(f"bng-subemu {name}", proc.pid, binaries.BNG_SUBEMU.name)
+    return Emulator(port, count, proc, status, out)
+
+
 def start_emulators(pod: m.Pod, state: emu.State, users: list[dict], rate: float) -> list[Emulator]:
     work = emu.run_dir() / "demo"
     work.mkdir(parents=True, exist_ok=True)
@@ -148,24 +174,8 @@ def start_emulators(pod: m.Pod, state: emu.State, users: list[dict], rate: float
         count = sum(1 for u in users if u["port"] == port.name)
         if not count:
             continue
-        status = work / f"subemu-{port.name}.sock"
-        out = work / f"subemu-{port.name}.jsonl"
-        cmd = [
-            str(binaries.BNG_SUBEMU), "--iface", "sub0", "--subscribers", str(users_file), "--port", port.name,
-            "--status", str(status), "--json-every", "1s",  # the TPID: users.json's
-            "--strict",  # as common CPEs: session frames before their PADS are dropped
-        ]  # fmt: skip
-        if rate > 0:
-            cmd += ["--rate", f"{rate:g}", "--target", ECHO_TARGET]
-        with open(out, "wb") as stdout, open(work / f"subemu-{port.name}.log", "wb") as stderr:
-            # A session of its own: Ctrl-C reaches the demo, which stops the emulators in
-            # order (PADT while the control plane still runs).
-            proc = subprocess.Popen(
-                ["ip", "netns", "exec", emu.access_ns(port), *cmd],
-                stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr, start_new_session=True,
-            )  # fmt: skip
-        state.add_pid(f"bng-subemu {port.name}", proc.pid, binaries.BNG_SUBEMU.name)
-        emulators.append(Emulator(port, count, proc, status, out))
+        args = ["--rate", f"{rate:g}", "--target", ECHO_TARGET] if rate > 0 else []
+        emulators.append(spawn_emulator(port, state, port.name, users_file, count, args))
     return emulators
 
 
@@ -389,19 +399,19 @@ def render(pod: m.Pod, cur: Sample, prev: Sample | None, ctx: dict) -> str:
 
 
 def dual_stack_lines(pod: m.Pod, ds, cur: Sample, prev: Sample | None, dt: float) -> list[str]:
-    """The dual-stack subscriber: what it got and its traffic per family, as the client,
+    """The dual-stack subscriber: what it got and its traffic per family, as its bng-subemu,
     bng-dp's session counters and bng-cp's session see it."""
     out = ds.describe()
-    res = ds.result
-    if res is None or not res.ok:
+    ipv4 = ds.ipv4
+    if not ipv4:
         return out
     inst = ds.group.instance.name
-    sess = next((x for x in cur.dp.get(inst, {}).get("sessions", {}).values() if x and x.get("ipv4") == res.ipv4), None)
+    sess = next((x for x in cur.dp.get(inst, {}).get("sessions", {}).values() if x and x.get("ipv4") == ipv4), None)
     if sess:
         before = {}
         if prev:
             for x in prev.dp.get(inst, {}).get("sessions", {}).values():
-                if x and x.get("ipv4") == res.ipv4:
+                if x and x.get("ipv4") == ipv4:
                     before = x
         rows = []
         for label, now, then in _family_counters(sess, before):
@@ -571,7 +581,7 @@ def run(path: str, opts: Options | None = None, hold: bool | None = None) -> int
             print(f"bngpod demo: building pod {pod.name} from {path}")
             started = time.monotonic()
             ours = True
-            # one more per group: the dual-stack subscriber is one bng-subemu does not dial
+            # one more per group: the dual-stack subscriber is one the port emulators do not dial
             state = emu.up(pod, path, subscribers=max(per_group, 1) + (1 if pod.ipv6_pools else 0))
             print(f"pod {pod.name} is up in {time.monotonic() - started:.1f} s\n")
         else:
@@ -588,7 +598,7 @@ def run(path: str, opts: Options | None = None, hold: bool | None = None) -> int
             raise DemoError("users.json lists no subscriber to dial")
         emulators = start_emulators(pod, state, users, opts.rate)
         print(f"dialling {len(users)} subscribers: bng-subemu on {', '.join(e.port.name for e in emulators)}")
-        ds = _dual_stack(pod, users)
+        ds = _dual_stack(pod, state, users)
         ctx = {"started": time.monotonic(), "emulators": emulators, "rate": opts.rate, "load": [], "top": opts.top}
         ctx["ds"] = ds
         ctx["peak_setup"] = 0.0
@@ -653,20 +663,20 @@ def run(path: str, opts: Options | None = None, hold: bool | None = None) -> int
 _DUAL: list = []  # the running dual-stack subscriber
 
 
-def _dual_stack(pod: m.Pod, users: list[dict]):
+def _dual_stack(pod: m.Pod, state: emu.State, users: list[dict]):
     """Start the dual-stack subscriber (None in a pod without IPv6, or without a spare user)."""
     if not pod.ipv6_pools:
         return None
-    from . import dualstack  # scapy and the test harness: only when there is IPv6 to show
+    from . import dualstack
 
     user = dualstack.pick(pod, emu.generated_users(), {u["user"] for u in users})
     if user is None:
         print("no spare subscriber of a line group with IPv6: no dual-stack subscriber this time")
         return None
     ds = dualstack.DualStackSubscriber(pod, user)
-    ds.start()
+    ds.start(state, users)
     _DUAL.append(ds)
-    print(f"dialling {user['user']} dual stack (IPv4 + IPv6) with the scapy client on {user['port']}")
+    print(f"dialling {user['user']} dual stack (IPv4 + IPv6) with bng-subemu --dual-stack on {user['port']}")
     return ds
 
 

@@ -1,162 +1,142 @@
-"""The demo's dual-stack subscriber: the independent scapy PPPoE client
-(tests/harness/pppoe_client.py) dials IPv4 and IPv6 (IPv6CP, RS -> RA, DHCPv6 IA_PD) on
-an access line of the emulated pod, then sends a UDP echo every --interval from its IPv4
-address, from its SLAAC address and from a host inside its delegated prefix, and counts
-the answers per family. bng-subemu dials IPv4 only: this one subscriber shows IPv6.
+"""The demo's dual-stack subscriber: one bng-subemu with --dual-stack dials IPv4 and IPv6
+(IPv6CP, RS -> RA, DHCPv6 IA_PD, IA_NA when the RA's M flag is set) on an access line of
+the emulated pod, then sends UDP echoes at RATE per second from its IPv4 address and, in
+turn, from its SLAAC address and from ::1 of its delegated prefix, counting the answers.
 
-Runs in the demo's process: a raw socket on the access namespace's sub0 (next to
-bng-subemu's, which ignores frames to other MACs) and two threads (receive, traffic)."""
+Its own emulator (the port emulators dial the others): it reads the demo's users.json
+with this subscriber appended, so its MAC (02:5b + its index in that file) is none of
+theirs, and dials only it (--skip the port's others, --count 1). What it got comes from
+its status API (GET /v1/sessions: the addresses and prefixes) and its totals (GET
+/v1/stats: the datagrams per family)."""
 
 from __future__ import annotations
 
-import sys
-import threading
-import time
-from dataclasses import dataclass, field
+import ipaddress
+import json
 
 from . import emu
 from . import model as m
+from .demo import ECHO_TARGET, Emulator, spawn_emulator, stop_emulators
 
-sys.path.insert(0, str(emu.REPO / "tests"))
-from harness import ipv6 as v6  # noqa: E402
-from harness.pppoe_client import IPV4, PppoeClient  # noqa: E402
-from harness.rawaccess import RawAccess  # noqa: E402
-from scapy.layers.inet import IP, UDP  # noqa: E402
-from scapy.layers.l2 import Ether  # noqa: E402
-
-MAC = "02:5b:d5:00:00:01"
-ECHO_PORT = 7
-SPORT = 40066
+RATE = 5.0  # datagrams per second and family
+TARGET6 = f"[{emu.INET6_HOST}]:7"
 FAMILIES = ("IPv4", "IPv6 WAN", "IPv6 LAN")  # from the IPv4 address, the SLAAC one, inside the PD
 
 
-class _Line(RawAccess):
-    """RawAccess that keeps nothing of the frames to other MACs (bng-subemu's subscribers
-    share the access line)."""
-
-    def on_frame(self, frame: bytes) -> None:
-        client = self.clients.get(frame[0:6].hex(":"))
-        if client is not None and frame[12:14] in (b"\x81\x00", b"\x88\xa8"):
-            client.deliver(Ether(frame))
-
-
-@dataclass
-class Counts:
-    sent: dict[str, int] = field(default_factory=lambda: dict.fromkeys(FAMILIES, 0))
-    answered: dict[str, int] = field(default_factory=lambda: dict.fromkeys(FAMILIES, 0))
-
-
 def pick(pod: m.Pod, users: list[dict], taken: set[str]) -> dict | None:
-    """A subscriber of a served line group with IPv6 pools that bng-subemu does not dial."""
+    """A subscriber of a served line group with IPv6 pools that the port emulators do not dial."""
     groups = {g.name for g in pod.groups if g.ipv6_pools and g.instance is not None}
     return next((u for u in reversed(users) if u["line_group"] in groups and u["user"] not in taken), None)
 
 
+def echoes(stats: dict) -> dict[str, tuple[int, int]]:
+    """(answered, sent) per family from bng-subemu's totals (one session: its own)."""
+    v6 = stats.get("ipv6") or {}
+    tx6, tx_pd, rx6, rx_pd = (int(v6.get(k, 0)) for k in ("tx_pkts", "tx_pd", "rx_pkts", "rx_pd"))
+    return {
+        "IPv4": (int(stats.get("rx_pkts", 0)), int(stats.get("tx_pkts", 0))),
+        "IPv6 WAN": (rx6 - rx_pd, tx6 - tx_pd),
+        "IPv6 LAN": (rx_pd, tx_pd),
+    }
+
+
 class DualStackSubscriber:
-    def __init__(self, pod: m.Pod, user: dict, interval: float = 0.2):
-        self.pod, self.user, self.interval = pod, user, interval
+    def __init__(self, pod: m.Pod, user: dict, rate: float = RATE):
+        self.pod, self.user, self.rate = pod, user, rate
         self.port = pod.port(user["port"])
         self.group = pod.group(user["line_group"])
-        self.line: _Line | None = None
-        self.client: PppoeClient | None = None
-        self.result = None
+        self.emulator: Emulator | None = None
+        self.session: dict = {}  # the last GET /v1/sessions entry
+        self.stats: dict = {}  # the last GET /v1/stats
         self.error = ""
-        self.counts = Counts()
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="dual-stack", daemon=True)
 
-    def start(self) -> None:
-        self._thread.start()
+    def start(self, state: emu.State, users: list[dict]) -> None:
+        """Run its bng-subemu; users are the port emulators' (the demo's users.json)."""
+        work = emu.run_dir() / "demo"
+        work.mkdir(parents=True, exist_ok=True)
+        users_file = work / "users-dualstack.json"
+        users_file.write_text(json.dumps([*users, self.user], indent=1))
+        skip = sum(1 for u in users if u["port"] == self.user["port"])
+        args = [
+            "--dual-stack", "--skip", str(skip), "--count", "1",
+            "--rate", f"{self.rate:g}", "--target", ECHO_TARGET, "--target6", TARGET6,
+        ]  # fmt: skip
+        self.emulator = spawn_emulator(self.port, state, f"dualstack-{self.port.name}", users_file, 1, args)
+
+    def refresh(self) -> None:
+        """Ask its bng-subemu (the last answers stay when it does not answer)."""
+        e = self.emulator
+        if e is None:
+            return
+        if e.proc.poll() is not None:
+            self.error = f"bng-subemu exited ({e.proc.returncode}): see {e.out.parent}"
+            self.stats = e.final() or self.stats
+            return
+        try:
+            self.stats = e.stats()
+            sessions = e.sessions()
+        except (OSError, ValueError) as exc:
+            self.error = f"bng-subemu status: {exc}"
+            return
+        self.error = ""
+        mine = [s for s in sessions if s.get("user") == self.user["user"]]
+        self.session = mine[0] if mine else {}
+        if not mine:
+            self.error = f"bng-subemu does not dial {self.user['user']}"
+
+    @property
+    def ipv4(self) -> str:
+        return self.session.get("address", "") if self.session.get("state") == "up" else ""
 
     @property
     def up(self) -> bool:
-        return self.result is not None and self.result.ok and self.result.ipv6_ok
+        return bool(self.ipv4 and self.session.get("delegated_prefix"))
 
-    def _run(self) -> None:
-        try:
-            self.line = _Line(self.port)
-            self.client = PppoeClient(
-                self.line, MAC, self.user["stag"], self.user["ctag"], user=self.user["user"],
-                password=self.user["password"], auth="pap", outer_tpid=self.port.tpid, dual_stack=True,
-            )  # fmt: skip
-            res = self.client.dial(timeout=30)
-            self.result = res
-            if not res.ok:
-                self.error = f"no IPv4: {res.reason}"
-                return
-            if not res.ipv6_ok:
-                self.error = f"no IPv6: {res.ipv6_reason}"
-            self._traffic()
-        except Exception as exc:  # noqa: BLE001 (shown on the dashboard, never kills the demo)
-            self.error = f"{type(exc).__name__}: {exc}"
-
-    def _packets(self) -> dict[str, bytes]:
-        res, c = self.result, self.client
-        out = {"IPv4": bytes(IP(src=res.ipv4, dst=emu.INET_HOST) / UDP(sport=SPORT, dport=ECHO_PORT) / b"ds4")}
-        if res.ipv6_ok:
-            out["IPv6 WAN"] = v6.udp6(res.ipv6, emu.INET6_HOST, SPORT, ECHO_PORT, b"ds6 wan")
-            out["IPv6 LAN"] = v6.udp6(c.delegated_host(0x42), emu.INET6_HOST, SPORT, ECHO_PORT, b"ds6 lan")
-        return out
-
-    def _traffic(self) -> None:
-        c = self.client
-        packets = self._packets()
-        tags = {b"ds4": "IPv4", b"ds6 wan": "IPv6 WAN", b"ds6 lan": "IPv6 LAN"}
-        while not self._stop.is_set():
-            for family, pkt in packets.items():
-                c.send(c.ppp_frame(IPV4 if family == "IPv4" else v6.IPV6_PPP, pkt))
-                self.counts.sent[family] += 1
-            t_next = time.monotonic() + self.interval
-            while (left := t_next - time.monotonic()) > 0:
-                try:
-                    rx = c.q.get(timeout=left)
-                except Exception:  # noqa: BLE001,S112 (queue.Empty)
-                    continue
-                if rx.proto in (IPV4, v6.IPV6_PPP):
-                    for tag, family in tags.items():
-                        if rx.payload.endswith(tag):
-                            self.counts.answered[family] += 1
+    def _v6_failure(self) -> str:
+        failed = (self.stats.get("ipv6") or {}).get("failed") or {}
+        return ", ".join(f"{k} {v}" for k, v in failed.items()) or "not bound yet"
 
     def stop(self) -> None:
-        self._stop.set()
-        self._thread.join(10)
-        try:
-            if self.client is not None and self.result is not None and self.result.ok:
-                self.client.terminate(timeout=3)
-        finally:
-            if self.line is not None:
-                self.line.close()
+        """Hang up (bng-subemu sends the Terminate-Request and the PADT) and wait for it."""
+        if self.emulator is not None:
+            self.refresh()
+            stop_emulators([self.emulator])
+            self.stats = self.emulator.final() or self.stats
 
     def describe(self) -> list[str]:
         """The dashboard's lines about this subscriber."""
-        u = self.user
+        self.refresh()
+        u, s = self.user, self.session
         head = f"dual-stack subscriber {u['user']} on {self.port.name} ({self.group.instance.name})"
-        res = self.result
-        if res is None:
-            return [f"{head}: dialling ..." + (f" {self.error}" if self.error else "")]
-        if not res.ok:
-            return [f"{head}: {self.error}"]
-        lines = [f"{head}: IPv4 {res.ipv4}"]
-        if res.ipv6_ok:
+        if not self.ipv4:
+            why = s.get("last_error") or self.error
+            return [f"{head}: {s.get('state', 'starting')} ..." + (f" {why}" if why else "")]
+        lines = [f"{head}: IPv4 {self.ipv4}"]
+        if self.up:
+            slaac = s.get("ipv6_address", "")
+            wan = ipaddress.IPv6Interface(f"{slaac}/64").network if slaac else "-"
             lines.append(
-                f"  IPv6 {res.wan_prefix} (SLAAC {res.ipv6}), delegated prefix {res.delegated_prefix}"
-                + (f", IA_NA {res.ia_na}" if res.ia_na else "")
-                + f"; RA lifetime {res.ra.router_lifetime} s, DNS {', '.join(map(str, res.dns6)) or '-'}"
+                f"  IPv6 {wan} (SLAAC {slaac or '-'}), delegated prefix {s['delegated_prefix']}"
+                + (f", IA_NA {s['ia_na_address']}" if s.get("ia_na_address") else "")
             )
         else:
-            lines.append(f"  IPv6: {self.error}")
+            lines.append(f"  IPv6: {self._v6_failure()}")
+        counts = echoes(self.stats)
         lines.append(
             "  UDP echo answered/sent: "
-            + ", ".join(f"{f} {self.counts.answered[f]}/{self.counts.sent[f]}" for f in FAMILIES if self.counts.sent[f])
+            + ", ".join(f"{f} {counts[f][0]}/{counts[f][1]}" for f in FAMILIES if counts[f][1])
         )
         return lines
 
     def problems(self) -> list[str]:
         """Why it does not show a working dual-stack session ([] when it does)."""
+        self.refresh()
         if not self.up:
-            return [f"the dual-stack subscriber {self.user['user']}: {self.error or 'not up'}"]
+            why = self.error or self.session.get("last_error") or (self._v6_failure() if self.ipv4 else "not up")
+            return [f"the dual-stack subscriber {self.user['user']}: {why}"]
+        counts = echoes(self.stats)
         return [
-            f"the dual-stack subscriber: no {f} echo came back ({self.counts.sent[f]} sent)"
+            f"the dual-stack subscriber: no {f} echo came back ({counts[f][1]} sent)"
             for f in FAMILIES
-            if self.counts.answered[f] == 0
+            if counts[f][0] == 0
         ]

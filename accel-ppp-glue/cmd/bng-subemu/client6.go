@@ -402,6 +402,7 @@ func (e *Emu) sendUDP6(s *sess) {
 	src := s.slaac()
 	if v.fromPD {
 		src = s.pdAddr()
+		e.st.tr6TxPD++
 	}
 	v.fromPD = !v.fromPD
 	var fb frameBuilder
@@ -455,6 +456,7 @@ type IPv6Stats struct {
 	Failed   map[string]uint64 `json:"failed"`   // attempts whose IPv6 failed (the session came up with IPv4), by reason
 	Bad      uint64            `json:"bad"`      // IPv6 packets with a bad checksum or RA
 	TxPkts   uint64            `json:"tx_pkts"`  // datagrams to --target6
+	TxPD     uint64            `json:"tx_pd"`    // of them from the address in the delegated prefix
 	RxPkts   uint64            `json:"rx_pkts"`  // their echoes
 	RxPD     uint64            `json:"rx_pd"`    // echoes to the address in the delegated prefix
 	RxBad    uint64            `json:"rx_bad"`
@@ -465,6 +467,6 @@ func (e *Emu) v6Stats() *IPv6Stats {
 		return nil
 	}
 	return &IPv6Stats{Sent: copyMap(e.st.v6Sent), Received: copyMap(e.st.v6Rx), Bound: e.st.v6Bound,
-		Failed: copyMap(e.st.v6Failed), Bad: e.st.v6Bad, TxPkts: e.st.tr6Tx, RxPkts: e.st.tr6Rx,
+		Failed: copyMap(e.st.v6Failed), Bad: e.st.v6Bad, TxPkts: e.st.tr6Tx, TxPD: e.st.tr6TxPD, RxPkts: e.st.tr6Rx,
 		RxPD: e.st.tr6RxPD, RxBad: e.st.tr6RxBad}
 }

@@ -189,9 +189,9 @@ type counters struct {
 	firstDial, lastUp, lastFirstRx                                              int64
 	trafficEver                                                                 uint64
 	// IPv6 (client6.go)
-	v6Sent, v6Rx, v6Failed          map[string]uint64
-	v6Bound, v6Bad                  uint64
-	tr6Tx, tr6Rx, tr6RxPD, tr6RxBad uint64
+	v6Sent, v6Rx, v6Failed                   map[string]uint64
+	v6Bound, v6Bad                           uint64
+	tr6Tx, tr6TxPD, tr6Rx, tr6RxPD, tr6RxBad uint64
 }
 
 // NewEmu makes an emulator for subs (the order is the dial order).
