@@ -495,8 +495,11 @@ hsched_enqueue(struct hsched *s, struct rte_mbuf **pkts, uint32_t n)
 		pp->qw[q]++;
 		sb = &s->subs[pipe >> s->pps_shift];
 		if (!(pp->qmask & (1u << q))) {
-			if (q >= HSCHED_BE_TC)
-				pp->wrr[q - HSCHED_BE_TC] = 0;
+			/* A best-effort queue that becomes active keeps its WRR tokens:
+			 * wrr_charge() keeps them relative to the active queues' least
+			 * (clamped at 0), so an idle queue gets no credit for its idle
+			 * time, and one that empties after every frame cannot win every
+			 * pick by starting from 0 again (which starved the others). */
 			if (pp->qmask == 0) {
 				bm_set(sb->bits, &sb->summary, pipe & ((1u << s->pps_shift) - 1));
 				if (sb->n_active++ == 0) {
@@ -535,13 +538,17 @@ wrr_charge(struct hs_pipe *pp, const struct hs_prof *pr, uint32_t j, uint32_t by
 	uint32_t t = pp->wrr[j] + bytes * pr->wrr_cost[j], min = UINT32_MAX, k;
 
 	pp->wrr[j] = (uint16_t)RTE_MIN(t, 65535u);
+	if (be == 0) { /* no best-effort queue left: everyone starts level */
+		for (k = 0; k < HSCHED_BE_QUEUES; k++)
+			pp->wrr[k] = 0;
+		return;
+	}
 	for (k = 0; k < HSCHED_BE_QUEUES; k++)
 		if ((be >> k & 1) && pp->wrr[k] < min)
 			min = pp->wrr[k];
-	if (min != UINT32_MAX && min > 0)
+	if (min > 0) /* the active queues' least goes to 0; idle ones follow, not below 0 */
 		for (k = 0; k < HSCHED_BE_QUEUES; k++)
-			if (be >> k & 1)
-				pp->wrr[k] = (uint16_t)(pp->wrr[k] - min);
+			pp->wrr[k] = (uint16_t)(pp->wrr[k] > min ? pp->wrr[k] - min : 0);
 }
 
 enum { SERVED = 1, PIPE_BLOCKED = 0, SUB_BLOCKED = -1 };
