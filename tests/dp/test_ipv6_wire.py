@@ -164,13 +164,13 @@ def lan_addr(sub: Sub, host: int = 5) -> str:
 
 def up6(sub: Sub, src: str | None = None, dst: str = INTERNET6, hlim: int = 64, payload=None, **kw):
     pkt = IPv6(src=src or wan_addr(sub), dst=dst, hlim=hlim, **kw) / (
-        payload if payload is not None else UDP(sport=4000, dport=53) / Raw(b"q" * 32)
+        payload if payload is not None else UDP(sport=4000, dport=9053) / Raw(b"q" * 32)
     )
     return access(sub, PPP(proto=0x0057) / pkt)
 
 
 def core6(dst: str, size: int | None = None, hlim: int = 64, src: str = INTERNET6):
-    pkt = IPv6(src=src, dst=dst, hlim=hlim) / UDP(sport=53, dport=4000) / Raw(b"a" * 32)
+    pkt = IPv6(src=src, dst=dst, hlim=hlim) / UDP(sport=9053, dport=4000) / Raw(b"a" * 32)
     if size is not None:
         pkt = pkt / Raw(b"p" * (size - len(pkt)))
     return Ether(src=ROUTER_MAC, dst=CORE_MAC) / pkt
@@ -371,9 +371,9 @@ def test_per_family_usage_is_exact(dp, cp6):
         dp.wire.drain()
         sizes6, sizes4 = [100, 200, 300], [80, 120]
         for n in sizes6:
-            dp.wire.send(bytes(up6(sub, payload=UDP(sport=4000, dport=53) / Raw(b"q" * (n - 48)))))
+            dp.wire.send(bytes(up6(sub, payload=UDP(sport=4000, dport=9053) / Raw(b"q" * (n - 48)))))
         for n in sizes4:
-            pkt = IP(src=sub.ipv4, dst="198.51.100.7") / UDP(sport=4000, dport=53) / Raw(b"q" * (n - 28))
+            pkt = IP(src=sub.ipv4, dst="198.51.100.7") / UDP(sport=4000, dport=9053) / Raw(b"q" * (n - 28))
             dp.wire.send(bytes(access(sub, PPP(proto=0x0021) / pkt)))
         dp.wire.send(bytes(core6(lan_addr(sub), size=400)))
         assert len(frames_where(dp, lambda p: access_out(p, sub), timeout=2.0)) == 1
