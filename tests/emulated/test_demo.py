@@ -74,8 +74,8 @@ def test_headless_demo_shows_sessions_traffic_and_drops_then_leaves_nothing(clea
     for port, ever, count, sent, echoed in finals:
         assert ever == count and int(count) > 0, port
         # Open defect: with the demo's overload on one subscriber per port, the other
-        # subscribers of the port lose 8-30% of their echoes in some runs (since hsched became
-        # bng-dp's scheduler); 0.6 until it is found (the closing note of 2026-12-06).
+        # subscribers of the port lose 8-30% of their echoes in some runs (seen since hsched became
+        # bng-dp's scheduler; not yet shown to be its cause); 0.6 until it is found.
         assert int(echoed) > 0.6 * int(sent) > 0, port
     assert "the control plane holds 0 session(s) after the hang-up" in out
 
