@@ -70,6 +70,10 @@ final class OssPublisher implements AutoCloseable {
         p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000);
         p.put(ProducerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 5000);
         p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false);
+        // One request in flight: without idempotence a retried batch (e.g. while the
+        // broker auto-creates the topic) would otherwise land after later ones, and
+        // the OSS would see a session's SESSION_TERMINATION before its confirmation.
+        p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
         p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         // In OSGi the client loads its classes through the context class loader:
