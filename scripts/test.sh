@@ -7,16 +7,31 @@ cd "$root"
 export PATH="$PATH:/usr/local/go/bin"
 failed=()
 
+# Each step's output is also kept, so that the summary at the end can repeat the lines
+# that name what failed (a CI log is often read from its tail).
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
 step() {
     local name=$1
     shift
+    nstep=$((nstep + 1))
+    local log="$logs/$nstep.log"
     printf '\n===== %s =====\n' "$name"
-    if "$@"; then
+    if "$@" 2>&1 | tee "$log"; then
         printf '===== %s: ok\n' "$name"
     else
         printf '===== %s: FAILED\n' "$name"
         failed+=("$name")
+        failed_logs+=("$log")
     fi
+}
+failed_logs=()
+nstep=0
+
+# The lines of a failed step's log that say what failed, at most 40.
+what_failed() {
+    grep -E -e '--- FAIL|^FAIL|FAILED|^ERROR|\[ERROR\] +[A-Za-z]+.*:[0-9]+|Tests run:.*Fail|^not ok|AssertionError|panic:|Error:' "$1" |
+        grep -v -E '^===== ' | head -40
 }
 
 lint_python() {
@@ -74,6 +89,11 @@ step "fuzz: every fuzzer for 10 s (longer: make fuzz)" scripts/fuzz.sh 10
 
 printf '\n'
 if [ "${#failed[@]}" -gt 0 ]; then
+    for i in "${!failed[@]}"; do
+        printf '\n----- what failed in: %s\n' "${failed[$i]}"
+        what_failed "${failed_logs[$i]}" || true
+    done
+    printf '\n'
     printf 'FAILED: %s\n' "${failed[@]}"
     exit 1
 fi
