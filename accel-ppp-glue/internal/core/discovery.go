@@ -109,6 +109,11 @@ func (sh *shard) padiIn(now time.Time, inst *config.Instance, line *config.Line,
 		sh.drop("padi_sid", "PADI with a session id", "instance", inst.Name)
 		return
 	}
+	if ok, why := sh.d.provisioned(lk); !ok {
+		sh.drop(why, "PADI from a line SEBA does not provision (strict admission)", "instance", inst.Name,
+			"port", lk.port, "stag", lk.stag, "ctag", lk.ctag)
+		return
+	}
 	lineOnly := lk
 	lineOnly.mac = [6]byte{}
 	if !admit(&sh.padiLine, lineOnly, now, padiLineRate, padiLineBurst) {
@@ -158,6 +163,12 @@ func (sh *shard) padrIn(now time.Time, inst *config.Instance, line *config.Line,
 	d := sh.d
 	if f.SessionID != 0 {
 		sh.drop("padr_sid", "PADR with a session id", "instance", inst.Name)
+		return
+	}
+	// Strict admission again: the subscriber may have left SADIS since its PADO.
+	if ok, why := d.provisioned(lk); !ok {
+		sh.drop(why, "PADR from a line SEBA does not provision (strict admission)", "instance", inst.Name,
+			"port", lk.port, "stag", lk.stag, "ctag", lk.ctag)
 		return
 	}
 	tags, err := pppoe.ParseTags(f.Payload)

@@ -43,6 +43,27 @@ func (d *Daemon) applySubscriber(r *record) {
 	r.NASPortID = sub.NASPortID
 }
 
+// provisioned is strict admission (cp.yaml onos.seba_strict; docs/cp/onos.md,
+// "Strict admission"): whether a PADI or PADR from this line may start a
+// session. Without strict mode every line may. With it, only a line the SEBA
+// app's table maps; before the first table is read none (the CP does not
+// know yet whom SADIS provisions: it fails closed). A refused frame is
+// counted (bngcp_frames_dropped_total{reason}) and dropped before any state
+// of the line is made: no rate bucket, cookie or session.
+func (d *Daemon) provisioned(lk lineKey) (bool, string) {
+	if d.onos == nil || d.cfg == nil || d.cfg.ONOS == nil || !d.cfg.ONOS.SebaStrict {
+		return true, ""
+	}
+	subs := d.onos.Subscribers()
+	if subs == nil || !subs.Loaded() {
+		return false, "seba_no_table"
+	}
+	if _, ok := subs.Lookup(lk.port, lk.stag, lk.ctag); !ok {
+		return false, "seba_not_provisioned"
+	}
+	return true, ""
+}
+
 // subscriberRates makes the SADIS bandwidth profiles' peak rates the
 // session's rates where the Access-Accept gave none: an Access-Accept with
 // a Filter-Id (a QoS profile) or explicit rates says otherwise, as a CoA

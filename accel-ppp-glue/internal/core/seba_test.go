@@ -286,3 +286,128 @@ func TestSebaTeardownRequests(t *testing.T) {
 			termReq, padt, c2.ctag, c1.ctag, c2.ctag)
 	}
 }
+
+// Strict admission (onos.seba_strict): before any table is read no PADI is
+// answered; then only lines the table maps dial; a PADI flood from lines it
+// does not map (many MACs) is dropped and counted, answered with nothing and
+// leaves no state in the shards; a subscriber gone from the table between
+// PADO and PADR gets no session.
+func TestSebaStrictAdmission(t *testing.T) {
+	line := func(ctag int) string {
+		return fmt.Sprintf(`{"accessPort":"access1","stag":100,"ctag":%d,"lineGroup":"lg1",`+
+			`"uni":{"deviceId":"of:00000000000000a1","port":"%d","name":"BBSM0000000%d-1"},"onuSerial":"BBSM0000000%d",`+
+			`"serviceName":"hsia","circuitId":"","remoteId":"","nasPortId":""}`, ctag, 255+ctag, ctag, ctag)
+	}
+	var table atomic.Value
+	table.Store("") // 503 until set
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && r.URL.Path == "/onos/bngpod-seba/subscribers" {
+			if v := table.Load().(string); v != "" {
+				_, _ = w.Write([]byte(v))
+				return
+			}
+			http.Error(w, "starting", http.StatusServiceUnavailable)
+			return
+		}
+		http.NotFound(w, r)
+	}))
+	defer srv.Close()
+	p := newTestPod(t, func(o *Options) {
+		u, _ := url.Parse(srv.URL + "/onos/bngpod")
+		o.Config.ONOS = &config.ONOS{URL: u, CPName: "cp1", PollInterval: time.Second, Timeout: 2 * time.Second,
+			SebaStrict: true}
+	}, nil)
+	subs := p.d.onos.Subscribers()
+	noTable := p.d.m.drops.WithLabelValues("seba_no_table")
+	notProv := p.d.m.drops.WithLabelValues("seba_not_provisioned")
+	padi := func(c *client) {
+		tags := pppoe.AppendTag(nil, pppoe.TagServiceName, nil)
+		p.send(c.discovery(pppoe.CodePADI, pppoe.AppendTag(tags, pppoe.TagHostUniq, c.hostUniq)))
+	}
+	// shardState counts the admission buckets and sessions of every shard, read on the shards' goroutines.
+	shardState := func() (buckets, sessions int) {
+		for _, sh := range p.d.shards {
+			done := make(chan [2]int)
+			sh.post(func() { done <- [2]int{len(sh.padi) + len(sh.padiLine), len(sh.sessions)} })
+			v := <-done
+			buckets += v[0]
+			sessions += v[1]
+		}
+		return
+	}
+
+	c1, c2 := p.client(1), p.client(2) // C-tags 2 and 3
+	padi(c1)
+	p.waitFor("the drop before any table", 3*time.Second, func() bool { return counterValue(noTable) == 1 })
+	p.quiet("PADI before the table", 200*time.Millisecond)
+
+	table.Store(`{"subscribers":[` + line(2) + `,` + line(3) + `],"problems":[]}`)
+	if err := subs.Pull(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	c1.dial()
+
+	// A flood from 2,000 MACs on 500 lines the table does not map.
+	const flood = 2000
+	for i := 0; i < flood; i++ {
+		c := p.client(100 + i)
+		c.ctag = uint16(100 + i%500)
+		c.mac[3] = byte(i >> 8)
+		padi(c)
+	}
+	p.waitFor("the flood counted", 10*time.Second, func() bool { return counterValue(notProv) == flood })
+	p.quiet("PADIs from lines SEBA does not map", 200*time.Millisecond)
+	if b, s := shardState(); b != 2 || s != 1 { // c1's MAC bucket and line bucket, its session
+		t.Fatalf("after the flood: %d admission buckets, %d sessions; want 2 and 1", b, s)
+	}
+
+	// c2 gets its PADO, then leaves SADIS before its PADR.
+	tags := pppoe.AppendTag(nil, pppoe.TagServiceName, nil)
+	tags = pppoe.AppendTag(tags, pppoe.TagHostUniq, c2.hostUniq)
+	p.send(c2.discovery(pppoe.CodePADI, tags))
+	pado := p.expect("PADO", 2*time.Second, func(r rxFrame) bool {
+		return r.f.EtherType == pppoe.EtherTypeDiscovery && r.f.Code == pppoe.CodePADO && r.f.CTag == c2.ctag
+	})
+	pt, err := pppoe.ParseTags(pado.f.Payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	table.Store(`{"subscribers":[` + line(2) + `],"problems":[]}`)
+	if err := subs.Pull(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	p.send(c2.discovery(pppoe.CodePADR, pppoe.AppendTag(tags, pppoe.TagACCookie, pt.ACCookie)))
+	p.waitFor("the PADR dropped", 3*time.Second, func() bool { return counterValue(notProv) == flood+1 })
+	p.quiet("PADR from a line that left SADIS", 200*time.Millisecond)
+	if _, s := shardState(); s != 1 || len(p.sessions()) != 1 {
+		t.Fatalf("%d sessions after the refused PADR, want c1's only", s)
+	}
+	// A failed pull keeps the last table: c1's line still dials (a new PADI is answered).
+	table.Store("")
+	_ = subs.Pull(context.Background())
+	padi(p.client(1))
+	p.expect("PADO after a failed pull", 2*time.Second, func(r rxFrame) bool {
+		return r.f.EtherType == pppoe.EtherTypeDiscovery && r.f.Code == pppoe.CodePADO && r.f.CTag == c1.ctag
+	})
+}
+
+// Without strict mode a line SEBA does not map dials as before (the table
+// gives identities only).
+func TestSebaAdmissionNotStrict(t *testing.T) {
+	d := &Daemon{}
+	if ok, why := d.provisioned(lineKey{port: "access1", stag: 100, ctag: 5}); !ok || why != "" {
+		t.Fatalf("no ONOS: %v %q", ok, why)
+	}
+	d, _ = sebaDaemon(t)
+	d.cfg = &config.Config{ONOS: &config.ONOS{}}
+	if ok, _ := d.provisioned(lineKey{port: "access1", stag: 100, ctag: 999}); !ok {
+		t.Fatal("strict off: an unmapped line refused")
+	}
+	d.cfg.ONOS.SebaStrict = true
+	if ok, why := d.provisioned(lineKey{port: "access1", stag: 100, ctag: 999}); ok || why != "seba_not_provisioned" {
+		t.Fatalf("strict: unmapped line %v %q", ok, why)
+	}
+	if ok, _ := d.provisioned(lineKey{port: "access1", stag: 100, ctag: 900}); !ok {
+		t.Fatal("strict: a mapped line refused")
+	}
+}

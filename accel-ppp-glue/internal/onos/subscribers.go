@@ -249,6 +249,10 @@ func (s *Subscribers) Lookup(port string, stag, ctag uint16) (*Subscriber, bool)
 	return v, ok
 }
 
+// Loaded reports whether a table was ever read (a 404, no SEBA app, reads
+// as an empty table).
+func (s *Subscribers) Loaded() bool { return s.table.Load() != nil }
+
 // Conflict counts a PADR whose TR-101 tag disagreed with SADIS on field.
 func (s *Subscribers) Conflict(field string) { s.conflicts.WithLabelValues(field).Inc() }
 
