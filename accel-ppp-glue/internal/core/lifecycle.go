@@ -162,6 +162,9 @@ func (d *Daemon) pfcpSession(r *record) *pfcpcp.Session {
 		if p, ok := d.cfg.QosProfile(r.QosProfile); ok && p.UpCIR < r.RateUp {
 			ps.UpGBR = p.UpCIR
 		}
+		if r.GuaranteedUp != 0 && r.GuaranteedUp <= r.RateUp {
+			ps.UpGBR = r.GuaranteedUp // SADIS's cir+gir (seba.go)
+		}
 	}
 	if d.lcpOffload(r.Instance) && r.MagicTx != 0 {
 		ps.LCP = &pfcpcp.LCPConnectivity{

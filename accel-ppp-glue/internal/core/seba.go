@@ -64,10 +64,18 @@ func (d *Daemon) provisioned(lk lineKey) (bool, string) {
 	return true, ""
 }
 
-// subscriberRates makes the SADIS bandwidth profiles' peak rates the
-// session's rates where the Access-Accept gave none: an Access-Accept with
-// a Filter-Id (a QoS profile) or explicit rates says otherwise, as a CoA
-// does later (dynauth.go).
+// subscriberRates makes the SADIS bandwidth profiles the session's rates
+// where the Access-Accept gave none: an Access-Accept with a Filter-Id (a
+// QoS profile) or explicit rates says otherwise, as a CoA does later
+// (dynauth.go).
+//
+// What reaches the DP (PFCP QER, pfcpSession): downstream the peak rate
+// (MBR DL: the HQoS pipe's rate); upstream the peak rate (MBR UL: the trTCM
+// policer's PIR) and the guaranteed rate cir+gir (GBR UL: its CIR). The
+// downstream guaranteed rate and every burst are not applied: the QER
+// carries no burst, the DP sizes its buckets from the rates (the policer's
+// from 20 ms of CIR/PIR, at least 32 KiB; the HQoS pipe's from the QoS
+// profile's tb_ms), and its HQoS pipes have no guaranteed rate.
 func (d *Daemon) subscriberRates(r *record, res *aaa.AccessResult) {
 	if res.FilterID != "" || d.onos == nil || d.onos.Subscribers() == nil {
 		return
@@ -81,6 +89,9 @@ func (d *Daemon) subscriberRates(r *record, res *aaa.AccessResult) {
 	}
 	if r.RateUp == 0 && sub.Up != nil {
 		r.RateUp = sub.Up.Rate
+		if g := sub.Up.Guaranteed; g <= sub.Up.Rate {
+			r.GuaranteedUp = g // 0 (cir and gir 0): the QoS profile's CIR, as for a RADIUS rate
+		}
 	}
 }
 

@@ -37,12 +37,18 @@ func sebaDaemon(t *testing.T) (*Daemon, *prometheus.Registry) {
 	if err := json.Unmarshal(raw, &ex); err != nil {
 		t.Fatal(err)
 	}
+	return sebaDaemonWith(t, ex.Body)
+}
+
+// sebaDaemonWith is a Daemon whose ONOS client read body as the subscribers table.
+func sebaDaemonWith(t *testing.T, body []byte) (*Daemon, *prometheus.Registry) {
+	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/onos/bngpod-seba/subscribers" {
 			http.NotFound(w, r)
 			return
 		}
-		_, _ = w.Write(ex.Body)
+		_, _ = w.Write(body)
 	}))
 	t.Cleanup(srv.Close)
 	base, _ := url.Parse(srv.URL + "/onos/bngpod")
@@ -284,6 +290,77 @@ func TestSebaTeardownRequests(t *testing.T) {
 	if termReq[c1.ctag] || !termReq[c2.ctag] || !padt[c1.ctag] || !padt[c2.ctag] || termReq[c3.ctag] || padt[c3.ctag] {
 		t.Fatalf("Terminate-Requests on C-tags %v, PADTs on %v; want a Terminate on %d, PADTs on %d and %d only",
 			termReq, padt, c2.ctag, c1.ctag, c2.ctag)
+	}
+}
+
+// SADIS's guaranteed rates reach the DP where its QER can carry them: the
+// upstream guaranteed rate (cir+gir) as GBR UL (the policer's CIR) beside the
+// peak rate as MBR UL; downstream the peak rate only. The Java app's
+// profiles of both styles (MEF User_Bandwidth1, IETF Default: the contract
+// file), a profile without a guaranteed rate, a hostile guaranteed rate above
+// the peak, and rates RADIUS gives.
+func TestSubscriberGuaranteedRates(t *testing.T) {
+	cfgText, err := os.ReadFile("../config/testdata/valid.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Parse(cfgText)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gold, _ := cfg.QosProfile("gold") // up_pir 50 Mbit/s, up_cir 20 Mbit/s
+	line := func(ctag int, up string) string {
+		return fmt.Sprintf(`{"accessPort":"access1","stag":100,"ctag":%d,"lineGroup":"lg1",`+
+			`"uni":{"deviceId":"of:1","port":"1","name":"BBSM00000001-1"},"onuSerial":"BBSM00000001",`+
+			`"serviceName":"hsia","circuitId":"","remoteId":"","nasPortId":"","up":%s}`, ctag, up)
+	}
+	raw, err := os.ReadFile("../../../tests/contract/onos/seba-subscribers.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var contract struct {
+		Body struct {
+			Subscribers []json.RawMessage `json:"subscribers"`
+		} `json:"body"`
+	}
+	if err := json.Unmarshal(raw, &contract); err != nil {
+		t.Fatal(err)
+	}
+	lines := []string{string(contract.Body.Subscribers[0]), string(contract.Body.Subscribers[1]),
+		// MEF with eir only (cir 0, gir 0): no guaranteed rate
+		line(902, `{"profile":"eir-only","rate":100000000,"guaranteed":0,"peakBurst":12500,"committedBurst":0}`),
+		// not what the app sends: a guaranteed rate above the peak
+		line(903, `{"profile":"bad","rate":10000000,"guaranteed":40000000,"peakBurst":1,"committedBurst":1}`)}
+	d, _ := sebaDaemonWith(t, []byte(`{"subscribers":[`+strings.Join(lines, ",")+`],"problems":[]}`))
+	d.cfg = cfg
+	for _, c := range []struct {
+		name              string
+		ctag              uint16
+		radiusUp          uint64
+		filterID          string
+		upMBR, upGBR, dMB uint64
+	}{
+		{name: "MEF User_Bandwidth1 up, User_Bandwidth2 down", ctag: 900, upMBR: 230_000_000, upGBR: 30_000_000, dMB: 300_000_000},
+		{name: "IETF Default up, no down profile", ctag: 901, upMBR: 32_000_000, upGBR: 600_000},
+		{name: "no guaranteed rate: the QoS profile's CIR", ctag: 902, upMBR: 100_000_000, upGBR: gold.UpCIR},
+		{name: "guaranteed above the peak: ignored", ctag: 903, upMBR: 10_000_000, upGBR: 10_000_000},
+		{name: "RADIUS upstream rate: no SADIS guarantee", ctag: 900, radiusUp: 40_000_000, upMBR: 40_000_000,
+			upGBR: gold.UpCIR, dMB: 300_000_000},
+		{name: "Filter-Id: the profile's", ctag: 900, filterID: "gold"},
+		{name: "unmapped line", ctag: 999},
+	} {
+		r := record{AccessPort: "access1", STag: 100, CTag: c.ctag, QosProfile: "gold", RateUp: c.radiusUp}
+		d.subscriberRates(&r, &aaa.AccessResult{FilterID: c.filterID})
+		ps := d.pfcpSession(&r)
+		if ps.UpMBR != c.upMBR || ps.UpGBR != c.upGBR || ps.DownMBR != c.dMB {
+			t.Errorf("%s: QER MBR UL %d GBR UL %d MBR DL %d, want %d %d %d", c.name,
+				ps.UpMBR, ps.UpGBR, ps.DownMBR, c.upMBR, c.upGBR, c.dMB)
+		}
+		// the guarantee survives the store (a CP restart re-establishes with it)
+		var back record
+		if err := json.Unmarshal(r.marshal(), &back); err != nil || d.pfcpSession(&back).UpGBR != ps.UpGBR {
+			t.Errorf("%s: round trip %+v %v", c.name, back, err)
+		}
 	}
 }
 
