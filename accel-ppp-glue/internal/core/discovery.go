@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/config"
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/onos"
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/ppp"
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/pppoe"
 )
@@ -157,6 +158,7 @@ func (sh *shard) padiIn(now time.Time, inst *config.Instance, line *config.Line,
 	}
 	rep.Payload = p
 	sh.sendDiscovery(inst, rep, "pado")
+	sh.d.sebaEvent(onos.EventSessionInit, lk, 0)
 }
 
 func (sh *shard) padrIn(now time.Time, inst *config.Instance, line *config.Line, lk lineKey, f *pppoe.Frame) {

@@ -95,6 +95,17 @@ func (d *Daemon) subscriberRates(r *record, res *aaa.AccessResult) {
 	}
 }
 
+// sebaEvent reports a PPPoE step of a line SEBA maps for bng.pppoe (shard
+// goroutine; never waits: onos/pppoe_events.go). SESSION_CONFIRMATION,
+// IPCP_CONF_ACK and SESSION_TERMINATION come from the session reports.
+func (d *Daemon) sebaEvent(typ string, lk lineKey, sid uint16) {
+	if d.onos == nil || d.onos.Subscribers() == nil {
+		return
+	}
+	d.onos.Subscribers().Report(onos.PppoeEvent{Type: typ, AccessPort: lk.port, STag: lk.stag, CTag: lk.ctag,
+		MAC: macString(lk.mac), PPPoEID: sid})
+}
+
 // nasPort is the session's NAS-Port-Id: the SADIS nasPortId when SEBA gives
 // one, else "<access port>:<S-tag>.<C-tag>".
 func (r *record) nasPort() string {

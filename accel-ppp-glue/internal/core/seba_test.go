@@ -9,7 +9,9 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"reflect"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -486,5 +488,73 @@ func TestSebaAdmissionNotStrict(t *testing.T) {
 	}
 	if ok, _ := d.provisioned(lineKey{port: "access1", stag: 100, ctag: 900}); !ok {
 		t.Fatal("strict: a mapped line refused")
+	}
+}
+
+// The PPPoE steps SEBA's bng.pppoe shows and session reports do not carry
+// reach the SEBA app: SESSION_INIT at the PADO (session id 0), AUTH_SUCCESS
+// at the PAP Ack and AUTH_FAILURE at the PAP Nak (with the session id), each
+// with the line and the subscriber's MAC; nothing for a line the table does
+// not map.
+func TestSebaPppoeEvents(t *testing.T) {
+	table := `{"subscribers":[` +
+		`{"accessPort":"access1","stag":100,"ctag":2,"lineGroup":"lg1","uni":{"deviceId":"of:1","port":"256","name":"BBSM00000001-1"},` +
+		`"onuSerial":"BBSM00000001","serviceName":"hsia","circuitId":"","remoteId":"","nasPortId":""},` +
+		`{"accessPort":"access1","stag":100,"ctag":3,"lineGroup":"lg1","uni":{"deviceId":"of:1","port":"257","name":"BBSM00000002-1"},` +
+		`"onuSerial":"BBSM00000002","serviceName":"hsia","circuitId":"","remoteId":"","nasPortId":""}],"problems":[]}`
+	var mu sync.Mutex
+	var events []onos.PppoeEvent
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.Method == http.MethodGet && r.URL.Path == "/onos/bngpod-seba/subscribers":
+			_, _ = w.Write([]byte(table))
+		case r.Method == http.MethodPost && r.URL.Path == "/onos/bngpod-seba/pppoe-events":
+			var body struct{ Events []onos.PppoeEvent }
+			if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			mu.Lock()
+			events = append(events, body.Events...)
+			mu.Unlock()
+			_, _ = fmt.Fprintf(w, `{"posted":%d,"unmapped":0,"refused":[]}`, len(body.Events))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	p := newTestPod(t, func(o *Options) {
+		u, _ := url.Parse(srv.URL + "/onos/bngpod")
+		o.Config.ONOS = &config.ONOS{URL: u, CPName: "cp1", PollInterval: time.Second, Timeout: 2 * time.Second}
+	}, nil)
+	p.waitFor("the subscribers table", 5*time.Second, func() bool { return p.d.onos.Subscribers().Len() == 2 })
+	got := func() []onos.PppoeEvent {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]onos.PppoeEvent(nil), events...)
+	}
+
+	c1 := p.client(1) // C-tag 2: dials
+	c1.dial()
+	p.client(5).dial() // C-tag 6: not in the table
+	// c2 (C-tag 3) gives a wrong password: PAP Nak
+	c2 := p.client(2)
+	c2.discover()
+	p.send(c2.lcpRequest())
+	c2.configure(ppp.ProtoLCP, c2.lcpAcked, nil)
+	pap := append([]byte{byte(len(c2.user))}, c2.user...)
+	pap = append(pap, 5, 'w', 'r', 'o', 'n', 'g')
+	p.send(c2.cpFrame(ppp.ProtoPAP, ppp.PAPRequest, 1, pap))
+	p.expect("PAP Nak", 5*time.Second, func(r rxFrame) bool { return r.is(ppp.ProtoPAP, ppp.PAPNak) })
+	p.waitFor("four events", 5*time.Second, func() bool { return len(got()) >= 4 })
+	time.Sleep(300 * time.Millisecond) // a batch is posted within 100 ms: nothing more may come
+	want := []onos.PppoeEvent{
+		{Type: onos.EventSessionInit, AccessPort: "access1", STag: 100, CTag: 2, MAC: macString(c1.mac)},
+		{Type: onos.EventAuthSuccess, AccessPort: "access1", STag: 100, CTag: 2, MAC: macString(c1.mac), PPPoEID: c1.sid},
+		{Type: onos.EventSessionInit, AccessPort: "access1", STag: 100, CTag: 3, MAC: macString(c2.mac)},
+		{Type: onos.EventAuthFailure, AccessPort: "access1", STag: 100, CTag: 3, MAC: macString(c2.mac), PPPoEID: c2.sid},
+	}
+	if g := got(); !reflect.DeepEqual(g, want) {
+		t.Fatalf("events\n got %+v\nwant %+v", g, want)
 	}
 }
