@@ -26,6 +26,8 @@ from ipaddress import IPv4Address
 from urllib.parse import parse_qs, urlsplit
 
 BASE = "/onos/bngpod"
+SEBA_BASE = "/onos/bngpod-seba"  # the SEBA app beside it
+PPPOE_EVENT_TYPES = ("SESSION_INIT", "AUTH_SUCCESS", "AUTH_FAILURE")  # what bng-cp may report
 CP_USER, CP_PASSWORD = "bngcp", "cp-secret"  # a user holding the role bngpod-cp
 OTHER_USERS = {"onos": "rocks", "viewer": "viewer"}  # known to ONOS, without the role bngpod-cp
 
@@ -131,6 +133,14 @@ class FakeOnos:
         self.unauthorized = 0
         self.forbidden = 0
         self.served: dict[int, float] = {}  # placement version -> time.time() it was first served
+        # The SEBA app (org.bngpod.seba, docs/seba.md), absent (404) unless a test sets
+        # seba_subscribers: its subscribers table, its teardown requests, the PPPoE steps
+        # bng-cp posted (refused ones with their reason, as the Java resource does).
+        self.seba_subscribers: list[dict] | None = None
+        self.seba_teardowns: list[dict] = []
+        self.pppoe_events: list[dict] = []
+        self.pppoe_refused: list[str] = []
+        self.seba_pulls = 0  # subscribers tables served
         self.cond = threading.Condition()
         owner = self
 
@@ -187,6 +197,24 @@ class FakeOnos:
                         owner.served.setdefault(owner.placement["version"], time.time())
                         self._reply(200, owner.placement)
                     return
+                if owner.seba_subscribers is not None and u.path == SEBA_BASE + "/subscribers":
+                    with owner.cond:
+                        self._reply(200, {"subscribers": owner.seba_subscribers, "problems": []})
+                        owner.seba_pulls += 1
+                        owner.cond.notify_all()
+                    return
+                if owner.seba_subscribers is not None and u.path == SEBA_BASE + "/teardowns":
+                    q = {k: v[-1] for k, v in parse_qs(u.query, keep_blank_values=True).items()}
+                    after = int(q.get("after", "0"))
+                    with owner.cond:
+                        self._reply(
+                            200,
+                            {
+                                "version": len(owner.seba_teardowns),
+                                "teardowns": [t for t in owner.seba_teardowns if t["version"] > after],
+                            },
+                        )
+                    return
                 self._reply(404, {"error": "path"})
 
             def do_PUT(self):
@@ -233,6 +261,9 @@ class FakeOnos:
                 if not self._auth():
                     return
                 b = self._body()
+                if owner.seba_subscribers is not None and self.path == SEBA_BASE + "/pppoe-events":
+                    self._pppoe_events(b)
+                    return
                 if self.path == BASE + "/sessions/events":
                     assert 0 < len(b["events"]) <= 1000
                     try:
@@ -255,6 +286,39 @@ class FakeOnos:
                     self._reply(204)
                     return
                 self._reply(404, {"error": "path"})
+
+            def _pppoe_events(self, b) -> None:
+                """As PppoeEventsWebResource: the three reported types, valid fields, the line
+                mapped by the table (else unmapped)."""
+                if not isinstance(b, dict) or set(b) != {"events"} or not isinstance(b["events"], list):
+                    self._reply(400, {"error": "body must be {events: [...]}"})
+                    return
+                posted, unmapped, refused = 0, 0, []
+                with owner.cond:
+                    lines = {(x["accessPort"], x["stag"], x["ctag"]) for x in owner.seba_subscribers}
+                    for i, e in enumerate(b["events"]):
+                        ok = (
+                            isinstance(e, dict)
+                            and set(e) == {"type", "accessPort", "stag", "ctag", "mac", "pppoeId"}
+                            and e["type"] in PPPOE_EVENT_TYPES
+                            and isinstance(e["stag"], int)
+                            and isinstance(e["ctag"], int)
+                            and 1 <= e["stag"] <= 4094
+                            and 1 <= e["ctag"] <= 4094
+                            and isinstance(e["pppoeId"], int)
+                            and 0 <= e["pppoeId"] <= 0xFFFF
+                            and re.fullmatch(r"[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}", str(e["mac"])) is not None
+                        )
+                        if not ok:
+                            refused.append(f"event {i}: not valid")
+                        elif (e["accessPort"], e["stag"], e["ctag"]) in lines:
+                            owner.pppoe_events.append(e)
+                            posted += 1
+                        else:
+                            unmapped += 1
+                    owner.pppoe_refused += refused
+                    owner.cond.notify_all()
+                self._reply(200, {"posted": posted, "unmapped": unmapped, "refused": refused})
 
         self.server = ThreadingHTTPServer((address, 0), Handler)
         self.url = f"http://{address}:{self.server.server_address[1]}{BASE}"

@@ -102,6 +102,18 @@ func (b *builder) onos(r *rawONOS) {
 			ok = false
 		}
 	}
+	if present(&r.SebaStrict) {
+		if s, sok := b.scalar(&r.SebaStrict, "onos.seba_strict"); sok {
+			if s.ShortTag() != "!!bool" {
+				b.errorf("onos.seba_strict", s.Line, "expected true or false, found %s", describe(s))
+				ok = false
+			} else {
+				o.SebaStrict = s.Value == "true"
+			}
+		} else {
+			ok = false
+		}
+	}
 	if ok {
 		b.cfg.ONOS = o
 	}

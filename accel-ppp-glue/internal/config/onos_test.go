@@ -44,6 +44,16 @@ func TestONOSSection(t *testing.T) {
 	if o.CPName != "bngpod-lab" || o.PollInterval != DefaultONOSPollInterval || o.Timeout != DefaultONOSTimeout {
 		t.Errorf("defaults: %+v", *o)
 	}
+	// seba_strict: off unless set
+	if o.SebaStrict {
+		t.Errorf("seba_strict on by default")
+	}
+	for text, want := range map[string]bool{"true": true, "false": false} {
+		data := applyEdits(t, string(readFixture(t, "onos.yaml")), []edit{{"  timeout: 2s\n", "  timeout: 2s\n  seba_strict: " + text + "\n"}})
+		if got := mustParse(t, []byte(data)).ONOS.SebaStrict; got != want {
+			t.Errorf("seba_strict %s: %v", text, got)
+		}
+	}
 	// placement_wait: 30 s long polls unless set; 0s polls every poll_interval
 	if o.PlacementWait != 30*time.Second {
 		t.Errorf("default placement_wait %v", o.PlacementWait)
@@ -83,6 +93,8 @@ func TestONOSReject(t *testing.T) {
 		{"timeout too long", []edit{{"timeout: 2s", "timeout: 2h"}}, []string{"onos.timeout: 2h is out of range 100ms..1m0s"}},
 		{"negative timeout", []edit{{"timeout: 2s", "timeout: -2s"}}, []string{"onos.timeout: -2s is out of range"}},
 		{"wait too long", []edit{{"timeout: 2s", "timeout: 2s\n  placement_wait: 61s"}}, []string{"onos.placement_wait: 61s is out of range 0s..1m0s"}},
+		{"strict as a string", []edit{{"timeout: 2s", "timeout: 2s\n  seba_strict: \"yes\""}}, []string{`onos.seba_strict: expected true or false, found a string "yes"`}},
+		{"strict as a list", []edit{{"timeout: 2s", "timeout: 2s\n  seba_strict: [true]"}}, []string{"onos.seba_strict: expected a scalar"}},
 		{"wait in milliseconds", []edit{{"timeout: 2s", "timeout: 2s\n  placement_wait: 1500ms"}}, []string{"onos.placement_wait: 1.5s: must be whole seconds"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

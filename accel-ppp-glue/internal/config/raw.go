@@ -52,6 +52,7 @@ type rawONOS struct {
 	PollInterval  yaml.Node `yaml:"poll_interval"`
 	PlacementWait yaml.Node `yaml:"placement_wait"`
 	Timeout       yaml.Node `yaml:"timeout"`
+	SebaStrict    yaml.Node `yaml:"seba_strict"`
 }
 
 type rawControlPlane struct {

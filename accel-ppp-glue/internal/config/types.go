@@ -125,6 +125,9 @@ type ONOS struct {
 	// placement changes or after this long (whole seconds, 0..60s; 0: polling)
 	PlacementWait time.Duration
 	Timeout       time.Duration // per HTTP request
+	// SebaStrict: PADIs (and PADRs) only from lines the SEBA app's
+	// subscribers table maps (docs/cp/onos.md, "Strict admission")
+	SebaStrict bool
 }
 
 // AccessPort is a switch port facing subscribers.

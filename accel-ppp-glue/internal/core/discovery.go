@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/config"
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/onos"
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/ppp"
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/pppoe"
 )
@@ -109,6 +110,11 @@ func (sh *shard) padiIn(now time.Time, inst *config.Instance, line *config.Line,
 		sh.drop("padi_sid", "PADI with a session id", "instance", inst.Name)
 		return
 	}
+	if ok, why := sh.d.provisioned(lk); !ok {
+		sh.drop(why, "PADI from a line SEBA does not provision (strict admission)", "instance", inst.Name,
+			"port", lk.port, "stag", lk.stag, "ctag", lk.ctag)
+		return
+	}
 	lineOnly := lk
 	lineOnly.mac = [6]byte{}
 	if !admit(&sh.padiLine, lineOnly, now, padiLineRate, padiLineBurst) {
@@ -152,12 +158,19 @@ func (sh *shard) padiIn(now time.Time, inst *config.Instance, line *config.Line,
 	}
 	rep.Payload = p
 	sh.sendDiscovery(inst, rep, "pado")
+	sh.d.sebaEvent(onos.EventSessionInit, lk, 0)
 }
 
 func (sh *shard) padrIn(now time.Time, inst *config.Instance, line *config.Line, lk lineKey, f *pppoe.Frame) {
 	d := sh.d
 	if f.SessionID != 0 {
 		sh.drop("padr_sid", "PADR with a session id", "instance", inst.Name)
+		return
+	}
+	// Strict admission again: the subscriber may have left SADIS since its PADO.
+	if ok, why := d.provisioned(lk); !ok {
+		sh.drop(why, "PADR from a line SEBA does not provision (strict admission)", "instance", inst.Name,
+			"port", lk.port, "stag", lk.stag, "ctag", lk.ctag)
 		return
 	}
 	tags, err := pppoe.ParseTags(f.Payload)

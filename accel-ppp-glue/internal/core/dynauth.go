@@ -149,12 +149,14 @@ func (d *Daemon) dynamic(ctx context.Context, r *aaa.DynRequest) int {
 	if newProf != "" {
 		rec.QosProfile = newProf
 		rec.RateDown, rec.RateUp = 0, 0 // the new profile's rates, unless given too
+		rec.GuaranteedUp = 0
 	}
 	if r.RateDown != 0 {
 		rec.RateDown = r.RateDown
 	}
 	if r.RateUp != 0 {
 		rec.RateUp = r.RateUp
+		rec.GuaranteedUp = 0 // SADIS's guaranteed rate went with its peak rate
 	}
 	ps := d.pfcpSession(&rec)
 	prof := rec.QosProfile
@@ -168,6 +170,7 @@ func (d *Daemon) dynamic(ctx context.Context, r *aaa.DynRequest) int {
 	d.m.pfcpRequests.WithLabelValues("modification", "ok").Inc()
 	_, _ = onShard(ctx, s, func() bool {
 		s.rec.QosProfile, s.rec.RateDown, s.rec.RateUp = rec.QosProfile, rec.RateDown, rec.RateUp
+		s.rec.GuaranteedUp = rec.GuaranteedUp
 		if !s.dead && s.state == stEstablished {
 			// ONOS shows the session's profile and rates: tell it now, not at the next interim.
 			d.reportSession(onos.EventUpdate, s, 0)

@@ -55,6 +55,7 @@ func (sh *shard) authDone(s *session, res *aaa.AccessResult, err error) {
 			"reason", msg}, args...)...)
 		d.setState(s, stNegotiating)
 		s.link.AuthResult(now, false, msg)
+		d.sebaEvent(onos.EventAuthFailure, s.key.line, s.key.sid)
 		sh.flush(now, s)
 	}
 	switch {
@@ -138,6 +139,7 @@ func (sh *shard) authDone(s *session, res *aaa.AccessResult, err error) {
 	sh.allocIPv6(s, res)
 	s.link.SetIPv4(g.CoreAddress, addr, dns1, dns2)
 	s.link.AuthResult(now, true, "")
+	d.sebaEvent(onos.EventAuthSuccess, s.key.line, s.key.sid)
 	sh.flush(now, s)
 }
 
@@ -161,6 +163,9 @@ func (d *Daemon) pfcpSession(r *record) *pfcpcp.Session {
 		ps.UpGBR = r.RateUp
 		if p, ok := d.cfg.QosProfile(r.QosProfile); ok && p.UpCIR < r.RateUp {
 			ps.UpGBR = p.UpCIR
+		}
+		if r.GuaranteedUp != 0 && r.GuaranteedUp <= r.RateUp {
+			ps.UpGBR = r.GuaranteedUp // SADIS's cir+gir (seba.go)
 		}
 	}
 	if d.lcpOffload(r.Instance) && r.MagicTx != 0 {

@@ -43,10 +43,39 @@ func (d *Daemon) applySubscriber(r *record) {
 	r.NASPortID = sub.NASPortID
 }
 
-// subscriberRates makes the SADIS bandwidth profiles' peak rates the
-// session's rates where the Access-Accept gave none: an Access-Accept with
-// a Filter-Id (a QoS profile) or explicit rates says otherwise, as a CoA
-// does later (dynauth.go).
+// provisioned is strict admission (cp.yaml onos.seba_strict; docs/cp/onos.md,
+// "Strict admission"): whether a PADI or PADR from this line may start a
+// session. Without strict mode every line may. With it, only a line the SEBA
+// app's table maps; before the first table is read none (the CP does not
+// know yet whom SADIS provisions: it fails closed). A refused frame is
+// counted (bngcp_frames_dropped_total{reason}) and dropped before any state
+// of the line is made: no rate bucket, cookie or session.
+func (d *Daemon) provisioned(lk lineKey) (bool, string) {
+	if d.onos == nil || d.cfg == nil || d.cfg.ONOS == nil || !d.cfg.ONOS.SebaStrict {
+		return true, ""
+	}
+	subs := d.onos.Subscribers()
+	if subs == nil || !subs.Loaded() {
+		return false, "seba_no_table"
+	}
+	if _, ok := subs.Lookup(lk.port, lk.stag, lk.ctag); !ok {
+		return false, "seba_not_provisioned"
+	}
+	return true, ""
+}
+
+// subscriberRates makes the SADIS bandwidth profiles the session's rates
+// where the Access-Accept gave none: an Access-Accept with a Filter-Id (a
+// QoS profile) or explicit rates says otherwise, as a CoA does later
+// (dynauth.go).
+//
+// What reaches the DP (PFCP QER, pfcpSession): downstream the peak rate
+// (MBR DL: the HQoS pipe's rate); upstream the peak rate (MBR UL: the trTCM
+// policer's PIR) and the guaranteed rate cir+gir (GBR UL: its CIR). The
+// downstream guaranteed rate and every burst are not applied: the QER
+// carries no burst, the DP sizes its buckets from the rates (the policer's
+// from 20 ms of CIR/PIR, at least 32 KiB; the HQoS pipe's from the QoS
+// profile's tb_ms), and its HQoS pipes have no guaranteed rate.
 func (d *Daemon) subscriberRates(r *record, res *aaa.AccessResult) {
 	if res.FilterID != "" || d.onos == nil || d.onos.Subscribers() == nil {
 		return
@@ -60,7 +89,21 @@ func (d *Daemon) subscriberRates(r *record, res *aaa.AccessResult) {
 	}
 	if r.RateUp == 0 && sub.Up != nil {
 		r.RateUp = sub.Up.Rate
+		if g := sub.Up.Guaranteed; g <= sub.Up.Rate {
+			r.GuaranteedUp = g // 0 (cir and gir 0): the QoS profile's CIR, as for a RADIUS rate
+		}
 	}
+}
+
+// sebaEvent reports a PPPoE step of a line SEBA maps for bng.pppoe (shard
+// goroutine; never waits: onos/pppoe_events.go). SESSION_CONFIRMATION,
+// IPCP_CONF_ACK and SESSION_TERMINATION come from the session reports.
+func (d *Daemon) sebaEvent(typ string, lk lineKey, sid uint16) {
+	if d.onos == nil || d.onos.Subscribers() == nil {
+		return
+	}
+	d.onos.Subscribers().Report(onos.PppoeEvent{Type: typ, AccessPort: lk.port, STag: lk.stag, CTag: lk.ctag,
+		MAC: macString(lk.mac), PPPoEID: sid})
 }
 
 // nasPort is the session's NAS-Port-Id: the SADIS nasPortId when SEBA gives

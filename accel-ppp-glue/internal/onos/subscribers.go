@@ -193,6 +193,9 @@ type Subscribers struct {
 	OnTeardown    func(Teardown)
 	teardownPolls *prometheus.CounterVec // by result, as pulls
 	teardowns     *prometheus.CounterVec // requests handed over, by cause
+
+	events       chan PppoeEvent        // PPPoE steps to post (pppoe_events.go)
+	eventResults *prometheus.CounterVec // by result
 }
 
 // NewSubscribers returns the table of c's ONOS (the SEBA app beside c's base
@@ -224,8 +227,9 @@ func (c *Client) NewSubscribers(interval time.Duration, reg prometheus.Registere
 	s.teardowns = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "bngcp_onos_teardowns_total", Help: "Teardown requests of the SEBA app acted on, by cause.",
 	}, []string{"cause"})
+	s.initPppoeEvents()
 	if reg != nil {
-		reg.MustRegister(s.lines, s.pulls, s.bad, s.conflicts, s.teardownPolls, s.teardowns)
+		reg.MustRegister(s.lines, s.pulls, s.bad, s.conflicts, s.teardownPolls, s.teardowns, s.eventResults)
 	}
 	c.subs = s
 	return s
@@ -249,6 +253,10 @@ func (s *Subscribers) Lookup(port string, stag, ctag uint16) (*Subscriber, bool)
 	return v, ok
 }
 
+// Loaded reports whether a table was ever read (a 404, no SEBA app, reads
+// as an empty table).
+func (s *Subscribers) Loaded() bool { return s.table.Load() != nil }
+
 // Conflict counts a PADR whose TR-101 tag disagreed with SADIS on field.
 func (s *Subscribers) Conflict(field string) { s.conflicts.WithLabelValues(field).Inc() }
 
@@ -263,12 +271,13 @@ func (s *Subscribers) Len() int {
 	return 0
 }
 
-// Run pulls the table at once and every interval, and polls the teardown
-// requests, until ctx ends.
+// Run pulls the table at once and every interval, polls the teardown
+// requests and posts the PPPoE events, until ctx ends.
 func (s *Subscribers) Run(ctx context.Context) {
-	done := make(chan struct{})
+	done, posted := make(chan struct{}), make(chan struct{})
 	go func() { defer close(done); s.pollTeardowns(ctx) }()
-	defer func() { <-done }()
+	go func() { defer close(posted); s.postEvents(ctx) }()
+	defer func() { <-done; <-posted }()
 	t := time.NewTicker(s.interval)
 	defer t.Stop()
 	for {

@@ -4,12 +4,16 @@ import org.bngpod.api.Session;
 import org.bngpod.api.SessionEvent;
 import org.bngpod.api.SessionListener;
 import org.bngpod.api.SessionService;
+import org.bngpod.seba.api.CpPppoeEventService;
 import org.bngpod.seba.api.LineSubscriber;
 import org.bngpod.seba.api.SebaSubscriberService;
+import org.onlab.packet.MacAddress;
+import org.onlab.packet.VlanId;
 import org.onosproject.event.AbstractListenerManager;
 import org.opencord.bng.PppoeBngControlHandler;
 import org.opencord.bng.PppoeEvent;
 import org.opencord.bng.PppoeEventListener;
+import org.opencord.bng.PppoeEventSubject;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
@@ -27,14 +31,15 @@ import java.util.concurrent.atomic.AtomicLong;
  * unchanged. bngpod's control planes report a session when it is up and when
  * it is down (Contract B), so a session up posts SESSION_CONFIRMATION then,
  * with its address, IPCP_CONF_ACK; a session down posts SESSION_TERMINATION.
- * SESSION_INIT, AUTH_* and IPCP_CONF_REQUEST are not posted: the control plane
- * does not report those steps. Only sessions on a line SADIS maps (so with an
- * OLT UNI) are posted; the others are counted ({@link #unmapped()}).
+ * bng-cp reports SESSION_INIT (a PADI answered), AUTH_SUCCESS and AUTH_FAILURE
+ * itself ({@link CpPppoeEventService}, {@code POST /pppoe-events}).
+ * AUTH_REQUEST and IPCP_CONF_REQUEST are not posted. Only events on a line SADIS
+ * maps (so with an OLT UNI) are posted; the others are counted ({@link #unmapped()}).
  * Listeners run on ONOS's event dispatcher: this only converts and posts.
  */
-@Component(immediate = true, service = PppoeBngControlHandler.class)
+@Component(immediate = true, service = {PppoeBngControlHandler.class, CpPppoeEventService.class})
 public class PppoeEventProvider extends AbstractListenerManager<PppoeEvent, PppoeEventListener>
-        implements PppoeBngControlHandler {
+        implements PppoeBngControlHandler, CpPppoeEventService {
 
     private final Logger log = LoggerFactory.getLogger(getClass());
 
@@ -77,6 +82,24 @@ public class PppoeEventProvider extends AbstractListenerManager<PppoeEvent, Pppo
      */
     public long posted() {
         return posted.get();
+    }
+
+    @Override
+    public boolean report(PppoeEvent.EventType type, String accessPort, int stag, int ctag, MacAddress mac,
+                          int pppoeId) {
+        if (!REPORTED.contains(type)) {
+            throw new IllegalArgumentException(type + " is not reported by a control plane");
+        }
+        Optional<LineSubscriber> line = subscriberService.subscriber(accessPort, stag, ctag);
+        if (line.isEmpty()) {
+            unmapped.incrementAndGet();
+            return false;
+        }
+        post(new PppoeEvent(type, new PppoeEventSubject(line.get().uni(), BngEvents.NO_ADDRESS, mac,
+                                                        line.get().onuSerial(), (short) pppoeId,
+                                                        VlanId.vlanId((short) stag), VlanId.vlanId((short) ctag))));
+        posted.incrementAndGet();
+        return true;
     }
 
     private void sessionEvent(SessionEvent event) {

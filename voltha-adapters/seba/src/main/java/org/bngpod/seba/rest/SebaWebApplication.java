@@ -11,6 +11,6 @@ public class SebaWebApplication extends AbstractWebApplication {
 
     @Override
     public Set<Class<?>> getClasses() {
-        return Set.of(SubscribersWebResource.class, TeardownsWebResource.class);
+        return Set.of(SubscribersWebResource.class, TeardownsWebResource.class, PppoeEventsWebResource.class);
     }
 }

@@ -34,7 +34,9 @@ import java.util.stream.Collectors;
 import static org.bngpod.seba.impl.TestPod.OLT1;
 import static org.bngpod.seba.impl.TestPod.uni;
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
+import static org.junit.Assert.fail;
 import static org.onosproject.net.NetTestTools.injectEventDispatcher;
 
 /**
@@ -158,6 +160,41 @@ public class BngApiProvidersTest {
         assertEquals(1, pppoeEvents.size());
         String json = OssJson.pppoe(pppoeEvents.get(0), T).toString();
         assertTrue(json, json.contains("\"ipAddress\":\"0.0.0.0\"") && json.endsWith("\"sessionId\":\"\"}"));
+    }
+
+    /**
+     * bng-cp's reported steps (PADI answered, authentication) as kafka-onos gets them: the
+     * OLT UNI, no address yet (0.0.0.0), the session id ("" before the PADS); unmapped lines
+     * counted; a type the control plane does not report is refused.
+     */
+    @Test
+    public void reportedStepsBecomePppoeEvents() {
+        MacAddress mac = MacAddress.valueOf("02:00:00:00:00:01");
+        org.bngpod.seba.api.CpPppoeEventService cp = pppoe;
+        assertTrue(cp.report(PppoeEvent.EventType.SESSION_INIT, "access1", 100, 900, mac, 0));
+        assertTrue(cp.report(PppoeEvent.EventType.AUTH_SUCCESS, "access1", 100, 900, mac, 40000));
+        assertTrue(cp.report(PppoeEvent.EventType.AUTH_FAILURE, "access1", 100, 900, mac, 18));
+        assertFalse(cp.report(PppoeEvent.EventType.AUTH_SUCCESS, "access1", 100, 901, mac, 18));
+        assertEquals(1, pppoe.unmapped());
+        assertEquals(3, pppoe.posted());
+        assertEquals(List.of(PppoeEvent.EventType.SESSION_INIT, PppoeEvent.EventType.AUTH_SUCCESS,
+                             PppoeEvent.EventType.AUTH_FAILURE),
+                     pppoeEvents.stream().map(PppoeEvent::type).collect(Collectors.toList()));
+        assertEquals("{\"timestamp\":\"2026-12-06T08:00:00.123Z\",\"eventType\":\"SESSION_INIT\","
+                             + "\"deviceId\":\"of:00000000000000a1\",\"portNumber\":\"256\","
+                             + "\"macAddress\":\"02:00:00:00:00:01\",\"ipAddress\":\"0.0.0.0\","
+                             + "\"serialNumber\":\"BBSM00000001\",\"sessionId\":\"\"}",
+                     OssJson.pppoe(pppoeEvents.get(0), T).toString());
+        // a Java short in bng-api: 40000 reads negative, as with SEBA's own app
+        assertTrue(OssJson.pppoe(pppoeEvents.get(1), T).toString(),
+                   OssJson.pppoe(pppoeEvents.get(1), T).toString().endsWith("\"sessionId\":\"-25536\"}"));
+        assertTrue(OssJson.pppoe(pppoeEvents.get(2), T).toString().contains("\"eventType\":\"AUTH_FAILURE\""));
+        try {
+            cp.report(PppoeEvent.EventType.SESSION_CONFIRMATION, "access1", 100, 900, mac, 1);
+            fail("SESSION_CONFIRMATION reported by a control plane");
+        } catch (IllegalArgumentException expected) {
+            assertEquals(3, pppoeEvents.size());
+        }
     }
 
     /** A session on a line SADIS does not map has no OLT UNI: not posted, counted. */

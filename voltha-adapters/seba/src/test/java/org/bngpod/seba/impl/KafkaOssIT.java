@@ -189,35 +189,44 @@ public class KafkaOssIT {
             assertTrue("the publisher started from the netcfg", out != null);
 
             Session s = session("acct-1", 100, 900, 17, Ip4Address.valueOf("100.80.0.2"));
+            // bng-cp's reported steps (POST /pppoe-events), then the session's reports
+            assertTrue(pppoe.report(org.opencord.bng.PppoeEvent.EventType.SESSION_INIT, "access1", 100, 900,
+                                    s.mac(), 0));
+            assertTrue(pppoe.report(org.opencord.bng.PppoeEvent.EventType.AUTH_SUCCESS, "access1", 100, 900,
+                                    s.mac(), 17));
             sessions.post(SessionEvent.Type.SESSION_UP, s);
             assertEquals(1, stats.postStats());
             sessions.post(SessionEvent.Type.SESSION_DOWN, s);
 
-            List<ConsumerRecord<String, String>> got = consume(c, 4, Duration.ofSeconds(90));
-            assertEquals(got.toString(), 4, got.size());
+            List<ConsumerRecord<String, String>> got = consume(c, 6, Duration.ofSeconds(90));
+            assertEquals(got.toString(), 6, got.size());
             List<String> types = new ArrayList<>();
             JsonNode statsRecord = null;
             for (ConsumerRecord<String, String> r : got) {
                 assertEquals("no key, as kafka-onos", null, r.key());
                 JsonNode j = MAPPER.readTree(r.value());
                 if (r.topic().equals(OssJson.TOPIC_PPPOE)) {
-                    types.add(j.get("eventType").asText());
+                    String type = j.get("eventType").asText();
+                    types.add(type);
                     assertEquals("of:00000000000000a1", j.get("deviceId").asText());
                     assertEquals("256", j.get("portNumber").asText());
-                    assertEquals("100.80.0.2", j.get("ipAddress").asText());
+                    assertEquals("02:00:00:00:00:01", j.get("macAddress").asText());
+                    boolean addressed = !type.equals("SESSION_INIT") && !type.equals("AUTH_SUCCESS");
+                    assertEquals(type, addressed ? "100.80.0.2" : "0.0.0.0", j.get("ipAddress").asText());
                     assertEquals("BBSM00000001", j.get("serialNumber").asText());
-                    assertEquals("17", j.get("sessionId").asText());
+                    assertEquals(type, type.equals("SESSION_INIT") ? "" : "17", j.get("sessionId").asText());
                     assertTrue(j.get("timestamp").isTextual());
                 } else {
                     statsRecord = j;
                 }
             }
-            assertEquals(List.of("SESSION_CONFIRMATION", "IPCP_CONF_ACK", "SESSION_TERMINATION"), types);
+            assertEquals(List.of("SESSION_INIT", "AUTH_SUCCESS", "SESSION_CONFIRMATION", "IPCP_CONF_ACK",
+                                 "SESSION_TERMINATION"), types);
             assertTrue("a bng.stats record", statsRecord != null);
             assertEquals(1000, statsRecord.get("upTxBytes").asLong());
             assertEquals(20, statsRecord.get("downTxPackets").asLong());
             assertEquals(0, statsRecord.get("controlPackets").asLong());
-            assertEquals(4, out.sent());
+            assertEquals(6, out.sent());
             assertEquals(0, out.dropped());
         } finally {
             publisher.deactivate();
