@@ -163,12 +163,16 @@ session_of(uint32_t i, uint32_t n, struct up_sub *u)
 
 #define PART(name, expr_create, expr_free)                                                    \
 	do {                                                                                  \
-		struct usage b0 = usage_now(), d;                                             \
-		void *obj = (void *)(expr_create);                                            \
+		struct usage b0, d;                                                           \
+		void *obj;                                                                    \
+                                                                                              \
+		err[0] = 0;                                                                   \
+		b0 = usage_now();                                                             \
+		obj = (void *)(expr_create);                                                  \
                                                                                               \
 		d = usage_since(b0);                                                          \
 		if (obj == NULL) {                                                            \
-			fprintf(stderr, "bench_mem: %s: cannot create\n", name);              \
+			fprintf(stderr, "bench_mem: %s: cannot create %s\n", name, err);      \
 			return 1;                                                             \
 		}                                                                             \
 		expr_free;                                                                    \

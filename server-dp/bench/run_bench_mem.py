@@ -36,9 +36,14 @@ def run(build: Path, n: int, qsize: int, hqos: str, install: bool) -> dict:
         cmd.append("--no-install")
     p = subprocess.run(cmd, capture_output=True, text=True, check=False)
     lines = [ln for ln in p.stdout.splitlines() if ln.startswith("{")]
-    if not lines:
-        return {"bench": "mem", "sessions": n, "qsize": qsize, "hqos": hqos, "error": p.stderr.strip()[-300:]}
-    return json.loads(lines[-1])
+    try:
+        r = json.loads(lines[-1])
+    except (IndexError, ValueError):
+        r = {}
+    if p.returncode != 0 or "total" not in r:
+        why = (p.stderr.strip() or p.stdout.strip())[-300:]
+        return {"bench": "mem", "sessions": n, "qsize": qsize, "hqos": hqos, "error": why, "rc": p.returncode}
+    return r
 
 
 def per_session(r: dict) -> dict:
