@@ -74,8 +74,9 @@ def test_headless_demo_shows_sessions_traffic_and_drops_then_leaves_nothing(clea
     for port, ever, count, sent, echoed in finals:
         assert ever == count and int(count) > 0, port
         # Not all echoes come back, and how many do depends on the host, not on bng-dp: the
-        # emulated switch (Open vSwitch's userspace datapath) drops downstream frames at its
-        # uplink port when this 2-core host is loaded; the demo's ~300 Mbit/s of load and the
+        # emulated switch (Open vSwitch's userspace datapath) drops downstream frames in the
+        # socket it reads its uplink port through (208 KiB, overflowing whenever ovs-vswitchd
+        # waits for a CPU on this loaded 2-core host); the demo's ~300 Mbit/s of load and the
         # echo replies arrive there together. Measured per session (docs/dp/hqos.md, "The
         # demo's echo loss"): bng-dp receives every echo request and sends every echo reply
         # that reaches it, with hsched and rte_sched alike; 77-83% came back at load average
