@@ -13,7 +13,7 @@ GO_BINARIES := $(addprefix accel-ppp-glue/build/,$(GO_PROGRAMS))
 GO_SOURCES := $(shell find accel-ppp-glue/cmd accel-ppp-glue/internal -name '*.go' ! -name '*_test.go' 2>/dev/null) \
 	accel-ppp-glue/go.mod accel-ppp-glue/go.sum
 
-.PHONY: help setup binaries demo test lint build fuzz bench bench-dp bench-cp bench-move bench-pod bench-onos bench-failover bench-rfc2544 up down status clean FORCE
+.PHONY: help setup binaries demo test lint build fuzz bench bench-dp bench-mem bench-cp bench-move bench-pod bench-onos bench-failover bench-rfc2544 up down status clean FORCE
 
 help:
 	@echo "make demo    set up when needed, bring the lab pod up, dial 100 subscribers, show a live dashboard (q/Ctrl-C tears it down)"
@@ -25,6 +25,7 @@ help:
 	@echo "make fuzz    run the fuzzers for a short while"
 	@echo "make bench   data-plane stage benchmarks (callgrind instructions, TSC cycles)"
 	@echo "make bench-dp  the whole bng-dp pipeline (hsched and rte_sched) against DPDK's ip_pipeline as a vBNG, interleaved (JSON lines)"
+	@echo "make bench-mem  bng-dp's memory per session at 64K and 256K sessions (DPDK heap, C heap, per part) and the largest capacity within 2 GiB, hsched and rte_sched, queues of 64 and 16 (JSON lines)"
 	@echo "make bench-cp  bng-cp's session setup rate, PADI to PFCP-acknowledged establishment (JSON lines)"
 	@echo "make bench-move  a line group's move onto the real bng-dp, new placement to sessions acked and traffic (JSON lines, root)"
 	@echo "make bench-pod  session setup rate (counted once traffic passes; lenient and strict clients, a fresh pod per point) and per-subscriber throughput through the whole emulated pod (JSON lines, root)"
@@ -119,6 +120,10 @@ bench: setup $(DP_BUILD)/build.ninja
 bench-dp: setup binaries
 	ninja -C $(DP_BUILD)
 	server-dp/bench/bench_dp.sh
+
+bench-mem: setup $(DP_BUILD)/build.ninja
+	ninja -C $(DP_BUILD) bench/bench_mem
+	.venv/bin/python server-dp/bench/run_bench_mem.py
 
 bench-cp: setup binaries
 	accel-ppp-glue/bench/bench_cp.sh

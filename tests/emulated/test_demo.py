@@ -73,9 +73,14 @@ def test_headless_demo_shows_sessions_traffic_and_drops_then_leaves_nothing(clea
     assert sorted(f[0] for f in finals) == ["access1", "access2", "access3", "access4"], out[-2000:]
     for port, ever, count, sent, echoed in finals:
         assert ever == count and int(count) > 0, port
-        # Open defect: with the demo's overload on one subscriber per port, the other
-        # subscribers of the port lose 8-30% of their echoes in some runs (seen since hsched became
-        # bng-dp's scheduler; not yet shown to be its cause); 0.6 until it is found.
+        # Not all echoes come back, and how many do depends on the host, not on bng-dp: the
+        # emulated switch (Open vSwitch's userspace datapath) drops downstream frames in the
+        # socket it reads its uplink port through (208 KiB, overflowing whenever ovs-vswitchd
+        # waits for a CPU on this loaded 2-core host); the demo's ~300 Mbit/s of load and the
+        # echo replies arrive there together. Measured per session (docs/dp/hqos.md, "The
+        # demo's echo loss"): bng-dp receives every echo request and sends every echo reply
+        # that reaches it, with hsched and rte_sched alike; 77-83% came back at load average
+        # 3-5, 30-60% at 15-30 (where the loaded subscribers also miss their rate above).
         assert int(echoed) > 0.6 * int(sent) > 0, port
     assert "the control plane holds 0 session(s) after the hang-up" in out
 
