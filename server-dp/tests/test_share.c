@@ -7,9 +7,11 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "share.h"
+#include "share_conf.h"
 
 #define CHECK_TRUE(c) check((c), #c, "does not hold")
 
@@ -311,6 +313,69 @@ test_codec(void)
 	CHECKF(ok > 0, "random datagrams with a good header decode (%u)", ok);
 }
 
+/* The --qos-share file: a good one, and one error per kind, each naming the key. */
+static int
+conf_try(const char *text, struct share_conf *c, char *err, size_t errlen)
+{
+	char path[] = "/tmp/test_share_XXXXXX";
+	int fd = mkstemp(path), rc;
+	FILE *f = fdopen(fd, "w");
+
+	fputs(text, f);
+	fclose(f);
+	rc = share_conf_load(path, 2, c, err, errlen);
+	unlink(path);
+	return rc;
+}
+
+static void
+test_conf(void)
+{
+	static const char good[] = "; comment\n[qos_share]\naccess_port = 1\nshare_id = 7\n"
+				   "port_rate = 200000000\nself = 1\n"
+				   "peers = 10.0.0.1:9100 10.0.0.2:9100 10.0.0.3:9101\n"
+				   "interval_ms = 5\nweight = sessions\n";
+	static const struct {
+		const char *text, *want;
+	} bad[] = {
+		{"[qos_share]\naccess_port = 0\nshare_id = 1\nport_rate = 200000000\nself = 0\n",
+		 "peers is missing"},
+		{"[qos_share]\nbogus = 1\n", "unknown key 'bogus'"},
+		{"[qos_share]\naccess_port = 2\n", "access_port: bad value"},
+		{"[qos_share]\nself = 0\nself = 1\n", "duplicate key 'self'"},
+		{"[other]\n", "one [qos_share]"},
+		{"[qos_share]\npeers = 10.0.0.1:9100\n", "peers: bad value"},
+		{"[qos_share]\npeers = 10.0.0.1:0 10.0.0.2:1\n", "peers: bad value"},
+		{"[qos_share]\npeers = 10.0.0.300:1 10.0.0.2:1\n", "peers: bad value"},
+		{"[qos_share]\naccess_port = 0\nshare_id = 1\nport_rate = 200000000\nself = 2\n"
+		 "peers = 10.0.0.1:1 10.0.0.2:1\n",
+		 "self 2 is not an index"},
+		{"[qos_share]\naccess_port = 0\nshare_id = 1\nport_rate = 200000000\nself = 0\n"
+		 "peers = 10.0.0.1:1 10.0.0.2:1\nstatic_shares = 150000000 60000000\n",
+		 "above port_rate"},
+		{"[qos_share]\naccess_port = 0\nshare_id = 1\nport_rate = 200000000\nself = 0\n"
+		 "peers = 10.0.0.1:1 10.0.0.2:1\nstatic_shares = 100000000\n",
+		 "1 values for 2 peers"},
+		{"[qos_share]\ninterval_ms = 0\n", "interval_ms: bad value"},
+		{"[qos_share]\nsilent_intervals = 1\n", "silent_intervals: bad value"},
+		{"[qos_share]\nweight = -3\n", "weight: bad value"},
+		{"key = 1\n", "neither"},
+	};
+	struct share_conf c;
+	char err[512];
+
+	CHECKF(conf_try(good, &c, err, sizeof(err)) == 0, "good file: %s", err);
+	CHECK_TRUE(c.access_port == 1 && c.share_id == 7 && c.self == 1 && c.n_peers == 3 &&
+		   c.peer_port[2] == 9101 && c.peer_addr[1] == 0x0a000002 && c.interval_ms == 5 &&
+		   c.silent_intervals == 3 && c.weight == 0 && c.stat[0] == 200000000 / 3);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		int rc = conf_try(bad[i].text, &c, err, sizeof(err));
+		CHECKF(rc != 0 && strstr(err, bad[i].want) != NULL,
+		       "bad file %zu: want '%s', got '%s'", i, bad[i].want, err);
+	}
+}
+
 int
 main(void)
 {
@@ -323,5 +388,6 @@ main(void)
 	test_step_headroom();
 	test_view();
 	test_codec();
+	test_conf();
 	return harness_report();
 }
