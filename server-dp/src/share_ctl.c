@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rte_cycles.h>
@@ -65,6 +66,7 @@ static struct {
 	uint32_t s_count;
 	struct trace_rec *trace;
 	uint32_t n_trace;
+	uint64_t mono_ns, mono_tsc; /* CLOCK_MONOTONIC and TSC at start: trace readers align */
 	/* counters (control thread writes, telemetry reads) */
 	uint64_t tx, tx_errors, rx, rx_not_allowed, rate_changes, rate_errors, inconsistent_rounds;
 	uint64_t rx_bad[SHARE_ERR_MAX];
@@ -369,6 +371,13 @@ share_ctl_init(struct app *a)
 		fprintf(stderr, "bng-dp: telemetry: /bng/qos_share refused\n");
 		return -1;
 	}
+	{
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		sh.mono_tsc = rte_rdtsc();
+		sh.mono_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	}
 	sh.on = 1;
 	sh.next_round = rte_rdtsc();
 	return 0;
@@ -401,8 +410,10 @@ share_ctl_fini(struct app *a)
 		FILE *f = fopen(sh.c.trace, "w");
 
 		if (f != NULL) {
-			fprintf(f, "# tsc_hz %" PRIu64 " self %u port_rate_bps %" PRIu64 "\n",
-				sh.hz, sh.c.self, sh.c.port_rate);
+			fprintf(f,
+				"# tsc_hz %" PRIu64 " self %u port_rate_bps %" PRIu64
+				" mono_ns %" PRIu64 " tsc %" PRIu64 "\n",
+				sh.hz, sh.c.self, sh.c.port_rate, sh.mono_ns, sh.mono_tsc);
 			for (uint32_t i = 0; i < sh.n_trace; i++)
 				fprintf(f, "%" PRIu64 " %" PRIu64 " %" PRIu64 "\n", sh.trace[i].tsc,
 					sh.trace[i].served, sh.trace[i].applied * 8);
