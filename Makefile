@@ -13,7 +13,7 @@ GO_BINARIES := $(addprefix accel-ppp-glue/build/,$(GO_PROGRAMS))
 GO_SOURCES := $(shell find accel-ppp-glue/cmd accel-ppp-glue/internal -name '*.go' ! -name '*_test.go' 2>/dev/null) \
 	accel-ppp-glue/go.mod accel-ppp-glue/go.sum
 
-.PHONY: help setup binaries demo test lint build fuzz bench bench-dp bench-cp bench-move bench-pod bench-onos bench-failover bench-rfc2544 up down status clean FORCE
+.PHONY: help setup binaries demo test lint build fuzz bench bench-dp bench-cp bench-move bench-pod bench-onos bench-failover bench-rfc2544 bench-qos up down status clean FORCE
 
 help:
 	@echo "make demo    set up when needed, bring the lab pod up, dial 100 subscribers, show a live dashboard (q/Ctrl-C tears it down)"
@@ -134,6 +134,9 @@ bench-failover: setup binaries
 
 bench-rfc2544: setup binaries
 	tests/linerate/bench_rfc2544.sh
+
+bench-qos: setup binaries
+	tests/dp/bench_qos.sh
 
 bench-onos: setup
 	@# the old copy of the bench's output goes first: a bench that did not run or failed

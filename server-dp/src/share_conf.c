@@ -87,11 +87,12 @@ enum {
 	K_SILENT,
 	K_WEIGHT,
 	K_TRACE,
+	K_EXCHANGE,
 	K_N
 };
 static const char *const keys[K_N] = {
-	"access_port",	 "share_id",	"port_rate",	    "self",   "peers",
-	"static_shares", "interval_ms", "silent_intervals", "weight", "trace"};
+	"access_port", "share_id",	   "port_rate", "self",	 "peers",   "static_shares",
+	"interval_ms", "silent_intervals", "weight",	"trace", "exchange"};
 #define K_MANDATORY \
 	(1u << K_ACCESS_PORT | 1u << K_SHARE_ID | 1u << K_PORT_RATE | 1u << K_SELF | 1u << K_PEERS)
 
@@ -108,6 +109,7 @@ share_conf_load(const char *path, uint16_t n_access_ports, struct share_conf *c,
 	memset(c, 0, sizeof(*c));
 	c->interval_ms = 10;
 	c->silent_intervals = 3;
+	c->exchange = 1;
 	if (f == NULL)
 		return cerr(err, errlen, "%s: %s", path, strerror(errno));
 	while (fgets(line, sizeof(line), f) != NULL) {
@@ -193,6 +195,10 @@ share_conf_load(const char *path, uint16_t n_access_ports, struct share_conf *c,
 		case K_WEIGHT:
 			bad = strcmp(v, "sessions") != 0 &&
 			      num(v, 1, UINT64_C(1) << 50, &c->weight) != 0;
+			break;
+		case K_EXCHANGE:
+			bad = strcmp(v, "on") != 0 && strcmp(v, "off") != 0;
+			c->exchange = strcmp(v, "on") == 0;
 			break;
 		case K_TRACE:
 			bad = *v == '\0' || strlen(v) >= sizeof(c->trace);

@@ -22,8 +22,9 @@ struct share_conf {
 	uint64_t stat[SHARE_MAX_PEERS]; /* bit/s */
 	uint32_t interval_ms;
 	uint32_t silent_intervals;
-	uint64_t weight; /* 0: the session count */
-	char trace[256]; /* "" : none */
+	uint64_t weight;  /* 0: the session count */
+	char trace[256];  /* "" : none */
+	uint8_t exchange; /* 0: run the static share, send no reports (trace only) */
 };
 
 /* Parse a [qos_share] file (plain C, no EAL): 0, or -1 with one line in err

@@ -393,6 +393,8 @@ share_ctl_tick(struct app *a)
 		return;
 	now = rte_rdtsc();
 	sample(now);
+	if (!sh.c.exchange)
+		return; /* the static share, traced */
 	receive(now);
 	if (now >= sh.next_round) {
 		round_run(now);

@@ -334,7 +334,7 @@ test_conf(void)
 	static const char good[] = "; comment\n[qos_share]\naccess_port = 1\nshare_id = 7\n"
 				   "port_rate = 200000000\nself = 1\n"
 				   "peers = 10.0.0.1:9100 10.0.0.2:9100 10.0.0.3:9101\n"
-				   "interval_ms = 5\nweight = sessions\n";
+				   "interval_ms = 5\nweight = sessions\nexchange = on\n";
 	static const struct {
 		const char *text, *want;
 	} bad[] = {
@@ -359,6 +359,7 @@ test_conf(void)
 		{"[qos_share]\ninterval_ms = 0\n", "interval_ms: bad value"},
 		{"[qos_share]\nsilent_intervals = 1\n", "silent_intervals: bad value"},
 		{"[qos_share]\nweight = -3\n", "weight: bad value"},
+		{"[qos_share]\nexchange = maybe\n", "exchange: bad value"},
 		{"key = 1\n", "neither"},
 	};
 	struct share_conf c;
@@ -367,7 +368,8 @@ test_conf(void)
 	CHECKF(conf_try(good, &c, err, sizeof(err)) == 0, "good file: %s", err);
 	CHECK_TRUE(c.access_port == 1 && c.share_id == 7 && c.self == 1 && c.n_peers == 3 &&
 		   c.peer_port[2] == 9101 && c.peer_addr[1] == 0x0a000002 && c.interval_ms == 5 &&
-		   c.silent_intervals == 3 && c.weight == 0 && c.stat[0] == 200000000 / 3);
+		   c.silent_intervals == 3 && c.weight == 0 && c.exchange == 1 &&
+		   c.stat[0] == 200000000 / 3);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		err[0] = '\0';
 		int rc = conf_try(bad[i].text, &c, err, sizeof(err));

@@ -30,7 +30,7 @@ PREFIX = "bngqs-"
 NS_WIRE, NS_MGMT = PREFIX + "wire", PREFIX + "mgmt"
 CP_ADDR = "10.201.0.1"
 SHARE_PORT = 9100
-IP_LEN = 1500
+IP_LEN = 1492  # the session MTU (PPPoE): no fragments
 WIRE_LEN = IP_LEN + 30 + 4  # the access frame with FCS: what the HQoS counts
 LAB_DP1 = Path(__file__).resolve().parents[2] / "topology" / "tests" / "golden" / "lab" / "dp" / "dp1.ini"
 SUB = Sub(stag=100, ctag=501, mac="02:11:00:00:05:01", sid=0x0501, ipv4="100.80.1.1", qos="flat")
@@ -91,8 +91,8 @@ class Dp:
 
 
 class ShareRig:
-    def __init__(self, tmp: Path, n: int, rate: int, interval_ms: int = 10, share: bool = True, lcores: str = "0,1"):
-        self.tmp, self.n, self.rate, self.interval_ms, self.share = tmp, n, rate, interval_ms, share
+    def __init__(self, tmp: Path, n: int, rate: int, interval_ms: int = 10, exchange: bool = True, lcores: str = "0,1"):
+        self.tmp, self.n, self.rate, self.interval_ms, self.exchange = tmp, n, rate, interval_ms, exchange
         self.lcores = lcores
         self.dps = [Dp(i) for i in range(n)]
         self.log: dict[int, bytes] = {}
@@ -151,6 +151,7 @@ class ShareRig:
         path.write_text(
             f"[qos_share]\naccess_port = 0\nshare_id = 1\nport_rate = {self.rate}\nself = {dp.i}\n"
             f"peers = {peers}\ninterval_ms = {self.interval_ms}\ntrace = {dp.trace}\n"
+            f"exchange = {'on' if self.exchange else 'off'}\n"
         )
         return path
 
@@ -163,8 +164,7 @@ class ShareRig:
             "--", "--config", str(dp_config(self.tmp, dp.i, self.rate)), "--idle-sleep-us", "50",
             "--sessions", "256", "--mbufs", "16384",
         ]  # fmt: skip
-        if self.share:
-            cmd += ["--qos-share", str(self._share_file(dp))]
+        cmd += ["--qos-share", str(self._share_file(dp))]
         dp.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
 
     def _wait(self, dp: Dp) -> None:
@@ -227,10 +227,12 @@ def frame() -> bytes:
     return f
 
 
-def offer(rig: ShareRig, schedule: list[tuple[float, dict[int, float]]]) -> list[tuple[float, float]]:
+def offer(
+    rig: ShareRig, schedule: list[tuple[float, dict[int, float]]], sent_out: list | None = None
+) -> list[tuple[float, float]]:
     """Send SUB's frames to each DP at the access-layer bit rate of the schedule's steps
     (duration s, {dp index: bit/s}), paced in 1 ms slices. Returns each step's
-    CLOCK_MONOTONIC start and end."""
+    CLOCK_MONOTONIC start and end; sent_out gets each step's offered bit/s per DP."""
     f = frame()
     spans = []
     for seconds, rates in schedule:
@@ -248,6 +250,9 @@ def offer(rig: ShareRig, schedule: list[tuple[float, dict[int, float]]]) -> list
                     sent[i] += 1
             time.sleep(0.001)
         spans.append((start, time.monotonic()))
+        if sent_out is not None:
+            took = spans[-1][1] - spans[-1][0]
+            sent_out.append({i: n * WIRE_LEN * 8 / took for i, n in sent.items()})
     return spans
 
 
