@@ -19,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT / "topology"), str(ROOT / "tests")]
 
-from dp.share_rig import ShareRig, Trace, max_excess, offer, rates  # noqa: E402
+from dp.share_rig import ShareRig, Trace, applied, max_excess, offer, rates  # noqa: E402
 
 N = 4
 FRAME = 1534
@@ -61,6 +61,9 @@ def analyse(traces: list[Trace], spans, rate: int) -> dict:
     # Port use with 2 of 4 loaded: the steady part (after 0.5 s).
     w = rates(traces, two[0] + 0.5, two[1], 0.1)
     out["port_use_2of4"] = statistics.mean(sum(x) for x in w) / rate
+    # What the instances decided (the sum of their subport rates), apart from what the
+    # machine let them send: on a starved machine a DP serves less than its rate.
+    out["applied_2of4"] = applied(traces, two[0] + 0.5, two[1]) / rate
     # Convergence after the load moved to 2 and 3: the first time from which every
     # 10 ms window of the next 100 ms has 2 + 3 at >= 95% of R.
     t0 = moved[0]
@@ -77,6 +80,7 @@ def analyse(traces: list[Trace], spans, rate: int) -> dict:
     w = rates(traces, four[0] + 0.5, four[1], 0.1)
     each = [statistics.mean(x[i] for x in w) for i in range(N)]
     out["port_use_4of4"] = sum(each) / rate
+    out["applied_4of4"] = applied(traces, four[0] + 0.5, four[1]) / rate
     out["each_4of4"] = [round(e / rate, 3) for e in each]
     w = rates(traces, two[0] + 0.5, two[1], 0.1)
     out["each_2of4"] = [round(statistics.mean(x[i] for x in w) / rate, 3) for i in range(N)]

@@ -285,6 +285,18 @@ class Trace:
         return b0 + (b1 - b0) * (t - t0) / (t1 - t0) if t1 > t0 else float(b1)
 
 
+def applied(traces: list[Trace], t0: float, t1: float) -> float:
+    """The mean over [t0, t1) of the sum of the instances' applied subport rates, bit/s."""
+    import bisect
+
+    total = 0.0
+    for tr in traces:
+        a, b = bisect.bisect_left(tr.t, t0), bisect.bisect_left(tr.t, t1)
+        vals = tr.applied[a:b] or [tr.applied[min(a, len(tr.applied) - 1)]]
+        total += sum(vals) / len(vals)
+    return total
+
+
 def rates(traces: list[Trace], t0: float, t1: float, window: float) -> list[list[float]]:
     """Per window of `window` s in [t0, t1): each DP's bit rate."""
     out = []
