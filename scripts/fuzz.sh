@@ -3,7 +3,7 @@
 #   C   server-dp: libFuzzer + ASan/UBSan on the DP configuration loader, the
 #       frame classifier, the control-frame code (LCP offload, VXLAN codec),
 #       the core-side ARP table, the PFCP codec / user-plane function, the HQoS
-#       scheduler hsched and the IPv6 parsers (core-side ND, the RA offload IE, the Line
+#       scheduler hsched, the access port sharing (peer reports, --qos-share file) and the IPv6 parsers (core-side ND, the RA offload IE, the Line
 #       Group IE's IPv6 trailer); tests/linerate/gen: the line-rate generator's stream
 #       file and received frames
 #   Go  accel-ppp-glue: go test -fuzz on the control-plane configuration parser, the
@@ -22,10 +22,10 @@ export PATH="$PATH:/usr/local/go/bin"
 cd "$root/server-dp"
 [ -f build-fuzz/build.ninja ] || CC=clang meson setup build-fuzz -Dfuzz=true >/dev/null
 ninja -C build-fuzz fuzz/fuzz_dp_config fuzz/fuzz_classify fuzz/fuzz_ctl fuzz/fuzz_neigh \
-    fuzz/fuzz_pfcp fuzz/fuzz_hsched fuzz/fuzz_ipv6
+    fuzz/fuzz_pfcp fuzz/fuzz_hsched fuzz/fuzz_ipv6 fuzz/fuzz_share
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-mkdir "$work/config" "$work/classify" "$work/ctl" "$work/neigh" "$work/pfcp" "$work/hsched" "$work/ipv6"
+mkdir "$work/config" "$work/classify" "$work/ctl" "$work/neigh" "$work/pfcp" "$work/hsched" "$work/ipv6" "$work/share"
 cp fuzz/corpus/* "$work/config/"
 cp fuzz/corpus_classify/* "$work/classify/"
 cp fuzz/corpus_ctl/* "$work/ctl/"
@@ -33,6 +33,7 @@ cp fuzz/corpus_neigh/* "$work/neigh/"
 cp fuzz/corpus_pfcp/* "$work/pfcp/"
 cp fuzz/corpus_hsched/* "$work/hsched/"
 cp fuzz/corpus_ipv6/* "$work/ipv6/"
+cp fuzz/corpus_share/* "$work/share/"
 echo "== C: fuzz_dp_config for ${seconds}s"
 build-fuzz/fuzz/fuzz_dp_config -max_total_time="$seconds" -dict=fuzz/dp_config.dict \
     -print_final_stats=1 -artifact_prefix="$work/" "$work/config"
@@ -55,6 +56,9 @@ build-fuzz/fuzz/fuzz_hsched -max_total_time="$seconds" -max_len=2048 -print_fina
 echo "== C: fuzz_ipv6 for ${seconds}s"
 build-fuzz/fuzz/fuzz_ipv6 -max_total_time="$seconds" -max_len=2048 -print_final_stats=1 \
     -artifact_prefix="$work/" "$work/ipv6"
+echo "== C: fuzz_share for ${seconds}s"
+build-fuzz/fuzz/fuzz_share -max_total_time="$seconds" -max_len=2048 -print_final_stats=1 \
+    -artifact_prefix="$work/" "$work/share"
 
 cd "$root/tests/linerate/gen"
 [ -f build-fuzz/build.ninja ] || CC=clang meson setup build-fuzz -Dfuzz=true >/dev/null

@@ -76,6 +76,7 @@ struct app_opts {
 	int32_t hqos_spare_subports;   /* 0: HQoS default; < 0: none (sessions spread evenly) */
 	uint32_t hqos_stats_period_us; /* 0: HQoS default (10 ms) */
 	uint8_t hqos_sched;	       /* 0: HQoS default; enum hqos_sched_kind */
+	const char *qos_share_path;    /* --qos-share FILE (share_ctl.h); NULL: none */
 	uint16_t rx_desc;
 	uint16_t tx_desc;
 };

@@ -17,6 +17,7 @@
 
 #include "control.h"
 #include "nd.h"
+#include "share_ctl.h"
 #include "subs.h"
 
 #define CTL_MAX_DGRAM 9216
@@ -497,6 +498,7 @@ timers(struct app *a)
 	ra_tick(a->ra, now, ra_send, a);
 	lcp_tick(a->lcp, now, &lcp_ops, a);
 	pfcp_up_tick(a->pfcp, now, pfcp_send, a);
+	share_ctl_tick(a);
 	if (now - ctl.last_reclaim_ms >= CTL_RECLAIM_MS) {
 		ctl.last_reclaim_ms = now;
 		session_reclaim(a->sessions);
@@ -533,7 +535,7 @@ control_init(struct app *a)
 	control_redirect_set(a, &fallback);
 	neigh_announce(a->neigh);
 	control_nd_announce(a);
-	return 0;
+	return share_ctl_init(a);
 }
 
 void
@@ -559,7 +561,7 @@ control_run(struct app *a)
 void
 control_fini(struct app *a)
 {
-	(void)a;
+	share_ctl_fini(a);
 	if (ctl.epfd >= 0)
 		close(ctl.epfd);
 	if (ctl.pfcp_fd >= 0)

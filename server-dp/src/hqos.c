@@ -1166,6 +1166,22 @@ hqos_access_port_pipes(const struct hqos *h, uint16_t access_port)
 	return n;
 }
 
+uint64_t
+hqos_access_port_pipe_rate(const struct hqos *h, uint16_t access_port)
+{
+	uint64_t sum = 0, eff;
+	uint32_t i, profile;
+
+	for (i = 0; i < h->n_pipes; i++) {
+		const struct hqos_pipe_ctl *pc = &h->pipes[i];
+
+		if (pc->allocated && pc->access_port == access_port &&
+		    profile_for(h, pc->qos, pc->rate_req, &profile, &eff) == 0)
+			sum += eff;
+	}
+	return sum;
+}
+
 int
 hqos_access_port_rate_set(struct hqos *h, uint16_t access_port, uint64_t rate_bps)
 {

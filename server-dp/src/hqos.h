@@ -379,6 +379,9 @@ uint32_t hqos_access_port_pipes(const struct hqos *h, uint16_t access_port);
  * among its subport profiles).
  */
 int hqos_access_port_rate_set(struct hqos *h, uint16_t access_port, uint64_t rate_bps);
+/* Control thread: the sum of the shaped rates (bit/s) of the pipes allocated on
+ * access_port; walks every pipe. */
+uint64_t hqos_access_port_pipe_rate(const struct hqos *h, uint16_t access_port);
 
 /* --- any thread (telemetry) -------------------------------------------- */
 

@@ -3,6 +3,7 @@
  *
  *   bng-dp [EAL options] -- --config dp/<name>.ini [--port DEVICE]
  *          [--sessions N] [--idle-sleep-us N] [--mbufs N] [--hqos-qsize N] [--hqos NAME]
+ *          [--qos-share FILE]
  *
  * Start-up order: EAL, configuration (refused as a whole on any error),
  * tables, data port, rings, then the worker on its lcore and the control
@@ -77,7 +78,9 @@ usage(const char *prog)
 		"  --hqos-qsize N       HQoS frames per queue, a power of two 2..4096 (default "
 		"64;\n"
 		"                       hsched takes at most 128)\n"
-		"  --hqos NAME          HQoS scheduler: hsched (default) or rte_sched\n",
+		"  --hqos NAME          HQoS scheduler: hsched (default) or rte_sched\n"
+		"  --qos-share FILE     share an access port's rate with peer instances "
+		"(docs/dp/hqos.md)\n",
 		prog, MAX_SESSIONS, SESSION_DEFAULT_CAPACITY);
 }
 
@@ -114,6 +117,7 @@ parse_args(struct app_opts *o, int argc, char **argv)
 		{"mbufs", required_argument, NULL, 'm'},
 		{"hqos-qsize", required_argument, NULL, 'q'},
 		{"hqos", required_argument, NULL, 'H'},
+		{"qos-share", required_argument, NULL, 'S'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -164,6 +168,9 @@ parse_args(struct app_opts *o, int argc, char **argv)
 					optarg);
 				return -1;
 			}
+			break;
+		case 'S':
+			o->qos_share_path = optarg;
 			break;
 		case 'h':
 			usage(argv[0]);

@@ -1,0 +1,64 @@
+"""Work-conserving sharing of one access port by several bng-dp processes on veths
+(docs/dp/hqos.md, "Sharing an access port across instances"): 3 instances share a
+60 Mbit/s port, 2 are loaded beyond their static third. The port use must rise to
+about the port rate (static shares: 2/3) and never exceed it beyond the buckets; a
+peer killed outright leaves its static share reserved. Measured with each DP's own
+trace (TSC-stamped dequeued wire bytes), at loose bounds: the machine is shared."""
+
+from __future__ import annotations
+
+import signal
+
+import pytest
+
+from .share_rig import ShareRig, Trace, max_excess, offer, rates
+
+N = 3
+R = 60_000_000
+FRAME = 1534
+
+
+@pytest.fixture
+def rig(dp_prereqs, tmp_path):
+    r = ShareRig(tmp_path, N, R).start()
+    try:
+        r.sessions()
+        yield r
+    finally:
+        r.close()
+
+
+def test_two_of_three_loaded_fill_the_port(rig):
+    load = {0: 45_000_000, 1: 45_000_000}
+    (warm, steady) = offer(rig, [(1.5, load), (3.0, load)])
+    tel = [dp.telemetry("/bng/qos_share") for dp in rig.dps]
+    # A peer dies: the other two must keep its static share reserved.
+    rig.dps[2].proc.send_signal(signal.SIGKILL)
+    (after_kill,) = offer(rig, [(1.5, load)])
+    tel_after = [rig.dps[i].telemetry("/bng/qos_share") for i in (0, 1)]
+    rig.dps[2].proc.wait()
+    rig.dps[2].proc = None
+    rig.stop()
+    traces = [Trace(rig.dps[i].trace) for i in (0, 1)]
+    t0, t1 = steady
+    per = rates(traces, t0, t1, 0.1)
+    use = sorted(sum(w) for w in per)
+    mean = sum(use) / len(use)
+    buckets = R / 8 * 0.010 + N * 2 * FRAME  # 10 ms of the rates, at least 2 frames each
+    ex10 = max_excess(traces, t0, t1, 0.010, R)
+    over100 = max(use) / R - 1
+    print(f"\nport use 2 of 3 loaded: mean {mean / R:.3f} of R, 100 ms windows {use[0] / R:.3f}..{use[-1] / R:.3f}; "
+          f"10 ms excess {ex10:.0f} B (B = {buckets:.0f}); applied {[t['applied_bps'] for t in tel]}")  # fmt: skip
+    for t in tel:
+        assert t["consistent"] == 1 and t["rx_not_allowed"] == 0 and t["rx_bad_length"] == 0, t
+        assert t["rounds"] > 100 and t["rx"] > 100, t
+    assert mean >= 0.93 * R, f"port use {mean / R:.3f} of R (static shares: 0.667)"
+    assert ex10 <= 1.5 * buckets, f"10 ms windows: {ex10:.0f} bytes above R x t, B = {buckets:.0f}"
+    assert over100 <= 0.01 + buckets / (R / 8 * 0.1), f"100 ms windows: {over100:.3%} above R"
+    # After the kill: silent for 3 intervals, then its third is reserved again.
+    applied = sum(t["applied_bps"] for t in tel_after)
+    assert applied <= R - R // 3 + 1000, f"the survivors apply {applied} bit/s, above R - its static share"
+    k0, k1 = after_kill
+    after = rates(traces, k0 + 0.5, k1, 0.1)
+    worst = max(sum(w) for w in after)
+    assert worst <= (R - R / 3) * 1.05 + buckets * 8 / 0.1, f"survivors sent {worst / R:.3f} of R"
