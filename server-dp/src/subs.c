@@ -128,6 +128,12 @@ sub_install(void *ctx, const struct up_sub *u, uint32_t *handle)
 	}
 	p.group = a->cfg->lines[line].group;
 	g = &a->cfg->line_groups[p.group];
+	if (!(g->session_types &
+	      (u->kind == UP_SUB_IPOE ? DP_SESSION_TYPE_IPOE : DP_SESSION_TYPE_PPPOE)) ||
+	    u->kind == UP_SUB_IPOE /* the IPoE data path is not built yet */) {
+		subs_stats.refused_type++;
+		return -EINVAL;
+	}
 	if ((u->ipv4 == 0 && u->n_prefix6 == 0) || (u->ipv4 != 0 && !in_pools(g, u->ipv4)) ||
 	    u->n_prefix6 > SESSION6_MAX_PREFIX) {
 		subs_stats.refused_address++;

@@ -196,6 +196,7 @@ tel_sessions(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_dict_u64(d, "refused_address", subs_stats.refused_address);
 		rte_tel_data_add_dict_u64(d, "refused_qos", subs_stats.refused_qos);
 		rte_tel_data_add_dict_u64(d, "refused_mtu", subs_stats.refused_mtu);
+		rte_tel_data_add_dict_u64(d, "refused_type", subs_stats.refused_type);
 		rte_tel_data_add_dict_u64(d, "refused_pipe", subs_stats.refused_pipe);
 		rte_tel_data_add_dict_u64(d, "refused_session", subs_stats.refused_session);
 		ids = rte_tel_data_alloc();
