@@ -317,6 +317,8 @@ down_encap(struct app *a, struct rte_mbuf *m, struct dp_session *s, uint8_t tc, 
 	}
 	a->wstats.down_pkts++;
 	a->wstats.down_bytes += len;
+	/* for sched_account(): the access header's length (IPoE 22, PPPoE 30) */
+	m->packet_type = s->encap.ipoe ? RTE_PTYPE_L2_ETHER_QINQ : 0;
 	hqos_mark(m, s->sched, tc, queue);
 	o->sched[o->n_sched++] = m;
 }
@@ -927,7 +929,11 @@ sched_account(struct app *a, struct rte_mbuf **pkts, uint16_t n)
 		}
 		if (likely(id != HQOS_OWNER_UNSET)) {
 			struct dp_session *s = session_get(a->sessions, id);
-			uint32_t l3 = rte_pktmbuf_pkt_len(m) - RW_ENCAP_LEN;
+			uint32_t l3 =
+				rte_pktmbuf_pkt_len(m) -
+				((m->packet_type & RTE_PTYPE_L2_MASK) == RTE_PTYPE_L2_ETHER_QINQ
+					 ? RW_IPOE_LEN
+					 : RW_ENCAP_LEN);
 
 			s->pkts_down++;
 			s->bytes_down += l3;

@@ -641,10 +641,11 @@ def test_pfcp_on_the_wire_decodes_in_tshark(dp, cp, tmp_path):
 
 
 def test_association_announces_the_profiles_features(dp, cp):
-    """The live Association Setup Response announces PPPoE and LCP keepalive offload in
-    BBF UP Function Features (docs/dp/pfcp.md section 4): the CP hands LCP echoes to the
-    DP only when it sees the offload bit."""
+    """The live Association Setup Response announces PPPoE, IPoE and LCP keepalive offload
+    in BBF UP Function Features (docs/dp/pfcp.md section 4): the CP hands LCP echoes to the
+    DP only when it sees the offload bit, IPoE sessions only when it sees IPoE."""
     assert getattr(cp, "dp_features", None) == {"pppoe": True, "lcp_keepalive_offload": True}
+    assert cp.dp_ipoe
 
 
 def test_pfcp_datagrams_from_strangers_are_dropped(dp, cp):

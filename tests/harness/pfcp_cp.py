@@ -305,6 +305,7 @@ class Cp:
         self.report_cause = 1
         self.dp_recovery: int | None = None
         self.dp_features: dict = {}
+        self.dp_ipoe = False
         self.up_seid_of: dict[int, int] = {}  # CP SEID -> UP SEID
         self.answered: int = 0  # DP requests answered
         self.received: list[bytes] = []  # every datagram from the DP, for captures
@@ -421,6 +422,7 @@ class Cp:
         if feat is not None and feat.ietype == BBF_UP_FUNCTION_FEATURES:
             b = bytes(feat.data)
             self.dp_features = {"pppoe": bool(b[0] & 0x01), "lcp_keepalive_offload": bool(b[0] & 0x10)}
+            self.dp_ipoe = bool(b[0] & 0x02)  # IPoE sessions only to a DP announcing it
         return _cause(rsp)
 
     def release(self) -> int:
