@@ -199,7 +199,7 @@ upstream(struct app *a, struct rte_mbuf **pkts, struct cls_result *res, uint16_t
 		struct dp_session *s;
 
 		if (ids[i] == SESSION_ID_NONE) {
-			/* IPoE: its DHCP went to the CP already (ipoe_sort) */
+			/* IPoE: never punted (its DHCP went to the CP in worker_burst) */
 			if (res[i].kind == CLS_IPOE_IPV4)
 				drop(a, m, APP_DROP_IPOE_NO_SESSION);
 			else if (punt_enqueue(a->punt, m, &res[i], now) == 0)
