@@ -5,7 +5,11 @@
  *   bench_dp [EAL options, with --vdev net_null0] -- --config INI --sessions CSV
  *            --pcap FILE --scenario up|down [--seconds S | --bursts K] [--runs R]
  *            [--qsize N] [--copy B] [--stats-period-us U] [--mbufs N] [--serve]
- *            [--hqos hsched|rte_sched] [--v6]
+ *            [--hqos hsched|rte_sched] [--v6] [--ipoe]
+ *
+ * --ipoe: the sessions are IPoE (issue 19): installed with kind IPoE, keyed by
+ * (line, MAC); use the IPoE pcap and INI of vbng_traffic.py (up_ipoe_N.pcap,
+ * bng_dp_ipoe_N.ini).
  *
  * --v6: every session also gets its IPv6 /64 and /56 (vbng_traffic.py) and the
  * IPv6 router is taken as resolved; the pcap is then IPv6 traffic.
@@ -84,7 +88,8 @@ struct frames {
 static struct app the_app;
 static struct frames fr;
 static uint16_t copy_bytes = 64;
-static int with_v6; /* --v6: every session also gets its /64 and /56 (vbng_traffic.py) */
+static int with_v6;   /* --v6: every session also gets its /64 and /56 (vbng_traffic.py) */
+static int with_ipoe; /* --ipoe: the sessions are IPoE (no PPPoE session id) */
 
 static int
 load_pcap(const char *path, struct frames *f, uint32_t stride)
@@ -166,7 +171,8 @@ install_sessions(struct app *a, const char *path, uint32_t *count)
 		}
 		u.stag = (uint16_t)stag;
 		u.ctag = (uint16_t)ctag;
-		u.pppoe_sid = (uint16_t)sid;
+		u.pppoe_sid = with_ipoe ? 0 : (uint16_t)sid;
+		u.kind = with_ipoe ? UP_SUB_IPOE : UP_SUB_PPPOE;
 		u.ipv4 = b0 << 24 | b1 << 16 | b2 << 8 | b3;
 		if (with_v6) {
 			/* 2001:db8:100:i::/64 and 2001:db8:2HH:LL00::/56 (vbng_traffic.py) */
@@ -455,6 +461,7 @@ bench_main(int argc, char **argv)
 		{"serve", no_argument, NULL, 'V'},
 		{"hqos", required_argument, NULL, 'H'},
 		{"v6", no_argument, NULL, '6'},
+		{"ipoe", no_argument, NULL, 'I'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *csv = NULL, *pcap = NULL, *scenario = "down";
@@ -514,6 +521,9 @@ bench_main(int argc, char **argv)
 			break;
 		case '6':
 			with_v6 = 1;
+			break;
+		case 'I':
+			with_ipoe = 1;
 			break;
 		default:
 			return 1;

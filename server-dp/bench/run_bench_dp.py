@@ -68,6 +68,9 @@ SCEN = {
     # IPv6 (dual-stack sessions with a /64 and a /56 each), bng-dp only
     "downstream6": ("down6", vt.DOWN_FRAME_LEN),
     "upstream6": ("up6", vt.UP_FRAME_LEN),
+    # IPoE (the same sessions as IPoE subscribers, QinQ + Ethernet), bng-dp only
+    "downstream_ipoe": ("down", vt.DOWN_FRAME_LEN),
+    "upstream_ipoe": ("up_ipoe", vt.UP_FRAME_LEN - 8),
 }
 
 
@@ -84,13 +87,15 @@ def eal(huge: bool, file_prefix: str, lcores: str = "1") -> list[str]:
 def args_of(out: str, n: int, scen: str, args, hqos: str | None) -> list[str]:
     short, _ = SCEN[scen]
     v6 = short.endswith("6")
+    ipoe = scen.endswith("_ipoe")
     return [
-        "--config", os.path.join(out, f"bng_dp{'6' if v6 else ''}_{n}.ini"),
+        "--config", os.path.join(out, f"bng_dp{'6' if v6 else '_ipoe' if ipoe else ''}_{n}.ini"),
         "--sessions", os.path.join(out, f"sessions_{n}.csv"),
         "--pcap", os.path.join(out, f"{short}_{n}.pcap"), "--scenario", scen,
         "--qsize", str(args.qsize), "--mbufs", str(args.mbufs),
         # IPv6's headers (30 + 40 + 8 bytes) do not fit the 64 bytes copied for IPv4
         "--copy", str(max(args.copy, 128) if v6 and args.copy else args.copy), *(["--v6"] if v6 else []),
+        *(["--ipoe"] if ipoe else []),
         *(["--hqos", hqos] if hqos else []),
     ]  # fmt: skip
 
@@ -403,13 +408,16 @@ def main(argv: list[str]) -> int:
                 for name in args.impls:
                     a = results.get((name, scen, n))
                     b = results.get((name, scen[:-1], n)) if scen.endswith("6") else None
+                    what = "ipv6/ipv4"
+                    if scen.endswith("_ipoe"):  # IPoE against PPPoE (the target: no more cycles)
+                        b, what = results.get((name, scen[: -len("_ipoe")], n)), "ipoe/pppoe"
                     if a is None or b is None:
                         continue
                     ir = None
                     if a["instructions_per_packet"] and b["instructions_per_packet"]:
                         ir = round(a["instructions_per_packet"] / b["instructions_per_packet"], 3)
                     print(json.dumps({
-                        "compare": f"{name} ipv6/ipv4", "scenario": scen, "sessions": n,
+                        "compare": f"{name} {what}", "scenario": scen, "sessions": n,
                         "cycles_ratio": round(a["cycles_per_packet"] / b["cycles_per_packet"], 3),
                         "instructions_ratio": ir,
                     }), flush=True)  # fmt: skip

@@ -46,9 +46,15 @@ Ethernet as IPv4 with type 0x86dd, IPv6 2001:db8:ffff::1 -> that address, traffi
 class = the DSCP above << 2, hop limit 64; UDP (checksum set). Upstream (128 bytes):
 the IPv4 access header with PPP 0x0057, IPv6 from that address to 2001:db8:ffff::1.
 
+IPoE (bng-dp only; issue 19): the same sessions as IPoE subscribers (bench_dp --ipoe),
+the line group allowing IPoE with the gateway 100.80.0.1/15 (bng_dp_ipoe_N.ini).
+Upstream (120 bytes): the same IPv4 packet as PPPoE's (98 bytes, the same random
+draws) behind Ethernet client MAC -> AC MAC, S-tag 0x88a8, C-tag 0x8100, type 0x0800
+(up_ipoe_N.pcap). Downstream frames are the IPv4 ones above (down_N.pcap).
+
 usage: vbng_traffic.py OUTDIR [--sessions N ...] [--frames K] [--check]
-writes, per N: sessions_N.csv, down_N.pcap, up_N.pcap, bng_dp_N.ini, and for IPv6
-down6_N.pcap, up6_N.pcap, bng_dp6_N.ini
+writes, per N: sessions_N.csv, down_N.pcap, up_N.pcap, bng_dp_N.ini, for IPv6
+down6_N.pcap, up6_N.pcap, bng_dp6_N.ini, and for IPoE up_ipoe_N.pcap, bng_dp_ipoe_N.ini
 """
 
 from __future__ import annotations
@@ -183,6 +189,30 @@ def up_frames(sess: list[Session], count: int):
             + struct.pack("!HHHHHBBHHH", 0x88A8, s.stag, 0x8100, s.ctag, 0x8864, 0x11, 0, s.sid, ip_total + 2, 0x0021)
         )
         yield l2 + ipv4_udp(s.ip, SERVER_IP, 0, k & 0xFFFF, ip_total, sport)
+
+
+def up_ipoe_frames(sess: list[Session], count: int):
+    """Yield the IPoE upstream frames k = 0 .. count-1: up_frames()' IPv4 packets behind
+    QinQ + Ethernet instead of QinQ + PPPoE + PPP."""
+    rng = SplitMix64(SEED_UP)
+    n = len(sess)
+    ip_total = UP_FRAME_LEN - 30
+    for k in range(count):
+        a, b = rng.next(), rng.next()
+        s = sess[a % n]
+        sport = 1024 + ((b >> 32) % 64512)
+        l2 = AC_MAC + s.mac + struct.pack("!HHHHH", 0x88A8, s.stag, 0x8100, s.ctag, 0x0800)
+        yield l2 + ipv4_udp(s.ip, SERVER_IP, 0, k & 0xFFFF, ip_total, sport)
+
+
+def bng_dp_ipoe_ini(n: int) -> str:
+    """bng_dp_ini() with IPoE allowed on the line group (gateway 100.80.0.1 of the pool)."""
+    out = []
+    for line in bng_dp_ini(n).split("\n"):
+        out.append(line)
+        if line == "[line_group.0]":
+            out += ["session_types = pppoe ipoe", "ipoe_gateways = 100.80.0.1/15", "ipoe_proxy_arp = yes"]
+    return "\n".join(out)
 
 
 SERVER6 = bytes.fromhex("20010db8ffff00000000000000000001")  # 2001:db8:ffff::1
@@ -398,6 +428,9 @@ def main(argv: list[str]) -> int:
             f.write(bng_dp6_ini(n))
         write_pcap(os.path.join(args.outdir, f"down6_{n}.pcap"), down6_frames(sess, args.frames))
         write_pcap(os.path.join(args.outdir, f"up6_{n}.pcap"), up6_frames(sess, args.frames))
+        with open(os.path.join(args.outdir, f"bng_dp_ipoe_{n}.ini"), "w") as f:
+            f.write(bng_dp_ipoe_ini(n))
+        write_pcap(os.path.join(args.outdir, f"up_ipoe_{n}{sfx}.pcap"), up_ipoe_frames(sess, args.frames), args.snaplen)
         if args.check and not sfx:
             check(args.outdir, n, args.frames)
     return 0

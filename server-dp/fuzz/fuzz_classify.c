@@ -3,7 +3,8 @@
  *
  * The line maps are built once from two fixtures (CLS_FIXTURE_DIR, set by
  * meson): lab_dp4.ini (untagged core, S 300 with a C-range, S 400-449 any)
- * and multi_group.ini (core VLAN 42, S 300 split between two groups). The
+ * and multi_group.ini (core VLAN 42, S 300 split between two groups, lg-b
+ * IPoE only). The
  * first input byte picks the map, the rest is one frame, copied to an
  * exact-size heap buffer so ASan sees any read past len. Invariants:
  *   - kind and drop in range; drop != NONE exactly when kind == CLS_DROP;
@@ -143,6 +144,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			      r.l3_len == 40 + cls_be16(f + r.l3_off + 4));
 		if (k == CLS_PPPOE_DISC)
 			CHECK(r.l3_off == 22 && f[22] == 0x11 && r.l3_len == 6 + cls_be16(f + 26));
+		if (k == CLS_IPOE_ARP)
+			CHECK(r.l3_off == 22 && r.l3_len == 28 && cls_be16(f + 20) == CLS_ETH_ARP &&
+			      cls_be16(f + 22) == 1 && cls_be16(f + 24) == CLS_ETH_IPV4 &&
+			      f[26] == 6 && f[27] == 4 && r.sid == 0);
+		if (k == CLS_IPOE_IPV4 || k == CLS_IPOE_IPV6)
+			CHECK(r.l3_off == 22 && r.sid == 0); /* IPoE keys carry PPPoE id 0 */
+		if (r.line != CLS_NO_LINE)
+			CHECK(!(m->lines[r.line].flags & LM_LINE_IPOE) ==
+			      !(cfg->line_groups[cfg->lines[r.line].group].session_types &
+				DP_SESSION_TYPE_IPOE));
 	}
 
 	classify_frame(m, f, len, &r2, &c);

@@ -21,7 +21,9 @@
  *     zero padding, of length max(30 + LCP length, 60) when there is room;
  *   - LCP_CONSUMED: the input was an Echo-Reply; the reply count moved.
  * Both modes: vxlan_inject_check() on the bytes; a frame it accepts is QinQ
- * on the line it returns, from that line's AC MAC to a unicast MAC, PPPoE.
+ * on the line it returns, from that line's AC MAC to a unicast MAC, PPPoE;
+ * or (the lab group is given IPoE here) a DHCP answer: IPv4 UDP 67 -> 68 to a
+ * unicast or the broadcast MAC.
  * VXLAN mode: vxlan_decap() of the bytes; an accepted inner frame lies inside
  * the datagram within the length limits, goes through inject_check, and
  * encapsulating it again gives the same datagram up to the reserved bits.
@@ -67,6 +69,10 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 		abort();
 	}
 	ctl_load_map(CLS_FIXTURE_DIR, "lab_dp4.ini", &cfg, &lmap);
+	/* lg4 allows IPoE too, so the inject guard's IPoE branch is reachable */
+	cfg->line_groups[0].session_types |= DP_SESSION_TYPE_IPOE;
+	if (line_map_build(lmap, cfg, NULL, 0) != 0)
+		abort();
 	lcp = lcp_create(4, NULL, SOCKET_ID_ANY);
 	if (lcp == NULL)
 		abort();
@@ -197,8 +203,22 @@ fuzz_inject(const uint8_t *f, uint16_t len)
 	CHECK(c.c[VXLAN_INJECT_OK] == 1 && len >= 28);
 	CHECK(line == ref_lookup(cfg, cls_be16(f + 14) & 0xfff, cls_be16(f + 18) & 0xfff));
 	CHECK(memcmp(f + 6, cfg->line_groups[cfg->lines[line].group].ac_mac, 6) == 0);
+	CHECK(cls_be16(f + 16) == CLS_ETH_VLAN);
+	if (cls_be16(f + 20) == CLS_ETH_IPV4) {
+		/* IPoE: the CP's DHCP answer on a line of a group with IPoE */
+		const uint8_t *ip = f + 22;
+		uint32_t ihl = (uint32_t)(ip[0] & 0x0f) * 4;
+
+		CHECK(cfg->line_groups[cfg->lines[line].group].session_types &
+		      DP_SESSION_TYPE_IPOE);
+		CHECK(mac_key(f) != 0 && (!(f[0] & 1) || mac_key(f) == CLS_MAC_BCAST));
+		CHECK(len >= 22 + 28 && (ip[0] >> 4) == 4 && ihl >= 20 && ip[9] == 17);
+		CHECK(cls_be16(ip + 2) >= ihl + 8 && cls_be16(ip + 2) <= len - 22u);
+		CHECK(cls_be16(ip + ihl) == 67 && cls_be16(ip + ihl + 2) == 68);
+		return;
+	}
 	CHECK(!(f[0] & 1) && mac_key(f) != 0);
-	CHECK(cls_be16(f + 16) == CLS_ETH_VLAN && f[22] == 0x11);
+	CHECK(f[22] == 0x11);
 	CHECK(cls_be16(f + 20) == CLS_ETH_PPPOE_DISC || cls_be16(f + 20) == CLS_ETH_PPPOE_SESS);
 	CHECK(cls_be16(f + 26) <= len - 28u);
 }

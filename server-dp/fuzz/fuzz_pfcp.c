@@ -13,7 +13,8 @@
  *      -errno, errno = payload[0] (0: accepts again).
  * A trailing record shorter than its length gets what is left.
  *
- * Invariants, checked after every record:
+ * Invariants, checked after every record (and on every install: the shape of
+ * a PPPoE or an IPoE description, docs/dp/pfcp.md):
  *   - the fake data path's live sessions == the UP function's subscriber
  *     sessions, and every session count adds up (nothing half-installed);
  *   - ops are only ever called for live handles (no double remove, no
@@ -24,8 +25,10 @@
  * The seeds (fuzz/corpus_pfcp) are scripts built from the messages of
  * tests/pfcp-encode-samples, and (lg-*) Association Updates with the bngpod
  * Line Group IE: adopt and release around an establishment, and malformed
- * IEs. The fake data path has two line groups, lg1 (S-tags < 200, served)
- * and lg2 (standby); after a release none of the group's sessions may stay.
+ * IEs; (ipoe-*, msg-cp_ipoe_*, msg-cp_default_session_dhcp_*) an IPoE
+ * session and the default session's dhcp class. The fake data path has two
+ * line groups, lg1 (S-tags < 200, served) and lg2 (standby); after a release
+ * none of the group's sessions may stay.
  */
 
 #include <errno.h>
@@ -59,6 +62,7 @@ static struct {
 	uint32_t next;
 	uint8_t used[HANDLES];
 	uint8_t group[HANDLES];
+	uint8_t kind[HANDLES]; /* UP_SUB_* at install: a modification never changes it */
 	bool standby[2];
 } F;
 
@@ -72,7 +76,15 @@ f_install(void *ctx, const struct up_sub *s, uint32_t *h)
 {
 	(void)ctx;
 	CHECK(s->stag >= 1 && s->stag <= 4094 && s->ctag >= 1 && s->ctag <= 4094);
-	CHECK(s->pppoe_sid != 0 && s->pppoe_sid != 0xffff && s->ipv4 != 0);
+	CHECK(s->ipv4 != 0);
+	/* PPPoE: a session id; IPoE: none, IPv4 only, no LCP; the ARP ping only on IPoE */
+	if (s->kind == UP_SUB_IPOE)
+		CHECK(s->pppoe_sid == 0 && !s->has_ipv6 && s->n_prefix6 == 0 && !s->lcp_offload &&
+		      !s->ra.on);
+	else
+		CHECK(s->kind == UP_SUB_PPPOE && s->pppoe_sid != 0 && s->pppoe_sid != 0xffff &&
+		      !s->arp_ping.on);
+	CHECK(!s->arp_ping.on || (s->arp_ping.interval_s >= 1 && s->arp_ping.count >= 1));
 	CHECK(s->logical_port[UP_NAME_SIZE - 1] == 0 && s->qos_profile[UP_NAME_SIZE - 1] == 0);
 	if (F.fail)
 		return -F.fail;
@@ -84,6 +96,7 @@ f_install(void *ctx, const struct up_sub *s, uint32_t *h)
 		if (!F.used[k]) {
 			F.used[k] = 1;
 			F.group[k] = s->stag < 200 ? 0 : 1;
+			F.kind[k] = s->kind;
 			F.next = k + 1;
 			F.live++;
 			*h = k;
@@ -97,9 +110,8 @@ static int
 f_modify(void *ctx, uint32_t *h, const struct up_sub *s, uint32_t changed)
 {
 	(void)ctx;
-	(void)s;
 	CHECK(*h < HANDLES && F.used[*h]);
-	CHECK(changed != 0);
+	CHECK(changed != 0 && s->kind == F.kind[*h]);
 	if (F.fail)
 		return -F.fail;
 	if (changed & UP_CHG_KEYS) { /* re-add under a new handle, like a data path might */
@@ -110,6 +122,7 @@ f_modify(void *ctx, uint32_t *h, const struct up_sub *s, uint32_t changed)
 				F.used[*h] = 0;
 				F.used[k] = 1;
 				F.group[k] = s->stag < 200 ? 0 : 1;
+				F.kind[k] = s->kind;
 				*h = k;
 				break;
 			}

@@ -49,7 +49,8 @@ app_pfcp_conf(const struct dp_config *cfg, uint32_t sessions, uint64_t start_tim
 	/* What docs/dp/pfcp.md section 4 announces: MNOP (packet counts in usage
 	 * reports), PPPoE and LCP keepalive offload. */
 	uc->up_features[2] = 0x10;
-	uc->bbf_features = PFCP_BBF_UPF_PPPOE | PFCP_BBF_UPF_LCP_KEEPALIVE_OFFLOAD;
+	uc->bbf_features =
+		PFCP_BBF_UPF_PPPOE | PFCP_BBF_UPF_IPOE | PFCP_BBF_UPF_LCP_KEEPALIVE_OFFLOAD;
 	uc->recovery_unix_s = (uint32_t)start_time;
 	uc->wall_offset_ms = wall_offset_ms;
 	/* Subscriber sessions plus the default session. */

@@ -115,11 +115,12 @@ struct app_worker_stats {
 	uint64_t v6_punted; /* IPv6 control of sessions (RS, NS, NA, DHCPv6) offered to the CP */
 	uint64_t punted;    /* put on the punt ring (to the CP) */
 	uint64_t arp_to_control;
-	uint64_t lcp_answered; /* Echo-Requests answered in place */
-	uint64_t lcp_consumed; /* Echo-Replies recorded */
-	uint64_t icmp_sent;    /* ICMP errors transmitted (the frame became the error) */
-	uint64_t fragmented;   /* packets split; their fragments count in down_pkts */
-	uint64_t injected;     /* frames of the control thread transmitted */
+	uint64_t lcp_answered;	   /* Echo-Requests answered in place */
+	uint64_t lcp_consumed;	   /* Echo-Replies recorded */
+	uint64_t ipoe_arp_replies; /* IPoE ARP requests answered in place (gateway, proxy) */
+	uint64_t icmp_sent;	   /* ICMP errors transmitted (the frame became the error) */
+	uint64_t fragmented;	   /* packets split; their fragments count in down_pkts */
+	uint64_t injected;	   /* frames of the control thread transmitted */
 	uint64_t drop[APP_DROP_MAX];
 	uint64_t idle_sleeps;
 	struct cls_counters cls;

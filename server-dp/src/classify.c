@@ -90,6 +90,10 @@ line_map_build(struct line_map *m, const struct dp_config *cfg, char *err, size_
 		m->lines[i].ctag_lo = l->ctag.lo;
 		m->lines[i].ctag_hi = l->ctag.hi;
 		m->lines[i].group = l->group;
+		m->lines[i].flags =
+			(cfg->line_groups[l->group].session_types & DP_SESSION_TYPE_IPOE)
+				? LM_LINE_IPOE
+				: 0;
 		m->lines[i].ac_mac = mac_key(cfg->line_groups[l->group].ac_mac);
 	}
 

@@ -3,7 +3,7 @@
  *
  * One data port carries both sides of an instance:
  *   access  QinQ: outer S-tag (TPID 0x88a8 or 0x8100), inner C-tag (0x8100),
- *           then PPPoE discovery / session, or IPoE (IPv4 / IPv6);
+ *           then PPPoE discovery / session, or IPoE (IPv4 / IPv6 / ARP);
  *   core    untagged (core VLAN 0) or one 0x8100 tag with the core VLAN,
  *           then IPv4, ARP or IPv6 (Neighbor Discovery: CLS_CORE_ND, to a
  *           core MAC or an IPv6 multicast MAC 33:33:xx:xx:xx:xx).
@@ -79,9 +79,12 @@ struct lm_line {
 	uint16_t ctag_lo;
 	uint16_t ctag_hi;
 	uint16_t group;
-	uint16_t pad;
+	uint16_t flags;	 /* LM_LINE_*: what the group allows */
 	uint64_t ac_mac; /* mac_key() of the group's AC MAC */
 };
+
+/* struct lm_line flags. */
+#define LM_LINE_IPOE 0x0001 /* the group's session_types include IPoE */
 
 struct line_map {
 	uint16_t stag[LM_NUM_STAGS];
@@ -134,7 +137,7 @@ extern const char *const cls_kind_names[CLS_KIND_MAX];
  *   PPPOE_SESS_IPV4  the IPv4 header; IPv4 total length (IPV6: 40 + payload)
  *   PPPOE_SESS_CTRL  the PPP payload after the protocol; PPPoE length - 2
  *   IPOE_*, CORE_IPV4 the IP header; its total length
- *   CORE_ARP         the ARP packet; 28
+ *   CORE_ARP, IPOE_ARP the ARP packet; 28
  *   DROP             0; 0
  * stag/ctag: the tags seen (0 when absent); for a tagged core frame stag is
  * the core VLAN. line: the line index for access kinds (and for drops after
@@ -457,6 +460,7 @@ classify_frame(const struct line_map *m, const uint8_t *frame, uint32_t len, str
 	case CLS_ETH_PPPOE_DISC:
 	case CLS_ETH_IPV4:
 	case CLS_ETH_IPV6:
+	case CLS_ETH_ARP:
 		bcast_ok = 1;
 		break;
 	default:
@@ -468,6 +472,14 @@ classify_frame(const struct line_map *m, const uint8_t *frame, uint32_t len, str
 		return cls_pppoe(frame, len, 22, et == CLS_ETH_PPPOE_SESS, r, c);
 	if (et == CLS_ETH_IPV4)
 		return cls_ipv4(frame, 22, len - 22, CLS_IPOE_IPV4, r, c);
+	if (et == CLS_ETH_ARP) {
+		const uint8_t *a = frame + 22;
+
+		if (len - 22 < 28 || cls_be16(a) != 1 || cls_be16(a + 2) != CLS_ETH_IPV4 ||
+		    a[4] != 6 || a[5] != 4)
+			return cls_drop_frame(r, c, CLS_DROP_ARP_BAD);
+		return cls_accept(r, c, CLS_IPOE_ARP, 22, 28);
+	}
 	return cls_ipv6(frame, 22, len - 22, CLS_IPOE_IPV6, r, c);
 }
 

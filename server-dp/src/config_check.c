@@ -79,7 +79,17 @@ print_line_group(const struct dp_config *cfg, unsigned int i)
 	for (p = 0; p < lg->n_prefixes; p++)
 		printf("%s%s/%u", p > 0 ? "," : "", ipv4_str(lg->prefixes[p].addr, pfx),
 		       lg->prefixes[p].len);
-	printf(" qos_profile=%s\n", cfg->qos_profiles[lg->qos_profile].name);
+	printf(" qos_profile=%s", cfg->qos_profiles[lg->qos_profile].name);
+	if (lg->session_types & DP_SESSION_TYPE_IPOE) {
+		printf(" session_types=%s",
+		       lg->session_types & DP_SESSION_TYPE_PPPOE ? "pppoe,ipoe" : "ipoe");
+		printf(" ipoe_gateways=");
+		for (p = 0; p < lg->n_ipoe_gateways; p++)
+			printf("%s%s/%u", p > 0 ? "," : "",
+			       ipv4_str(lg->ipoe_gateways[p].addr, pfx), lg->ipoe_gateways[p].len);
+		printf(" ipoe_proxy_arp=%s", lg->ipoe_proxy_arp ? "yes" : "no");
+	}
+	printf("\n");
 }
 
 static void

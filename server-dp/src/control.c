@@ -203,7 +203,7 @@ lcp_session(void *arg, uint32_t id)
 	if (id >= a->sessions->capacity)
 		return NULL;
 	s = session_get(a->sessions, id);
-	return s->sid != 0 ? s : NULL;
+	return session_live(s) ? s : NULL;
 }
 
 static int
@@ -480,7 +480,7 @@ ra_send(void *arg, uint32_t id, const struct pfcp_ra_offload *ra)
 	uint8_t f[RA_FRAME_MAX];
 	size_t n;
 
-	if (s->sid == 0)
+	if (!session_live(s))
 		return 0; /* gone: the entry is switched off by the session's removal */
 	n = ra_build(f, sizeof(f), s->encap.hdr, ra);
 	return n > 0 ? control_inject(a, f, (uint16_t)n) : -1;

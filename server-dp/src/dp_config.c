@@ -114,11 +114,17 @@ static const char *const core_keys[] = {
 #define CORE_OPTIONAL (UINT32_C(3) << 3) /* subnet6, router_address6 (default none) */
 static const char *const access_port_keys[] = {"name", "tpid", "rate", NULL};
 static const char *const line_group_keys[] = {
-	"name",	       "ac_mac",  "core_address",  "core_mac",	"prefixes",
-	"qos_profile", "standby", "core_address6", "prefixes6", NULL,
+	"name",	     "ac_mac",	      "core_address",  "core_mac",
+	"prefixes",  "qos_profile",   "standby",       "core_address6",
+	"prefixes6", "session_types", "ipoe_gateways", "ipoe_proxy_arp",
+	NULL,
 };
-/* standby (default no), core_address6 and prefixes6 (default none) */
-#define LINE_GROUP_OPTIONAL (UINT32_C(7) << 6)
+/*
+ * standby (default no), core_address6 and prefixes6 (default none),
+ * session_types (default pppoe), ipoe_gateways (default none), ipoe_proxy_arp
+ * (default yes)
+ */
+#define LINE_GROUP_OPTIONAL (UINT32_C(0x3f) << 6)
 static const char *const line_keys[] = {"group", "access_port", "stag", "ctag", NULL};
 static const char *const qos_profile_keys[] = {
 	"name",	      "down_rate", "up_pir",   "up_cir",     "up_dscp",
@@ -1624,6 +1630,119 @@ parse_group_prefixes(struct loader *ld, const char *sec, unsigned int idx)
 	return 0;
 }
 
+/* session_types: "pppoe", "ipoe" or both, each once. */
+static int
+parse_session_types(struct loader *ld, const char *sec, struct dp_line_group *lg)
+{
+	const char *v, *p, *tok;
+	uint8_t bit;
+	size_t len;
+
+	v = rte_cfgfile_get_entry(ld->file, sec, "session_types");
+	if (v == NULL) {
+		lg->session_types = DP_SESSION_TYPE_PPPOE;
+		return 0;
+	}
+	lg->session_types = 0;
+	for (p = v; next_token(&p, &tok, &len);) {
+		if (len == 5 && memcmp(tok, "pppoe", 5) == 0)
+			bit = DP_SESSION_TYPE_PPPOE;
+		else if (len == 4 && memcmp(tok, "ipoe", 4) == 0)
+			bit = DP_SESSION_TYPE_IPOE;
+		else
+			return fail(ld, "%s: session_types: '%.*s' is not pppoe or ipoe", sec,
+				    (int)len, tok);
+		if (lg->session_types & bit)
+			return fail(ld, "%s: session_types: '%.*s' given twice", sec, (int)len,
+				    tok);
+		lg->session_types |= bit;
+	}
+	if (lg->session_types == 0)
+		return fail(ld, "%s: session_types is empty", sec);
+	return 0;
+}
+
+/* One "gateway/len" of ipoe_gateways: a host of one of the group's pools. */
+static int
+parse_ipoe_gateway(struct loader *ld, const char *sec, struct dp_line_group *lg, const char *tok,
+		   size_t n)
+{
+	struct dp_ipoe_gateway *gw = &lg->ipoe_gateways[lg->n_ipoe_gateways];
+	const char *slash = memchr(tok, '/', n);
+	uint32_t addr, mask;
+	uint64_t len;
+	unsigned int i;
+
+	if (slash == NULL || !parse_ipv4(tok, (size_t)(slash - tok), &addr) ||
+	    parse_dec(slash + 1, n - (size_t)(slash - tok) - 1, 1, 32, &len) != 0)
+		return fail(ld, "%s: ipoe_gateways: '%.*s' is not gateway/length (a.b.c.d/1..32)",
+			    sec, (int)n, tok);
+	mask = prefix_mask((uint8_t)len);
+	for (i = 0; i < lg->n_prefixes; i++)
+		if (lg->prefixes[i].len == len && lg->prefixes[i].addr == (addr & mask))
+			break;
+	if (i == lg->n_prefixes)
+		return fail(ld, "%s: ipoe_gateways: '%.*s' is not inside a pool of the group", sec,
+			    (int)n, tok);
+	if (len < 31 && ((addr & ~mask) == 0 || (addr & ~mask) == ~mask))
+		return fail(ld,
+			    "%s: ipoe_gateways: '%.*s' is the network or broadcast address of "
+			    "its pool",
+			    sec, (int)n, tok);
+	for (unsigned int j = 0; j < lg->n_ipoe_gateways; j++)
+		if (lg->ipoe_gateways[j].pool == i)
+			return fail(ld, "%s: ipoe_gateways: '%.*s': its pool has a gateway already",
+				    sec, (int)n, tok);
+	gw->addr = addr;
+	gw->len = (uint8_t)len;
+	gw->pool = (uint8_t)i;
+	lg->n_ipoe_gateways++;
+	return 0;
+}
+
+/*
+ * session_types, ipoe_gateways and ipoe_proxy_arp. Every key may be absent
+ * (files written before IPoE): PPPoE only, no gateways.
+ */
+static int
+parse_line_group_ipoe(struct loader *ld, const char *sec, unsigned int idx)
+{
+	struct dp_line_group *lg = &ld->cfg->line_groups[idx];
+	const char *v, *p, *tok;
+	size_t len;
+	int rc;
+
+	rc = parse_session_types(ld, sec, lg);
+	if (rc != 0)
+		return rc;
+	lg->n_ipoe_gateways = 0;
+	v = rte_cfgfile_get_entry(ld->file, sec, "ipoe_gateways");
+	if (v != NULL && strcmp(v, "none") != 0) {
+		for (p = v; next_token(&p, &tok, &len);) {
+			if (lg->n_ipoe_gateways == DP_MAX_IPOE_GATEWAYS)
+				return fail(ld, "%s: ipoe_gateways: more than %d gateways", sec,
+					    DP_MAX_IPOE_GATEWAYS);
+			rc = parse_ipoe_gateway(ld, sec, lg, tok, len);
+			if (rc != 0)
+				return rc;
+		}
+		if (lg->n_ipoe_gateways == 0)
+			return fail(ld, "%s: ipoe_gateways is empty (write none)", sec);
+	}
+	if ((lg->session_types & DP_SESSION_TYPE_IPOE) && lg->n_ipoe_gateways == 0)
+		return fail(ld, "%s: session_types has ipoe but ipoe_gateways is none", sec);
+	if (!(lg->session_types & DP_SESSION_TYPE_IPOE) && lg->n_ipoe_gateways > 0)
+		return fail(ld, "%s: ipoe_gateways without ipoe in session_types", sec);
+	v = rte_cfgfile_get_entry(ld->file, sec, "ipoe_proxy_arp");
+	if (v == NULL || strcmp(v, "yes") == 0)
+		lg->ipoe_proxy_arp = true;
+	else if (strcmp(v, "no") == 0)
+		lg->ipoe_proxy_arp = false;
+	else
+		return fail(ld, "%s: ipoe_proxy_arp '%s' is not yes or no", sec, v);
+	return 0;
+}
+
 static int
 parse_line_group(struct loader *ld, unsigned int idx)
 {
@@ -1670,6 +1789,9 @@ parse_line_group(struct loader *ld, unsigned int idx)
 		lg->standby = true;
 	else
 		return fail(ld, "%s: standby '%s' is not yes or no", sec, v);
+	rc = parse_line_group_ipoe(ld, sec, idx);
+	if (rc != 0)
+		return rc;
 	return parse_line_group6(ld, sec, idx);
 }
 

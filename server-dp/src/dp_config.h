@@ -29,6 +29,7 @@
 #define DP_MAX_ROUTES 256	 /* operator static routes */
 #define DP_MAX_GROUP_PREFIXES6 8 /* IPv6 pools (prefixes6 pairs) of one line group */
 #define DP_MAX_V6_LENGTHS 8	 /* distinct assigned IPv6 prefix lengths of an instance */
+#define DP_MAX_IPOE_GATEWAYS 8	 /* IPoE gateways (one per pool) of one line group */
 #define DP_IPV6_ADDR_LEN 16
 
 /* Names: 1..31 characters of [A-Za-z0-9_.-], starting with a letter or digit. */
@@ -134,6 +135,21 @@ struct dp_access_port {
 	uint64_t rate; /* bit/s */
 };
 
+/* [line_group.N] session_types: a bit per session type the group allows. */
+#define DP_SESSION_TYPE_PPPOE 0x01
+#define DP_SESSION_TYPE_IPOE 0x02
+
+/*
+ * [line_group.N] ipoe_gateways "gateway/len": the gateway of one IPoE pool.
+ * The pool is the group prefix addr/len contains (prefixes[pool]); the gateway
+ * is neither its network nor (len < 31) its broadcast address.
+ */
+struct dp_ipoe_gateway {
+	uint32_t addr; /* host order */
+	uint8_t len;   /* the pool prefix's length */
+	uint8_t pool;  /* index into dp_line_group.prefixes */
+};
+
 /* [line_group.N] */
 struct dp_line_group {
 	char name[DP_NAME_SIZE];
@@ -154,6 +170,16 @@ struct dp_line_group {
 	 * Update, bngpod Line Group IE); the worker never reads it.
 	 */
 	bool standby;
+	/*
+	 * IPoE (all optional in the file: an older file is PPPoE only). A group
+	 * whose session_types include IPoE has at least one gateway; one without
+	 * has none. ipoe_proxy_arp (default yes): answer ARP for every address of
+	 * a pool but the asker's own, else for the gateway only.
+	 */
+	uint8_t session_types; /* DP_SESSION_TYPE_* bits, never 0 */
+	bool ipoe_proxy_arp;
+	uint8_t n_ipoe_gateways; /* 0..DP_MAX_IPOE_GATEWAYS */
+	struct dp_ipoe_gateway ipoe_gateways[DP_MAX_IPOE_GATEWAYS];
 };
 
 /*

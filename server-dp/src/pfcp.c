@@ -224,6 +224,33 @@ bad:
 }
 
 int
+pfcp_arp_ping_decode(const uint8_t *v, size_t len, struct pfcp_arp_ping *ap)
+{
+	memset(ap, 0, sizeof(*ap));
+	if (len == 0)
+		return 0;
+	if (v == NULL || len != PFCP_ARP_PING_LEN || rd16(v) == 0 || v[2] == 0)
+		return -EINVAL;
+	ap->on = true;
+	ap->interval_s = rd16(v);
+	ap->count = v[2];
+	return 0;
+}
+
+int
+pfcp_arp_ping_encode(const struct pfcp_arp_ping *ap, uint8_t *buf, size_t cap)
+{
+	if (!ap->on)
+		return 0;
+	if (cap < PFCP_ARP_PING_LEN)
+		return -ENOSPC;
+	buf[0] = (uint8_t)(ap->interval_s >> 8);
+	buf[1] = (uint8_t)ap->interval_s;
+	buf[2] = ap->count;
+	return PFCP_ARP_PING_LEN;
+}
+
+int
 pfcp_ra_offload_encode(const struct pfcp_ra_offload *ra, uint8_t *buf, size_t cap)
 {
 	size_t n = ra->n_dns > PFCP_RA_MAX_DNS ? PFCP_RA_MAX_DNS : ra->n_dns;
@@ -271,6 +298,16 @@ bngpod_ie(struct dctx *c, const struct ie *ie, uint16_t container)
 			return fail(c, PFCP_CAUSE_MANDATORY_IE_INCORRECT,
 				    PFCP_IE_BNGPOD_RA_OFFLOAD);
 		m->present |= PFCP_M_BNGPOD_RA;
+		return PFCP_OK;
+	}
+	if (container == 0 && ie->type == PFCP_IE_BNGPOD_ARP_PING) {
+		if (m->present & PFCP_M_BNGPOD_ARP_PING) {
+			m->n_dup++;
+			return PFCP_OK;
+		}
+		if (pfcp_arp_ping_decode(ie->v + 2, (size_t)ie->len - 2, &m->arp_ping) != 0)
+			return fail(c, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_BNGPOD_ARP_PING);
+		m->present |= PFCP_M_BNGPOD_ARP_PING;
 		return PFCP_OK;
 	}
 	if (container != 0 || ie->type != PFCP_IE_BNGPOD_LINE_GROUP) {
@@ -553,6 +590,34 @@ get_ohc(struct dctx *c, const struct ie *ie, struct pfcp_ohc *o)
 	return PFCP_OK;
 }
 
+/*
+ * SDF Filter: flags, a spare octet, then (FD) a 2-octet length and the Flow
+ * Description. Only the flags and the Flow Description are kept (the other
+ * flagged fields make the filter one the DP does not accept); a description
+ * longer than PFCP_SDF_MAX_FD is marked fd_long.
+ */
+static int
+get_sdf(struct dctx *c, const struct ie *ie, struct pfcp_sdf *f, uint32_t *present)
+{
+	size_t n;
+
+	NEED(2);
+	f->flags = ie->v[0];
+	if (f->flags & PFCP_SDF_FD) {
+		NEED(4);
+		n = rd16(ie->v + 2);
+		NEED(4 + n);
+		if (n > PFCP_SDF_MAX_FD) {
+			f->fd_long = true;
+		} else {
+			f->fd_len = (uint8_t)n;
+			memcpy(f->fd, ie->v + 4, n);
+		}
+	}
+	*present |= PFCP_PDI_SDF;
+	return PFCP_OK;
+}
+
 /* ---- grouped IEs ----------------------------------------------------------- */
 
 static int
@@ -659,6 +724,10 @@ pdi_ie(struct dctx *c, const struct ie *ie, void *obj, int depth)
 		p->ppp.flags = ie->v[0] & 0x07;
 		p->ppp.proto = (p->ppp.flags & PFCP_BBF_PPP_SPECIFIC) ? rd16(ie->v + 1) : 0;
 		return PFCP_OK;
+	case PFCP_IE_SDF_FILTER:
+		if (p->present & PFCP_PDI_SDF)
+			return fail(c, PFCP_CAUSE_NO_RESOURCES_AVAILABLE, ie->type);
+		return get_sdf(c, ie, &p->sdf, &p->present);
 	default:
 		return skip(c);
 	}
@@ -1491,6 +1560,16 @@ enc_pdi(struct w *w, const struct pfcp_pdi *p)
 			enc_vlan(w, PFCP_IE_S_TAG, &f->stag);
 		w_end(w);
 	}
+	if (p->present & PFCP_PDI_SDF) {
+		w_begin(w, PFCP_IE_SDF_FILTER);
+		w_u8(w, p->sdf.flags);
+		w_u8(w, 0);
+		if (p->sdf.flags & PFCP_SDF_FD) {
+			w_u16(w, p->sdf.fd_len);
+			w_bytes(w, p->sdf.fd, p->sdf.fd_len);
+		}
+		w_end(w);
+	}
 	if (p->present & PFCP_PDI_LPORT)
 		ie_str(w, PFCP_IE_BBF_LOGICAL_PORT, &p->lport);
 	if (p->present & PFCP_PDI_PPPOE_SID)
@@ -1739,6 +1818,15 @@ pfcp_msg_encode(const struct pfcp_msg *m, uint8_t *buf, size_t cap)
 			w_u16(&w, PFCP_ENTERPRISE_BNGPOD);
 			w_bytes(&w, v, (size_t)n);
 		}
+	}
+	if (m->present & PFCP_M_BNGPOD_ARP_PING) {
+		uint8_t v[PFCP_ARP_PING_LEN];
+		int n = pfcp_arp_ping_encode(&m->arp_ping, v, sizeof(v));
+
+		w_u16(&w, PFCP_IE_BNGPOD_ARP_PING);
+		w_u16(&w, (uint16_t)(n + 2));
+		w_u16(&w, PFCP_ENTERPRISE_BNGPOD);
+		w_bytes(&w, v, (size_t)n);
 	}
 	if (m->present & PFCP_M_BNGPOD_LINE_GROUP) {
 		uint8_t v[PFCP_LG_FIXED_LEN + PFCP_LG_NAME_MAX + 16];

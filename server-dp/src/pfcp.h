@@ -96,6 +96,7 @@ enum pfcp_msg_type {
 enum pfcp_ie_type {
 	PFCP_IE_CREATE_PDR = 1,
 	PFCP_IE_PDI = 2,
+	PFCP_IE_SDF_FILTER = 23,
 	PFCP_IE_CREATE_FAR = 3,
 	PFCP_IE_FORWARDING_PARAMETERS = 4,
 	PFCP_IE_CREATE_URR = 6,
@@ -248,6 +249,28 @@ int pfcp_line_group_encode(const struct pfcp_line_group *lg, uint8_t *buf, size_
 #define PFCP_RA_MAX_INTERVAL 1800
 #define PFCP_RA_MAX_LIFETIME 9000
 #define PFCP_RA_MIN_MTU 1280
+
+/*
+ * The bngpod IPoE ARP ping IE (session level, Establishment / Modification,
+ * and with Report Type UPIR in a Session Report Request): value after the
+ * enterprise id:
+ *   octets 0-1  interval, seconds (>= 1): ping a session idle this long
+ *   octet 2     count (>= 1): unanswered pings before the session is dead
+ * and nothing after; the empty value (length 2, the enterprise id only)
+ * turns the ping off.
+ */
+#define PFCP_IE_BNGPOD_ARP_PING 32770u
+#define PFCP_ARP_PING_LEN 3
+
+struct pfcp_arp_ping {
+	bool on; /* false: the empty IE (ping off) */
+	uint16_t interval_s;
+	uint8_t count;
+};
+
+/* Decode / encode the value (after the enterprise id); -EINVAL / -ENOSPC. */
+int pfcp_arp_ping_decode(const uint8_t *v, size_t len, struct pfcp_arp_ping *ap);
+int pfcp_arp_ping_encode(const struct pfcp_arp_ping *ap, uint8_t *buf, size_t cap);
 
 struct pfcp_ra_offload {
 	bool on; /* false: the empty IE (offload off) */
@@ -454,6 +477,24 @@ struct pfcp_ppp_proto {
 #define PFCP_PDI_LPORT 0x10
 #define PFCP_PDI_PPPOE_SID 0x20
 #define PFCP_PDI_PPP_PROTO 0x40
+#define PFCP_PDI_SDF 0x80
+
+/* SDF Filter (29.244 8.2.5): flags, spare, then the flagged fields. */
+#define PFCP_SDF_FD 0x01   /* Flow Description */
+#define PFCP_SDF_TTC 0x02  /* ToS Traffic Class */
+#define PFCP_SDF_SPI 0x04  /* Security Parameter Index */
+#define PFCP_SDF_FL 0x08   /* Flow Label */
+#define PFCP_SDF_BID 0x10  /* SDF Filter ID */
+#define PFCP_SDF_MAX_FD 64 /* longer flow descriptions: fd_long, never accepted */
+struct pfcp_sdf {
+	uint8_t flags; /* PFCP_SDF_*, as received (octet 5) */
+	bool fd_long;  /* the Flow Description was longer than PFCP_SDF_MAX_FD */
+	uint8_t fd_len;
+	char fd[PFCP_SDF_MAX_FD];
+};
+
+/* The only Flow Description bngpod's DP accepts: the DHCP class of the default session. */
+#define PFCP_SDF_DHCP_FD "permit out 17 from any 68 to any 67"
 struct pfcp_pdi {
 	uint32_t present; /* PFCP_PDI_* */
 	uint8_t src_if;
@@ -463,6 +504,7 @@ struct pfcp_pdi {
 	struct pfcp_eth_filter eth;
 	struct pfcp_str netinst;
 	struct pfcp_str lport; /* BBF Logical Port */
+	struct pfcp_sdf sdf;   /* the first SDF Filter (a second one: cause 75) */
 };
 
 #define PFCP_PDR_ID 0x01
@@ -624,6 +666,7 @@ struct pfcp_failed_rule {
 #define PFCP_M_BBF_LCP (1ull << 12)
 #define PFCP_M_BNGPOD_LINE_GROUP (1ull << 13)
 #define PFCP_M_BNGPOD_RA (1ull << 14)
+#define PFCP_M_BNGPOD_ARP_PING (1ull << 15)
 
 struct pfcp_msg {
 	struct pfcp_hdr h;
@@ -650,6 +693,7 @@ struct pfcp_msg {
 	struct pfcp_line_group line_group; /* the first bngpod Line Group IE */
 	uint8_t n_line_group;		   /* how many there were (a repeat is counted in n_dup) */
 	struct pfcp_ra_offload ra;	   /* bngpod RA offload IE (PFCP_M_BNGPOD_RA) */
+	struct pfcp_arp_ping arp_ping;	   /* bngpod IPoE ARP ping IE (PFCP_M_BNGPOD_ARP_PING) */
 	uint8_t n_create_pdr, n_create_far, n_create_qer, n_create_urr;
 	uint8_t n_update_pdr, n_update_far, n_update_qer, n_update_urr;
 	uint8_t n_remove_pdr, n_remove_far, n_remove_qer, n_remove_urr;

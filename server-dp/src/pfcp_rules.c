@@ -63,7 +63,8 @@ pdi_apply(struct up_names *names, struct up_pdr *d, const struct pfcp_pdi *p, st
 	if (!(p->present & PFCP_PDI_SRC_IF))
 		return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_MISSING, PFCP_IE_SOURCE_INTERFACE);
 	d->has &= (uint16_t) ~(UPR_UE_IP | UPR_STAG | UPR_CTAG | UPR_MAC | UPR_SID | UPR_ETHERTYPE |
-			       UPR_PPP | UPR_MAC_OTHER | UPR_LPORT);
+			       UPR_PPP | UPR_MAC_OTHER | UPR_LPORT | UPR_SDF);
+	d->sdf_dhcp = false;
 	d->src_if = p->src_if;
 	d->ue_ip = 0;
 	d->ue_flags = 0;
@@ -93,6 +94,12 @@ pdi_apply(struct up_names *names, struct up_pdr *d, const struct pfcp_pdi *p, st
 	if (p->present & PFCP_PDI_PPPOE_SID) {
 		d->has |= UPR_SID;
 		d->sid = p->pppoe_sid;
+	}
+	if (p->present & PFCP_PDI_SDF) {
+		d->has |= UPR_SDF;
+		d->sdf_dhcp = p->sdf.flags == PFCP_SDF_FD && !p->sdf.fd_long &&
+			      p->sdf.fd_len == sizeof(PFCP_SDF_DHCP_FD) - 1 &&
+			      memcmp(p->sdf.fd, PFCP_SDF_DHCP_FD, p->sdf.fd_len) == 0;
 	}
 	if (p->present & PFCP_PDI_PPP_PROTO) {
 		d->has |= UPR_PPP;
@@ -551,6 +558,8 @@ up_attr_apply(struct up_attr *a, const struct pfcp_msg *m, struct up_err *e)
 {
 	if (m->present & PFCP_M_BNGPOD_RA)
 		a->ra = m->ra; /* checked by the decoder; against the session by validation */
+	if (m->present & PFCP_M_BNGPOD_ARP_PING)
+		a->arp_ping = m->arp_ping; /* checked by the decoder; IPoE only (validation) */
 	if (m->present & PFCP_M_BBF_MTU) {
 		if (m->bbf_mtu < UP_MIN_MTU || m->bbf_mtu > UP_MAX_MTU)
 			return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_BBF_MTU);

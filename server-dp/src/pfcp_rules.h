@@ -97,6 +97,7 @@ int up_name_intern(struct up_names *t, const struct pfcp_str *s);
 #define UPR_OHR 0x0400
 #define UPR_MAC_OTHER 0x0800 /* a MAC address IE with more than the source MAC */
 #define UPR_LPORT 0x1000
+#define UPR_SDF 0x2000 /* an SDF Filter; sdf_dhcp says whether it is the DHCP class's */
 
 struct up_pdr {
 	uint32_t precedence;
@@ -122,6 +123,7 @@ struct up_pdr {
 	uint8_t bbf_ohr;
 	uint8_t ohr;
 	uint8_t n_urr;
+	bool sdf_dhcp; /* flags FD only, Flow Description PFCP_SDF_DHCP_FD exactly */
 };
 
 #define UPF_FWD 0x01
@@ -195,7 +197,8 @@ struct up_attr {
 	uint16_t lcp_interval;
 	uint32_t magic_tx;
 	uint32_t magic_rx;
-	struct pfcp_ra_offload ra; /* bngpod RA offload; ra.on false: off */
+	struct pfcp_ra_offload ra;     /* bngpod RA offload; ra.on false: off */
+	struct pfcp_arp_ping arp_ping; /* bngpod IPoE ARP ping; arp_ping.on false: off */
 };
 
 /* The rule kinds, in the order a request's IEs are applied. */

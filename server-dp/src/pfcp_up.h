@@ -74,13 +74,18 @@
 
 #define UP_SUB_MAX_PREFIX6 2 /* the /64 and the delegated prefix */
 
-/* One PPPoE subscriber session, flat. IPv4 addresses in host byte order. */
+/* struct up_sub kind: what the access side carries (BBF Outer Header Removal). */
+#define UP_SUB_PPPOE 0 /* QinQ + PPPoE + PPP (OHR 3) */
+#define UP_SUB_IPOE 1  /* QinQ + Ethernet + IPv4 (OHR 1), keyed by (line, MAC) */
+
+/* One subscriber session, flat. IPv4 addresses in host byte order. */
 struct up_sub {
+	uint8_t kind;			 /* UP_SUB_PPPOE or UP_SUB_IPOE */
 	char logical_port[UP_NAME_SIZE]; /* BBF Logical Port; "" = not given */
 	uint16_t stag;			 /* S-tag VLAN id, 1..4094 */
 	uint16_t ctag;			 /* C-tag VLAN id, 1..4094 */
 	uint8_t mac[6];			 /* client MAC */
-	uint16_t pppoe_sid;		 /* 1..0xfffe */
+	uint16_t pppoe_sid;		 /* 1..0xfffe; 0 for IPoE */
 	uint32_t ipv4;			 /* UE address */
 	uint16_t mtu;			 /* BBF MTU; 0 = default (UP_DEFAULT_MTU) */
 	uint64_t mbr_ul;		 /* bit/s (QER kbit/s x 1000); 0 = not given */
@@ -100,16 +105,18 @@ struct up_sub {
 	uint8_t prefix6_len[UP_SUB_MAX_PREFIX6];
 	uint8_t prefix6[UP_SUB_MAX_PREFIX6][16]; /* network order, host bits zero */
 	struct pfcp_ra_offload ra;		 /* RA offload; ra.on false: none */
+	struct pfcp_arp_ping arp_ping;		 /* IPoE ARP ping; arp_ping.on false: none */
 };
 
 /* Bits of the changed mask given to ops->modify(). */
-#define UP_CHG_KEYS 0x01  /* logical port, tags, MAC, PPPoE session id or address */
-#define UP_CHG_MTU 0x02	  /* mtu */
-#define UP_CHG_RATES 0x04 /* mbr_*, gbr_* */
-#define UP_CHG_QOS 0x08	  /* qos_profile */
-#define UP_CHG_LCP 0x10	  /* lcp_* / echo_* */
-#define UP_CHG_URR 0x20	  /* urr_period_s */
-#define UP_CHG_RA 0x40	  /* ra */
+#define UP_CHG_KEYS 0x01     /* logical port, tags, MAC, PPPoE session id or address */
+#define UP_CHG_MTU 0x02	     /* mtu */
+#define UP_CHG_RATES 0x04    /* mbr_*, gbr_* */
+#define UP_CHG_QOS 0x08	     /* qos_profile */
+#define UP_CHG_LCP 0x10	     /* lcp_* / echo_* */
+#define UP_CHG_URR 0x20	     /* urr_period_s */
+#define UP_CHG_RA 0x40	     /* ra */
+#define UP_CHG_ARP_PING 0x80 /* arp_ping */
 
 /* Cumulative counters of one installed session since install: totals of both
  * families, and the IPv6 share (IPv4 is the difference). */
@@ -128,7 +135,8 @@ struct up_usage {
 #define UP_REDIRECT_DISCOVERY 0x01   /* PPPoE discovery, ethertype 0x8863 */
 #define UP_REDIRECT_PPP_CONTROL 0x02 /* LCP (except offloaded echoes), PAP, CHAP, IPCP, IPv6CP */
 #define UP_REDIRECT_UNKNOWN_SESSION 0x04 /* PPPoE session frames of no installed session */
-#define UP_REDIRECT_ALL 0x07
+#define UP_REDIRECT_DHCP 0x08		 /* IPoE DHCPv4 client -> server (UDP 68 -> 67) */
+#define UP_REDIRECT_ALL 0x0f
 
 struct up_redirect {
 	uint32_t cp_ip;	  /* VXLAN endpoint of the CP, host order */

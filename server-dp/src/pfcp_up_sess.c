@@ -318,6 +318,11 @@ sess_modify(struct pfcp_up *u, uint32_t slot, const struct pfcp_msg *m, uint64_t
 
 		/* the committed view (it validated when it was committed) */
 		up_validate(&u->names, &s->r, &s->a, &od, &ign);
+		if (od.sub.kind != nd.sub.kind) { /* PPPoE <-> IPoE: a new session */
+			up_err_ie(e, PFCP_CAUSE_SERVICE_NOT_SUPPORTED,
+				  PFCP_IE_BBF_OUTER_HEADER_REMOVAL);
+			return;
+		}
 		changed = up_sub_changes(&od.sub, &nd.sub);
 		if (s->r.n_urr || r->n_urr)
 			up_usage_get(u, s->handle, cur);

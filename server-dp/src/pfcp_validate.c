@@ -56,7 +56,18 @@ validate_default(const struct up_rules *r, struct up_derived *d, struct up_err *
 					 PFCP_IE_BBF_OUTER_HEADER_REMOVAL);
 		if (!(p->has & UPR_ETHERTYPE))
 			return up_err_ie(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING, PFCP_IE_ETHERTYPE);
-		if (p->ethertype == 0x8863) {
+		if ((p->has & UPR_SDF) && (p->ethertype != 0x0800 || !p->sdf_dhcp))
+			return up_err_ie(e, PFCP_CAUSE_SERVICE_NOT_SUPPORTED, PFCP_IE_SDF_FILTER);
+		if (p->ethertype == 0x0800) {
+			/* IPoE DHCP: the SDF Filter says which IPv4 frames */
+			if (p->has & UPR_PPP)
+				return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT,
+						 PFCP_IE_BBF_PPP_PROTOCOL);
+			if (!(p->has & UPR_SDF))
+				return up_err_ie(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING,
+						 PFCP_IE_SDF_FILTER);
+			d->redir.classes |= UP_REDIRECT_DHCP;
+		} else if (p->ethertype == 0x8863) {
 			if (p->has & UPR_PPP)
 				return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT,
 						 PFCP_IE_BBF_PPP_PROTOCOL);
@@ -183,6 +194,37 @@ check_dn6(const struct up_pdr *p, const struct up_pdr *dn, struct up_err *e)
 	return 0;
 }
 
+/* BBF Outer Header Removal 1 (Ethernet) on an upstream PDR makes the session IPoE. */
+static bool
+is_ipoe(const struct up_pdr *p)
+{
+	return (p->has & UPR_BBF_OHR) && p->bbf_ohr == PFCP_BBF_OHR_ETHERNET;
+}
+
+/*
+ * What an IPoE session (docs/dp/pfcp.md, "IPoE subscriber session") must
+ * and must not carry beyond the common checks: the UE IP Address upstream
+ * (anti-spoofing), no PPPoE Session ID, PPP Protocol or LCP keepalive, no
+ * IPv6 (this profile's IPoE is IPv4 only).
+ */
+static int
+check_ipoe(const struct up_pdr *up, int n6, const struct up_attr *a, struct up_err *e)
+{
+	if (up->has & UPR_SID)
+		return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT,
+				 PFCP_IE_BBF_PPPOE_SESSION_ID);
+	if (up->has & UPR_PPP)
+		return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_BBF_PPP_PROTOCOL);
+	if (a->lcp_on)
+		return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT,
+				 PFCP_IE_BBF_PPP_LCP_CONNECTIVITY);
+	if (n6 > 0)
+		return up_err_ie(e, PFCP_CAUSE_SERVICE_NOT_SUPPORTED, PFCP_IE_UE_IP_ADDRESS);
+	if (!(up->has & UPR_UE_IP))
+		return up_err_ie(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING, PFCP_IE_UE_IP_ADDRESS);
+	return 0;
+}
+
 static int
 validate_sub(const struct up_names *names, const struct up_rules *r, const struct up_attr *a,
 	     struct up_derived *d, struct up_err *e)
@@ -193,14 +235,22 @@ validate_sub(const struct up_names *names, const struct up_rules *r, const struc
 	const struct up_qer *qu = NULL, *qd = NULL;
 	struct up_sub *s = &d->sub;
 	uint16_t policy = 0;
+	bool ipoe = false;
 	int n6 = 0;
 
 	d->kind = UP_KIND_SUBSCRIBER;
 	for (int i = 0; i < r->n_pdr; i++) {
 		const struct up_pdr *p = &r->pdr[i];
 
+		if (p->has & UPR_SDF)
+			return up_err_ie(e, PFCP_CAUSE_SERVICE_NOT_SUPPORTED, PFCP_IE_SDF_FILTER);
 		if (p->src_if == PFCP_IF_ACCESS) {
 			const struct up_pdr **slot = ppp_is_ipv6(p) ? &up6 : &up4;
+
+			if (is_ipoe(p) && (((p->has & UPR_UE_IP) && (p->ue_flags & PFCP_UEIP_V6)) ||
+					   ((p->has & UPR_ETHERTYPE) && p->ethertype == 0x86dd)))
+				return up_err_ie(e, PFCP_CAUSE_SERVICE_NOT_SUPPORTED,
+						 PFCP_IE_UE_IP_ADDRESS);
 
 			if (*slot != NULL)
 				return up_err_rule(e, PFCP_RULE_PDR, p->id);
@@ -223,6 +273,9 @@ validate_sub(const struct up_names *names, const struct up_rules *r, const struc
 					 PFCP_IE_SOURCE_INTERFACE);
 		}
 	}
+	up = up4 != NULL ? up4 : up6;
+	if (up != NULL && is_ipoe(up) && (up6 != NULL || n6 > 0)) /* IPoE is IPv4 only */
+		return up_err_ie(e, PFCP_CAUSE_SERVICE_NOT_SUPPORTED, PFCP_IE_UE_IP_ADDRESS);
 	if ((up4 == NULL && up6 == NULL) || (dn4 == NULL && n6 == 0))
 		return up_err_ie(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING, PFCP_IE_CREATE_PDR);
 	/* each family present in both directions */
@@ -230,6 +283,13 @@ validate_sub(const struct up_names *names, const struct up_rules *r, const struc
 		return up_err_ie(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING, PFCP_IE_CREATE_PDR);
 	up = up4 != NULL ? up4 : up6;
 	dn = dn4 != NULL ? dn4 : dn6[0];
+	if (is_ipoe(up)) {
+		if (check_ipoe(up, n6, a, e) != 0)
+			return -1;
+		ipoe = true;
+	} else if (a->arp_ping.on) {
+		return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_BNGPOD_ARP_PING);
+	}
 
 	/* upstream PDR: the line and PPPoE identity */
 	if (!(up->has & UPR_STAG))
@@ -238,7 +298,7 @@ validate_sub(const struct up_names *names, const struct up_rules *r, const struc
 		return up_err_ie(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING, PFCP_IE_C_TAG);
 	if (!(up->has & UPR_MAC))
 		return up_err_ie(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING, PFCP_IE_MAC_ADDRESS);
-	if (!(up->has & UPR_SID))
+	if (!ipoe && !(up->has & UPR_SID))
 		return up_err_ie(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING,
 				 PFCP_IE_BBF_PPPOE_SESSION_ID);
 	if (!(up->has & UPR_BBF_OHR))
@@ -253,18 +313,22 @@ validate_sub(const struct up_names *names, const struct up_rules *r, const struc
 	if ((up->mac[0] & 1) ||
 	    (up->mac[0] | up->mac[1] | up->mac[2] | up->mac[3] | up->mac[4] | up->mac[5]) == 0)
 		return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_MAC_ADDRESS);
-	if (up->sid == 0 || up->sid == 0xffff)
+	if (!ipoe && (up->sid == 0 || up->sid == 0xffff))
 		return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT,
 				 PFCP_IE_BBF_PPPOE_SESSION_ID);
-	if (((up4 != NULL && (up4->has & UPR_ETHERTYPE) && up4->ethertype != 0x8864)) ||
-	    (up6 != NULL && (up6->has & UPR_ETHERTYPE) && up6->ethertype != 0x8864))
+	if (ipoe && (up->has & UPR_ETHERTYPE) && up->ethertype != 0x0800)
 		return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_ETHERTYPE);
-	if (up4 != NULL && (up4->has & UPR_PPP) &&
+	if (ipoe)
+		; /* the PPPoE ethertype and PPP protocol checks do not apply */
+	else if (((up4 != NULL && (up4->has & UPR_ETHERTYPE) && up4->ethertype != 0x8864)) ||
+		 (up6 != NULL && (up6->has & UPR_ETHERTYPE) && up6->ethertype != 0x8864))
+		return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_ETHERTYPE);
+	if (!ipoe && up4 != NULL && (up4->has & UPR_PPP) &&
 	    !(up4->ppp_flags == PFCP_BBF_PPP_DATA ||
 	      ((up4->ppp_flags & ~PFCP_BBF_PPP_DATA) == PFCP_BBF_PPP_SPECIFIC &&
 	       up4->ppp_proto == 0x0021)))
 		return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_BBF_PPP_PROTOCOL);
-	if (up->bbf_ohr != PFCP_BBF_OHR_PPP_PPPOE_ETHERNET)
+	if (!ipoe && up->bbf_ohr != PFCP_BBF_OHR_PPP_PPPOE_ETHERNET)
 		return up_err_ie(e, PFCP_CAUSE_SERVICE_NOT_SUPPORTED,
 				 PFCP_IE_BBF_OUTER_HEADER_REMOVAL);
 	if ((up->has & UPR_OHR) && up->ohr != PFCP_OHR_STAG_CTAG)
@@ -341,7 +405,8 @@ validate_sub(const struct up_names *names, const struct up_rules *r, const struc
 	if (fd->bbf_ohc_desc != PFCP_BBF_OHC_TRAFFIC_ENDPOINT)
 		return up_err_ie(e, PFCP_CAUSE_SERVICE_NOT_SUPPORTED,
 				 PFCP_IE_BBF_OUTER_HEADER_CREATION);
-	if ((fd->has & UPF_BBF_OHC_IDS) && (fd->bbf_ohc_tunnel != 0 || fd->bbf_ohc_sid != up->sid))
+	if ((fd->has & UPF_BBF_OHC_IDS) &&
+	    (fd->bbf_ohc_tunnel != 0 || fd->bbf_ohc_sid != (ipoe ? 0 : up->sid)))
 		return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT,
 				 PFCP_IE_BBF_OUTER_HEADER_CREATION);
 	if (fd->has & UPF_POLICY)
@@ -418,10 +483,12 @@ validate_sub(const struct up_names *names, const struct up_rules *r, const struc
 		memcpy(s->logical_port, names->s[up->lport], UP_NAME_SIZE);
 	if (policy)
 		memcpy(s->qos_profile, names->s[policy], UP_NAME_SIZE);
+	s->kind = ipoe ? UP_SUB_IPOE : UP_SUB_PPPOE;
+	s->arp_ping = a->arp_ping;
 	s->stag = up->stag;
 	s->ctag = up->ctag;
 	memcpy(s->mac, up->mac, 6);
-	s->pppoe_sid = up->sid;
+	s->pppoe_sid = ipoe ? 0 : up->sid;
 	s->has_ipv4 = dn4 != NULL;
 	s->ipv4 = dn4 != NULL ? dn4->ue_ip : 0;
 	s->has_ipv6 = n6 > 0;
@@ -489,6 +556,10 @@ up_sub_changes(const struct up_sub *o, const struct up_sub *n)
 		c |= UP_CHG_RATES;
 	if (strcmp(o->qos_profile, n->qos_profile) != 0)
 		c |= UP_CHG_QOS;
+	if (o->kind != n->kind)
+		c |= UP_CHG_KEYS;
+	if (memcmp(&o->arp_ping, &n->arp_ping, sizeof(o->arp_ping)) != 0)
+		c |= UP_CHG_ARP_PING;
 	if (o->lcp_offload != n->lcp_offload || o->lcp_magic != n->lcp_magic ||
 	    o->lcp_peer_magic != n->lcp_peer_magic || o->echo_interval_s != n->echo_interval_s ||
 	    o->echo_misses != n->echo_misses)

@@ -41,6 +41,27 @@ rw_encap_tmpl_init(struct rw_encap_tmpl *t, const uint8_t sub_mac[6], const uint
 }
 
 int
+rw_encap_tmpl_init_ipoe(struct rw_encap_tmpl *t, const uint8_t sub_mac[6], const uint8_t ac_mac[6],
+			uint16_t tpid, uint16_t stag, uint16_t ctag)
+{
+	uint8_t *h = t->hdr;
+
+	memset(t, 0, sizeof(*t));
+	if ((tpid != CLS_ETH_VLAN && tpid != CLS_ETH_QINQ) || stag < 1 || stag > 4094 || ctag < 1 ||
+	    ctag > 4094)
+		return -EINVAL;
+	memcpy(h, sub_mac, 6);
+	memcpy(h + 6, ac_mac, 6);
+	put16(h + 12, tpid);
+	put16(h + RW_STAG_TCI_OFF, stag);
+	put16(h + 16, CLS_ETH_VLAN);
+	put16(h + RW_CTAG_TCI_OFF, ctag);
+	put16(h + 20, CLS_ETH_IPV4);
+	t->ipoe = 1;
+	return 0;
+}
+
+int
 rw_core_tmpl_init(struct rw_core_tmpl *t, const uint8_t nh_mac[6], const uint8_t core_mac[6],
 		  uint16_t vlan)
 {

@@ -1,12 +1,14 @@
 /*
  * bng-dp header rewrite: the stage after the classifier.
  *
- * Upstream (access -> core), for a frame classified CLS_PPPOE_SESS_IPV4:
+ * Upstream (access -> core), for a frame classified CLS_PPPOE_SESS_IPV4 (or
+ * CLS_IPOE_IPV4: no PPPoE and PPP headers):
  *   rw_decap_pppoe()   Ethernet + S-tag + C-tag + PPPoE + PPP off, Ethernet
  *                      padding off, core Ethernet header (optional 802.1Q) on.
  * Downstream (core -> access), for an IPv4 packet routed to a session:
  *   rw_core_strip()    core Ethernet header and padding off (CLS_CORE_IPV4);
- *   rw_encap_pppoe()   the session's 30-byte access header on, from a template.
+ *   rw_encap_pppoe()   the session's 30-byte access header on, from a template;
+ *   rw_encap_ipoe()    an IPoE session's 22-byte header (QinQ + Ethernet);
  * Both directions:
  *   rw_ipv4_ttl_dec()  TTL - 1, RFC 1624 incremental checksum;
  *   rw_ipv4_dscp_set() DSCP rewrite (ECN kept), incremental checksum;
@@ -50,11 +52,18 @@
 #define RW_CORE_MAX_LEN 18 /* Ethernet + one 802.1Q tag */
 #define RW_NUM_TC 16	   /* rw_pcp_map is indexed by tc & 15 (dp_config: tc 0..12) */
 
-/* The access header of one session, PCP 0 and PPPoE length 0 in hdr[]. */
+/*
+ * The access header of one session, PCP 0 and PPPoE length 0 in hdr[]. For
+ * an IPoE session (ipoe = 1) hdr[] holds the RW_IPOE_LEN bytes Ethernet +
+ * S-tag + C-tag with Ethertype IPv4, and the rest is zero.
+ */
 struct rw_encap_tmpl {
 	uint8_t hdr[RW_ENCAP_LEN];
-	uint16_t pad;
+	uint8_t ipoe;
+	uint8_t pad;
 };
+
+#define RW_IPOE_LEN 22 /* Ethernet 14 + S-tag 4 + C-tag 4 */
 
 /* The core Ethernet header of one (line group, next hop). */
 struct rw_core_tmpl {
@@ -76,6 +85,13 @@ struct rw_pcp_map {
  */
 int rw_encap_tmpl_init(struct rw_encap_tmpl *t, const uint8_t sub_mac[6], const uint8_t ac_mac[6],
 		       uint16_t tpid, uint16_t stag, uint16_t ctag, uint16_t sid);
+
+/*
+ * The IPoE form: dst = subscriber MAC, src = AC MAC (the gateway's), the two
+ * tags, Ethertype IPv4; no PPPoE. Same errors, without the session id.
+ */
+int rw_encap_tmpl_init_ipoe(struct rw_encap_tmpl *t, const uint8_t sub_mac[6],
+			    const uint8_t ac_mac[6], uint16_t tpid, uint16_t stag, uint16_t ctag);
 
 /*
  * Build a core header: dst = next-hop MAC, src = the line group's core MAC,
@@ -274,9 +290,10 @@ rw_decap_pppoe(struct rte_mbuf *m, const struct cls_result *r, const struct rw_c
 	uint32_t pad;
 	uint8_t *h;
 
-	if ((r->kind != CLS_PPPOE_SESS_IPV4 && r->kind != CLS_PPPOE_SESS_IPV6) ||
-	    r->l3_off < RW_ENCAP_LEN || r->l3_off < ct->len || end > rte_pktmbuf_data_len(m) ||
-	    end > rte_pktmbuf_pkt_len(m))
+	if ((r->kind != CLS_PPPOE_SESS_IPV4 && r->kind != CLS_PPPOE_SESS_IPV6 &&
+	     r->kind != CLS_IPOE_IPV4) ||
+	    r->l3_off < (r->kind == CLS_IPOE_IPV4 ? RW_IPOE_LEN : RW_ENCAP_LEN) ||
+	    r->l3_off < ct->len || end > rte_pktmbuf_data_len(m) || end > rte_pktmbuf_pkt_len(m))
 		return -EINVAL;
 	pad = rte_pktmbuf_pkt_len(m) - end;
 	/* Padding in another segment than the last cannot be trimmed in place. */
@@ -351,6 +368,41 @@ rw_encap_pppoe(struct rte_mbuf *m, const struct rw_encap_tmpl *t, const struct r
 	h[RW_CTAG_TCI_OFF] |= (uint8_t)tci_pcp;
 	rw_store16(h + RW_PPPOE_LEN_OFF, rte_cpu_to_be_16((uint16_t)(tot + 2)));
 	return 0;
+}
+
+/*
+ * IPoE: like rw_encap_pppoe(), with the 22-byte header of an IPoE template
+ * (no PPPoE length to write). -EINVAL for a PPPoE template.
+ */
+static inline int
+rw_encap_ipoe(struct rte_mbuf *m, const struct rw_encap_tmpl *t, const struct rw_pcp_map *pcp,
+	      uint8_t tc)
+{
+	const uint8_t *ip = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint16_t tci_pcp;
+	uint8_t *h;
+
+	if (!t->ipoe || rte_pktmbuf_data_len(m) < 20 ||
+	    rte_be_to_cpu_16(rw_load16(ip + 2)) != rte_pktmbuf_pkt_len(m))
+		return -EINVAL;
+	h = (uint8_t *)rte_pktmbuf_prepend(m, RW_IPOE_LEN);
+	if (h == NULL)
+		return -ENOSPC;
+	memcpy(h, t->hdr, RW_IPOE_LEN);
+	tci_pcp = (uint16_t)((pcp->pcp[tc & (RW_NUM_TC - 1)] & 7) << 5);
+	h[RW_STAG_TCI_OFF] |= (uint8_t)tci_pcp;
+	h[RW_CTAG_TCI_OFF] |= (uint8_t)tci_pcp;
+	return 0;
+}
+
+/* The access header of a session's IPv4 packet: PPPoE or IPoE by its template. */
+static inline int
+rw_encap_ipv4(struct rte_mbuf *m, const struct rw_encap_tmpl *t, const struct rw_pcp_map *pcp,
+	      uint8_t tc)
+{
+	if (t->ipoe)
+		return rw_encap_ipoe(m, t, pcp, tc);
+	return rw_encap_pppoe(m, t, pcp, tc);
 }
 
 /*

@@ -522,7 +522,8 @@ session_add(struct session_tables *t, const struct dp_session_params *p, uint32_
 	int rc;
 
 	if ((p->ipv4 == 0 && p->n_prefix6 == 0) ||
-	    (p->mtu != 0 && (p->mtu < SESSION_MIN_MTU || p->mtu > SESSION_MAX_MTU)) || p->sid == 0)
+	    (p->mtu != 0 && (p->mtu < SESSION_MIN_MTU || p->mtu > SESSION_MAX_MTU)) ||
+	    (p->sid == 0) != (p->ipoe != 0))
 		return -EINVAL;
 	rc = v6_params_check(t, p, tab);
 	if (rc != 0)
@@ -539,7 +540,12 @@ session_add(struct session_tables *t, const struct dp_session_params *p, uint32_
 	s = &t->sessions[i];
 	/* The slot is invisible to readers until up_link() and down_insert()
 	 * publish i with release stores. */
-	rc = rw_encap_tmpl_init(&s->encap, p->mac, p->ac_mac, p->tpid, p->stag, p->ctag, p->sid);
+	if (p->ipoe)
+		rc = rw_encap_tmpl_init_ipoe(&s->encap, p->mac, p->ac_mac, p->tpid, p->stag,
+					     p->ctag);
+	else
+		rc = rw_encap_tmpl_init(&s->encap, p->mac, p->ac_mac, p->tpid, p->stag, p->ctag,
+					p->sid);
 	if (rc != 0) {
 		memset(s, 0, sizeof(*s));
 		return rc;
@@ -552,7 +558,7 @@ session_add(struct session_tables *t, const struct dp_session_params *p, uint32_
 	s->group = p->group;
 	s->ipv4 = p->ipv4;
 	s->qos = p->qos;
-	s->mtu = p->mtu != 0 ? p->mtu : SESSION_DEFAULT_MTU;
+	s->mtu = p->mtu != 0 ? p->mtu : p->ipoe ? SESSION_DEFAULT_MTU_IPOE : SESSION_DEFAULT_MTU;
 	s->sched = p->sched;
 	/* Neither index can refuse: chains are unbounded and the downstream
 	 * array always has room for capacity addresses. */
@@ -588,7 +594,7 @@ session_del(struct session_tables *t, uint32_t id)
 	s = &t->sessions[id];
 	/* A slot waiting for its grace period keeps its key, which may be live
 	 * again under another id: the key must map to this id. */
-	if (s->sid == 0)
+	if (!session_live(s))
 		return -ENOENT;
 	up_key_of(s, &k0, &k1);
 	if (up_find(t, k0, k1) != id)
@@ -617,7 +623,7 @@ session_modify_qos(struct session_tables *t, uint32_t id, uint16_t qos)
 	if (id >= t->capacity)
 		return -ENOENT;
 	s = &t->sessions[id];
-	if (s->sid == 0)
+	if (!session_live(s))
 		return -ENOENT;
 	__atomic_store_n(&s->qos, qos, __ATOMIC_RELAXED);
 	return 0;

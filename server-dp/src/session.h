@@ -131,6 +131,7 @@
 #define SESSION_ID_NONE UINT32_MAX
 #define SESSION_MAX_WORKERS 64u
 #define SESSION_DEFAULT_MTU 1492u /* RFC 2516 */
+#define SESSION_DEFAULT_MTU_IPOE 1500u
 #define SESSION_MIN_MTU 576u
 #define SESSION_MAX_MTU 9000u	/* RFC 4638 PPP-Max-Payload, jumbo access */
 #define SESSION_LOOKUP_STEP 32u /* lookups prefetched together */
@@ -148,12 +149,12 @@ struct dp_session {
 	uint16_t line; /* line..sid: upstream key word 0, in cls_result's order */
 	uint16_t stag;
 	uint16_t ctag;
-	uint16_t sid;	/* PPPoE session id, host order */
+	uint16_t sid;	/* PPPoE session id, host order; 0 for IPoE */
 	uint8_t mac[6]; /* upstream key word 1: these 6 bytes of the next 8 */
 	uint16_t group; /* line group */
 	uint32_t ipv4;	/* network order */
 	uint16_t qos;	/* QoS profile index, atomically replaceable */
-	uint16_t mtu;	/* PPP MTU (BBF MTU IE; 1492 by default): downstream fragmentation */
+	uint16_t mtu;	/* MTU (BBF MTU IE; 1492 PPPoE, 1500 IPoE by default); not 0 = live */
 	struct rw_encap_tmpl encap; /* downstream access header */
 	uint32_t sched;		    /* HQoS pipe reference (hqos.h), set before publishing */
 	uint32_t next_up;	    /* next id of its upstream chain, atomic; NONE ends */
@@ -197,7 +198,8 @@ struct dp_session_params {
 	uint16_t line;
 	uint16_t stag; /* 1..4094 */
 	uint16_t ctag; /* 1..4094 */
-	uint16_t sid;  /* 1..0xfffe */
+	uint16_t sid;  /* 1..0xfffe; 0 with ipoe */
+	uint8_t ipoe;  /* 1: an IPoE session, keyed by (line, MAC) with sid 0 */
 	uint8_t mac[6];
 	uint8_t ac_mac[6]; /* source of downstream frames */
 	uint16_t tpid;	   /* outer TPID of the access port, 0x8100 or 0x88a8 */
@@ -207,9 +209,20 @@ struct dp_session_params {
 	uint8_t n_prefix6; /* 0..SESSION6_MAX_PREFIX */
 	uint8_t prefix6_len[SESSION6_MAX_PREFIX]; /* a length of a down6 table */
 	uint8_t prefix6[SESSION6_MAX_PREFIX][16]; /* network order, host bits zero */
-	uint16_t mtu;	/* 0: SESSION_DEFAULT_MTU; else 576..SESSION_MAX_MTU */
+	uint16_t mtu;	/* 0: SESSION_DEFAULT_MTU(_IPOE); else 576..SESSION_MAX_MTU */
 	uint32_t sched; /* HQoS pipe reference, opaque here */
 };
+
+/*
+ * Whether slot s holds a session (live, or deleted and waiting for its grace
+ * period): session_add() sets the MTU, a reused slot is zeroed. The PPPoE
+ * session id cannot say it (IPoE sessions have 0).
+ */
+static inline int
+session_live(const struct dp_session *s)
+{
+	return s->mtu != 0;
+}
 
 struct session_tables {
 	/* read by the workers on every lookup; written at create and (down) on

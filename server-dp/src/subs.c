@@ -128,6 +128,12 @@ sub_install(void *ctx, const struct up_sub *u, uint32_t *handle)
 	}
 	p.group = a->cfg->lines[line].group;
 	g = &a->cfg->line_groups[p.group];
+	if (!(g->session_types &
+	      (u->kind == UP_SUB_IPOE ? DP_SESSION_TYPE_IPOE : DP_SESSION_TYPE_PPPOE)) ||
+	    (u->kind == UP_SUB_IPOE && (u->ipv4 == 0 || u->n_prefix6 != 0))) {
+		subs_stats.refused_type++;
+		return -EINVAL;
+	}
 	if ((u->ipv4 == 0 && u->n_prefix6 == 0) || (u->ipv4 != 0 && !in_pools(g, u->ipv4)) ||
 	    u->n_prefix6 > SESSION6_MAX_PREFIX) {
 		subs_stats.refused_address++;
@@ -168,7 +174,8 @@ sub_install(void *ctx, const struct up_sub *u, uint32_t *handle)
 	p.line = line;
 	p.stag = u->stag;
 	p.ctag = u->ctag;
-	p.sid = u->pppoe_sid;
+	p.sid = u->kind == UP_SUB_IPOE ? 0 : u->pppoe_sid;
+	p.ipoe = u->kind == UP_SUB_IPOE;
 	memcpy(p.mac, u->mac, 6);
 	memcpy(p.ac_mac, g->ac_mac, 6);
 	p.tpid = a->cfg->access_ports[a->cfg->lines[line].access_port].tpid;
@@ -198,7 +205,7 @@ live(struct app *a, uint32_t id)
 	if (id >= a->sessions->capacity)
 		return NULL;
 	s = session_get(a->sessions, id);
-	return s->sid != 0 ? s : NULL;
+	return session_live(s) ? s : NULL;
 }
 
 static void
@@ -312,7 +319,8 @@ sub_redirect(void *ctx, const struct up_redirect *r)
 			((r->classes & UP_REDIRECT_DISCOVERY) ? PUNT_REDIRECT_DISCOVERY : 0) |
 			((r->classes & UP_REDIRECT_PPP_CONTROL) ? PUNT_REDIRECT_PPP_CTRL : 0) |
 			((r->classes & UP_REDIRECT_UNKNOWN_SESSION) ? PUNT_REDIRECT_UNKNOWN_SESSION
-								    : 0),
+								    : 0) |
+			((r->classes & UP_REDIRECT_DHCP) ? PUNT_REDIRECT_DHCP : 0),
 	};
 
 	control_redirect_set(ctx, &cr);

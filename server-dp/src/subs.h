@@ -51,8 +51,10 @@ struct subs_stats {
 	uint64_t refused_address; /* outside the line group's pools */
 	uint64_t refused_qos;	  /* unknown Forwarding Policy */
 	uint64_t refused_mtu;
-	uint64_t refused_pipe;	  /* no HQoS pipe, or a rate HQoS cannot give */
-	uint64_t refused_session; /* session tables refused (duplicate key or address, full) */
+	uint64_t refused_type; /* the line group does not allow the session's type (PPPoE/IPoE) */
+	uint64_t refused_pipe; /* no HQoS pipe, or a rate HQoS cannot give */
+	uint64_t refused_session; /* session tables refused (duplicate key or address, full);
+				   * for IPoE a second session of one (line, MAC) */
 	uint64_t lg_adopted;	  /* line groups that became served */
 	uint64_t lg_released;	  /* line groups that became standby */
 	uint64_t lg_refused;	  /* adoptions / releases refused (unknown group, conflict) */

@@ -59,6 +59,7 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "arp_to_control", w->arp_to_control);
 	rte_tel_data_add_dict_u64(d, "lcp_answered", w->lcp_answered);
 	rte_tel_data_add_dict_u64(d, "lcp_consumed", w->lcp_consumed);
+	rte_tel_data_add_dict_u64(d, "ipoe_arp_replies", w->ipoe_arp_replies);
 	rte_tel_data_add_dict_u64(d, "icmp_sent", w->icmp_sent);
 	rte_tel_data_add_dict_u64(d, "fragmented", w->fragmented);
 	rte_tel_data_add_dict_u64(d, "up6_pkts", w->up6_pkts);
@@ -127,6 +128,7 @@ session_dict(struct rte_tel_data *d, uint32_t id, const struct dp_session *s)
 	rte_tel_data_add_dict_string(d, "line_group", a->cfg->line_groups[s->group].name);
 	rte_tel_data_add_dict_u64(d, "stag", s->stag);
 	rte_tel_data_add_dict_u64(d, "ctag", s->ctag);
+	rte_tel_data_add_dict_string(d, "kind", s->encap.ipoe ? "ipoe" : "pppoe");
 	rte_tel_data_add_dict_u64(d, "pppoe_sid", s->sid);
 	rte_tel_data_add_dict_string(d, "mac", mac);
 	rte_tel_data_add_dict_string(d, "ipv4", ip);
@@ -196,6 +198,7 @@ tel_sessions(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_dict_u64(d, "refused_address", subs_stats.refused_address);
 		rte_tel_data_add_dict_u64(d, "refused_qos", subs_stats.refused_qos);
 		rte_tel_data_add_dict_u64(d, "refused_mtu", subs_stats.refused_mtu);
+		rte_tel_data_add_dict_u64(d, "refused_type", subs_stats.refused_type);
 		rte_tel_data_add_dict_u64(d, "refused_pipe", subs_stats.refused_pipe);
 		rte_tel_data_add_dict_u64(d, "refused_session", subs_stats.refused_session);
 		ids = rte_tel_data_alloc();
@@ -203,7 +206,7 @@ tel_sessions(const char *cmd, const char *params, struct rte_tel_data *d)
 			return 0;
 		rte_tel_data_start_array(ids, RTE_TEL_U64_VAL);
 		for (id = 0; id < t->capacity && n < 512; id++) {
-			if (session_get(t, id)->sid != 0) {
+			if (session_live(session_get(t, id))) {
 				rte_tel_data_add_array_u64(ids, id);
 				n++;
 			}
@@ -232,7 +235,7 @@ tel_sessions(const char *cmd, const char *params, struct rte_tel_data *d)
 	}
 	if (parse_id(params, t->capacity, &id) != 0)
 		return -EINVAL;
-	if (session_get(t, id)->sid == 0) {
+	if (!session_live(session_get(t, id))) {
 		rte_tel_data_add_dict_string(d, "state", "free");
 		return 0;
 	}

@@ -103,6 +103,37 @@ vxlan_ipv6_ctrl(const uint8_t *ip, uint16_t len)
 	}
 }
 
+/*
+ * IPoE: the CP's DHCPv4 answers (docs/dp/control-frames.md): on a line of a
+ * group that allows IPoE, from its AC MAC (the gateway's), to a unicast client
+ * MAC or broadcast (the client's broadcast flag), a whole unfragmented IPv4
+ * UDP datagram from port 67 to port 68. Nothing else IPoE: the CP never sends
+ * subscriber data.
+ */
+static int
+vxlan_ipoe_check(const struct line_map *lm, uint16_t line, const uint8_t *frame, uint16_t len,
+		 struct vxlan_counters *c)
+{
+	const uint8_t *ip = frame + 22;
+	uint32_t ihl, tot;
+
+	if (!(lm->lines[line].flags & LM_LINE_IPOE))
+		return vxlan_count(c, VXLAN_INJECT_IPOE, -EPERM);
+	if (mac_key(frame + 6) != lm->lines[line].ac_mac)
+		return vxlan_count(c, VXLAN_INJECT_SRC_MAC, -EPERM);
+	if (mac_key(frame) == 0 || ((frame[0] & 0x01) && mac_key(frame) != CLS_MAC_BCAST))
+		return vxlan_count(c, VXLAN_INJECT_DST_MAC, -EPERM);
+	if (len < 22 + 20 + 8 || (ip[0] >> 4) != 4)
+		return vxlan_count(c, VXLAN_INJECT_IPOE, -EPERM);
+	ihl = (uint32_t)(ip[0] & 0x0f) * 4;
+	tot = cls_be16(ip + 2);
+	if (ihl < 20 || tot < ihl + 8 || tot > (uint32_t)len - 22 || ip[9] != 17 ||
+	    (cls_be16(ip + 6) & 0x3fff) != 0 || cls_be16(ip + ihl) != 67 ||
+	    cls_be16(ip + ihl + 2) != 68)
+		return vxlan_count(c, VXLAN_INJECT_IPOE, -EPERM);
+	return vxlan_count(c, VXLAN_INJECT_OK, line);
+}
+
 int
 vxlan_inject_check(const struct line_map *lm, const uint8_t *frame, uint16_t len,
 		   struct vxlan_counters *c)
@@ -113,6 +144,7 @@ vxlan_inject_check(const struct line_map *lm, const uint8_t *frame, uint16_t len
 
 	if (len < 22 + 6)
 		return vxlan_count(c, VXLAN_INJECT_SHORT, -EPERM);
+	/* (the IPoE check reads its own, longer, minimum) */
 	outer = cls_be16(frame + 12);
 	if ((outer != CLS_ETH_VLAN && outer != CLS_ETH_QINQ) ||
 	    cls_be16(frame + 16) != CLS_ETH_VLAN)
@@ -121,6 +153,8 @@ vxlan_inject_check(const struct line_map *lm, const uint8_t *frame, uint16_t len
 	if (line == CLS_NO_LINE)
 		return vxlan_count(c, VXLAN_INJECT_FOREIGN_LINE, -EPERM);
 	et = cls_be16(frame + 20);
+	if (et == CLS_ETH_IPV4)
+		return vxlan_ipoe_check(lm, line, frame, len, c);
 	if (et != CLS_ETH_PPPOE_DISC && et != CLS_ETH_PPPOE_SESS)
 		return vxlan_count(c, VXLAN_INJECT_ETHERTYPE, -EPERM);
 	if (mac_key(frame + 6) != lm->lines[line].ac_mac)

@@ -23,7 +23,7 @@
  * address, cannot put arbitrary frames on the access port:
  *   - QinQ: outer TPID 0x8100 or 0x88a8, inner 0x8100;
  *   - (S-tag, C-tag) a line of this instance (line_map_lookup());
- *   - ethertype PPPoE discovery or session;
+ *   - ethertype PPPoE discovery or session, or IPv4 (below);
  *   - source MAC = the AC MAC of the line's group (the CP answers as the AC);
  *   - destination unicast and not zero (PADO, PADS, PADT and session frames
  *     are unicast; the AC never broadcasts in PPPoE);
@@ -31,7 +31,10 @@
  *   - discovery: only the AC's codes, PADO (session id 0), PADS and PADT
  *     (session id not 0 / 0xffff);
  *   - session: code 0, session id not 0 / 0xffff, PPP protocol one of LCP,
- *     PAP, CHAP, IPCP, IPV6CP (the CP never sends subscriber data).
+ *     PAP, CHAP, IPCP, IPV6CP (the CP never sends subscriber data);
+ *   - or IPv4 (IPoE): only on a line of a group that allows IPoE, from the
+ *     AC MAC, to a unicast client MAC or broadcast, an unfragmented UDP
+ *     datagram from port 67 to port 68 (the CP's DHCP answers).
  * Every refusal is counted by reason; nothing is logged, nothing allocated.
  */
 

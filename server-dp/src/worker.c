@@ -4,9 +4,10 @@
  * One burst goes through these steps:
  *   1. classify (classify.h): kind, line, offsets, or a counted drop;
  *   2. sort by kind into the upstream IPv4, downstream IPv4 and control lists;
- *      discovery is punted, ARP goes to the control thread, IPoE and IPv6
- *      are counted;
- *   3. upstream: one bulk session lookup, anti-spoofing; then for the frames
+ *      discovery and IPoE DHCP are punted, core ARP goes to the control
+ *      thread, IPoE ARP is answered in place; IPoE IPv4 data joins the
+ *      upstream list (keyed by line and MAC, PPPoE session id 0);
+ *   3. upstream (PPPoE and IPoE): one bulk session lookup, anti-spoofing; then for the frames
  *      left one bulk ACL classification and one bulk route lookup; then per
  *      frame policer, route kind, TTL, DSCP, MSS, next hop, decapsulation;
  *   4. downstream: one bulk session lookup by destination, one bulk ACL
@@ -115,7 +116,7 @@ icmp_to_subscriber(struct app *a, struct rte_mbuf *m, const struct cls_result *r
 	}
 	/* m is now [access header][ICMP datagram], exactly. */
 	rte_pktmbuf_adj(m, r->l3_off);
-	if (rw_encap_pppoe(m, &s->encap, &a->pcp, 0) != 0) {
+	if (rw_encap_ipv4(m, &s->encap, &a->pcp, 0) != 0) {
 		drop(a, m, APP_DROP_REWRITE);
 		return;
 	}
@@ -198,7 +199,10 @@ upstream(struct app *a, struct rte_mbuf **pkts, struct cls_result *res, uint16_t
 		struct dp_session *s;
 
 		if (ids[i] == SESSION_ID_NONE) {
-			if (punt_enqueue(a->punt, m, &res[i], now) == 0)
+			/* IPoE: never punted (its DHCP went to the CP in worker_burst) */
+			if (res[i].kind == CLS_IPOE_IPV4)
+				drop(a, m, APP_DROP_IPOE_NO_SESSION);
+			else if (punt_enqueue(a->punt, m, &res[i], now) == 0)
 				w->punted++;
 			else
 				drop(a, m, APP_DROP_PUNT);
@@ -207,7 +211,8 @@ upstream(struct app *a, struct rte_mbuf **pkts, struct cls_result *res, uint16_t
 		s = session_get(a->sessions, ids[i]);
 		if (unlikely(!session_src_ok(s, rw_load32(ip + 12)))) {
 			s->drops_up++;
-			drop(a, m, APP_DROP_SPOOF);
+			drop(a, m,
+			     res[i].kind == CLS_IPOE_IPV4 ? APP_DROP_IPOE_SPOOF : APP_DROP_SPOOF);
 			continue;
 		}
 		pkts[k] = m;
@@ -300,7 +305,7 @@ down_encap(struct app *a, struct rte_mbuf *m, struct dp_session *s, uint8_t tc, 
 	struct app_out *o = a->out;
 	uint32_t len = rte_pktmbuf_pkt_len(m);
 
-	if (unlikely(rw_encap_pppoe(m, &s->encap, &a->pcp, tc) != 0)) {
+	if (unlikely(rw_encap_ipv4(m, &s->encap, &a->pcp, tc) != 0)) {
 		s->drops_down++;
 		drop(a, m, APP_DROP_REWRITE);
 		return;
@@ -312,6 +317,8 @@ down_encap(struct app *a, struct rte_mbuf *m, struct dp_session *s, uint8_t tc, 
 	}
 	a->wstats.down_pkts++;
 	a->wstats.down_bytes += len;
+	/* for sched_account(): the access header's length (IPoE 22, PPPoE 30) */
+	m->packet_type = s->encap.ipoe ? RTE_PTYPE_L2_ETHER_QINQ : 0;
 	hqos_mark(m, s->sched, tc, queue);
 	o->sched[o->n_sched++] = m;
 }
@@ -705,6 +712,103 @@ arp_to_control(struct app *a, struct rte_mbuf *m)
 		drop(a, m, APP_DROP_ARP_RING);
 }
 
+/* --- IPoE --------------------------------------------------------------------- */
+
+/*
+ * Whether an IPoE IPv4 frame is a DHCP client frame for the CP (punt class
+ * dhcp): unfragmented UDP from port 68 to port 67, to 255.255.255.255 or to
+ * a gateway of the line's group. Reads the group's configuration only for
+ * UDP 68 -> 67.
+ */
+static inline bool
+ipoe_is_dhcp(const struct app *a, const struct cls_result *r, const uint8_t *ip)
+{
+	uint32_t ihl = (uint32_t)(ip[0] & 0x0f) * 4, dst;
+	const struct dp_line_group *g;
+
+	/* the ports first: one compare rejects almost all data */
+	if (r->l3_len < ihl + 8 || rw_load32(ip + ihl) != rte_cpu_to_be_32(68u << 16 | 67u) ||
+	    ip[9] != 17 || (rw_load16(ip + 6) & rte_cpu_to_be_16(0x3fff)) != 0)
+		return false;
+	dst = rte_be_to_cpu_32(rw_load32(ip + 16));
+	if (dst == UINT32_MAX)
+		return true;
+	g = &a->cfg->line_groups[a->cfg->lines[r->line].group];
+	for (unsigned int k = 0; k < g->n_ipoe_gateways; k++)
+		if (g->ipoe_gateways[k].addr == dst)
+			return true;
+	return false;
+}
+
+/*
+ * Whether the group answers an ARP request from sip (its session's address)
+ * for tip: a gateway always; with proxy ARP any other address of the pool of
+ * a gateway whose pool holds sip too. Host order.
+ */
+static inline bool
+ipoe_arp_target_ok(const struct dp_line_group *g, uint32_t sip, uint32_t tip)
+{
+	for (unsigned int k = 0; k < g->n_ipoe_gateways; k++) {
+		const struct dp_ipoe_gateway *gw = &g->ipoe_gateways[k];
+		uint32_t mask = ~UINT32_C(0) << (32 - gw->len);
+
+		if (tip == gw->addr)
+			return true;
+		if (g->ipoe_proxy_arp && ((tip ^ gw->addr) & mask) == 0 &&
+		    ((sip ^ gw->addr) & mask) == 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * An ARP frame of an IPoE subscriber (CLS_IPOE_ARP): answered in place from
+ * the group's AC MAC when the sender MAC has a session on the line, the
+ * request comes from the session's own address (never 0.0.0.0: RFC 5227
+ * probes are not answered) and asks for a gateway (or, with proxy ARP, a
+ * neighbour of its pool; never the sender's own address). Nothing is learnt.
+ */
+static void
+ipoe_arp(struct app *a, const struct line_map *lm, struct rte_mbuf *m, const struct cls_result *r)
+{
+	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *), *arp = f + r->l3_off;
+	const uint8_t *macs[1] = {f + 6};
+	const struct dp_line_group *g;
+	const struct dp_session *s;
+	uint32_t id, sip, tip;
+
+	if (!(lm->lines[r->line].flags & LM_LINE_IPOE)) {
+		drop(a, m, APP_DROP_IPOE);
+		return;
+	}
+	session_lookup_up_burst(a->sessions, r, macs, 1, &id);
+	if (id == SESSION_ID_NONE) {
+		drop(a, m, APP_DROP_IPOE_ARP_NO_SESSION);
+		return;
+	}
+	s = session_get(a->sessions, id);
+	sip = rw_load32(arp + 14);
+	tip = rw_load32(arp + 24);
+	g = &a->cfg->line_groups[s->group];
+	if (cls_be16(arp + 6) != 1 || sip == 0 || sip != s->ipv4 || tip == sip ||
+	    memcmp(arp + 8, f + 6, 6) != 0 ||
+	    !ipoe_arp_target_ok(g, rte_be_to_cpu_32(sip), rte_be_to_cpu_32(tip))) {
+		drop(a, m, APP_DROP_IPOE_ARP);
+		return;
+	}
+	/* The reply: to the asker from the gateway's MAC, tags kept. */
+	memcpy(f, f + 6, 6);
+	memcpy(f + 6, g->ac_mac, 6);
+	arp[6] = 0;
+	arp[7] = 2;
+	memcpy(arp + 18, arp + 8, 6);
+	memcpy(arp + 24, &sip, 4);
+	memcpy(arp + 8, g->ac_mac, 6);
+	memcpy(arp + 14, &tip, 4);
+	a->wstats.ipoe_arp_replies++;
+	out_tx(a, m);
+}
+
 /* --- the burst ----------------------------------------------------------------- */
 
 void
@@ -716,11 +820,12 @@ worker_burst(struct app *a, struct rte_mbuf **pkts, uint16_t n, uint64_t now)
 	struct rte_mbuf *up6[APP_BURST], *down6[APP_BURST];
 	struct app_worker_stats *w = &a->wstats;
 	uint16_t i, nu = 0, nd = 0, nc = 0, nu6 = 0, nd6 = 0;
+	/* Acquire: pairs with the control thread's publication of a new map. */
+	const struct line_map *lm = __atomic_load_n(&a->lmap, __ATOMIC_ACQUIRE);
 
 	w->rx_pkts += n;
 	w->rx_bursts++;
-	/* Acquire: pairs with the control thread's publication of a new map. */
-	classify_burst(__atomic_load_n(&a->lmap, __ATOMIC_ACQUIRE), pkts, n, res, &w->cls);
+	classify_burst(lm, pkts, n, res, &w->cls);
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 
@@ -744,8 +849,24 @@ worker_burst(struct app *a, struct rte_mbuf **pkts, uint16_t n, uint64_t now)
 		case CLS_CORE_ND:
 			arp_to_control(a, m);
 			break;
-		case CLS_IPOE_IPV4:
-			drop(a, m, APP_DROP_IPOE);
+		case CLS_IPOE_IPV4: {
+			const struct lm_line *l = &lm->lines[res[i].line];
+			const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
+
+			if (unlikely(!(l->flags & LM_LINE_IPOE)))
+				drop(a, m, APP_DROP_IPOE);
+			else if (unlikely(ipoe_is_dhcp(a, &res[i], f + res[i].l3_off)))
+				punt(a, m, &res[i], now);
+			else if (unlikely(f[0] & 1)) /* classified: the AC MAC or broadcast */
+				drop(a, m, APP_DROP_IPOE_BCAST);
+			else {
+				ures[nu] = res[i];
+				up[nu++] = m;
+			}
+			break;
+		}
+		case CLS_IPOE_ARP:
+			ipoe_arp(a, lm, m, &res[i]);
 			break;
 		case CLS_PPPOE_SESS_IPV6:
 			u6res[nu6] = res[i];
@@ -807,7 +928,11 @@ sched_account(struct app *a, struct rte_mbuf **pkts, uint16_t n)
 		}
 		if (likely(id != HQOS_OWNER_UNSET)) {
 			struct dp_session *s = session_get(a->sessions, id);
-			uint32_t l3 = rte_pktmbuf_pkt_len(m) - RW_ENCAP_LEN;
+			uint32_t l3 =
+				rte_pktmbuf_pkt_len(m) -
+				((m->packet_type & RTE_PTYPE_L2_MASK) == RTE_PTYPE_L2_ETHER_QINQ
+					 ? RW_IPOE_LEN
+					 : RW_ENCAP_LEN);
 
 			s->pkts_down++;
 			s->bytes_down += l3;

@@ -336,6 +336,60 @@ pb_default(struct pfcp_msg *m, uint64_t cp_seid, uint32_t seq, uint32_t vx_ip, u
 	f->fwd.ohc.port = vx_port;
 }
 
+/*
+ * Session Establishment Request of one IPoE subscriber (docs/dp/pfcp.md,
+ * "IPoE subscriber session"): the PPPoE shape with Ethertype 0x0800, the UE
+ * IP Address (S/D = 0) upstream, no PPPoE Session ID or PPP Protocol, BBF
+ * Outer Header Removal 1, BBF Outer Header Creation session id 0, MTU 1500,
+ * no LCP; ARP ping when echo_count is set (interval echo_interval).
+ */
+static inline void
+pb_establish_ipoe(struct pfcp_msg *m, const struct pb_sub *s, uint64_t cp_seid, uint32_t seq)
+{
+	struct pfcp_pdr *up;
+	struct pb_sub t = *s;
+
+	t.echo_count = 0;
+	pb_establish(m, &t, cp_seid, seq);
+	up = &m->create_pdr[0];
+	up->pdi.present &= ~(uint32_t)(PFCP_PDI_PPPOE_SID | PFCP_PDI_PPP_PROTO);
+	up->pdi.present |= PFCP_PDI_UE_IP;
+	up->pdi.ue_ip.flags = PFCP_UEIP_V4;
+	up->pdi.ue_ip.ipv4 = s->ipv4;
+	up->pdi.eth.ethertype = 0x0800;
+	up->bbf_ohr = PFCP_BBF_OHR_ETHERNET;
+	m->create_far[1].fwd.bbf_ohc.session_id = 0;
+	if (s->mtu) {
+		m->present |= PFCP_M_BBF_MTU;
+		m->bbf_mtu = 1500;
+	}
+	if (s->echo_count) {
+		m->present |= PFCP_M_BNGPOD_ARP_PING;
+		m->arp_ping.on = true;
+		m->arp_ping.interval_s = s->echo_interval;
+		m->arp_ping.count = s->echo_count;
+	}
+}
+
+/* Add the default session's DHCP class (PDR 4, precedence 30) to pb_default()'s request. */
+static inline void
+pb_default_dhcp(struct pfcp_msg *m)
+{
+	struct pfcp_pdr *p = &m->create_pdr[m->n_create_pdr++];
+
+	p->present = PFCP_PDR_ID | PFCP_PDR_PRECEDENCE | PFCP_PDR_PDI | PFCP_PDR_FAR_ID;
+	p->id = 4;
+	p->precedence = 30;
+	p->pdi.present = PFCP_PDI_SRC_IF | PFCP_PDI_ETH | PFCP_PDI_SDF;
+	p->pdi.src_if = PFCP_IF_ACCESS;
+	p->pdi.eth.present = PFCP_EF_ETHERTYPE;
+	p->pdi.eth.ethertype = 0x0800;
+	p->pdi.sdf.flags = PFCP_SDF_FD;
+	p->pdi.sdf.fd_len = sizeof(PFCP_SDF_DHCP_FD) - 1;
+	memcpy(p->pdi.sdf.fd, PFCP_SDF_DHCP_FD, p->pdi.sdf.fd_len);
+	p->far_id = 1;
+}
+
 static inline void
 pb_delete(struct pfcp_msg *m, uint64_t up_seid, uint32_t seq)
 {

@@ -121,6 +121,16 @@ main(int argc, char **argv)
 	emit_msg("cp_lcp_off_req", &M);
 	pb_delete(&M, 0x0000abcd00000001ull, 7);
 	emit_msg("cp_session_deletion_req", &M);
+	{
+		struct pb_sub si = s;
+
+		si.mtu = 1500;
+		pb_establish_ipoe(&M, &si, 0x1002, 8);
+		emit_msg("cp_ipoe_session_establishment_req", &M);
+	}
+	pb_default(&M, 0x1, 9, PB_CP_IP, 4789);
+	pb_default_dhcp(&M);
+	emit_msg("cp_default_session_dhcp_req", &M);
 
 	/* what the UP function answers and sends; heartbeats from their own instance */
 	u = pfcp_up_create(&c, &accept_dp_ops, NULL);

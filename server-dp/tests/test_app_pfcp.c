@@ -114,7 +114,8 @@ check_conf(const char *what, const struct dp_config *cfg, uint16_t want_port)
 		       uc.fallback.cp_port == cfg->instance.vxlan_port,
 	       "%s: the static redirect fallback to the CP's VXLAN port", what);
 	CHECKF(uc.up_features[0] == 0 && uc.up_features[1] == 0 && uc.up_features[2] == 0x10 &&
-		       uc.bbf_features == (PFCP_BBF_UPF_PPPOE | PFCP_BBF_UPF_LCP_KEEPALIVE_OFFLOAD),
+		       uc.bbf_features == (PFCP_BBF_UPF_PPPOE | PFCP_BBF_UPF_IPOE |
+					   PFCP_BBF_UPF_LCP_KEEPALIVE_OFFLOAD),
 	       "%s: announced features", what);
 	CHECKF(uc.heartbeat_ms == 0 && uc.t1_ms == 0 && uc.n1 == 0 && uc.rcache_ttl_ms == 0,
 	       "%s: timers at the UP function's defaults", what);

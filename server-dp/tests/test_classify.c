@@ -288,8 +288,11 @@ static const struct fcase cases[] = {
 	 .v2 = 2500, .et = CLS_ETH_IPV6, .l3 = L3_IPV6, .kind = CLS_IPOE_IPV6, .line = 0,
 	 .l3_off = 22, .l3_len = 104},
 	{.name = "qinq arp", .map = LAB, .dst = D_BCAST, .t1 = QA, .v1 = 400, .t2 = Q1, .v2 = 1,
-	 .et = CLS_ETH_ARP, .l3 = L3_ARP, .kind = CLS_DROP, .drop = CLS_DROP_UNKNOWN_ETHERTYPE,
-	 .line = 1},
+	 .et = CLS_ETH_ARP, .l3 = L3_ARP, .kind = CLS_IPOE_ARP, .line = 1, .l3_off = 22,
+	 .l3_len = 28},
+	{.name = "qinq arp to the ac mac", .map = LAB, .dst = D_AC, .t1 = QA, .v1 = 400, .t2 = Q1,
+	 .v2 = 1, .et = CLS_ETH_ARP, .l3 = L3_ARP, .kind = CLS_IPOE_ARP, .line = 1, .l3_off = 22,
+	 .l3_len = 28},
 	/* Core side, untagged on the lab map. */
 	{.name = "core ipv4", .map = LAB, .dst = D_CORE, .et = CLS_ETH_IPV4, .l3 = L3_IPV4,
 	 .kind = CLS_CORE_IPV4, .line = CLS_NO_LINE, .l3_off = 14, .l3_len = 84},

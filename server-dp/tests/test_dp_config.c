@@ -1331,6 +1331,72 @@ static const struct edit_case edit_cases[] = {
 	{"reject: S-tag ranges meeting at one id on two ports",
 	 {SET("line.1", "stag", "100-300")},
 	 "line.1: stag 100-300 overlaps line.0 on access port 'access3'"},
+	/* IPoE keys (all optional: an older file is PPPoE only). */
+	{"valid: IPoE keys left out (PPPoE only)", {DEL("line_group.0", "standby")}, NULL},
+	{"valid: session_types pppoe ipoe with a gateway",
+	 {ADD("line_group.0", "session_types = pppoe ipoe"),
+	  ADD("line_group.0", "ipoe_gateways = 100.80.12.1/22"),
+	  ADD("line_group.0", "ipoe_proxy_arp = no")},
+	 NULL},
+	{"valid: session_types pppoe, ipoe_gateways none",
+	 {ADD("line_group.0", "session_types = pppoe"), ADD("line_group.0", "ipoe_gateways = none"),
+	  ADD("line_group.0", "ipoe_proxy_arp = yes")},
+	 NULL},
+	{"reject: session_types unknown",
+	 {ADD("line_group.0", "session_types = pppoe l2tp")},
+	 "line_group.0: session_types: 'l2tp' is not pppoe or ipoe"},
+	{"reject: session_types twice",
+	 {ADD("line_group.0", "session_types = ipoe ipoe"),
+	  ADD("line_group.0", "ipoe_gateways = 100.80.12.1/22")},
+	 "line_group.0: session_types: 'ipoe' given twice"},
+	{"reject: session_types empty",
+	 {ADD("line_group.0", "session_types = ")},
+	 "line_group.0: session_types is empty"},
+	{"reject: ipoe without gateways",
+	 {ADD("line_group.0", "session_types = ipoe"), ADD("line_group.0", "ipoe_gateways = none")},
+	 "line_group.0: session_types has ipoe but ipoe_gateways is none"},
+	{"reject: ipoe, ipoe_gateways left out",
+	 {ADD("line_group.0", "session_types = pppoe ipoe")},
+	 "line_group.0: session_types has ipoe but ipoe_gateways is none"},
+	{"reject: gateways without ipoe",
+	 {ADD("line_group.0", "ipoe_gateways = 100.80.12.1/22")},
+	 "line_group.0: ipoe_gateways without ipoe in session_types"},
+	{"reject: gateway outside the pools",
+	 {ADD("line_group.0", "session_types = ipoe"),
+	  ADD("line_group.0", "ipoe_gateways = 100.80.16.1/22")},
+	 "line_group.0: ipoe_gateways: '100.80.16.1/22' is not inside a pool of the group"},
+	{"reject: gateway length other than its pool's",
+	 {ADD("line_group.0", "session_types = ipoe"),
+	  ADD("line_group.0", "ipoe_gateways = 100.80.12.1/24")},
+	 "line_group.0: ipoe_gateways: '100.80.12.1/24' is not inside a pool of the group"},
+	{"reject: gateway is the pool's network address",
+	 {ADD("line_group.0", "session_types = ipoe"),
+	  ADD("line_group.0", "ipoe_gateways = 100.80.12.0/22")},
+	 "line_group.0: ipoe_gateways: '100.80.12.0/22' is the network or broadcast address of "
+	 "its pool"},
+	{"reject: gateway is the pool's broadcast address",
+	 {ADD("line_group.0", "session_types = ipoe"),
+	  ADD("line_group.0", "ipoe_gateways = 100.80.15.255/22")},
+	 "line_group.0: ipoe_gateways: '100.80.15.255/22' is the network or broadcast address of "
+	 "its pool"},
+	{"reject: two gateways in one pool",
+	 {ADD("line_group.0", "session_types = ipoe"),
+	  ADD("line_group.0", "ipoe_gateways = 100.80.12.1/22 100.80.12.2/22")},
+	 "line_group.0: ipoe_gateways: '100.80.12.2/22': its pool has a gateway already"},
+	{"reject: gateway not an address",
+	 {ADD("line_group.0", "session_types = ipoe"),
+	  ADD("line_group.0", "ipoe_gateways = gw/22")},
+	 "line_group.0: ipoe_gateways: 'gw/22' is not gateway/length (a.b.c.d/1..32)"},
+	{"reject: gateway without length",
+	 {ADD("line_group.0", "session_types = ipoe"),
+	  ADD("line_group.0", "ipoe_gateways = 100.80.12.1")},
+	 "line_group.0: ipoe_gateways: '100.80.12.1' is not gateway/length (a.b.c.d/1..32)"},
+	{"reject: ipoe_gateways empty",
+	 {ADD("line_group.0", "session_types = ipoe"), ADD("line_group.0", "ipoe_gateways = ")},
+	 "line_group.0: ipoe_gateways is empty (write none)"},
+	{"reject: ipoe_proxy_arp neither yes nor no",
+	 {ADD("line_group.0", "ipoe_proxy_arp = true")},
+	 "line_group.0: ipoe_proxy_arp 'true' is not yes or no"},
 	/* Standby groups (adoption at run time): parsed, and exempt from the port rule. */
 	{"reject: standby neither yes nor no",
 	 {SET("line_group.0", "standby", "maybe")},
@@ -1768,6 +1834,58 @@ static const struct raw_case raw_cases[] = {
 
 /* The dual-stack keys land in the right fields. */
 static void
+test_ipoe_fields(const char *base)
+{
+	static const char name[] = "valid: IPoE fields";
+	static const struct edit edits[MAX_EDITS] = {
+		SET("line_group.0", "prefixes", "100.80.12.0/22 100.81.0.0/24 100.82.0.0/31"),
+		ADD("line_group.0", "session_types = ipoe pppoe"),
+		ADD("line_group.0", "ipoe_gateways = 100.81.0.254/24 100.80.12.1/22 100.82.0.0/31"),
+		ADD("line_group.0", "ipoe_proxy_arp = no"),
+	};
+	struct text t = {0};
+	const char *unapplied = NULL;
+	const struct dp_line_group *lg;
+	bool ok;
+
+	ok = apply_edits(base, edits, &t, &unapplied) && write_file(scratch_path, t.p, t.len) &&
+	     check_load(name, scratch_path, NULL);
+	text_free(&t);
+	if (!ok)
+		return;
+	lg = &cfg->line_groups[0];
+	EXPECT(name, lg->session_types == (DP_SESSION_TYPE_PPPOE | DP_SESSION_TYPE_IPOE));
+	EXPECT(name, !lg->ipoe_proxy_arp);
+	EXPECT(name, lg->n_ipoe_gateways == 3);
+	EXPECT(name, lg->ipoe_gateways[0].addr == 0x645100fe && lg->ipoe_gateways[0].len == 24 &&
+			     lg->ipoe_gateways[0].pool == 1);
+	EXPECT(name, lg->ipoe_gateways[1].addr == 0x64500c01 && lg->ipoe_gateways[1].len == 22 &&
+			     lg->ipoe_gateways[1].pool == 0);
+	EXPECT(name, lg->ipoe_gateways[2].addr == 0x64520000 && lg->ipoe_gateways[2].pool == 2);
+	pass(name);
+}
+
+static void
+test_ipoe_absent(const char *base)
+{
+	static const char name[] = "valid: IPoE keys absent: PPPoE only, no gateways";
+	static const struct edit edits[MAX_EDITS] = {DEL("line_group.0", "standby")};
+	struct text t = {0};
+	const char *unapplied = NULL;
+	bool ok;
+
+	ok = apply_edits(base, edits, &t, &unapplied) && write_file(scratch_path, t.p, t.len) &&
+	     check_load(name, scratch_path, NULL);
+	text_free(&t);
+	if (!ok)
+		return;
+	EXPECT(name, cfg->line_groups[0].session_types == DP_SESSION_TYPE_PPPOE);
+	EXPECT(name, cfg->line_groups[0].n_ipoe_gateways == 0);
+	EXPECT(name, cfg->line_groups[0].ipoe_proxy_arp);
+	pass(name);
+}
+
+static void
 test_ipv6_fields(const char *base)
 {
 	static const char name[] = "valid: IPv6 fields";
@@ -1868,6 +1986,8 @@ main(int argc, char **argv)
 	test_punt_section(base.p);
 	test_ipv6_fields(base.p);
 	test_ipv6_absent();
+	test_ipoe_fields(base.p);
+	test_ipoe_absent(base.p);
 	for (i = 0; i < sizeof(up_dscp_cases) / sizeof(up_dscp_cases[0]); i++)
 		run_up_dscp_case(base.p, &up_dscp_cases[i]);
 	for (i = 0; i < sizeof(edit_cases) / sizeof(edit_cases[0]); i++)

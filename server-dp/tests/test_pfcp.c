@@ -1123,8 +1123,12 @@ test_up_causes(void)
 	M.create_far[1].apply = PFCP_APPLY_DROP;
 	expect_est(u, &seq, "far drop", 76, PFCP_IE_APPLY_ACTION, -1, 0);
 	EST();
-	M.create_pdr[0].bbf_ohr = PFCP_BBF_OHR_ETHERNET;
-	expect_est(u, &seq, "bbf ohr ethernet", 76, PFCP_IE_BBF_OUTER_HEADER_REMOVAL, -1, 0);
+	M.create_pdr[0].bbf_ohr = PFCP_BBF_OHR_ETHERNET; /* IPoE, with a PPPoE session id */
+	expect_est(u, &seq, "bbf ohr ethernet with a session id", 69, PFCP_IE_BBF_PPPOE_SESSION_ID,
+		   -1, 0);
+	EST();
+	M.create_pdr[0].bbf_ohr = PFCP_BBF_OHR_PPPOE_ETHERNET;
+	expect_est(u, &seq, "bbf ohr pppoe/ethernet", 76, PFCP_IE_BBF_OUTER_HEADER_REMOVAL, -1, 0);
 	EST();
 	M.create_pdr[1].pdi.src_if = PFCP_IF_SGI_LAN;
 	expect_est(u, &seq, "sgi-lan pdr", 76, PFCP_IE_SOURCE_INTERFACE, -1, 0);
@@ -1330,7 +1334,7 @@ test_up_default_session(void)
 	CHECK(last_cause() == 1 && F.redirects == 1 && F.installs == 0, "default accepted");
 	dseid = up_seid_of_last();
 	CHECK(F.redir.cp_ip == PB_CP_IP && F.redir.cp_port == 4789 &&
-		      F.redir.classes == UP_REDIRECT_ALL && !F.redir.fallback,
+		      F.redir.classes == (UP_REDIRECT_ALL & ~UP_REDIRECT_DHCP) && !F.redir.fallback,
 	      "redirect to the CP's VXLAN endpoint");
 	pb_default(&M, 2, 20, PB_CP_IP, 4789);
 	CHECK(feed_msg(u, &M, 0) == 64, "a second default session");
@@ -1367,7 +1371,11 @@ test_up_default_session(void)
 	      "gtp-u cpr not supported");
 	pb_default(&M, 3, 25, PB_CP_IP, 4789);
 	M.create_pdr[0].pdi.eth.ethertype = 0x0800;
-	CHECK(feed_msg(u, &M, 0) == 76 && M2.offending_ie == PFCP_IE_ETHERTYPE, "ipoe class");
+	CHECK(feed_msg(u, &M, 0) == 67 && M2.offending_ie == PFCP_IE_SDF_FILTER,
+	      "ipv4 class without the dhcp sdf filter");
+	pb_default(&M, 3, 25, PB_CP_IP, 4789);
+	M.create_pdr[0].pdi.eth.ethertype = 0x86dd;
+	CHECK(feed_msg(u, &M, 0) == 76 && M2.offending_ie == PFCP_IE_ETHERTYPE, "ipv6 class");
 	pb_default(&M, 3, 26, PB_CP_IP, 4789);
 	M.create_far[0].fwd.present &= ~PFCP_FWD_OHC;
 	CHECK(feed_msg(u, &M, 0) == 67 && M2.offending_ie == PFCP_IE_OUTER_HEADER_CREATION,
@@ -2347,6 +2355,266 @@ test_up_line_group(void)
 	pfcp_up_free(u);
 }
 
+/* ---- IPoE (issue 19): the session shape, the DHCP class, the ARP ping IE ------------------- */
+
+static struct pb_sub
+pb_sub_ipoe(void)
+{
+	struct pb_sub s = pb_sub_default();
+
+	s.mtu = 1500;
+	s.echo_interval = 30;
+	s.echo_count = 3;
+	return s;
+}
+
+static void
+test_ipoe_vectors(void)
+{
+	struct pb_sub s = pb_sub_ipoe();
+	uint8_t want[sizeof(v_default_req) + sizeof(v_default_dhcp_pdr)];
+	const size_t far_len = 38; /* the Create FAR at the end of v_default_req */
+	const size_t head = sizeof(v_default_req) - far_len;
+	struct pfcp_derr e;
+	const struct pfcp_pdr *up;
+
+	pb_establish_ipoe(&M, &s, 0x1002, 9);
+	CHECK(encodes_to(&M, v_est_ipoe_req, sizeof(v_est_ipoe_req)), "builder ipoe est == vector");
+	CHECK(pfcp_msg_decode(v_est_ipoe_req, sizeof(v_est_ipoe_req), &M, &e) == PFCP_OK,
+	      "ipoe est dec");
+	up = &M.create_pdr[0];
+	CHECK(up->bbf_ohr == PFCP_BBF_OHR_ETHERNET && !(up->pdi.present & PFCP_PDI_PPPOE_SID) &&
+		      !(up->pdi.present & PFCP_PDI_PPP_PROTO) && up->pdi.eth.ethertype == 0x0800 &&
+		      up->pdi.ue_ip.flags == PFCP_UEIP_V4 && up->pdi.ue_ip.ipv4 == 0x64500007,
+	      "ipoe est up pdr");
+	CHECK(M.create_far[1].fwd.bbf_ohc.has_ids && M.create_far[1].fwd.bbf_ohc.session_id == 0,
+	      "ipoe est ohc session 0");
+	CHECK((M.present & PFCP_M_BNGPOD_ARP_PING) && M.arp_ping.on &&
+		      M.arp_ping.interval_s == 30 && M.arp_ping.count == 3 &&
+		      !(M.present & PFCP_M_BBF_LCP) && M.bbf_mtu == 1500,
+	      "ipoe est arp ping, mtu");
+
+	/* the default session with the DHCP class */
+	memcpy(want, v_default_req, head);
+	memcpy(want + head, v_default_dhcp_pdr, sizeof(v_default_dhcp_pdr));
+	memcpy(want + head + sizeof(v_default_dhcp_pdr), v_default_req + head, far_len);
+	want[2] = (uint8_t)((sizeof(want) - 4) >> 8);
+	want[3] = (uint8_t)(sizeof(want) - 4);
+	pb_default(&M, 1, 8, PB_CP_IP, 4789);
+	pb_default_dhcp(&M);
+	CHECK(encodes_to(&M, want, sizeof(want)), "builder default+dhcp == vector");
+	CHECK(pfcp_msg_decode(want, sizeof(want), &M, &e) == PFCP_OK && M.n_create_pdr == 4 &&
+		      (M.create_pdr[3].pdi.present & PFCP_PDI_SDF) &&
+		      M.create_pdr[3].pdi.sdf.flags == PFCP_SDF_FD &&
+		      M.create_pdr[3].pdi.sdf.fd_len == 35 &&
+		      memcmp(M.create_pdr[3].pdi.sdf.fd, PFCP_SDF_DHCP_FD, 35) == 0,
+	      "default+dhcp decodes");
+}
+
+static void
+test_ipoe_ie_codec(void)
+{
+	static const uint8_t ping[] = {0x00, 0x1e, 0x03};
+	/* an establishment with one Create PDR holding a PDI with an SDF Filter of FD 65 octets */
+	static const uint8_t sdf_long[] = {
+		0x21, 0x32, 0x00, 0x5d, 0,    0,    0,	  0,
+		0,    0,    0,	  0,	0,    0,    0x01, 0x00, /* header, 93 */
+		0x00, 0x01, 0x00, 0x4d,				/* Create PDR, 77 */
+		0x00, 0x02, 0x00, 0x49,				/* PDI, 73 */
+		0x00, 0x17, 0x00, 0x45, 0x01, 0x00, 0x00, 0x41, /* SDF Filter, 69: FD, 65 */
+	};
+	uint8_t msg[256], out[8];
+	struct pfcp_arp_ping ap;
+	struct pfcp_derr e;
+	size_t n;
+
+	CHECK(pfcp_arp_ping_decode(ping, 3, &ap) == 0 && ap.on && ap.interval_s == 30 &&
+		      ap.count == 3,
+	      "arp ping decodes");
+	CHECK(pfcp_arp_ping_encode(&ap, out, sizeof(out)) == 3 && memcmp(out, ping, 3) == 0,
+	      "arp ping encodes");
+	CHECK(pfcp_arp_ping_decode(ping, 0, &ap) == 0 && !ap.on, "empty arp ping: off");
+	CHECK(pfcp_arp_ping_encode(&ap, out, sizeof(out)) == 0, "arp ping off encodes empty");
+	CHECK(pfcp_arp_ping_decode(ping, 2, &ap) == -EINVAL, "arp ping: 2 octets");
+	CHECK(pfcp_arp_ping_decode(ping, 4, &ap) == -EINVAL, "arp ping: 4 octets");
+	CHECK(pfcp_arp_ping_decode((const uint8_t[]){0, 0, 3}, 3, &ap) == -EINVAL,
+	      "arp ping: interval 0");
+	CHECK(pfcp_arp_ping_decode((const uint8_t[]){0, 1, 0}, 3, &ap) == -EINVAL,
+	      "arp ping: count 0");
+	/* a malformed ARP ping IE in a message: 69 */
+	pb_establish_ipoe(&M, &(struct pb_sub){.echo_count = 1, .echo_interval = 1}, 1, 1);
+	n = (size_t)pfcp_msg_encode(&M, msg, sizeof(msg));
+	CHECK(n > 51 && msg[42] == 0x80 && msg[43] == 0x02 && msg[49] == 1 && msg[50] == 1,
+	      "arp ping after the f-seid");
+	msg[50] = 0;
+	CHECK(pfcp_msg_decode(msg, n, &M, &e) == PFCP_EIE && e.cause == 69 &&
+		      e.offending_ie == PFCP_IE_BNGPOD_ARP_PING,
+	      "arp ping count 0 in a message: 69");
+	/* a Flow Description longer than the DP keeps: decoded as fd_long */
+	memset(msg, 'a', sizeof(msg));
+	memcpy(msg, sdf_long, sizeof(sdf_long));
+	n = sizeof(sdf_long) + 65;
+	CHECK(pfcp_msg_decode(msg, n, &M, &e) == PFCP_OK && M.n_create_pdr == 1 &&
+		      M.create_pdr[0].pdi.sdf.fd_long && M.create_pdr[0].pdi.sdf.fd_len == 0,
+	      "sdf filter with a long flow description: fd_long (cause %u ie %u)", e.cause,
+	      e.offending_ie);
+	msg[sizeof(sdf_long) - 1] = 66; /* FD length past the IE */
+	CHECK(pfcp_msg_decode(msg, n, &M, &e) == PFCP_EIE && e.cause == 68 &&
+		      e.offending_ie == PFCP_IE_SDF_FILTER,
+	      "sdf filter fd length past the ie: 68");
+}
+
+static void
+test_up_ipoe(void)
+{
+	struct pfcp_up_conf c = conf_default(8);
+	struct pfcp_up *u = mk_up(&c);
+	struct pb_sub s = pb_sub_ipoe(), p = pb_sub_default();
+	uint32_t seq = 900;
+	uint64_t seid = 0x9000, useid;
+
+	associate(u, 0);
+	/* accepted: the flat description says IPoE, PPPoE session id 0 */
+	pb_establish_ipoe(&M, &s, seid++, seq++);
+	CHECK(feed_msg(u, &M, 0) == 1 && F.live == 1, "ipoe accepted");
+	useid = up_seid_of_last();
+	CHECK(F.last.kind == UP_SUB_IPOE && F.last.pppoe_sid == 0 && F.last.ipv4 == 0x64500007 &&
+		      F.last.stag == 100 && F.last.ctag == 7 && F.last.mac[5] == 7 &&
+		      F.last.mtu == 1500 && !F.last.lcp_offload && F.last.arp_ping.on &&
+		      F.last.arp_ping.interval_s == 30 && F.last.arp_ping.count == 3 &&
+		      F.last.mbr_ul == 10000000 && strcmp(F.last.qos_profile, "gold") == 0,
+	      "ipoe description");
+	/* a PPPoE session says PPPoE */
+	pb_establish(&M, &p, seid++, seq++);
+	CHECK(feed_msg(u, &M, 0) == 1 && F.last.kind == UP_SUB_PPPOE &&
+		      F.last.pppoe_sid == 0x0107 && !F.last.arp_ping.on,
+	      "pppoe description");
+	/* modification: ARP ping off is a change of the ARP ping only */
+	pb_hdr(&M, PFCP_SESS_MOD_REQ, 1, useid, seq++);
+	M.present |= PFCP_M_BNGPOD_ARP_PING;
+	CHECK(feed_msg(u, &M, 0) == 1 && F.last_changed == UP_CHG_ARP_PING && !F.last.arp_ping.on,
+	      "ipoe: arp ping off (changed %#x)", F.last_changed);
+	/* modification: IPoE -> PPPoE (OHR 3): 76 */
+	pb_hdr(&M, PFCP_SESS_MOD_REQ, 1, useid, seq++);
+	M.update_pdr[0].present = PFCP_PDR_ID | PFCP_PDR_BBF_OHR;
+	M.update_pdr[0].id = 1;
+	M.update_pdr[0].bbf_ohr = PFCP_BBF_OHR_PPP_PPPOE_ETHERNET;
+	M.n_update_pdr = 1;
+	CHECK(feed_msg(u, &M, 0) == 67 && M2.offending_ie == PFCP_IE_BBF_PPPOE_SESSION_ID,
+	      "ipoe -> pppoe without a session id: 67");
+	pb_hdr(&M, PFCP_SESS_MOD_REQ, 1, useid, seq++);
+	M.update_pdr[0].present = PFCP_PDR_ID | PFCP_PDR_BBF_OHR | PFCP_PDR_PDI;
+	M.update_pdr[0].id = 1;
+	M.update_pdr[0].bbf_ohr = PFCP_BBF_OHR_PPP_PPPOE_ETHERNET;
+	pb_establish(&M2, &p, 1, 1);
+	M.update_pdr[0].pdi = M2.create_pdr[0].pdi;
+	M.n_update_pdr = 1;
+	M.update_far[0].present = PFCP_FAR_ID | PFCP_FAR_FWD;
+	M.update_far[0].id = 2;
+	M.update_far[0].fwd.present = PFCP_FWD_BBF_OHC;
+	M.update_far[0].fwd.bbf_ohc = M2.create_far[1].fwd.bbf_ohc;
+	M.n_update_far = 1;
+	CHECK(feed_msg(u, &M, 0) == 76 && M2.offending_ie == PFCP_IE_BBF_OUTER_HEADER_REMOVAL,
+	      "ipoe -> pppoe: 76");
+	CHECK(F.live == 2, "both sessions still there");
+
+#define ESTI() pb_establish_ipoe(&M, &s, seid++, seq)
+	ESTI();
+	M.create_pdr[0].pdi.present &= ~(uint32_t)PFCP_PDI_UE_IP;
+	expect_est(u, &seq, "ipoe without upstream ue ip", 67, PFCP_IE_UE_IP_ADDRESS, -1, 0);
+	ESTI();
+	M.create_pdr[0].pdi.ue_ip.ipv4 = 0x64500008;
+	expect_est(u, &seq, "ipoe upstream ue ip differs", 69, PFCP_IE_UE_IP_ADDRESS, -1, 0);
+	ESTI();
+	M.create_pdr[0].pdi.ue_ip.flags |= PFCP_UEIP_SD;
+	expect_est(u, &seq, "ipoe upstream ue ip S/D 1", 69, PFCP_IE_UE_IP_ADDRESS, -1, 0);
+	ESTI();
+	M.create_pdr[0].pdi.present |= PFCP_PDI_PPPOE_SID;
+	M.create_pdr[0].pdi.pppoe_sid = 7;
+	expect_est(u, &seq, "ipoe with a pppoe session id", 69, PFCP_IE_BBF_PPPOE_SESSION_ID, -1,
+		   0);
+	ESTI();
+	M.create_pdr[0].pdi.present |= PFCP_PDI_PPP_PROTO;
+	M.create_pdr[0].pdi.ppp.flags = PFCP_BBF_PPP_DATA;
+	expect_est(u, &seq, "ipoe with a ppp protocol", 69, PFCP_IE_BBF_PPP_PROTOCOL, -1, 0);
+	ESTI();
+	M.create_far[1].fwd.bbf_ohc.session_id = 7;
+	expect_est(u, &seq, "ipoe ohc session id 7", 69, PFCP_IE_BBF_OUTER_HEADER_CREATION, -1, 0);
+	ESTI();
+	M.create_pdr[0].pdi.eth.ethertype = 0x8864;
+	expect_est(u, &seq, "ipoe ethertype 0x8864", 69, PFCP_IE_ETHERTYPE, -1, 0);
+	ESTI();
+	pb_lcp(&M, &p);
+	expect_est(u, &seq, "ipoe with lcp connectivity", 69, PFCP_IE_BBF_PPP_LCP_CONNECTIVITY, -1,
+		   0);
+	ESTI();
+	pb_add_ipv6(&M, false);
+	M.create_pdr[2].pdi.present &= ~(uint32_t)PFCP_PDI_PPP_PROTO;
+	expect_est(u, &seq, "ipoe with ipv6 pdrs (upstream twice)", 73, 0, PFCP_RULE_PDR, 3);
+	ESTI();
+	pb_add_ipv6(&M, false);
+	M.n_create_pdr = 2;
+	M.create_pdr[M.n_create_pdr++] = M.create_pdr[3 + 0];
+	M.create_pdr[2] = M.create_pdr[1];
+	M.create_pdr[2].id = 4;
+	M.create_pdr[2].pdi.ue_ip.flags = PFCP_UEIP_V6 | PFCP_UEIP_SD | PFCP_UEIP_IP6PL;
+	memcpy(M.create_pdr[2].pdi.ue_ip.ipv6, PB_V6_WAN, 16);
+	M.create_pdr[2].pdi.ue_ip.v6_plen = 64;
+	expect_est(u, &seq, "ipoe with an ipv6 downstream pdr", 76, PFCP_IE_UE_IP_ADDRESS, -1, 0);
+	ESTI();
+	M.create_pdr[0].pdi.ue_ip.flags = PFCP_UEIP_V6 | PFCP_UEIP_IP6PL;
+	expect_est(u, &seq, "ipoe upstream ipv6 ue ip", 76, PFCP_IE_UE_IP_ADDRESS, -1, 0);
+	ESTI();
+	M.create_pdr[0].pdi.present |= PFCP_PDI_SDF;
+	M.create_pdr[0].pdi.sdf.flags = PFCP_SDF_FD;
+	expect_est(u, &seq, "sdf filter on a subscriber", 76, PFCP_IE_SDF_FILTER, -1, 0);
+	pb_establish(&M, &p, seid++, seq);
+	M.present |= PFCP_M_BNGPOD_ARP_PING;
+	M.arp_ping = (struct pfcp_arp_ping){.on = true, .interval_s = 5, .count = 2};
+	expect_est(u, &seq, "arp ping on a pppoe session", 69, PFCP_IE_BNGPOD_ARP_PING, -1, 0);
+	/* the data path refuses (group without IPoE, same line and MAC): 73, upstream PDR */
+	ESTI();
+	F.fail_install = -EINVAL;
+	expect_est(u, &seq, "ipoe refused by the data path", 73, 0, PFCP_RULE_PDR, 1);
+	F.fail_install = 0;
+#undef ESTI
+	pfcp_up_free(u);
+}
+
+static void
+test_up_default_dhcp(void)
+{
+	struct pfcp_up_conf c = conf_default(8);
+	struct pfcp_up *u = mk_up(&c);
+	uint32_t seq = 950;
+
+	associate(u, 0);
+	pb_default(&M, 1, seq++, PB_CP_IP, 4789);
+	pb_default_dhcp(&M);
+	CHECK(feed_msg(u, &M, 0) == 1 && F.redir.classes == UP_REDIRECT_ALL,
+	      "default with dhcp: every class");
+	CHECK(c.fallback.classes & UP_REDIRECT_DHCP, "the static fallback includes dhcp");
+#define DEF() (pb_default(&M, 2, seq, PB_CP_IP, 4789), pb_default_dhcp(&M))
+	DEF();
+	memcpy(M.create_pdr[3].pdi.sdf.fd, "permit out 17 from any 67 to any 68", 35);
+	expect_est(u, &seq, "dhcp: another flow description", 76, PFCP_IE_SDF_FILTER, -1, 0);
+	DEF();
+	M.create_pdr[3].pdi.sdf.fd_len = 34;
+	expect_est(u, &seq, "dhcp: flow description cut short", 76, PFCP_IE_SDF_FILTER, -1, 0);
+	DEF();
+	M.create_pdr[3].pdi.sdf.flags = PFCP_SDF_FD | PFCP_SDF_BID;
+	expect_est(u, &seq, "dhcp: sdf with more than FD", 76, PFCP_IE_SDF_FILTER, -1, 0);
+	DEF();
+	M.create_pdr[3].pdi.eth.ethertype = 0x8863;
+	expect_est(u, &seq, "dhcp sdf on the discovery ethertype", 76, PFCP_IE_SDF_FILTER, -1, 0);
+	DEF();
+	M.create_pdr[3].pdi.present |= PFCP_PDI_PPP_PROTO;
+	M.create_pdr[3].pdi.ppp.flags = PFCP_BBF_PPP_CONTROL;
+	expect_est(u, &seq, "dhcp with a ppp protocol", 69, PFCP_IE_BBF_PPP_PROTOCOL, -1, 0);
+#undef DEF
+	pfcp_up_free(u);
+}
+
 int
 main(void)
 {
@@ -2369,5 +2637,9 @@ main(void)
 	test_up_dual_stack();
 	test_up_dual_stack_causes();
 	test_v6_ie_codec();
+	test_ipoe_vectors();
+	test_ipoe_ie_codec();
+	test_up_ipoe();
+	test_up_default_dhcp();
 	return harness_report();
 }

@@ -43,7 +43,7 @@ static struct dp_config *cfg;
 static struct line_map *lmap;
 static const uint8_t BCAST[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
 
-enum kind { PADI, PADR, PADT, LCP, IPV4, CORE, NKINDS };
+enum kind { PADI, PADR, PADT, LCP, IPV4, DHCP, CORE, NKINDS };
 
 /* What the test offered, per class, to compare with the counters. */
 static uint64_t offered[PUNT_NUM_CLASSES];
@@ -81,6 +81,22 @@ frame_of(uint8_t *f, enum kind k, const uint8_t *mac, unsigned int stag, unsigne
 	case IPV4:
 		return ctl_session_frame(f, LAB_AC_MAC, mac, 0x8100, stag, ctag, 7, 0x0021, ip,
 					 sizeof(ip), 0, 60);
+	case DHCP: /* IPoE DHCPDISCOVER: QinQ + IPv4 UDP 68 -> 67 to broadcast */
+		memcpy(f, BCAST, 6);
+		memcpy(f + 6, mac, 6);
+		ctl_put16(f + 12, 0x88a8);
+		ctl_put16(f + 14, (uint16_t)stag);
+		ctl_put16(f + 16, 0x8100);
+		ctl_put16(f + 18, (uint16_t)ctag);
+		ctl_put16(f + 20, 0x0800);
+		memcpy(f + 22, ip, sizeof(ip));
+		ctl_put16(f + 22 + 2, 28);
+		memset(f + 22 + 16, 0xff, 4);
+		memset(f + 42, 0, 8);
+		ctl_put16(f + 42, 68);
+		ctl_put16(f + 44, 67);
+		ctl_put16(f + 46, 8);
+		return 50;
 	default: /* a core ARP request: never punted */
 		memcpy(f, BCAST, 6);
 		memcpy(f + 6, mac, 6);
@@ -400,8 +416,8 @@ test_redirect_and_invalid(struct rte_ring *ring)
 		memcpy(rte_pktmbuf_append(m, (uint16_t)n), f, n);
 		check(punt_enqueue(p, m, &r, T0) == -EINVAL, "invalid", "no line refused");
 		r.line = 0;
-		r.kind = CLS_IPOE_IPV4;
-		check(punt_enqueue(p, m, &r, T0) == -EINVAL, "invalid", "IPoE refused");
+		r.kind = CLS_IPOE_IPV6;
+		check(punt_enqueue(p, m, &r, T0) == -EINVAL, "invalid", "IPoE IPv6 refused");
 		r.kind = CLS_PPPOE_DISC;
 		r.l3_off = 200;
 		check(punt_enqueue(p, m, &r, T0) == -EINVAL, "invalid", "window past the data");
@@ -409,6 +425,44 @@ test_redirect_and_invalid(struct rte_ring *ring)
 		offered_invalid += 3;
 	}
 	check_sums(p, "redirect");
+	drain(ring);
+	punt_free(p);
+}
+
+/* IPoE DHCP (class dhcp): its own redirect bit, policed in class low per client and line. */
+static void
+test_dhcp_class(struct rte_ring *ring)
+{
+	struct punt *p = make(ring, NULL);
+	struct punt_counters c;
+	uint8_t mac[6], other[6];
+	unsigned int ok = 0;
+	uint32_t bit = 0;
+	uint8_t f[64];
+
+	mac_of(mac, 11);
+	mac_of(other, 12);
+	frame_of(f, DHCP, mac, 300, 2000);
+	{
+		struct cls_result r = {.kind = CLS_IPOE_IPV4, .line = 0, .l3_off = 22};
+
+		check(punt_class_of(&r, f, &bit) == PUNT_LOW && bit == PUNT_REDIRECT_DHCP, "dhcp",
+		      "class low, redirect bit dhcp");
+	}
+	punt_set_classes(p, PUNT_REDIRECT_ALL & ~PUNT_REDIRECT_DHCP);
+	check(offer(p, DHCP, mac, 300, 2000, T0) == -EPERM, "dhcp",
+	      "not redirected without its bit");
+	punt_set_classes(p, PUNT_REDIRECT_DHCP);
+	check(offer(p, PADI, mac, 300, 2000, T0) == -EPERM, "dhcp", "dhcp only: PADI refused");
+	for (int i = 0; i < 30; i++)
+		ok += offer(p, DHCP, mac, 300, 2000, T0) == 0;
+	check(ok == 10, "dhcp", "one client's burst of 10 admitted");
+	check(offer(p, DHCP, other, 300, 2000, T0) == 0, "dhcp", "a neighbour still admitted");
+	punt_counters_get(p, &c);
+	check(c.c[PUNT_LOW][PUNT_ADMITTED] == 11 && c.c[PUNT_LOW][PUNT_POLICED_MAC] == 20 &&
+		      c.c[PUNT_LOW][PUNT_NOT_REDIRECTED] == 2,
+	      "dhcp", "counted in class low");
+	check_sums(p, "dhcp");
 	drain(ring);
 	punt_free(p);
 }
@@ -518,6 +572,7 @@ main(int argc, char **argv)
 	test_line_limits(ring);
 	test_ring_thresholds();
 	test_redirect_and_invalid(ring);
+	test_dhcp_class(ring);
 	test_tokens_only_when_admitted(ring);
 	test_shared_bucket(ring);
 	test_params(ring);

@@ -665,6 +665,59 @@ test_mss_random(void)
 	       zero_before, zero_after);
 }
 
+/* IPoE (issue 19): the 22-byte QinQ + Ethernet header on, and off again upstream. */
+static void
+test_ipoe(void)
+{
+	static const uint8_t want[22] = {0x02, 0x11, 0x22, 0x33, 0x44, 0x55, 0x02, 0xaa,
+					 0x00, 0x00, 0x00, 0x01, 0x88, 0xa8, 0xa0, 0x64,
+					 0x81, 0x00, 0xa7, 0xd0, 0x08, 0x00}; /* PCP 5 */
+	struct rw_encap_tmpl t, tp;
+	struct rw_core_tmpl ct;
+	struct cls_result r = {.kind = CLS_IPOE_IPV4, .l3_off = 22, .l3_len = 60};
+	struct rte_mbuf *m;
+	uint8_t ip[60], frame[96];
+
+	rand_ipv4(ip, 20, sizeof(ip));
+	check(rw_encap_tmpl_init_ipoe(&t, SUB_MAC, AC_MAC, 0x88a8, 100, 2000) == 0 && t.ipoe,
+	      "ipoe", "template");
+	check(rw_encap_tmpl_init_ipoe(&t, SUB_MAC, AC_MAC, 0x9100, 100, 2000) == -EINVAL &&
+		      rw_encap_tmpl_init_ipoe(&t, SUB_MAC, AC_MAC, 0x88a8, 0, 2000) == -EINVAL,
+	      "ipoe", "template refusals");
+	check(rw_encap_tmpl_init_ipoe(&t, SUB_MAC, AC_MAC, 0x88a8, 100, 2000) == 0, "ipoe",
+	      "template again");
+	m = mk_mbuf(ip, sizeof(ip), 64);
+	check(m != NULL && rw_encap_ipv4(m, &t, &PCP, 3) == 0 && rte_pktmbuf_pkt_len(m) == 82 &&
+		      memcmp(rte_pktmbuf_mtod(m, uint8_t *), want, 22) == 0 &&
+		      memcmp(rte_pktmbuf_mtod_offset(m, uint8_t *, 22), ip, 60) == 0,
+	      "ipoe", "encap: header bytes, PCP of tc 3, IPv4 unchanged");
+	rte_pktmbuf_free(m);
+	check(rw_encap_tmpl_init(&tp, SUB_MAC, AC_MAC, 0x8100, 100, 2000, 7) == 0, "ipoe",
+	      "pppoe template");
+	m = mk_mbuf(ip, sizeof(ip), 64);
+	check(m != NULL && rw_encap_ipoe(m, &tp, &PCP, 0) == -EINVAL &&
+		      rte_pktmbuf_pkt_len(m) == 60,
+	      "ipoe", "a PPPoE template refused, mbuf untouched");
+	check(rw_encap_ipv4(m, &tp, &PCP, 0) == 0 && rte_pktmbuf_pkt_len(m) == 90, "ipoe",
+	      "rw_encap_ipv4 picks PPPoE by the template");
+	rte_pktmbuf_free(m);
+	/* upstream: QinQ + Ethernet off, core header on, padding off */
+	memcpy(frame, want, 22);
+	memcpy(frame + 22, ip, 60);
+	check(rw_core_tmpl_init(&ct, NH_MAC, CORE_MAC, 0) == 0, "ipoe", "core template");
+	m = mk_mbuf(frame, 22 + 60, 64);
+	check(m != NULL && rw_decap_pppoe(m, &r, &ct) == 0 && rte_pktmbuf_pkt_len(m) == 14 + 60 &&
+		      memcmp(rte_pktmbuf_mtod(m, uint8_t *), NH_MAC, 6) == 0 &&
+		      memcmp(rte_pktmbuf_mtod_offset(m, uint8_t *, 14), ip, 60) == 0,
+	      "ipoe", "decap to the core");
+	rte_pktmbuf_free(m);
+	r.l3_off = 21;
+	m = mk_mbuf(frame, 22 + 60, 64);
+	check(m != NULL && rw_decap_pppoe(m, &r, &ct) == -EINVAL, "ipoe",
+	      "decap: IPoE header shorter than QinQ refused");
+	rte_pktmbuf_free(m);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -679,6 +732,7 @@ main(int argc, char **argv)
 	}
 	test_decap();
 	test_encap();
+	test_ipoe();
 	test_templates_and_strip();
 	test_ttl_dscp_random();
 	test_mss_table();

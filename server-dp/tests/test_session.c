@@ -813,12 +813,72 @@ test_concurrent_crowded(void)
 	session_tables_free(c.t);
 }
 
+/* IPoE (issue 19): keyed by (line, tags, MAC) with session id 0, beside a PPPoE session. */
+static void
+test_ipoe(void)
+{
+	struct session_tables *t = session_tables_create("ipoe", 64, 1, SOCKET_ID_ANY);
+	struct dp_session_params p, q, h;
+	uint32_t id = 99, idp = 99, id2 = 99;
+	const struct dp_session *s;
+	struct cls_result r;
+	const uint8_t *mac;
+
+	check(t != NULL, "ipoe", "create");
+	if (t == NULL)
+		return;
+	params_of(3, &p);
+	p.sid = 0;
+	p.ipoe = 1;
+	check(session_add(t, &p, &id) == 0, "ipoe", "add with sid 0");
+	s = session_get(t, id);
+	check(session_live(s) && s->sid == 0 && s->mtu == SESSION_DEFAULT_MTU_IPOE && s->encap.ipoe,
+	      "ipoe", "live, sid 0, MTU 1500, IPoE template");
+	check(s->encap.hdr[20] == 0x08 && s->encap.hdr[21] == 0x00 && s->encap.hdr[22] == 0 &&
+		      memcmp(s->encap.hdr, p.mac, 6) == 0 &&
+		      memcmp(s->encap.hdr + 6, AC_MAC, 6) == 0,
+	      "ipoe", "template: client MAC, AC MAC, tags, IPv4");
+	/* an IPoE frame of the same line and MAC (sid 0 in the result) finds it */
+	result_of(&p, &r);
+	r.kind = CLS_IPOE_IPV4;
+	mac = p.mac;
+	session_lookup_up_burst(t, &r, &mac, 1, &id2);
+	check(id2 == id, "ipoe", "upstream lookup by (line, MAC)");
+	check(lookup_down(t, p.ipv4) == id, "ipoe", "downstream lookup");
+	/* a PPPoE session of the same client MAC and line is another key */
+	q = p;
+	q.ipoe = 0;
+	q.sid = 7;
+	q.ipv4 = rte_cpu_to_be_32(0x0a000007);
+	check(session_add(t, &q, &idp) == 0 && idp != id && lookup_up(t, &q) == idp, "ipoe",
+	      "a PPPoE session beside it");
+	h = p;
+	h.ipv4 = rte_cpu_to_be_32(0x0a000008);
+	check(session_add(t, &h, &id2) == -EEXIST, "ipoe", "a second session of one (line, MAC)");
+	h.mac[5] ^= 1;
+	h.line = (uint16_t)(p.line + 1);
+	check(lookup_up(t, &h) == SESSION_ID_NONE, "ipoe", "other line, other MAC: no session");
+	h = p;
+	h.ipoe = 0;
+	check(session_add(t, &h, &id2) == -EINVAL, "ipoe", "sid 0 without ipoe refused");
+	h = p;
+	h.sid = 5;
+	check(session_add(t, &h, &id2) == -EINVAL, "ipoe", "ipoe with a sid refused");
+	check(session_del(t, id) == 0 && !session_src_ok(s, 0) &&
+		      lookup_up(t, &p) == SESSION_ID_NONE,
+	      "ipoe", "delete");
+	check(session_del(t, id) == -ENOENT, "ipoe", "delete twice");
+	check(session_del(t, idp) == 0 && session_count(t) == 0, "ipoe", "delete the PPPoE one");
+	session_tables_free(t);
+}
+
 int
 main(int argc, char **argv)
 {
 	if (harness_eal_init(argc > 0 ? argv[0] : "test_session") != 0)
 		return 1;
 	test_round_trip();
+	test_ipoe();
 	test_grace_period();
 	test_full();
 	test_chains();

@@ -248,6 +248,7 @@ enum mut {
 	M_OUTER_9100,
 	M_INNER_88A8,
 	M_ETHERTYPE_IPV4,
+	M_ETHERTYPE_IPV6,
 	M_SRC_SUB,
 	M_SRC_OTHER_AC,
 	M_DST_BCAST,
@@ -284,6 +285,9 @@ mutate(uint8_t *f, size_t *n, enum mut m, unsigned int arg)
 		break;
 	case M_ETHERTYPE_IPV4:
 		ctl_put16(f + 20, 0x0800);
+		break;
+	case M_ETHERTYPE_IPV6:
+		ctl_put16(f + 20, 0x86dd);
 		break;
 	case M_SRC_SUB:
 		memcpy(f + 6, SUB_MAC, 6);
@@ -351,7 +355,9 @@ test_inject(void)
 		 REFUSE(VXLAN_INJECT_FOREIGN_LINE)},
 		{"S 450", B_PADO, 0x8100, 450, 7, M_NONE, 0, REFUSE(VXLAN_INJECT_FOREIGN_LINE)},
 		{"C 0", B_PADO, 0x8100, 400, 0, M_NONE, 0, REFUSE(VXLAN_INJECT_FOREIGN_LINE)},
-		{"IPv4 ethertype", B_LCP, 0x8100, 300, 2000, M_ETHERTYPE_IPV4, 0,
+		{"IPv4 ethertype (no IPoE on the line)", B_LCP, 0x8100, 300, 2000, M_ETHERTYPE_IPV4,
+		 0, REFUSE(VXLAN_INJECT_IPOE)},
+		{"IPv6 ethertype", B_LCP, 0x8100, 300, 2000, M_ETHERTYPE_IPV6, 0,
 		 REFUSE(VXLAN_INJECT_ETHERTYPE)},
 		{"src subscriber", B_PADO, 0x8100, 300, 2000, M_SRC_SUB, 0,
 		 REFUSE(VXLAN_INJECT_SRC_MAC)},
@@ -454,6 +460,85 @@ test_inject(void)
 	      "PADT of 28 bytes accepted");
 }
 
+/* A DHCP answer of the CP: QinQ + IPv4 UDP 67 -> 68 from the AC MAC (the gateway's). */
+static size_t
+dhcp_reply(uint8_t *f, const uint8_t *dst, uint16_t stag, uint16_t ctag)
+{
+	static const uint8_t ip[20] = {0x45, 0, 0,   36, 0,  0, 0,   0,	 64, 17,
+				       0,    0, 100, 80, 12, 1, 100, 80, 12, 9};
+
+	memcpy(f, dst, 6);
+	memcpy(f + 6, LAB_AC_MAC, 6);
+	ctl_put16(f + 12, 0x8100);
+	ctl_put16(f + 14, stag);
+	ctl_put16(f + 16, 0x8100);
+	ctl_put16(f + 18, ctag);
+	ctl_put16(f + 20, 0x0800);
+	memcpy(f + 22, ip, sizeof(ip));
+	memset(f + 42, 0, 16);
+	ctl_put16(f + 42, 67);
+	ctl_put16(f + 44, 68);
+	ctl_put16(f + 46, 16);
+	return 58;
+}
+
+/* IPoE (issue 19): the CP's DHCP answers pass on a line of a group with IPoE, nothing else. */
+static void
+test_inject_ipoe(void)
+{
+	static const uint8_t bcast[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+	static const uint8_t mcast[6] = {0x01, 0x00, 0x5e, 0x00, 0x00, 0x01};
+	struct line_map *m = calloc(1, sizeof(*m));
+	struct vxlan_counters c = {0};
+	char err[128];
+	uint8_t f[64];
+	size_t n;
+
+	cfg->line_groups[0].session_types |= DP_SESSION_TYPE_IPOE;
+	if (m == NULL || line_map_build(m, cfg, err, sizeof(err)) != 0) {
+		check(false, "inject ipoe", "line map");
+		free(m);
+		return;
+	}
+	n = dhcp_reply(f, SUB_MAC, 300, 2000);
+	check(vxlan_inject_check(m, f, (uint16_t)n, &c) == 0, "inject ipoe",
+	      "unicast offer passes");
+	check(vxlan_inject_check(lmap, f, (uint16_t)n, &c) == -EPERM, "inject ipoe",
+	      "refused where the group has no IPoE");
+	n = dhcp_reply(f, bcast, 300, 2000);
+	check(vxlan_inject_check(m, f, (uint16_t)n, &c) == 0, "inject ipoe",
+	      "broadcast offer passes (broadcast flag)");
+	n = dhcp_reply(f, mcast, 300, 2000);
+	check(vxlan_inject_check(m, f, (uint16_t)n, &c) == -EPERM && c.c[VXLAN_INJECT_DST_MAC] == 1,
+	      "inject ipoe", "multicast refused");
+	n = dhcp_reply(f, SUB_MAC, 300, 2000);
+	memcpy(f + 6, SUB_MAC, 6);
+	check(vxlan_inject_check(m, f, (uint16_t)n, &c) == -EPERM && c.c[VXLAN_INJECT_SRC_MAC] == 1,
+	      "inject ipoe", "another source MAC refused");
+	n = dhcp_reply(f, SUB_MAC, 300, 2000);
+	ctl_put16(f + 42, 68);
+	ctl_put16(f + 44, 67);
+	check(vxlan_inject_check(m, f, (uint16_t)n, &c) == -EPERM, "inject ipoe",
+	      "client -> server refused");
+	n = dhcp_reply(f, SUB_MAC, 300, 2000);
+	f[22 + 9] = 6;
+	check(vxlan_inject_check(m, f, (uint16_t)n, &c) == -EPERM, "inject ipoe", "TCP refused");
+	n = dhcp_reply(f, SUB_MAC, 300, 2000);
+	f[22 + 6] = 0x20; /* MF */
+	check(vxlan_inject_check(m, f, (uint16_t)n, &c) == -EPERM, "inject ipoe",
+	      "fragment refused");
+	n = dhcp_reply(f, SUB_MAC, 300, 2000);
+	ctl_put16(f + 22 + 2, 37);
+	check(vxlan_inject_check(m, f, (uint16_t)n, &c) == -EPERM, "inject ipoe",
+	      "total length past the frame refused");
+	n = dhcp_reply(f, SUB_MAC, 300, 2000);
+	check(vxlan_inject_check(m, f, 22 + 27, &c) == -EPERM, "inject ipoe", "short refused");
+	check(c.c[VXLAN_INJECT_IPOE] == 6 && c.c[VXLAN_INJECT_OK] == 2, "inject ipoe",
+	      "counted as inject_ipoe");
+	cfg->line_groups[0].session_types &= (uint8_t)~DP_SESSION_TYPE_IPOE;
+	free(m);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -465,6 +550,7 @@ main(int argc, char **argv)
 	seed_dir = argc > 2 ? argv[2] : NULL;
 	test_codec();
 	test_inject();
+	test_inject_ipoe();
 	for (int i = 0; i < VXLAN_COUNT_MAX; i++)
 		check(vxlan_count_names[i] != NULL, "names", "every counter named");
 	free(cfg);

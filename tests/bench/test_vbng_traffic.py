@@ -85,3 +85,18 @@ def test_bng_dp_config_lines_cover_the_sessions():
     text = vt.bng_dp_ini(65536)
     assert "access_ports = 16" in text and "lines = 32" in text and "prefixes = 100.80.0.0/15" in text
     assert "[line.31]" in text and "stag = 131-131" in text and "ctag = 100-2147" in text
+
+
+def test_ipoe_frames_carry_the_pppoe_frames_ipv4_behind_qinq():
+    """IPoE upstream (issue 19): the same IPv4 packets as PPPoE's, behind QinQ + Ethernet."""
+    sess = vt.sessions(4096)
+    for ipoe, pppoe in zip(vt.up_ipoe_frames(sess, 200), vt.up_frames(sess, 200), strict=True):
+        p = Ether(ipoe)
+        assert len(ipoe) == 120 and p[Ether].type == 0x88A8 and p[Ether].dst == vt.mac_str(vt.AC_MAC)
+        assert p[Dot1Q].type == 0x0800 and PPPoE not in p
+        assert ipoe[22:] == pppoe[30:] and ipoe[6:12] == pppoe[6:12] and ipoe[14:20] == pppoe[14:20]
+    text = vt.bng_dp_ipoe_ini(4096)
+    assert "session_types = pppoe ipoe" in text and "ipoe_gateways = 100.80.0.1/15" in text
+    assert text.replace("\nsession_types = pppoe ipoe\nipoe_gateways = 100.80.0.1/15\nipoe_proxy_arp = yes", "") == (
+        vt.bng_dp_ini(4096)
+    )

@@ -478,7 +478,8 @@ def test_default_session_moves_the_redirect(dp, cp, vx):
         assert vxlan_recv(vx)[0] == frame
     finally:
         assert cp.delete(up_seid)[0] == 1
-    assert dp.telemetry("/bng/punt")["redirect_classes"] == 7, "back to the static fallback"
+    # the static fallback: discovery, PPP control, unknown session and (IPoE) dhcp
+    assert dp.telemetry("/bng/punt")["redirect_classes"] == 15, "back to the static fallback"
 
 
 def test_padi_flood_does_not_starve_a_neighbours_padr_or_echoes(dp, cp, vx):
@@ -641,10 +642,11 @@ def test_pfcp_on_the_wire_decodes_in_tshark(dp, cp, tmp_path):
 
 
 def test_association_announces_the_profiles_features(dp, cp):
-    """The live Association Setup Response announces PPPoE and LCP keepalive offload in
-    BBF UP Function Features (docs/dp/pfcp.md section 4): the CP hands LCP echoes to the
-    DP only when it sees the offload bit."""
+    """The live Association Setup Response announces PPPoE, IPoE and LCP keepalive offload
+    in BBF UP Function Features (docs/dp/pfcp.md section 4): the CP hands LCP echoes to the
+    DP only when it sees the offload bit, IPoE sessions only when it sees IPoE."""
     assert getattr(cp, "dp_features", None) == {"pppoe": True, "lcp_keepalive_offload": True}
+    assert cp.dp_ipoe
 
 
 def test_pfcp_datagrams_from_strangers_are_dropped(dp, cp):

@@ -41,6 +41,8 @@ BBF_PPP_LCP_CONNECTIVITY = 32780
 BNGPOD = 32473
 BNGPOD_LINE_GROUP = 32768
 BNGPOD_RA_OFFLOAD = 32769  # docs/dp/pfcp.md "bngpod RA offload IE"
+BNGPOD_ARP_PING = 32770  # docs/dp/pfcp.md "bngpod IPoE ARP ping IE"
+DHCP_FLOW = b"permit out 17 from any 68 to any 67"  # the default session's dhcp class
 LG_ADOPT, LG_RELEASE = 1, 2
 
 # Report Type bits, Usage Report Trigger bits (octet 5 in bits 0-7, octet 6 in 8-15)
@@ -51,12 +53,18 @@ URT_VOLTH = 0x0002
 URT_IMMER = 0x0080
 URT_TERMR = 0x0800
 
-CLASSES = {"discovery": (0x8863, None), "control": (0x8864, 0x04), "unknown": (0x8864, None)}
+CLASSES = {
+    "discovery": (0x8863, None),
+    "control": (0x8864, 0x04),
+    "unknown": (0x8864, None),
+    "dhcp": (0x0800, None),  # with the SDF Filter DHCP_FLOW (IPoE)
+}
 
 
 @dataclass
 class Sub:
-    """One PPPoE subscriber session as the CP installs it (rates in kbit/s)."""
+    """One PPPoE (or, with ipoe, IPoE) subscriber session as the CP installs it (rates in
+    kbit/s)."""
 
     stag: int = 100
     ctag: int = 7
@@ -80,6 +88,10 @@ class Sub:
     urr_period: int | None = None  # seconds; set: a URR with periodic reporting
     logical_port: str = "access1"
     ra: dict | None = None  # RA offload IE fields (ra_offload_value()); None: no IE
+    # IPoE (docs/dp/pfcp.md "IPoE subscriber session"): Ethertype 0x0800, the UE IP upstream,
+    # no PPPoE session id, BBF Outer Header Removal 1, BBF OHC session id 0; sid is unused.
+    ipoe: bool = False
+    arp_ping: tuple[int, int] | None = None  # (interval s, count): the bngpod ARP ping IE
 
     @property
     def has_ipv6(self) -> bool:
@@ -182,6 +194,12 @@ def ra_offload_value(
 def ra_offload_ie(value: bytes) -> P.IE_EnterpriseSpecific:
     """A bngpod RA offload IE around any value (b"" turns the offload off)."""
     return P.IE_EnterpriseSpecific(ietype=BNGPOD_RA_OFFLOAD, enterprise_id=BNGPOD, data=value)
+
+
+def arp_ping_ie(interval: int | None, count: int = 0) -> P.IE_EnterpriseSpecific:
+    """The bngpod IPoE ARP ping IE; interval None: the empty IE (off)."""
+    data = b"" if interval is None else struct.pack("!HB", interval, count)
+    return P.IE_EnterpriseSpecific(ietype=BNGPOD_ARP_PING, enterprise_id=BNGPOD, data=data)
 
 
 def line_group_ie(value: bytes) -> P.IE_EnterpriseSpecific:
@@ -287,6 +305,7 @@ class Cp:
         self.report_cause = 1
         self.dp_recovery: int | None = None
         self.dp_features: dict = {}
+        self.dp_ipoe = False
         self.up_seid_of: dict[int, int] = {}  # CP SEID -> UP SEID
         self.answered: int = 0  # DP requests answered
         self.received: list[bytes] = []  # every datagram from the DP, for captures
@@ -403,6 +422,7 @@ class Cp:
         if feat is not None and feat.ietype == BBF_UP_FUNCTION_FEATURES:
             b = bytes(feat.data)
             self.dp_features = {"pppoe": bool(b[0] & 0x01), "lcp_keepalive_offload": bool(b[0] & 0x10)}
+            self.dp_ipoe = bool(b[0] & 0x02)  # IPoE sessions only to a DP announcing it
         return _cause(rsp)
 
     def release(self) -> int:
@@ -512,21 +532,28 @@ class Cp:
         eth = P.IE_EthernetPacketFilter(
             IE_list=[
                 P.IE_MACAddress(SOUR=1, source_mac=sub.mac),
-                P.IE_Ethertype(type=0x8864),
+                P.IE_Ethertype(type=0x0800 if sub.ipoe else 0x8864),
                 _vlan(P.IE_C_TAG, sub.ctag),
                 _vlan(P.IE_S_TAG, sub.stag),
             ]
         )
         up_pdi = [P.IE_SourceInterface(interface=0), eth]
+        if sub.ipoe:  # the anti-spoofing source address
+            up_pdi.insert(1, P.IE_UE_IP_Address(V4=1, SD=0, ipv4=v4_addr))
         if sub.logical_port:
             up_pdi.append(bbf(BBF_LOGICAL_PORT, sub.logical_port.encode()))
-        up_pdi += [bbf(BBF_PPPOE_SESSION_ID, struct.pack("!H", sub.sid)), bbf(BBF_PPP_PROTOCOL, b"\x01\x00\x21")]
+        if not sub.ipoe:
+            up_pdi += [
+                bbf(BBF_PPPOE_SESSION_ID, struct.pack("!H", sub.sid)),
+                bbf(BBF_PPP_PROTOCOL, b"\x01\x00\x21"),
+            ]
         rates = any(v is not None for v in (sub.mbr_ul, sub.mbr_dl, sub.gbr_ul, sub.gbr_dl))
         up_pdr = [
             P.IE_PDR_Id(id=1),
             P.IE_Precedence(precedence=100),
             P.IE_PDI(IE_list=up_pdi),
-            bbf(BBF_OUTER_HEADER_REMOVAL, b"\x03"),  # PPP/PPPoE/Ethernet
+            # Ethernet (IPoE) or PPP/PPPoE/Ethernet
+            bbf(BBF_OUTER_HEADER_REMOVAL, b"\x01" if sub.ipoe else b"\x03"),
             P.IE_FAR_Id(id=1),
         ]
         dn_pdr = [
@@ -545,7 +572,7 @@ class Cp:
         fp_dn = [
             P.IE_DestinationInterface(interface=0),
             # Traffic-Endpoint, L2TP tunnel id 0, session id = the PPPoE session id
-            bbf(BBF_OUTER_HEADER_CREATION, struct.pack("!HHH", 0x0200, 0, sub.sid)),
+            bbf(BBF_OUTER_HEADER_CREATION, struct.pack("!HHH", 0x0200, 0, 0 if sub.ipoe else sub.sid)),
         ]
         if sub.qos:
             fp_dn.append(P.IE_ForwardingPolicy(policy_identifier=sub.qos.encode()))
@@ -593,6 +620,8 @@ class Cp:
             ies.append(self.lcp_ie(sub))
         if sub.ra is not None:
             ies.append(ra_offload_ie(ra_offload_value(sub.ipv6_prefix, **sub.ra)))
+        if sub.arp_ping is not None:
+            ies.append(arp_ping_ie(*sub.arp_ping))
         return ies
 
     @staticmethod
@@ -625,7 +654,7 @@ class Cp:
         """The control-redirect session: (cp_seid, up_seid, cause)."""
         cp_seid = next(self._seid)
         ies = [_node_id(self.node_ip), self._fseid(cp_seid)]
-        prec = {"discovery": 10, "control": 20, "unknown": 65000}
+        prec = {"discovery": 10, "control": 20, "dhcp": 30, "unknown": 65000}
         for pdr_id, name in enumerate(classes, start=1):
             ethertype, ppp = CLASSES[name]
             pdi = [
@@ -634,6 +663,8 @@ class Cp:
             ]
             if ppp is not None:
                 pdi.append(bbf(BBF_PPP_PROTOCOL, bytes([ppp])))
+            if name == "dhcp":
+                pdi.append(P.IE_SDF_Filter(FD=1, flow_description=DHCP_FLOW))
             ies.append(
                 P.IE_CreatePDR(
                     IE_list=[

@@ -315,7 +315,7 @@ def traffic(out: str, sessions: list[int], frames: int, bpp: int) -> dict:
     paths = {}
     for n in sessions:
         p = {
-            "full": {s: os.path.join(out, f"{s}_{n}.pcap") for s in ("down", "up", "down6", "up6")},
+            "full": {s: os.path.join(out, f"{s}_{n}.pcap") for s in ("down", "up", "down6", "up6", "up_ipoe")},
             "ipp": {s: os.path.join(out, f"{s}_{n}.snap{bpp}.pcap") for s in ("down", "up")},
             "csv": os.path.join(out, f"sessions_{n}.csv"),
         }
@@ -339,6 +339,10 @@ def traffic(out: str, sessions: list[int], frames: int, bpp: int) -> dict:
             f.write(vt.bng_dp6_ini(n))
         vt.write_pcap(os.path.join(out, f"down6_{n}.pcap"), vt.down6_frames(sess, frames))
         vt.write_pcap(os.path.join(out, f"up6_{n}.pcap"), vt.up6_frames(sess, frames))
+        # IPoE, bng-dp only: the same sessions as IPoE subscribers (downstream: down_N.pcap)
+        with open(os.path.join(out, f"bng_dp_ipoe_{n}.ini"), "w") as f:
+            f.write(vt.bng_dp_ipoe_ini(n))
+        vt.write_pcap(p["full"]["up_ipoe"], vt.up_ipoe_frames(sess, frames))
         snap = bpp if bpp else 65535
         vt.write_pcap(p["ipp"]["down"], vt.down_frames(sess, frames), snap)
         vt.write_pcap(p["ipp"]["up"], vt.up_frames(sess, frames), snap)
