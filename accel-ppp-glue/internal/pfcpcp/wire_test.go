@@ -141,13 +141,13 @@ func equalU16(a, b []uint16) bool {
 }
 
 func TestEncodeDefaultSession(t *testing.T) {
-	got := encoder(0).encDefault(0, 1)
+	got := encoder(0).encDefault(0, 1, false)
 	setSeq(got, 4)
 	if want := unhex(t, wantDefaultHex); !bytes.Equal(got, want) {
 		t.Fatalf("default session:\n got %x\nwant %x", got, want)
 	}
 	// the real CP SEID of instance 3
-	got = encoder(0).encDefault(0, DefaultSessionSEID(3))
+	got = encoder(0).encDefault(0, DefaultSessionSEID(3), false)
 	if !bytes.Equal(got[30:38], unhex(t, "8000000000000003")) {
 		t.Fatalf("default CP SEID: %x", got[30:38])
 	}
@@ -240,7 +240,7 @@ func TestEncodeEqualsDPSamples(t *testing.T) {
 		t.Fatalf("establishment differs from the C sample:\n got %x\nwant %x", got, want)
 	}
 
-	got = f.encDefault(0, DefaultSessionSEID(1))
+	got = f.encDefault(0, DefaultSessionSEID(1), false)
 	want = append([]byte(nil), s["cp_default_session_req"]...)
 	copy(want[12:15], got[12:15])
 	copy(want[30:38], got[30:38])
