@@ -57,14 +57,14 @@ type Session struct {
 	// upstream PDR matches Ethertype 0x0800 from MAC and the UE IP as source,
 	// BBF Outer Header Removal 1 (Ethernet), the downstream FAR's BBF Outer
 	// Header Creation without PPPoE session. IPv4 only, no LCP.
-	IPoE bool
-	IPv4           netip.Addr
-	QosProfile     string // "" = the line group's
-	UpMBR, UpGBR   uint64 // bit/s, 0 = the profile's
-	DownMBR        uint64 // bit/s, 0 = the profile's
-	MTU            uint16 // 0 = not sent (the DP's default 1492)
-	LCP            *LCPConnectivity
-	URRPeriod      time.Duration // usage report period of this session; 0 = Config.URRPeriod
+	IPoE         bool
+	IPv4         netip.Addr
+	QosProfile   string // "" = the line group's
+	UpMBR, UpGBR uint64 // bit/s, 0 = the profile's
+	DownMBR      uint64 // bit/s, 0 = the profile's
+	MTU          uint16 // 0 = not sent (the DP's default 1492)
+	LCP          *LCPConnectivity
+	URRPeriod    time.Duration // usage report period of this session; 0 = Config.URRPeriod
 	// IPv6 (docs/dp/pfcp.md "Dual stack"): nil = IPv4 only (today's message);
 	// with IPv6 and no IPv4 address, an IPv6-only session.
 	IPv6 *IPv6Rules
