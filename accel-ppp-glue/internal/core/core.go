@@ -136,6 +136,8 @@ type Daemon struct {
 	boot uint64
 	seq  atomic.Uint64
 
+	ipoe ipoeLines // IPoE sessions per line (ipoe.go)
+
 	bindingsPersisted atomic.Uint64 // DHCPv6 binding changes written to the store (tests wait for it)
 
 	idxMu  sync.RWMutex
@@ -197,6 +199,11 @@ func New(opt Options) (*Daemon, error) {
 		for _, p := range prefixes {
 			if p.Contains(g.CoreAddress) {
 				exclude = append(exclude, g.CoreAddress)
+			}
+		}
+		for _, p := range g.Pools { // the IPoE gateways
+			if p.Gateway.IsValid() && p.Gateway != g.CoreAddress {
+				exclude = append(exclude, p.Gateway)
 			}
 		}
 		pg, err := pool.NewGroup(g.Name, prefixes, exclude)
