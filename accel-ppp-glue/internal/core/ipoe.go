@@ -522,6 +522,10 @@ func (sh *shard) ipoeEstablish(now time.Time, s *session, x *ipoeIn) {
 
 // ipoeInstalled: the DP has the session; the pending REQUEST gets its ACK.
 func (sh *shard) ipoeInstalled(s *session) {
+	if s.ipoe.relay != nil {
+		sh.relayInstalled(s)
+		return
+	}
 	m := s.ipoe.request
 	s.ipoe.request = nil
 	if m == nil {
@@ -532,6 +536,12 @@ func (sh *shard) ipoeInstalled(s *session) {
 
 // ipoeNotInstalled: the DP refused the session; the REQUEST gets a NAK.
 func (sh *shard) ipoeNotInstalled(s *session) {
+	if r := s.ipoe.relay; r != nil && r.pending != nil {
+		m := r.pending
+		r.pending = nil
+		sh.relayToClient(&ipoeIn{inst: s.inst, line: s.line, lk: s.key.line, m: m}, s, nakOf(m))
+		return
+	}
 	m := s.ipoe.request
 	s.ipoe.request = nil
 	if m == nil {

@@ -434,6 +434,7 @@ func (sh *shard) release(s *session) {
 	d.sids.free(s.key.line.port, s.key.line.stag, s.key.sid)
 	if s.ipoe != nil {
 		d.ipoe.done(s.key.line)
+		sh.relayForget(s)
 	}
 	d.index(s, false)
 	d.m.sessions.WithLabelValues(stTerminating.String()).Dec()
