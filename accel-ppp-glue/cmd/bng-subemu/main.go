@@ -134,6 +134,9 @@ func run(args []string) int {
 	hangupMax := fs.Duration("hangup-max", 10*time.Second, "the stop's hangups take at most this long (the rate rises to fit)")
 	dual := fs.Bool("dual-stack", false, "run IPv6CP, RS and DHCPv6 (IA_PD, IA_NA when the RA's M flag is set) beside IPCP; a session is up once IPv6 is bound or refused")
 	target6 := fs.String("target6", "", "UDP echo target [ipv6]:port for --rate (needs --dual-stack): datagrams from the SLAAC address and from the delegated prefix in turn")
+	ipoe := fs.Bool("ipoe", false, "IPoE subscribers instead of PPPoE: DHCP DORA, renewal at T1, RELEASE at the stop (--macs per line)")
+	macs := fs.Int("macs", 1, "with --ipoe: DHCP clients (MACs) per line")
+	opt82 := fs.Bool("option82", false, "with --ipoe: add option 82 as an access node does (circuit id = the users.json user, remote id = the MAC)")
 	strict := fs.Bool("strict", false, "behave as common CPEs: drop session frames that come before their PADS; hang up with Terminate-Request, then the PADT once acked")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -199,6 +202,13 @@ func run(args []string) int {
 			subs[i].TPID = t
 		}
 	}
+	if *ipoe {
+		if *macs < 1 || *macs > 64 {
+			return usage("--macs must be 1..64")
+		}
+		return runIPoE(*iface, IPoEConfig{MACs: *macs, Concurrency: *conc, Retransmit: *retx, PhaseTimeout: *phaseTO,
+			Backoff: *backoff, Option82: *opt82, TPID: cfg.TPID, Release: true}, subs, *every, *duration)
+	}
 	sock, err := OpenRawSocket(*iface)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "bng-subemu: %v\n", err)
@@ -227,6 +237,48 @@ func run(args []string) int {
 	if *every > 0 {
 		go func() {
 			t := time.NewTicker(*every)
+			defer t.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-t.C:
+					emitJSON(os.Stdout, emu.Stats())
+				}
+			}
+		}()
+	}
+	runErr := emu.Run(ctx)
+	emitJSON(os.Stdout, emu.Stats())
+	if runErr != nil && !errors.Is(runErr, ErrClosed) {
+		fmt.Fprintf(os.Stderr, "bng-subemu: %v\n", runErr)
+		return 1
+	}
+	return 0
+}
+
+// runIPoE is main for --ipoe.
+func runIPoE(iface string, cfg IPoEConfig, subs []Subscriber, every, duration time.Duration) int {
+	if cfg.TPID == 0 {
+		cfg.TPID = 0x8100
+	}
+	sock, err := OpenRawSocketIPoE(iface)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "bng-subemu: %v\n", err)
+		return 1
+	}
+	defer sock.Close()
+	emu := NewIPoEEmu(cfg, sock, subs)
+	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer cancel()
+	if duration > 0 {
+		var c2 context.CancelFunc
+		ctx, c2 = context.WithTimeout(ctx, duration)
+		defer c2()
+	}
+	if every > 0 {
+		go func() {
+			t := time.NewTicker(every)
 			defer t.Stop()
 			for {
 				select {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"syscall"
 	"time"
 
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/config"
@@ -56,10 +57,22 @@ func (d *Daemon) startRelay(ctx context.Context, errc chan<- error) error {
 	if port == 0 {
 		port = dhcp4.ServerPort
 	}
-	conn, err := net.ListenUDP("udp4", net.UDPAddrFromAddrPort(netip.AddrPortFrom(d.cfg.ControlPlane.Address, port)))
+	// SO_REUSEADDR: a DHCP server on the same host (a lab) holds 0.0.0.0:67;
+	// the datagrams to our address still come to us, the more specific bind.
+	lc := net.ListenConfig{Control: func(_, _ string, c syscall.RawConn) error {
+		var serr error
+		if err := c.Control(func(fd uintptr) {
+			serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_REUSEADDR, 1)
+		}); err != nil {
+			return err
+		}
+		return serr
+	}}
+	pc, err := lc.ListenPacket(ctx, "udp4", netip.AddrPortFrom(d.cfg.ControlPlane.Address, port).String())
 	if err != nil {
 		return fmt.Errorf("DHCP relay port: %w", err)
 	}
+	conn := pc.(*net.UDPConn)
 	d.relayConn = conn
 	d.relayServers = make(map[netip.Addr]bool)
 	for _, g := range d.cfg.LineGroups {

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"context"
+	"net/netip"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/dhcp4"
+)
+
+// ipoeServer is an in-process DHCP server on the far end of a Pipe (the
+// DP's redirect and bng-cp in one): it checks what the clients send (QinQ of
+// their line, chaddr their MAC, ports, server id and requested address) and
+// answers with short leases so that renewals happen in the test.
+type ipoeServer struct {
+	t        *testing.T
+	mu       sync.Mutex
+	addrs    map[[6]byte]netip.Addr
+	released map[[6]byte]bool
+	renewals int
+	bad      int
+	nakOnce  map[[6]byte]bool // NAK the first renewal of these
+}
+
+var ipoeGW = netip.MustParseAddr("10.9.0.1")
+var ipoeAC = [6]byte{0x02, 0xac, 0, 0, 0, 1}
+
+func (s *ipoeServer) serve(tr Transport) {
+	rx := NewRxBatch()
+	for {
+		if err := tr.Recv(rx); err != nil {
+			return
+		}
+		var out [][]byte
+		for i := 0; i < rx.N; i++ {
+			if r := s.handle(rx.Frames[i]); r != nil {
+				out = append(out, r)
+			}
+		}
+		if len(out) > 0 {
+			tr.Send(out)
+		}
+	}
+}
+
+func (s *ipoeServer) handle(b []byte) []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f, err := dhcp4.DecodeFrame(b)
+	if err != nil || f.SrcPort != 68 || f.DstPort != 67 || f.CTag == 0 {
+		s.bad++
+		return nil
+	}
+	m, err := dhcp4.Decode(f.Payload)
+	if err != nil || string(m.CHAddr) != string(f.Src[:]) || f.Src[0] != 0x02 || f.Src[1] != 0x5b || f.Src[2] != 0xee {
+		s.bad++
+		return nil
+	}
+	if ai, ok := m.AgentInfo(); m.Type != dhcp4.Release && (!ok || len(ai.CircuitID) == 0) {
+		s.bad++ // the test runs with --option82
+	}
+	a, ok := s.addrs[f.Src]
+	if !ok {
+		a = netip.AddrFrom4([4]byte{10, 9, byte(len(s.addrs) >> 8), byte(10 + len(s.addrs))})
+		s.addrs[f.Src] = a
+	}
+	r := &dhcp4.Message{Op: dhcp4.OpReply, XID: m.XID, CHAddr: m.CHAddr, CIAddr: m.CIAddr, YIAddr: a}
+	switch m.Type {
+	case dhcp4.Discover:
+		r.Type = dhcp4.Offer
+	case dhcp4.Request:
+		sid, hasSID := m.Addr(dhcp4.OptServerID)
+		req, _ := m.Addr(dhcp4.OptRequestedIP)
+		switch {
+		case hasSID && (sid != ipoeGW || req != a):
+			s.bad++
+			return nil
+		case !hasSID && m.CIAddr != a:
+			s.bad++
+			return nil
+		case !hasSID && (f.DstIP != ipoeGW || f.Dst != ipoeAC || f.SrcIP != a):
+			s.bad++ // a renewal is unicast to the server identifier
+			return nil
+		}
+		r.Type = dhcp4.Ack
+		if !hasSID {
+			if s.nakOnce[f.Src] {
+				delete(s.nakOnce, f.Src)
+				r.Type, r.YIAddr = dhcp4.Nak, netip.Addr{}
+			} else {
+				s.renewals++
+			}
+		}
+	case dhcp4.Release:
+		if m.CIAddr != a {
+			s.bad++
+		}
+		s.released[f.Src] = true
+		return nil
+	default:
+		s.bad++
+		return nil
+	}
+	r.Set(dhcp4.OptServerID, dhcp4.A4(ipoeGW))
+	if r.Type != dhcp4.Nak {
+		r.Set(dhcp4.OptLeaseTime, dhcp4.U32(4))
+		r.Set(dhcp4.OptRenewalTime, dhcp4.U32(1))
+		r.Set(dhcp4.OptRebindingTime, dhcp4.U32(3))
+	}
+	o := dhcp4.Frame{Dst: f.Src, Src: ipoeAC, OuterTPID: f.OuterTPID, STag: f.STag, CTag: f.CTag,
+		SrcIP: ipoeGW, DstIP: a, SrcPort: 67, DstPort: 68, Payload: r.Encode()}
+	if r.Type == dhcp4.Nak {
+		o.Dst, o.DstIP = [6]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, netip.AddrFrom4([4]byte{255, 255, 255, 255})
+	}
+	return dhcp4.AppendFrame(nil, &o)
+}
+
+func TestIPoEEmulator(t *testing.T) {
+	cli, srvEnd := NewPipe(64)
+	subs := []Subscriber{
+		{Index: 1, User: "u1", STag: 100, CTag: 1},
+		{Index: 2, User: "u2", STag: 100, CTag: 2},
+		{Index: 3, User: "u3", STag: 101, CTag: 3, TPID: 0x88a8},
+	}
+	srv := &ipoeServer{t: t, addrs: map[[6]byte]netip.Addr{}, released: map[[6]byte]bool{},
+		nakOnce: map[[6]byte]bool{{0x02, 0x5b, 0xee, 0, 0, 1}: true}}
+	go srv.serve(srvEnd)
+	defer cli.Close()
+	emu := NewIPoEEmu(IPoEConfig{MACs: 2, Concurrency: 4, Retransmit: 200 * time.Millisecond,
+		PhaseTimeout: 2 * time.Second, Backoff: 50 * time.Millisecond, Option82: true, TPID: 0x8100, Release: true}, cli, subs)
+	ctx, cancel := context.WithTimeout(context.Background(), 2600*time.Millisecond)
+	defer cancel()
+	if err := emu.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond) // the releases cross the pipe
+	st := emu.Stats()
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	if st.Clients != 6 || st.Bound != 6 || st.Nak != 1 || st.Renewed < 6 || st.Bad != 0 || st.Type != "final" {
+		t.Fatalf("stats %+v", st)
+	}
+	if srv.bad != 0 || srv.renewals < 6 || len(srv.released) != 6 || len(srv.addrs) != 6 {
+		t.Fatalf("server: bad %d renewals %d released %d clients %d", srv.bad, srv.renewals, len(srv.released), len(srv.addrs))
+	}
+}
