@@ -269,7 +269,10 @@ func TestIPoEDORARenewRelease(t *testing.T) {
 			t.Errorf("OFFER option %d = %x, want %x", code, got, v)
 		}
 	}
-	if len(p.plane.ests) != 0 {
+	p.plane.mu.Lock()
+	early := len(p.plane.ests)
+	p.plane.mu.Unlock()
+	if early != 0 {
 		t.Fatal("installed before the REQUEST")
 	}
 	c.send(dhcp4.Request, func(m *dhcp4.Message) {

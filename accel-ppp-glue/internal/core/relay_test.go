@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/netip"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -24,19 +25,19 @@ type dhcpDouble struct {
 	conn     *net.UDPConn
 	giaddr   netip.Addr
 	cpPort   uint16
-	offer    netip.Addr // what it hands out
-	ignoreSO bool       // ignore server identifier override (its own address as server id)
+	offer    netip.Addr  // what it hands out
+	ignoreSO atomic.Bool // ignore server identifier override (its own address as server id)
 	mu       sync.Mutex
 	seen     []*dhcp4.Message // every relayed message, in order
 	bad      []string
 }
 
-func newDHCPDouble(t *testing.T, addr, giaddr netip.Addr, offer netip.Addr) *dhcpDouble {
+func newDHCPDouble(t *testing.T, addr, giaddr netip.Addr, cpPort uint16, offer netip.Addr) *dhcpDouble {
 	c, err := net.ListenUDP("udp4", net.UDPAddrFromAddrPort(netip.AddrPortFrom(addr, 0)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &dhcpDouble{t: t, conn: c, giaddr: giaddr, offer: offer}
+	s := &dhcpDouble{t: t, conn: c, giaddr: giaddr, cpPort: cpPort, offer: offer}
 	t.Cleanup(func() { c.Close() })
 	go s.serve()
 	return s
@@ -78,7 +79,7 @@ func (s *dhcpDouble) serve() {
 			continue
 		}
 		sid := ai.ServerIDOverride // RFC 5107: the override is the server identifier
-		if s.ignoreSO {
+		if s.ignoreSO.Load() {
 			sid = s.conn.LocalAddr().(*net.UDPAddr).AddrPort().Addr()
 		}
 		r := &dhcp4.Message{Op: dhcp4.OpReply, XID: m.XID, Flags: m.Flags, CIAddr: m.CIAddr, GIAddr: m.GIAddr, CHAddr: m.CHAddr}
@@ -131,11 +132,10 @@ func relayPod(t *testing.T, option82 string, offer netip.Addr) (*testPod, *dhcpD
 		cp := o.Config.ControlPlane.Address
 		a := cp.As4()
 		srv := netip.AddrFrom4([4]byte{a[0], a[1], a[2], 50})
-		dbl = newDHCPDouble(t, srv, cp, offer)
-		o.Config.LineGroups[0].IPoE.Relay = &config.IPoERelay{Servers: []netip.Addr{srv}, Option82: option82}
 		o.RelayPort = freePort(t, cp)
+		dbl = newDHCPDouble(t, srv, cp, o.RelayPort, offer)
+		o.Config.LineGroups[0].IPoE.Relay = &config.IPoERelay{Servers: []netip.Addr{srv}, Option82: option82}
 		o.RelayServerPort = dbl.port()
-		dbl.cpPort = o.RelayPort
 	})
 	p := newTestPod(t, tune, nil)
 	t.Cleanup(dbl.check)
@@ -196,7 +196,7 @@ func TestIPoERelayKeep(t *testing.T) {
 func TestIPoERelayReplaceAndServerIDOverride(t *testing.T) {
 	offer := netip.MustParseAddr("100.80.0.21")
 	p, dbl := relayPod(t, config.Option82Replace, offer)
-	dbl.ignoreSO = true // a server without RFC 5107: the CP still names the gateway
+	dbl.ignoreSO.Store(true) // a server without RFC 5107: the CP still names the gateway
 	c := p.dhcpClient(21, 101)
 	c.opt82 = (&dhcp4.AgentInfo{CircuitID: []byte("olt-c2")}).Encode()
 	ack := c.dora()
