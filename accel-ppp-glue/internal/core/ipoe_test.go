@@ -619,3 +619,20 @@ func TestIPoEBesidePPPoE(t *testing.T) {
 		t.Fatal("no establishment logged")
 	}
 }
+
+// What a DP restart or a line-group move re-installs (peers.go,
+// placement.go: pfcpSession of the record) keeps the IPoE shape.
+func TestIPoEPFCPSessionOfRecord(t *testing.T) {
+	p := newTestPod(t, ipoeTune(t, defaultIPoE(), "", nil), nil)
+	r := &record{CPSEID: 7, AccessPort: "access1", STag: 100, CTag: 9, MAC: ipoeMAC(1), Kind: kindIPoE,
+		IPv4: netip.MustParseAddr("100.80.0.9"), QosProfile: "silver", RateDown: 5e6, Interim: 300, Established: true}
+	ps := p.d.pfcpSession(r)
+	if !ps.IPoE || ps.PPPoESessionID != 0 || ps.LCP != nil || ps.IPv6 != nil || ps.RA != nil || ps.MTU != 0 ||
+		ps.IPv4 != r.IPv4 || ps.DownMBR != 5e6 || ps.MAC != r.MAC {
+		t.Fatalf("%+v", ps)
+	}
+	r.Kind, r.PPPoESID, r.MagicTx = "", 5, 1
+	if pp := p.d.pfcpSession(r); pp.IPoE || pp.PPPoESessionID != 5 {
+		t.Fatalf("a PPPoE record became %+v", pp)
+	}
+}
