@@ -189,8 +189,8 @@ func (sh *shard) ipoeFrame(in inFrame) {
 		}
 		sh.teardown(s, causeUserRequest, padtNone, "DHCPRELEASE from the subscriber")
 	case dhcp4.Decline:
-		req, _ := m.Addr(dhcp4.OptRequestedIP)
-		if s == nil || s.rec.IPv4 != req {
+		req, ok := m.Addr(dhcp4.OptRequestedIP)
+		if s == nil || !ok || !s.rec.IPv4.IsValid() || s.rec.IPv4 != req {
 			sh.drop("dhcp_decline_unknown", "DHCPDECLINE for no session", "mac", macString(x.lk.mac))
 			return
 		}

@@ -636,3 +636,20 @@ func TestIPoEPFCPSessionOfRecord(t *testing.T) {
 		t.Fatalf("a PPPoE record became %+v", pp)
 	}
 }
+
+// DECLINE of the session's address ends it (User-Error); one naming no
+// address, or another, is dropped and counted.
+func TestIPoEDecline(t *testing.T) {
+	p := newTestPod(t, ipoeTune(t, defaultIPoE(), "", nil), nil)
+	c := p.dhcpClient(14, 120)
+	c.dora()
+	v, _ := c.session()
+	c.send(dhcp4.Decline, nil, false)
+	c.send(dhcp4.Decline, func(m *dhcp4.Message) { m.Set(dhcp4.OptRequestedIP, dhcp4.A4(podGateway)) }, false)
+	p.waitFor("two DECLINEs dropped", 2*time.Second, func() bool { return p.dropped("dhcp_decline_unknown") == 2 })
+	if s, ok := c.session(); !ok || s.State != "established" {
+		t.Fatalf("session after foreign DECLINEs: %+v %v", s, ok)
+	}
+	c.send(dhcp4.Decline, func(m *dhcp4.Message) { m.Set(dhcp4.OptRequestedIP, dhcp4.A4(c.addr)) }, false)
+	checkEnd(t, p, v.ID, 0, causeUserError)
+}
