@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"math/rand/v2"
+	"net/http"
 	"net/netip"
 	"sync"
 	"time"
@@ -31,6 +33,11 @@ type IPoEConfig struct {
 	Option82     bool
 	TPID         uint16
 	Release      bool // RELEASE every lease at the stop
+	// traffic of bound clients: Rate UDP datagrams per second each to
+	// Target (payload Size bytes), to the gateway's MAC; 0: none
+	Rate   float64
+	Target netip.AddrPort
+	Size   int
 }
 
 type ipoeState uint8
@@ -58,13 +65,18 @@ type ipoeClient struct {
 	attempt    int
 	upAt       time.Time
 	serverMAC  [6]byte // where unicast renewals go: the MAC the server's replies came from
+	setupMs    float64
+	nextTx     time.Time
+	seq        uint32
+	txPkts     uint64
+	rxPkts     uint64
 }
 
 // IPoEStats are the emulator's totals.
 type IPoEStats struct {
 	Type     string `json:"type"`
-	Clients  int    `json:"clients"`
-	Bound    int    `json:"bound"`
+	Clients  int    `json:"subscribers"`
+	Bound    int    `json:"up"` // clients holding a lease now
 	Discover uint64 `json:"discover"`
 	Request  uint64 `json:"request"`
 	Offer    uint64 `json:"offer"`
@@ -76,6 +88,8 @@ type IPoEStats struct {
 	Expired  uint64 `json:"expired"`
 	Bad      uint64 `json:"bad"`          // frames that did not decode or fit no client
 	SetupMS  uint64 `json:"setup_ms_sum"` // DISCOVER to ACK, summed over the first leases
+	TxPkts   uint64 `json:"tx_pkts"`      // UDP datagrams to --target
+	RxPkts   uint64 `json:"rx_pkts"`      // their echoes
 }
 
 // IPoEEmu is the IPoE client population on one transport.
@@ -101,6 +115,12 @@ func NewIPoEEmu(cfg IPoEConfig, tr Transport, subs []Subscriber) *IPoEEmu {
 		for k := 0; k < cfg.MACs; k++ {
 			n := (int(s.Index)-1)*cfg.MACs + k + 1
 			c := &ipoeClient{sub: s, mac: [6]byte{0x02, 0x5b, 0xee, byte(n >> 16), byte(n >> 8), byte(n)}}
+			if s.HasMAC && k == 0 {
+				c.mac = s.ClientMAC // users.json's (bngpod users: 02:49:..)
+			}
+			if e.byMAC[c.mac] != nil {
+				continue // the same MAC twice in users.json: one client
+			}
 			e.clients = append(e.clients, c)
 			e.byMAC[c.mac] = c
 		}
@@ -126,6 +146,8 @@ func (e *IPoEEmu) Run(ctx context.Context) error {
 	for {
 		now := time.Now()
 		if ctx.Err() != nil {
+			e.mu.Lock()
+			defer e.mu.Unlock()
 			if e.cfg.Release {
 				for _, c := range e.clients {
 					if c.state == ipBound || c.state == ipRenewing || c.state == ipRebinding {
@@ -135,29 +157,28 @@ func (e *IPoEEmu) Run(ctx context.Context) error {
 				}
 				e.flush()
 			}
-			e.mu.Lock()
 			e.st.Type = "final"
-			e.mu.Unlock()
 			return nil
 		}
+		e.mu.Lock()
 		e.tick(now)
+		e.mu.Unlock()
 		e.flush()
 		if err := e.tr.Recv(rx); err != nil {
 			return err
 		}
 		now = time.Now()
+		e.mu.Lock()
 		for i := 0; i < rx.N; i++ {
 			e.input(rx.Frames[i], now)
 		}
+		e.mu.Unlock()
 		e.flush()
 	}
 }
 
-func (e *IPoEEmu) count(f func(*IPoEStats)) {
-	e.mu.Lock()
-	f(&e.st)
-	e.mu.Unlock()
-}
+// count updates the totals (e.mu held: the Run goroutine's sections).
+func (e *IPoEEmu) count(f func(*IPoEStats)) { f(&e.st) }
 
 // tick starts clients (up to the concurrency), retransmits, gives up phases
 // and moves bound clients to renewing, rebinding or the end of their lease.
@@ -194,6 +215,9 @@ func (e *IPoEEmu) tick(now time.Time) {
 				e.send(c, dhcp4.Request, now)
 			case c.state != ipBound && !now.Before(c.next):
 				e.send(c, dhcp4.Request, now)
+			}
+			if e.cfg.Rate > 0 && c.state != ipInit && !now.Before(c.nextTx) {
+				e.sendData(c, now)
 			}
 		}
 	}
@@ -274,6 +298,15 @@ func (e *IPoEEmu) flush() {
 // input handles a received frame: a DHCP reply to one of our clients.
 func (e *IPoEEmu) input(b []byte, now time.Time) {
 	f, err := dhcp4.DecodeFrame(b)
+	if err == nil && e.cfg.Rate > 0 && f.SrcIP == e.cfg.Target.Addr() && f.SrcPort == e.cfg.Target.Port() {
+		if c := e.byMAC[f.Dst]; c != nil && f.DstPort == ipoeDataPort {
+			if f.DstIP == c.addr {
+				c.rxPkts++
+				e.st.RxPkts++
+			}
+			return // else an echo to a lease given up meanwhile
+		}
+	}
 	if err != nil || f.SrcPort != dhcp4.ServerPort || f.DstPort != dhcp4.ClientPort {
 		e.count(func(s *IPoEStats) { s.Bad++ })
 		return
@@ -321,6 +354,7 @@ func (e *IPoEEmu) input(b []byte, now time.Time) {
 			e.active--
 			c.attempt = 0
 			c.upAt = now
+			c.setupMs = float64(now.Sub(c.phaseStart).Microseconds()) / 1000
 		}
 		e.count(func(s *IPoEStats) {
 			s.Ack++
@@ -345,4 +379,87 @@ func (e *IPoEEmu) input(b []byte, now time.Time) {
 		})
 		e.restart(c, now)
 	}
+}
+
+// ipoeDataPort is the UDP source port of the clients' datagrams.
+const ipoeDataPort = 40000
+
+// sendData sends one UDP datagram of a client with a lease to the target,
+// through the gateway (the MAC its DHCP replies came from).
+func (e *IPoEEmu) sendData(c *ipoeClient, now time.Time) {
+	c.seq++
+	payload := make([]byte, max(e.cfg.Size, 8))
+	payload[0], payload[1], payload[2], payload[3] = byte(c.seq>>24), byte(c.seq>>16), byte(c.seq>>8), byte(c.seq)
+	tpid := c.sub.TPID
+	if tpid == 0 {
+		tpid = e.cfg.TPID
+	}
+	f := dhcp4.Frame{Dst: c.serverMAC, Src: c.mac, OuterTPID: tpid, STag: c.sub.STag, CTag: c.sub.CTag,
+		SrcIP: c.addr, DstIP: e.cfg.Target.Addr(), SrcPort: ipoeDataPort, DstPort: e.cfg.Target.Port(), Payload: payload}
+	e.out = append(e.out, dhcp4.AppendFrame(nil, &f))
+	c.txPkts++
+	e.st.TxPkts++
+	c.nextTx = now.Add(time.Duration(float64(time.Second) / e.cfg.Rate))
+}
+
+// IPoESession is a client in GET /v1/sessions.
+type IPoESession struct {
+	User     string  `json:"user"`
+	MAC      string  `json:"mac"`
+	Port     string  `json:"port"`
+	STag     uint16  `json:"stag"`
+	CTag     uint16  `json:"ctag"`
+	State    string  `json:"state"` // init, selecting, requesting, up (bound, renewing, rebinding)
+	Address  string  `json:"address,omitempty"`
+	Server   string  `json:"server,omitempty"`
+	LeaseEnd string  `json:"lease_end,omitempty"`
+	SetupMs  float64 `json:"setup_ms,omitempty"`
+	Attempts int     `json:"attempts"`
+	TxPkts   uint64  `json:"tx_pkts"`
+	RxPkts   uint64  `json:"rx_pkts"`
+}
+
+var ipoeStateNames = [...]string{"init", "selecting", "requesting", "up", "up", "up"}
+
+// Sessions lists the clients.
+func (e *IPoEEmu) Sessions() []IPoESession {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := make([]IPoESession, 0, len(e.clients))
+	for _, c := range e.clients {
+		s := IPoESession{User: c.sub.User, MAC: macText(c.mac), Port: c.sub.Port, STag: c.sub.STag, CTag: c.sub.CTag,
+			State: ipoeStateNames[c.state], SetupMs: c.setupMs, Attempts: c.attempt, TxPkts: c.txPkts, RxPkts: c.rxPkts}
+		if c.state >= ipBound {
+			s.Address, s.Server = c.addr.String(), c.server.String()
+			s.LeaseEnd = c.leaseEnd.UTC().Format(time.RFC3339)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// handler is the status API of --ipoe: GET /v1/stats, GET /v1/sessions[?state=up].
+func (e *IPoEEmu) handler() http.Handler {
+	mux := http.NewServeMux()
+	write := func(w http.ResponseWriter, v any) {
+		w.Header().Set("Content-Type", "application/json")
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", " ")
+		_ = enc.Encode(v)
+	}
+	mux.HandleFunc("GET /v1/stats", func(w http.ResponseWriter, r *http.Request) { write(w, e.Stats()) })
+	mux.HandleFunc("GET /v1/sessions", func(w http.ResponseWriter, r *http.Request) {
+		ss := e.Sessions()
+		if want := r.URL.Query().Get("state"); want != "" {
+			f := ss[:0:0]
+			for _, s := range ss {
+				if s.State == want {
+					f = append(f, s)
+				}
+			}
+			ss = f
+		}
+		write(w, ss)
+	})
+	return mux
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"net/netip"
+	"os"
 	"sync"
 	"testing"
 	"time"
@@ -20,11 +21,14 @@ type ipoeServer struct {
 	addrs    map[[6]byte]netip.Addr
 	released map[[6]byte]bool
 	renewals int
+	echoes   int
 	bad      int
 	nakOnce  map[[6]byte]bool // NAK the first renewal of these
 }
 
 var ipoeGW = netip.MustParseAddr("10.9.0.1")
+var ipoeTarget = netip.MustParseAddrPort("198.51.100.10:7")
+var users49 = [6]byte{0x02, 0x49, 0x01, 0, 0, 9} // a users.json MAC
 var ipoeAC = [6]byte{0x02, 0xac, 0, 0, 0, 1}
 
 func (s *ipoeServer) serve(tr Transport) {
@@ -49,12 +53,23 @@ func (s *ipoeServer) handle(b []byte) []byte {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	f, err := dhcp4.DecodeFrame(b)
+	if err == nil && f.DstIP == ipoeTarget.Addr() && f.DstPort == ipoeTarget.Port() {
+		// the echo target, behind the gateway: from a leased address, to the AC MAC
+		if a, ok := s.addrs[f.Src]; !ok || f.SrcIP != a || f.Dst != ipoeAC {
+			s.bad++
+			return nil
+		}
+		s.echoes++
+		e := dhcp4.Frame{Dst: f.Src, Src: ipoeAC, OuterTPID: f.OuterTPID, STag: f.STag, CTag: f.CTag,
+			SrcIP: f.DstIP, DstIP: f.SrcIP, SrcPort: f.DstPort, DstPort: f.SrcPort, Payload: f.Payload}
+		return dhcp4.AppendFrame(nil, &e)
+	}
 	if err != nil || f.SrcPort != 68 || f.DstPort != 67 || f.CTag == 0 {
 		s.bad++
 		return nil
 	}
 	m, err := dhcp4.Decode(f.Payload)
-	if err != nil || string(m.CHAddr) != string(f.Src[:]) || f.Src[0] != 0x02 || f.Src[1] != 0x5b || f.Src[2] != 0xee {
+	if err != nil || string(m.CHAddr) != string(f.Src[:]) || f.Src[0] != 0x02 || (f.Src[1] != 0x5b || f.Src[2] != 0xee) && f.Src != users49 {
 		s.bad++
 		return nil
 	}
@@ -123,13 +138,15 @@ func TestIPoEEmulator(t *testing.T) {
 		{Index: 1, User: "u1", STag: 100, CTag: 1},
 		{Index: 2, User: "u2", STag: 100, CTag: 2},
 		{Index: 3, User: "u3", STag: 101, CTag: 3, TPID: 0x88a8},
+		{Index: 4, User: "02:49:01:00:00:09", STag: 102, CTag: 4, ClientMAC: users49, HasMAC: true},
 	}
 	srv := &ipoeServer{t: t, addrs: map[[6]byte]netip.Addr{}, released: map[[6]byte]bool{},
 		nakOnce: map[[6]byte]bool{{0x02, 0x5b, 0xee, 0, 0, 1}: true}}
 	go srv.serve(srvEnd)
 	defer cli.Close()
 	emu := NewIPoEEmu(IPoEConfig{MACs: 2, Concurrency: 4, Retransmit: 200 * time.Millisecond,
-		PhaseTimeout: 2 * time.Second, Backoff: 50 * time.Millisecond, Option82: true, TPID: 0x8100, Release: true}, cli, subs)
+		PhaseTimeout: 2 * time.Second, Backoff: 50 * time.Millisecond, Option82: true, TPID: 0x8100, Release: true,
+		Rate: 10, Target: ipoeTarget, Size: 64}, cli, subs)
 	ctx, cancel := context.WithTimeout(context.Background(), 2600*time.Millisecond)
 	defer cancel()
 	if err := emu.Run(ctx); err != nil {
@@ -139,10 +156,46 @@ func TestIPoEEmulator(t *testing.T) {
 	st := emu.Stats()
 	srv.mu.Lock()
 	defer srv.mu.Unlock()
-	if st.Clients != 6 || st.Bound != 6 || st.Nak != 1 || st.Renewed < 6 || st.Bad != 0 || st.Type != "final" {
+	// 3 lines x 2 MACs, and the users.json entry with its own MAC (MACs beyond the first of it: generated)
+	if st.Clients != 8 || st.Bound != 8 || st.Nak != 1 || st.Renewed < 8 || st.Bad != 0 || st.Type != "final" ||
+		st.TxPkts < 100 || st.RxPkts == 0 || st.RxPkts > st.TxPkts {
 		t.Fatalf("stats %+v", st)
 	}
-	if srv.bad != 0 || srv.renewals < 6 || len(srv.released) != 6 || len(srv.addrs) != 6 {
-		t.Fatalf("server: bad %d renewals %d released %d clients %d", srv.bad, srv.renewals, len(srv.released), len(srv.addrs))
+	if srv.bad != 0 || srv.renewals < 8 || len(srv.released) != 8 || len(srv.addrs) != 8 || srv.echoes == 0 {
+		t.Fatalf("server: bad %d renewals %d released %d clients %d echoes %d", srv.bad, srv.renewals, len(srv.released), len(srv.addrs), srv.echoes)
+	}
+	if _, ok := srv.addrs[users49]; !ok {
+		t.Fatal("the users.json MAC did not dial")
+	}
+	ss := emu.Sessions()
+	if len(ss) != 8 || ss[6].MAC != "02:49:01:00:00:09" || ss[6].State != "up" || ss[6].Address == "" || ss[6].RxPkts == 0 {
+		t.Fatalf("sessions %+v", ss)
+	}
+}
+
+// users.json with both kinds: --ipoe takes the ipoe entries (with their
+// MAC), PPPoE mode the others.
+func TestLoadKinds(t *testing.T) {
+	path := t.TempDir() + "/users.json"
+	if err := os.WriteFile(path, []byte(`[
+ {"user": "p1", "password": "x", "port": "access1", "stag": 100, "ctag": 1},
+ {"user": "02:49:01:00:00:02", "password": "ipoe", "port": "access1", "stag": 100, "ctag": 2, "kind": "ipoe", "mac": "02:49:01:00:00:02"},
+ {"user": "p3", "password": "x", "port": "access1", "stag": 100, "ctag": 3}
+]`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p, err := loadKind(path, "access1", 0, 0, false)
+	if err != nil || len(p) != 2 || p[0].User != "p1" || p[1].User != "p3" || p[1].Index != 3 {
+		t.Fatalf("PPPoE %+v %v", p, err)
+	}
+	i, err := loadKind(path, "access1", 0, 0, true)
+	if err != nil || len(i) != 1 || !i[0].HasMAC || i[0].ClientMAC != [6]byte{2, 0x49, 1, 0, 0, 2} || i[0].CTag != 2 {
+		t.Fatalf("IPoE %+v %v", i, err)
+	}
+	if err := os.WriteFile(path, []byte(`[{"user": "u", "port": "a", "stag": 1, "ctag": 1, "kind": "ipoe", "mac": "03:00:00:00:00:01"}]`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := loadKind(path, "a", 0, 0, true); err == nil {
+		t.Fatal("a multicast MAC accepted")
 	}
 }

@@ -74,10 +74,12 @@ func openRawSocket(iface string, ourMACsOnly bool) (*RawSocket, error) {
 		{Code: 0x06, K: 0},
 	}
 	if rawBroadcast {
-		// ldh [0]; jeq #0x025b, all; jeq #0xffff, all, none
+		// ldh [0]; jeq #0x025b, all; jeq #0x0249, all; jeq #0xffff, all, none
+		// (02:49: the IPoE MACs of users.json)
 		filter = []unix.SockFilter{
 			{Code: 0x28, K: 0},
-			{Code: 0x15, Jt: 1, Jf: 0, K: 0x025b},
+			{Code: 0x15, Jt: 2, Jf: 0, K: 0x025b},
+			{Code: 0x15, Jt: 1, Jf: 0, K: 0x0249},
 			{Code: 0x15, Jt: 0, Jf: 1, K: 0xffff},
 			{Code: 0x06, K: 0x40000},
 			{Code: 0x06, K: 0},
