@@ -128,3 +128,59 @@ func TestEstablishIPoERefusedWithoutFeature(t *testing.T) {
 		t.Fatalf("IPoE to a DP without the IPoE feature: %v", err)
 	}
 }
+
+// The IPoE session against the DP's PFCP user-plane function (pfcp-up-pipe:
+// the real pfcp_up.c with a fake data path). A DP that does not announce
+// IPoE gets the PPPoE default session only and no IPoE session (refused
+// here, before a byte is sent); one that does (issue 19's DP) gets the dhcp
+// class and installs the session with sid 0. BNGPOD_DP_BUILD points the
+// test at a DP branch's build before the branches merge.
+func TestIPoEAgainstDPUserPlaneFunction(t *testing.T) {
+	dp := newPipeDP(t)
+	rec := newRecorder()
+	f, _ := startFunction(t, pipeConfig(), []Peer{{Instance: 11, Addr: dp.addr()}}, rec)
+	ctx := context.Background()
+	e := rec.wait(t, "up", 5*time.Second)
+	st := dp.state()
+	if !e.feat.IPoE {
+		if st.Redirect.Classes != 7 {
+			t.Fatalf("default session of a DP without IPoE: classes %#x", st.Redirect.Classes)
+		}
+		if _, err := f.Establish(ctx, 11, sampleIPoE()); !errors.Is(err, ErrIPoENotSupported) {
+			t.Fatalf("IPoE to a DP without IPoE: %v", err)
+		}
+		if st := dp.state(); st.Installs != 0 {
+			t.Fatalf("installed %+v", st)
+		}
+		t.Skip("this DP does not announce IPoE (before issue 19's DP work): the refusal is checked, the installation is not")
+	}
+	if st.Redirect.Classes != 15 {
+		t.Fatalf("default session of an IPoE DP: classes %#x, want pppoe-discovery|ppp-control|unknown|dhcp", st.Redirect.Classes)
+	}
+	s := sampleIPoE()
+	up, err := f.Establish(ctx, 11, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st = dp.state()
+	sub := st.Sub
+	if st.Installs != 1 || sub.SID != 0 || sub.IPv4 != "100.80.0.7" || sub.MAC != "02:11:00:00:00:07" || sub.STag != 100 ||
+		sub.CTag != 7 || sub.MTU != 1500 || sub.QoS != "gold" || sub.LCPOffload || sub.MbrDL != 50_000_000 {
+		t.Fatalf("data path got %+v", st)
+	}
+	// (a second session of the same line and MAC is the data path's refusal, 73:
+	// the pipe's fake data path takes it; tests/dp has the real one)
+	// CoA and the end as for PPPoE
+	if _, err := f.Modify(ctx, 11, up, s.CPSEID, &Mod{DownMBR: ptr[uint64](80_000_000), UpMBR: ptr[uint64](10_000_000)}); err != nil {
+		t.Fatal(err)
+	}
+	if st := dp.state(); st.Sub.MbrDL != 80_000_000 {
+		t.Fatalf("after CoA %+v", st.Sub)
+	}
+	if _, err := f.Delete(ctx, 11, up); err != nil {
+		t.Fatal(err)
+	}
+	if st := dp.state(); st.Live != 0 {
+		t.Fatalf("after deletion %+v", st)
+	}
+}

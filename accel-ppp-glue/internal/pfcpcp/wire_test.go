@@ -16,7 +16,14 @@ import (
 )
 
 // The C build of the DP, relative to this package (make test builds it first).
-var dpBuild = filepath.Join("..", "..", "..", "server-dp", "build")
+// BNGPOD_DP_BUILD names another build (e.g. a DP branch's, to check the
+// CP's messages against it before the branches merge).
+var dpBuild = func() string {
+	if d := os.Getenv("BNGPOD_DP_BUILD"); d != "" {
+		return d
+	}
+	return filepath.Join("..", "..", "..", "server-dp", "build")
+}()
 
 func needBuild(t testing.TB, name string) string {
 	t.Helper()
