@@ -117,7 +117,7 @@ func loadKind(path, port string, skip, count int, ipoe bool) ([]Subscriber, erro
 		if ipoe {
 			kind = "IPoE"
 		}
-		return nil, fmt.Errorf("%s: no %s subscriber on port %q", path, kind, port)
+		return nil, fmt.Errorf("%s: no subscriber (%s) on port %q", path, kind, port)
 	}
 	return out, nil
 }
