@@ -39,19 +39,63 @@ const (
 	ipoeOfferHold = 60 * time.Second
 )
 
+// ipoeDeclineHold: an address a client DECLINEd (something else answers for
+// it) is not handed out again for this long (RFC 2131 4.3.3: marked not
+// available).
+const ipoeDeclineHold = 10 * time.Minute
+
+// declined is an address held back after a DECLINE.
+type declined struct {
+	group string
+	addr  netip.Addr
+	until time.Time
+}
+
+// quarantine holds a declined address back from its pool.
+func (d *Daemon) quarantine(group string, a netip.Addr) {
+	d.ipoe.mu.Lock()
+	d.ipoe.held = append(d.ipoe.held, declined{group, a, time.Now().Add(ipoeDeclineHold)})
+	d.ipoe.mu.Unlock()
+	d.log.Warn("declined address held back", "address", a.String(), "line_group", group, "for", ipoeDeclineHold.String())
+}
+
+// unquarantine returns the declined addresses whose hold is over (slowTick).
+func (d *Daemon) unquarantine(now time.Time) {
+	d.ipoe.mu.Lock()
+	var due []declined
+	keep := d.ipoe.held[:0]
+	for _, q := range d.ipoe.held {
+		if now.Before(q.until) {
+			keep = append(keep, q)
+		} else {
+			due = append(due, q)
+		}
+	}
+	d.ipoe.held = keep
+	d.ipoe.mu.Unlock()
+	for _, q := range due {
+		d.pools[q.group].Release(q.addr)
+	}
+	if len(due) > 0 {
+		d.updatePoolMetrics()
+	}
+}
+
 // ipoeSess is a session's IPoE state (nil for PPPoE sessions).
 type ipoeSess struct {
 	offerUntil time.Time      // stNegotiating: the OFFER holds until then
 	discover   *dhcp4.Message // stAuthorizing: the DISCOVER to answer
 	request    *dhcp4.Message // stEstablishing: the REQUEST to ACK once the DP has the session
 	relay      *relayState    // relay mode (relay.go)
+	declined   bool           // ended by the client's DECLINE: its address is held back (quarantine)
 }
 
 // ipoeLines counts the IPoE sessions of each line (MAC zero in the key)
 // across the shards, for ipoe.max_macs.
 type ipoeLines struct {
-	mu sync.Mutex
-	n  map[lineKey]int
+	mu   sync.Mutex
+	n    map[lineKey]int
+	held []declined // addresses held back after a DECLINE
 }
 
 func lineOnly(lk lineKey) lineKey {
@@ -194,6 +238,7 @@ func (sh *shard) ipoeFrame(in inFrame) {
 			sh.drop("dhcp_decline_unknown", "DHCPDECLINE for no session", "mac", macString(x.lk.mac))
 			return
 		}
+		s.ipoe.declined = true
 		sh.teardown(s, causeUserError, padtNone, "DHCPDECLINE: the subscriber found its address in use")
 	case dhcp4.Inform:
 		if s == nil || s.state != stEstablished || m.CIAddr != s.rec.IPv4 {
@@ -552,6 +597,9 @@ func (sh *shard) ipoeNotInstalled(s *session) {
 
 // ipoeExpire ends the offers not taken and the leases run out (slowTick).
 func (sh *shard) ipoeExpire(now time.Time) {
+	if sh.id == 0 {
+		sh.d.unquarantine(now)
+	}
 	for _, s := range sh.sessions {
 		if s.ipoe == nil || s.dead {
 			continue

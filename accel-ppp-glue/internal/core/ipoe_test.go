@@ -653,5 +653,23 @@ func TestIPoEDecline(t *testing.T) {
 		t.Fatalf("session after foreign DECLINEs: %+v %v", s, ok)
 	}
 	c.send(dhcp4.Decline, func(m *dhcp4.Message) { m.Set(dhcp4.OptRequestedIP, dhcp4.A4(c.addr)) }, false)
-	checkEnd(t, p, v.ID, 0, causeUserError)
+	p.waitFor("the Accounting-Stop", 3*time.Second, func() bool { return p.acct.stops.Load() == 1 })
+	if st, _ := p.acct.reqs.Load(aaa.AcctStop); st.(*aaa.AcctRequest).TerminateCause != causeUserError || st.(*aaa.AcctRequest).SessionID != v.ID {
+		t.Fatalf("Stop %+v", st)
+	}
+	// the declined address is held back: the next client gets another one
+	time.Sleep(100 * time.Millisecond)
+	if p.poolUsed() != 1 {
+		t.Fatalf("%d addresses in use after the DECLINE, want the declined one held", p.poolUsed())
+	}
+	c2 := p.dhcpClient(15, 121)
+	c2.dora()
+	if c2.addr == c.addr {
+		t.Fatalf("the declined address %s handed out again", c.addr)
+	}
+	// after the hold it is free again
+	p.d.unquarantine(time.Now().Add(ipoeDeclineHold + time.Second))
+	if p.poolUsed() != 1 {
+		t.Fatalf("%d addresses in use after the hold, want 1 (c2's)", p.poolUsed())
+	}
 }

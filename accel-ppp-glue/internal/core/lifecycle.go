@@ -424,7 +424,9 @@ func (sh *shard) finishTeardown(s *session, up uint64, cause int) {
 // the indexes.
 func (sh *shard) release(s *session) {
 	d := sh.d
-	if s.rec.IPv4.IsValid() {
+	if s.ipoe != nil && s.ipoe.declined && s.rec.IPv4.IsValid() {
+		d.quarantine(s.group.Name, s.rec.IPv4) // the client found it in use (ipoe.go)
+	} else if s.rec.IPv4.IsValid() {
 		if !d.pools[s.group.Name].Release(s.rec.IPv4) {
 			d.log.Error("address released twice", "session", s.rec.ID, "ipv4", s.rec.IPv4.String())
 		}
