@@ -673,3 +673,29 @@ func TestIPoEDecline(t *testing.T) {
 		t.Fatalf("%d addresses in use after the hold, want 1 (c2's)", p.poolUsed())
 	}
 }
+
+// RADIUS CoA and Disconnect (RFC 5176, the handler the CoA port calls)
+// find an IPoE session by its address and act as for PPPoE: the rates to
+// the DP, then the end (Admin-Reset) and a NAK to the next renewal.
+func TestIPoECoAAndDisconnect(t *testing.T) {
+	p := newTestPod(t, ipoeTune(t, defaultIPoE(), "", nil), nil)
+	c := p.dhcpClient(16, 130)
+	c.dora()
+	v, _ := c.session()
+	ctx := context.Background()
+	if code := p.d.dynamic(ctx, &aaa.DynRequest{FramedIP: c.addr, RateDown: 40_000_000, RateUp: 8_000_000}); code != 0 {
+		t.Fatalf("CoA NAK %d", code)
+	}
+	p.plane.mu.Lock()
+	mods := append([]*pfcpcp.Mod(nil), p.plane.mods...)
+	p.plane.mu.Unlock()
+	if len(mods) != 1 || mods[0].DownMBR == nil || *mods[0].DownMBR != 40_000_000 || mods[0].NoIPv4 || mods[0].IPv6PDRs {
+		t.Fatalf("modifications %+v", mods)
+	}
+	if code := p.d.dynamic(ctx, &aaa.DynRequest{Disconnect: true, AcctSessionID: v.ID}); code != 0 {
+		t.Fatalf("Disconnect NAK %d", code)
+	}
+	checkEnd(t, p, v.ID, 0, causeAdminReset)
+	c.send(dhcp4.Request, func(m *dhcp4.Message) { m.CIAddr = c.addr }, true)
+	c.expectDHCP(dhcp4.Nak)
+}
