@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"net/netip"
+	"os"
 	"strings"
 	"testing"
 )
@@ -157,5 +158,43 @@ func TestIPoEReject(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// goldenIPoE is the generator's cp.yaml for topology/examples/ipoe.yaml
+// (written by the POD side of issue 19).
+const goldenIPoE = "../../../topology/tests/golden/ipoe/cp.yaml"
+
+func TestGoldenIPoE(t *testing.T) {
+	if _, err := os.Stat(goldenIPoE); errors.Is(err, os.ErrNotExist) {
+		// the POD branch of issue 19 brings it; until it is merged there is nothing to read
+		t.Skip(goldenIPoE + " does not exist yet")
+	}
+	cfg, err := Load(goldenIPoE)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lg1, _ := cfg.LineGroup("lg1")
+	lg2, _ := cfg.LineGroup("lg2")
+	lg3, _ := cfg.LineGroup("lg3")
+	if lg1 == nil || lg2 == nil || lg3 == nil {
+		t.Fatal("groups lg1..lg3 missing")
+	}
+	if !lg1.PPPoE || lg1.IPoE == nil || lg1.IPoE.Mode != IPoEModeServer || lg1.IPoE.LeaseTime != 3600 || lg1.IPoE.RenewTime != 300 {
+		t.Errorf("lg1 %v %+v", lg1.PPPoE, lg1.IPoE)
+	}
+	if lg2.PPPoE || lg2.IPoE == nil || lg2.IPoE.LeaseTime != 60 || lg2.IPoE.RenewTime != 30 || lg2.IPoE.MaxMACs != 2 || lg2.IPoE.ProxyARP {
+		t.Errorf("lg2 %v %+v", lg2.PPPoE, lg2.IPoE)
+	}
+	if lg3.IPoE == nil || lg3.IPoE.Mode != IPoEModeRelay || lg3.IPoE.Relay == nil || len(lg3.IPoE.Relay.Servers) != 1 ||
+		lg3.IPoE.Relay.Option82 != Option82Keep {
+		t.Errorf("lg3 %+v", lg3.IPoE)
+	}
+	for _, g := range []*LineGroup{lg1, lg2, lg3} {
+		for _, p := range g.Pools {
+			if !p.Gateway.IsValid() || !p.Prefix.Contains(p.Gateway) {
+				t.Errorf("%s: pool %s gateway %v", g.Name, p.Name, p.Gateway)
+			}
+		}
 	}
 }
