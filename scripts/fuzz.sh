@@ -9,7 +9,7 @@
 #   Go  accel-ppp-glue: go test -fuzz on the control-plane configuration parser, the
 #       PPPoE frame and tag decoders, the PPP engine (LCP/PAP/CHAP/IPCP), RADIUS
 #       replies and CoA/DM requests, the PFCP input path, the address pools and the
-#       subscriber emulator's receive path (bng-subemu) and the VXLAN codec of bng-cp
+#       subscriber emulator's receive path (bng-subemu), the DHCPv4 codec (IPoE) and the VXLAN codec of bng-cp
 #       and bng-accel-glue's inputs (accel-ppp's redis events and CLI, RESP, pppd-compat hooks,
 #       /proc/net/pppoe and radattr files)
 # The pod-file validator is fuzzed by deterministic mutation tests inside pytest
@@ -74,6 +74,7 @@ files_in() { if [ -d "$1" ]; then find "$1" -type f | wc -l; else echo 0; fi; }
 for target in config:FuzzParse pppoe:FuzzDecodeFrame pppoe:FuzzParseTags ppp:FuzzLink \
     aaa:FuzzParseReply aaa:FuzzDecodeDyn pfcpcp:FuzzInput pfcpcp:FuzzLineGroupIE pool:FuzzGroup \
     v6ctl:FuzzHandle \
+    dhcp4:FuzzDecode \
     onos:FuzzDecodePlacement onos:FuzzDecodeSubscribers onos:FuzzDecodeTeardowns vxlan:FuzzDecode \
     cmd/bng-subemu:FuzzInput \
     accel:FuzzEvent accel:FuzzHook accel:FuzzCLI accel:FuzzRESP accel:FuzzProcAndRadattr; do

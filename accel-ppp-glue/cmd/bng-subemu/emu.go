@@ -105,7 +105,9 @@ type Subscriber struct {
 	Port      string
 	STag      uint16
 	CTag      uint16
-	TPID      uint16 // 0 = Config.TPID
+	TPID      uint16  // 0 = Config.TPID
+	ClientMAC [6]byte // IPoE: users.json's mac (HasMAC)
+	HasMAC    bool
 }
 
 // MAC returns 02:5b:SS:SS:SS:SS with the index in the last four bytes.

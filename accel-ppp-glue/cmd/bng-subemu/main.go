@@ -24,6 +24,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net"
 	"net/netip"
 	"os"
 	"os/signal"
@@ -43,6 +44,8 @@ type userEntry struct {
 	STag      int             `json:"stag"`
 	CTag      int             `json:"ctag"`
 	TPID      json.RawMessage `json:"tpid"`
+	Kind      string          `json:"kind"` // "ipoe": an IPoE subscriber (bng-subemu --ipoe); absent: PPPoE
+	MAC       string          `json:"mac"`  // IPoE: the client MAC
 }
 
 func parseTPID(s string) (uint16, error) {
@@ -58,6 +61,12 @@ func parseTPID(s string) (uint16, error) {
 // from its index in the file, so emulators given different skips on one
 // port dial different MACs.
 func loadSubscribers(path, port string, skip, count int) ([]Subscriber, error) {
+	return loadKind(path, port, skip, count, false)
+}
+
+// loadKind is loadSubscribers for PPPoE entries (ipoe false: entries of
+// kind "ipoe" are left out) or IPoE ones (ipoe true: only those).
+func loadKind(path, port string, skip, count int, ipoe bool) ([]Subscriber, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -68,7 +77,7 @@ func loadSubscribers(path, port string, skip, count int) ([]Subscriber, error) {
 	}
 	var out []Subscriber
 	for i, u := range users {
-		if port != "" && u.Port != port {
+		if (port != "" && u.Port != port) || (u.Kind == "ipoe") != ipoe {
 			continue
 		}
 		if skip > 0 {
@@ -84,6 +93,14 @@ func loadSubscribers(path, port string, skip, count int) ([]Subscriber, error) {
 		}
 		sub := Subscriber{Index: uint32(i + 1), User: u.User, Password: u.Password, LineGroup: u.LineGroup,
 			Port: u.Port, STag: uint16(u.STag), CTag: uint16(u.CTag)}
+		if u.MAC != "" {
+			hw, err := net.ParseMAC(u.MAC)
+			if err != nil || len(hw) != 6 || hw[0]&1 != 0 {
+				return nil, fmt.Errorf("%s: mac %q: want a unicast aa:bb:cc:dd:ee:ff", where, u.MAC)
+			}
+			copy(sub.ClientMAC[:], hw)
+			sub.HasMAC = true
+		}
 		if len(u.TPID) > 0 && string(u.TPID) != "null" {
 			s := strings.Trim(string(u.TPID), `"`)
 			if sub.TPID, err = parseTPID(s); err != nil {
@@ -96,7 +113,11 @@ func loadSubscribers(path, port string, skip, count int) ([]Subscriber, error) {
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%s: no subscriber on port %q", path, port)
+		kind := "PPPoE"
+		if ipoe {
+			kind = "IPoE"
+		}
+		return nil, fmt.Errorf("%s: no subscriber (%s) on port %q", path, kind, port)
 	}
 	return out, nil
 }
@@ -134,6 +155,9 @@ func run(args []string) int {
 	hangupMax := fs.Duration("hangup-max", 10*time.Second, "the stop's hangups take at most this long (the rate rises to fit)")
 	dual := fs.Bool("dual-stack", false, "run IPv6CP, RS and DHCPv6 (IA_PD, IA_NA when the RA's M flag is set) beside IPCP; a session is up once IPv6 is bound or refused")
 	target6 := fs.String("target6", "", "UDP echo target [ipv6]:port for --rate (needs --dual-stack): datagrams from the SLAAC address and from the delegated prefix in turn")
+	ipoe := fs.Bool("ipoe", false, "IPoE subscribers instead of PPPoE: DHCP DORA, renewal at T1, RELEASE at the stop (--macs per line)")
+	macs := fs.Int("macs", 1, "with --ipoe: DHCP clients (MACs) per line")
+	opt82 := fs.Bool("option82", false, "with --ipoe: add option 82 as an access node does (circuit id = the users.json user, remote id = the MAC)")
 	strict := fs.Bool("strict", false, "behave as common CPEs: drop session frames that come before their PADS; hang up with Terminate-Request, then the PADT once acked")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -185,7 +209,7 @@ func run(args []string) int {
 			cfg.Target = ap
 		}
 	}
-	subs, err := loadSubscribers(*users, *port, *skip, *count)
+	subs, err := loadKind(*users, *port, *skip, *count, *ipoe)
 	if err != nil {
 		return usage("%v", err)
 	}
@@ -198,6 +222,14 @@ func run(args []string) int {
 		for i := range subs {
 			subs[i].TPID = t
 		}
+	}
+	if *ipoe {
+		if *macs < 1 || *macs > 64 {
+			return usage("--macs must be 1..64")
+		}
+		return runIPoE(*iface, IPoEConfig{MACs: *macs, Concurrency: *conc, Retransmit: *retx, PhaseTimeout: *phaseTO,
+			Backoff: *backoff, Option82: *opt82, TPID: cfg.TPID, Release: true, Rate: *rate, Target: cfg.Target,
+			Size: *size}, subs, *every, *duration, *status)
 	}
 	sock, err := OpenRawSocket(*iface)
 	if err != nil {
@@ -227,6 +259,56 @@ func run(args []string) int {
 	if *every > 0 {
 		go func() {
 			t := time.NewTicker(*every)
+			defer t.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-t.C:
+					emitJSON(os.Stdout, emu.Stats())
+				}
+			}
+		}()
+	}
+	runErr := emu.Run(ctx)
+	emitJSON(os.Stdout, emu.Stats())
+	if runErr != nil && !errors.Is(runErr, ErrClosed) {
+		fmt.Fprintf(os.Stderr, "bng-subemu: %v\n", runErr)
+		return 1
+	}
+	return 0
+}
+
+// runIPoE is main for --ipoe.
+func runIPoE(iface string, cfg IPoEConfig, subs []Subscriber, every, duration time.Duration, status string) int {
+	if cfg.TPID == 0 {
+		cfg.TPID = 0x8100
+	}
+	sock, err := OpenRawSocketIPoE(iface)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "bng-subemu: %v\n", err)
+		return 1
+	}
+	defer sock.Close()
+	emu := NewIPoEEmu(cfg, sock, subs)
+	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer cancel()
+	if duration > 0 {
+		var c2 context.CancelFunc
+		ctx, c2 = context.WithTimeout(ctx, duration)
+		defer c2()
+	}
+	if status != "" {
+		stop, err := serveStatus(ctx, status, emu.handler())
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "bng-subemu: status socket %s: %v\n", status, err)
+			return 1
+		}
+		defer stop()
+	}
+	if every > 0 {
+		go func() {
+			t := time.NewTicker(every)
 			defer t.Stop()
 			for {
 				select {

@@ -40,6 +40,16 @@ func htons(v uint16) uint16 { return v<<8 | v>>8 }
 // OpenRawSocket opens the socket on iface.
 func OpenRawSocket(iface string) (*RawSocket, error) { return openRawSocket(iface, true) }
 
+// OpenRawSocketIPoE is OpenRawSocket that also takes broadcast frames (DHCP
+// replies with the broadcast flag, NAKs): --ipoe.
+func OpenRawSocketIPoE(iface string) (*RawSocket, error) {
+	rawBroadcast = true
+	return openRawSocket(iface, true)
+}
+
+// rawBroadcast: the filter also lets frames to ff:ff:.. through (IPoE).
+var rawBroadcast bool
+
 // openRawSocket: ourMACsOnly false lets every frame through (the tests'
 // access concentrator on the other end of a veth).
 func openRawSocket(iface string, ourMACsOnly bool) (*RawSocket, error) {
@@ -62,6 +72,18 @@ func openRawSocket(iface string, ourMACsOnly bool) (*RawSocket, error) {
 		{Code: 0x15, Jt: 0, Jf: 1, K: 0x025b},
 		{Code: 0x06, K: 0x40000},
 		{Code: 0x06, K: 0},
+	}
+	if rawBroadcast {
+		// ldh [0]; jeq #0x025b, all; jeq #0x0249, all; jeq #0xffff, all, none
+		// (02:49: the IPoE MACs of users.json)
+		filter = []unix.SockFilter{
+			{Code: 0x28, K: 0},
+			{Code: 0x15, Jt: 2, Jf: 0, K: 0x025b},
+			{Code: 0x15, Jt: 1, Jf: 0, K: 0x0249},
+			{Code: 0x15, Jt: 0, Jf: 1, K: 0xffff},
+			{Code: 0x06, K: 0x40000},
+			{Code: 0x06, K: 0},
+		}
 	}
 	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
 	if ourMACsOnly {

@@ -49,6 +49,11 @@ func (e *Emu) handler() http.Handler {
 // ServeStatus listens on the unix socket path (a stale socket file is
 // replaced) until ctx ends; the socket file is removed at the end.
 func (e *Emu) ServeStatus(ctx context.Context, path string) (func(), error) {
+	return serveStatus(ctx, path, e.handler())
+}
+
+// serveStatus serves h on the unix socket path.
+func serveStatus(ctx context.Context, path string, h http.Handler) (func(), error) {
 	if fi, err := os.Lstat(path); err == nil {
 		if fi.Mode()&os.ModeSocket == 0 {
 			return nil, errors.New(path + " exists and is not a socket")
@@ -59,7 +64,7 @@ func (e *Emu) ServeStatus(ctx context.Context, path string) (func(), error) {
 	if err != nil {
 		return nil, err
 	}
-	srv := &http.Server{Handler: e.handler(), ReadHeaderTimeout: 5 * time.Second}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

@@ -305,12 +305,21 @@ func (c *cli) sessions(list []api.SessionView) error {
 	rows := make([][]string, 0, len(list))
 	for _, s := range list {
 		rows = append(rows, []string{
-			s.ID, s.State, s.User, strconv.FormatUint(uint64(s.Instance), 10), s.AccessPort,
+			s.ID, s.State, kind(&s), s.User, strconv.FormatUint(uint64(s.Instance), 10), s.AccessPort,
 			vlans(s.STag, s.CTag), s.MAC, addr(s.IPv4.String(), s.IPv4.IsValid()), s.QosProfile,
 			c.uptime(s.Started),
 		})
 	}
-	return c.table([]string{"ID", "STATE", "USER", "INSTANCE", "PORT", "VLAN", "MAC", "IPV4", "QOS", "UPTIME"}, rows)
+	return c.table([]string{"ID", "STATE", "KIND", "USER", "INSTANCE", "PORT", "VLAN", "MAC", "IPV4", "QOS", "UPTIME"}, rows)
+}
+
+// kind is the session's kind: pppoe (also from a bng-cp that does not say)
+// or ipoe.
+func kind(s *api.SessionView) string {
+	if s.Kind == "" {
+		return "pppoe"
+	}
+	return s.Kind
 }
 
 func (c *cli) session(s *api.SessionView) error {
@@ -321,6 +330,7 @@ func (c *cli) session(s *api.SessionView) error {
 	rows := [][]string{
 		{"id:", s.ID},
 		{"state:", s.State},
+		{"kind:", kind(s)},
 		{"user:", s.User},
 		{"instance:", u64(uint64(s.Instance))},
 		{"access port:", s.AccessPort},
@@ -342,6 +352,9 @@ func (c *cli) session(s *api.SessionView) error {
 		{"up seid:", fmt.Sprintf("0x%016x", s.UPSEID)},
 		{"circuit id:", s.CircuitID},
 		{"remote id:", s.RemoteID},
+	}
+	if s.LeaseEnd != nil {
+		rows = append(rows, []string{"lease end:", stamp(*s.LeaseEnd)})
 	}
 	if s.IPv6Prefix != nil {
 		// dual stack: the /64, the delegated prefix (bound or not), the IA_NA

@@ -35,8 +35,8 @@ func newFake() *fakeDaemon {
 			QosProfile: "100M", RateDown: 100e6, RateUp: 20e6, AcctSessionID: "00000001", Started: t0.Add(-90 * time.Minute),
 			UpOctets: 1000, DownOctets: 2000, UpPackets: 10, DownPackets: 20, CPSEID: 0x100000001, UPSEID: 0x42,
 			CircuitID: "olt1 eth 1/1/1:100.7", RemoteID: "cpe-1"},
-		{ID: "2", State: "auth", User: "evil\x1b[2Juser\tx", Instance: 2, AccessPort: "olt2", STag: 200,
-			MAC: "02:00:00:00:00:02", PPPoESessionID: 2, Started: t0.Add(-65 * time.Second)},
+		{ID: "2", State: "auth", Kind: "ipoe", User: "evil\x1b[2Juser\tx", Instance: 2, AccessPort: "olt2", STag: 200,
+			MAC: "02:00:00:00:00:02", Started: t0.Add(-65 * time.Second)},
 	}}
 }
 
@@ -135,9 +135,9 @@ func TestTables(t *testing.T) {
 		want string
 	}{
 		{[]string{"sessions"}, "" +
-			"ID  STATE  USER            INSTANCE  PORT  VLAN   MAC                IPV4        QOS   UPTIME\n" +
-			"1   up     user1           1         olt1  100/7  02:00:00:00:00:01  100.64.0.2  100M  1h30m00s\n" +
-			"2   auth   evil?[2Juser?x  2         olt2  200    02:00:00:00:00:02  -           -     1m05s\n"},
+			"ID  STATE  KIND   USER            INSTANCE  PORT  VLAN   MAC                IPV4        QOS   UPTIME\n" +
+			"1   up     pppoe  user1           1         olt1  100/7  02:00:00:00:00:01  100.64.0.2  100M  1h30m00s\n" +
+			"2   auth   ipoe   evil?[2Juser?x  2         olt2  200    02:00:00:00:00:02  -           -     1m05s\n"},
 		{[]string{"pools"}, "" +
 			"NAME    LINE-GROUP  PREFIXES                     SIZE  USED  FREE  USE\n" +
 			"pool-a  lg1         100.64.0.0/24                254   1     253   0.4%\n" +
@@ -158,6 +158,7 @@ func TestTables(t *testing.T) {
 		{[]string{"session", "show", "1"}, "" +
 			"id:              1\n" +
 			"state:           up\n" +
+			"kind:            pppoe\n" +
 			"user:            user1\n" +
 			"instance:        1\n" +
 			"access port:     olt1\n" +

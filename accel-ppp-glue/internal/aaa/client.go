@@ -157,6 +157,8 @@ type AccessRequest struct {
 	CircuitID, RemoteID          string // BBF Agent-Circuit-Id / Agent-Remote-Id
 	ActualRateUp, ActualRateDown uint32 // kbit/s as in the PPPoE TR-101 tag; sent in bit/s
 	FramedMTU                    uint16 // 0 = not sent
+	// IPoE: a DHCP subscriber (no PPP): Framed-Protocol is not sent
+	IPoE bool
 }
 
 // AccessResult is a verified Access-Accept or Access-Reject (an
@@ -326,7 +328,9 @@ func (c *Client) buildAccess(r *AccessRequest, id byte, secret []byte) ([]byte, 
 	}
 	c.addNAS(p)
 	p.Add(rfc2865.ServiceType_Type, u32(serviceTypeFramed))
-	p.Add(rfc2865.FramedProtocol_Type, u32(framedProtocolPPP))
+	if !r.IPoE {
+		p.Add(rfc2865.FramedProtocol_Type, u32(framedProtocolPPP))
+	}
 	for _, kv := range []struct {
 		t radius.Type
 		v string
@@ -376,6 +380,7 @@ type AcctRequest struct {
 	// is computed from it at each (re)send to a server. Zero = now.
 	EventTime time.Time
 	IPv6      *AcctIPv6 // nil: the session has no IPv6
+	IPoE      bool      // a DHCP subscriber: no Framed-Protocol
 }
 
 // Account sends an Accounting-Request to the servers in turn until one
@@ -442,7 +447,9 @@ func (c *Client) buildAcct(r *AcctRequest, ev time.Time, id byte, secret []byte)
 	}
 	c.addNAS(p)
 	p.Add(rfc2865.ServiceType_Type, u32(serviceTypeFramed))
-	p.Add(rfc2865.FramedProtocol_Type, u32(framedProtocolPPP))
+	if !r.IPoE {
+		p.Add(rfc2865.FramedProtocol_Type, u32(framedProtocolPPP))
+	}
 	p.Add(rfc2866.AcctAuthentic_Type, u32(acctAuthenticRADIUS))
 	if r.FramedIP.IsValid() && r.FramedIP.Is4() {
 		a := r.FramedIP.As4()

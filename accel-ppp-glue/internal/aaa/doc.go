@@ -55,7 +55,7 @@
 // Access-Request: User-Name; User-Password (PAP) or CHAP-Password
 // (identifier + response) with CHAP-Challenge always sent (RFC 2865 5.3,
 // 5.40); NAS-IP-Address, NAS-Identifier, NAS-Port-Id (RFC 2869 5.17),
-// NAS-Port-Type, Service-Type = Framed (2), Framed-Protocol = PPP (1),
+// NAS-Port-Type, Service-Type = Framed (2), Framed-Protocol = PPP (1) (not for IPoE),
 // Calling-Station-Id (the client's MAC), Acct-Session-Id, Framed-MTU when
 // known, and the Broadband Forum access-line attributes (vendor 3561,
 // RFC 4679: Agent-Circuit-Id 1, Agent-Remote-Id 2, Actual-Data-Rate-Upstream

@@ -249,3 +249,33 @@ alice	Cleartext-Password := "pw a"
 		}
 	}
 }
+
+// An IPoE subscriber's requests carry Service-Type Framed and no
+// Framed-Protocol (there is no PPP); a PPPoE one's Framed-Protocol PPP.
+func TestIPoENoFramedProtocol(t *testing.T) {
+	c, err := NewClient(ClientConfig{Servers: []Server{{Auth: netip.MustParseAddrPort("127.0.0.1:1"),
+		Acct: netip.MustParseAddrPort("127.0.0.1:2"), Secret: []byte("k")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ipoe := range []bool{false, true} {
+		b, _, err := c.buildAccess(&AccessRequest{UserName: "02:00:00:00:00:01", PAPPassword: []byte("ipoe"), IPoE: ipoe}, 1, []byte("k"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, _, err := c.buildAcct(&AcctRequest{Status: AcctStart, SessionID: "s", IPoE: ipoe}, time.Now(), 2, []byte("k"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, raw := range [][]byte{b, a} {
+			p, err := radius.Parse(raw, []byte("k"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			fp := p.Get(rfc2865.FramedProtocol_Type)
+			if ipoe != (fp == nil) || !bytes.Equal(p.Get(rfc2865.ServiceType_Type), []byte{0, 0, 0, 2}) {
+				t.Errorf("IPoE %v: Framed-Protocol %x Service-Type %x", ipoe, fp, p.Get(rfc2865.ServiceType_Type))
+			}
+		}
+	}
+}

@@ -39,7 +39,7 @@ func serveUnix(t *testing.T, h http.Handler) string {
 }
 
 var sample = SessionView{
-	ID: "17", State: "up", User: "user1", Instance: 1, AccessPort: "olt1", STag: 100, CTag: 7,
+	ID: "17", State: "up", Kind: "pppoe", User: "user1", Instance: 1, AccessPort: "olt1", STag: 100, CTag: 7,
 	MAC: "02:00:00:00:00:01", PPPoESessionID: 4, IPv4: netip.MustParseAddr("100.64.0.2"),
 	QosProfile: "100M", RateDown: 100e6, RateUp: 20e6, AcctSessionID: "0000000100000011",
 	Started: time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC), UpOctets: 1, DownOctets: 2,
@@ -52,7 +52,7 @@ func TestJSONNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"id":"17","state":"up","user":"user1","instance":1,"access_port":"olt1","stag":100,"ctag":7,` +
+	want := `{"id":"17","state":"up","kind":"pppoe","user":"user1","instance":1,"access_port":"olt1","stag":100,"ctag":7,` +
 		`"mac":"02:00:00:00:00:01","pppoe_session_id":4,"ipv4":"100.64.0.2","qos_profile":"100M",` +
 		`"rate_down":100000000,"rate_up":20000000,"acct_session_id":"0000000100000011",` +
 		`"started":"2026-11-25T10:00:00Z","up_octets":1,"down_octets":2,"up_packets":3,"down_packets":4,` +

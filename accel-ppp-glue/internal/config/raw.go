@@ -96,6 +96,7 @@ type rawPool struct {
 	Prefix    yaml.Node   `yaml:"prefix"`
 	DNS       []yaml.Node `yaml:"dns"`
 	LineGroup yaml.Node   `yaml:"line_group"`
+	Gateway   yaml.Node   `yaml:"gateway"`
 }
 
 type rawQosProfile struct {
@@ -116,15 +117,33 @@ type rawClass struct {
 }
 
 type rawLineGroup struct {
-	Name        yaml.Node   `yaml:"name"`
-	ACMAC       yaml.Node   `yaml:"ac_mac"`
-	CoreAddress yaml.Node   `yaml:"core_address"`
-	CoreMAC     yaml.Node   `yaml:"core_mac"`
-	Pools       []yaml.Node `yaml:"pools"`
-	QosProfile  yaml.Node   `yaml:"qos_profile"`
-	Instance    yaml.Node   `yaml:"instance"`
-	CoreAddr6   yaml.Node   `yaml:"core_address6"`
-	IPv6Pools   []yaml.Node `yaml:"ipv6_pools"`
+	Name         yaml.Node   `yaml:"name"`
+	ACMAC        yaml.Node   `yaml:"ac_mac"`
+	CoreAddress  yaml.Node   `yaml:"core_address"`
+	CoreMAC      yaml.Node   `yaml:"core_mac"`
+	Pools        []yaml.Node `yaml:"pools"`
+	QosProfile   yaml.Node   `yaml:"qos_profile"`
+	Instance     yaml.Node   `yaml:"instance"`
+	CoreAddr6    yaml.Node   `yaml:"core_address6"`
+	IPv6Pools    []yaml.Node `yaml:"ipv6_pools"`
+	SessionTypes []yaml.Node `yaml:"session_types"`
+	IPoE         *rawIPoE    `yaml:"ipoe"`
+}
+
+type rawIPoE struct {
+	Mode      yaml.Node     `yaml:"mode"`
+	LeaseTime yaml.Node     `yaml:"lease_time"`
+	RenewTime yaml.Node     `yaml:"renew_time"`
+	MaxMACs   yaml.Node     `yaml:"max_macs"`
+	Username  yaml.Node     `yaml:"username"`
+	Password  yaml.Node     `yaml:"password"`
+	ProxyARP  yaml.Node     `yaml:"proxy_arp"`
+	Relay     *rawIPoERelay `yaml:"relay"`
+}
+
+type rawIPoERelay struct {
+	Servers  []yaml.Node `yaml:"servers"`
+	Option82 yaml.Node   `yaml:"option82"`
 }
 
 type rawInstance struct {

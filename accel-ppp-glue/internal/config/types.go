@@ -143,6 +143,9 @@ type Pool struct {
 	Prefix    netip.Prefix
 	DNS       []netip.Addr // at most two (IPCP primary and secondary DNS)
 	LineGroup *LineGroup
+	// Gateway: the IPoE subscribers' router and DHCP server identifier, an
+	// address of Prefix never handed out (invalid: none; PPPoE-only pools)
+	Gateway netip.Addr
 }
 
 // QosProfile is a subscriber QoS profile. Rates are Ethernet frame rates in
@@ -203,6 +206,11 @@ type LineGroup struct {
 	// and pools (none: no IPv6 for its subscribers)
 	CoreAddress6 netip.Addr
 	IPv6Pools    []*IPv6Pool
+	// Session types the group's lines may dial (docs/cp/ipoe.md): PPPoE
+	// unless session_types says otherwise; IPoE holds the IPoE settings
+	// (nil when the group does not allow IPoE)
+	PPPoE bool
+	IPoE  *IPoE
 }
 
 // Instance is a DP (user-plane) instance.

@@ -106,6 +106,7 @@ func (b *builder) build(raw *rawConfig) *Config {
 	b.onos(raw.ONOS)
 	b.resolve()
 	b.resolve6()
+	b.resolveIPoE()
 	b.checkManagementAddresses()
 	b.checkPoolOverlaps()
 	b.checkSTagPorts()
@@ -411,6 +412,7 @@ func (b *builder) pools(list []*rawPool) {
 			m.lineGroup = ref{name: v, path: path + ".line_group", line: r.LineGroup.Line}
 			m.ok = true
 		}
+		b.poolGateway(p, r, path)
 		b.cfg.Pools = append(b.cfg.Pools, p)
 	}
 }
@@ -469,6 +471,7 @@ func (b *builder) lineGroups(list []*rawLineGroup) {
 			m.instance, m.instPath, m.instLine, m.instOK = uint32(v), path+".instance", r.Instance.Line, true
 		}
 		b.lineGroup6(g, m, r, path, coreAddrs)
+		b.lineGroupIPoE(g, r, path)
 		b.cfg.LineGroups = append(b.cfg.LineGroups, g)
 	}
 }

@@ -25,6 +25,7 @@ func (d *Daemon) account(s *session, status aaa.AcctStatus, cause int) {
 		Status: status, SessionID: r.ID, UserName: r.User,
 		NASPortID: r.nasPort(), CallingStationID: callingStationID(r.MAC),
 		FramedIP: r.IPv4, Class: r.Class, CircuitID: r.CircuitID, RemoteID: r.RemoteID,
+		IPoE: r.Kind == kindIPoE,
 	}
 	if status != aaa.AcctStart {
 		req.SessionTime = time.Since(r.Started).Truncate(time.Second)

@@ -42,7 +42,10 @@ type Options struct {
 	ServiceNames []string // accepted Service-Names; empty = any
 	MaxPayload   uint16   // largest PPP-Max-Payload granted (RFC 4638)
 	Shards       int      // session shards (goroutines); 0 = 4
-	Logger       *slog.Logger
+	// DHCP relay ports (tests; 0 = 67): where bng-cp listens on its
+	// management address, and the servers' port
+	RelayPort, RelayServerPort uint16
+	Logger                     *slog.Logger
 
 	// PADI admission per client MAC and line: a token bucket.
 	PADIRate  float64 // tokens per second
@@ -136,6 +139,10 @@ type Daemon struct {
 	boot uint64
 	seq  atomic.Uint64
 
+	ipoe         ipoeLines           // IPoE sessions per line (ipoe.go)
+	relayConn    *net.UDPConn        // DHCP relay: the management address's port 67 (relay.go)
+	relayServers map[netip.Addr]bool // the relay servers of every group
+
 	bindingsPersisted atomic.Uint64 // DHCPv6 binding changes written to the store (tests wait for it)
 
 	idxMu  sync.RWMutex
@@ -197,6 +204,11 @@ func New(opt Options) (*Daemon, error) {
 		for _, p := range prefixes {
 			if p.Contains(g.CoreAddress) {
 				exclude = append(exclude, g.CoreAddress)
+			}
+		}
+		for _, p := range g.Pools { // the IPoE gateways
+			if p.Gateway.IsValid() && p.Gateway != g.CoreAddress {
+				exclude = append(exclude, p.Gateway)
 			}
 		}
 		pg, err := pool.NewGroup(g.Name, prefixes, exclude)
@@ -347,6 +359,10 @@ func (d *Daemon) Run(ctx context.Context) error {
 		}
 	}()
 	if err := d.startDynAuth(ctx, errc); err != nil {
+		vx.Close()
+		return err
+	}
+	if err := d.startRelay(ctx, errc); err != nil {
 		vx.Close()
 		return err
 	}

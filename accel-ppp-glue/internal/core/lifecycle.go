@@ -148,7 +148,7 @@ func (d *Daemon) pfcpSession(r *record) *pfcpcp.Session {
 	ps := &pfcpcp.Session{
 		CPSEID: r.CPSEID, LogicalPort: r.AccessPort, STag: r.STag, CTag: r.CTag, MAC: r.MAC,
 		PPPoESessionID: r.PPPoESID, IPv4: r.IPv4, QosProfile: r.QosProfile, MTU: r.MTU,
-		URRPeriod: d.urrPeriod(r),
+		URRPeriod: d.urrPeriod(r), IPoE: r.Kind == kindIPoE,
 	}
 	if r.IPv6Installed || (r.hasIPv6() && r.Established) {
 		// IPv6 is open: an establishment (again: a DP restart, a line-group
@@ -308,6 +308,13 @@ func (sh *shard) established(s *session, up uint64, err error) {
 		return
 	}
 	if err != nil {
+		if s.ipoe != nil {
+			sh.ipoeNotInstalled(s)
+		}
+		// Nothing was installed: the end releases the address and the id
+		// at once (not after a deletion), and the intent leaves the store.
+		d.unpersist(s.rec.ID)
+		d.setState(s, stNegotiating)
 		sh.teardown(s, causeNASError, padtSend, "the DP did not install the session: "+err.Error())
 		return
 	}
@@ -328,6 +335,9 @@ func (sh *shard) established(s *session, up uint64, err error) {
 	d.log.Info("session established", "session", s.rec.ID, "user", s.rec.User, "instance", s.inst.Name,
 		"line", nasPortID(s.rec.AccessPort, s.rec.STag, s.rec.CTag), "mac", macString(s.rec.MAC),
 		"pppoe_sid", s.rec.PPPoESID, "ipv4", s.rec.IPv4.String(), "profile", s.rec.QosProfile)
+	if s.ipoe != nil {
+		sh.ipoeInstalled(s)
+	}
 	d.account(s, aaa.AcctStart, 0)
 	d.reportSession(onos.EventUp, s, 0)
 	if s.rec.hasIPv6() && !s.rec.IPv6Installed {
@@ -354,6 +364,9 @@ func (sh *shard) teardown(s *session, cause int, padt padtMode, why string) {
 	}
 	prev := s.state
 	s.dead, s.cause, s.endFrom = true, cause, prev
+	if s.ipoe != nil {
+		padt = padtNone // no PPPoE session; the CPE learns at its next renewal (NAK)
+	}
 	d.setState(s, stTerminating)
 	if sh.byLine[s.key.line] == s {
 		delete(sh.byLine, s.key.line)
@@ -416,7 +429,9 @@ func (sh *shard) finishTeardown(s *session, up uint64, cause int) {
 // the indexes.
 func (sh *shard) release(s *session) {
 	d := sh.d
-	if s.rec.IPv4.IsValid() {
+	if s.ipoe != nil && s.ipoe.declined && s.rec.IPv4.IsValid() {
+		d.quarantine(s.group.Name, s.rec.IPv4) // the client found it in use (ipoe.go)
+	} else if s.rec.IPv4.IsValid() {
 		if !d.pools[s.group.Name].Release(s.rec.IPv4) {
 			d.log.Error("address released twice", "session", s.rec.ID, "ipv4", s.rec.IPv4.String())
 		}
@@ -424,6 +439,10 @@ func (sh *shard) release(s *session) {
 	}
 	d.releaseIPv6(&s.rec, s.group.Name)
 	d.sids.free(s.key.line.port, s.key.line.stag, s.key.sid)
+	if s.ipoe != nil {
+		d.ipoe.done(s.key.line)
+		sh.relayForget(s)
+	}
 	d.index(s, false)
 	d.m.sessions.WithLabelValues(stTerminating.String()).Dec()
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/aaa"
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/api"
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/config"
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/dhcp4"
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/pfcpcp"
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/ppp"
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/pppoe"
@@ -75,12 +76,18 @@ type fakePlane struct {
 	deletes   atomic.Int64
 	hold      chan struct{} // when set, establishments wait for it to close
 	mu        sync.Mutex
-	ests      []*pfcpcp.Session // every establishment
-	mods      []*pfcpcp.Mod     // every modification
+	ests      []*pfcpcp.Session    // every establishment
+	ipoe      map[ipoeDPKey]uint64 // IPoE sessions installed: (line, MAC) -> UP SEID (ipoe_test.go)
+	refuse    atomic.Bool          // refuse every establishment (cause 73)
+	mods      []*pfcpcp.Mod        // every modification
 }
 
 func (f *fakePlane) Run(ctx context.Context) error { <-ctx.Done(); return nil }
 func (f *fakePlane) Establish(_ context.Context, _ uint32, s *pfcpcp.Session) (uint64, error) {
+	if err := f.checkIPoE(s); err != nil {
+		f.log.add("refused %x: %v", s.CPSEID, err)
+		return 0, err
+	}
 	if f.hold != nil {
 		f.log.add("establishing %x", s.CPSEID)
 		<-f.hold
@@ -101,6 +108,7 @@ func (f *fakePlane) Modify(_ context.Context, _ uint32, _, _ uint64, m *pfcpcp.M
 }
 func (f *fakePlane) Delete(_ context.Context, _ uint32, up uint64) ([]pfcpcp.Usage, error) {
 	cp, _ := f.installed.LoadAndDelete(up)
+	f.forgetIPoE(up)
 	f.log.add("delete %x after %d padt", cp, f.padts())
 	f.deletes.Add(1)
 	return nil, nil
@@ -157,9 +165,15 @@ type rxFrame struct {
 	proto    uint16
 	code, id uint8
 	body     []byte // after the 4-byte control packet header
+	// IPoE (ipoe_test.go): the DHCP reply and its frame
+	dhcp  *dhcp4.Message
+	dhcpF dhcp4.Frame
 }
 
 func (r rxFrame) String() string {
+	if r.dhcp != nil {
+		return fmt.Sprintf("DHCP type %d yiaddr %s", r.dhcp.Type, r.dhcp.YIAddr)
+	}
 	if r.f.EtherType == pppoe.EtherTypeDiscovery {
 		return fmt.Sprintf("discovery code %#x sid %d", r.f.Code, r.f.SessionID)
 	}
@@ -337,6 +351,20 @@ func (p *testPod) read(done chan struct{}) {
 		vni, inner, err := vxlan.Decode(buf[:n])
 		if err != nil || vni != podInstance {
 			p.t.Errorf("the daemon sent a bad datagram: vni %d, %v", vni, err)
+			continue
+		}
+		if isIPv4Frame(inner) {
+			r, err := decodeDHCPOut(append([]byte(nil), inner...))
+			if err != nil {
+				p.t.Errorf("the daemon sent a bad DHCP frame: %v", err)
+				continue
+			}
+			r.at, r.seq = at, p.seq.Add(1)
+			select {
+			case p.rx <- r:
+			default:
+				p.t.Errorf("test receive queue full")
+			}
 			continue
 		}
 		f, err := pppoe.DecodeFrame(append([]byte(nil), inner...))

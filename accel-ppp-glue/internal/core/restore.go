@@ -155,6 +155,14 @@ func (d *Daemon) restore() error {
 			drop("its IPv6 prefixes cannot be reserved: " + err.Error())
 			continue
 		}
+		if r.Kind == kindIPoE {
+			if !d.restoreIPoE(r, inst, line, now) {
+				d.releaseIPv4(&r, line.Group.Name)
+				d.releaseIPv6(&r, line.Group.Name)
+				drop("a second IPoE session of the same MAC on the same line, or the line group no longer allows IPoE")
+			}
+			continue
+		}
 		if !d.sids.reserve(r.AccessPort, r.STag, r.PPPoESID) {
 			d.releaseIPv4(&r, line.Group.Name)
 			d.releaseIPv6(&r, line.Group.Name)

@@ -94,7 +94,8 @@ type session struct {
 	relayID    []byte
 	hasRelay   bool
 	maxPayload uint16
-	lcpSeen    bool // an LCP frame arrived after PADS: a repeated PADR is a new dial
+	lcpSeen    bool      // an LCP frame arrived after PADS: a repeated PADR is a new dial
+	ipoe       *ipoeSess // an IPoE session's DHCP state (ipoe.go); nil for PPPoE
 
 	ipcpFailed   bool      // IPCP gave up while IPv6CP runs on (ipv6.go)
 	v6WaitUntil  time.Time // IPCP is open: the establishment waits this long for IPv6CP
@@ -150,6 +151,9 @@ type record struct {
 	UpPackets      uint64     `json:"up_packets"`
 	DownPackets    uint64     `json:"down_packets"`
 	UsageAt        time.Time  `json:"usage_at"` // when the DP measured the totals; zero: not yet known
+	// IPoE (ipoe.go): Kind "ipoe" (PPPoESID 0), the lease's end
+	Kind     string    `json:"kind,omitempty"` // "" = PPPoE
+	LeaseEnd time.Time `json:"lease_end,omitempty"`
 
 	// IPv6 (ipv6.go): the prefixes and address allocated, the interface
 	// identifiers IPv6CP agreed (ours 0: IPv6CP not open), whether the DP has

@@ -30,13 +30,17 @@ type shard struct {
 	in   chan inFrame
 	work chan func()
 
-	sessions map[sessKey]*session
-	byLine   map[lineKey]*session
-	timed    map[*session]struct{}
-	padi     map[lineKey]*bucket
-	padiLine map[lineKey]*bucket // per line (MAC zero): a flood of forged MACs on one line
-	padt     map[lineKey]*bucket // PADTs for unknown sessions, per line and MAC
-	closing  closeQueue          // sessions whose PPPoE session is ending (closing.go)
+	sessions  map[sessKey]*session
+	byLine    map[lineKey]*session
+	timed     map[*session]struct{}
+	padi      map[lineKey]*bucket
+	padiLine  map[lineKey]*bucket   // per line (MAC zero): a flood of forged MACs on one line
+	padt      map[lineKey]*bucket   // PADTs for unknown sessions, per line and MAC
+	dhcpMAC   map[lineKey]*bucket   // IPoE DISCOVERs per line and MAC (ipoe.go)
+	dhcpLine  map[lineKey]*bucket   // IPoE DISCOVERs per line (MAC zero)
+	dhcpNaks  map[lineKey]*bucket   // DHCPNAKs per line and MAC
+	relayXIDs map[relayKey]*session // relay mode: the transactions in flight (relay.go)
+	closing   closeQueue            // sessions whose PPPoE session is ending (closing.go)
 
 	out   []byte       // scratch for an outgoing frame
 	batch *vxlan.Batch // outgoing datagrams, sent together
@@ -45,16 +49,20 @@ type shard struct {
 func newShard(d *Daemon, id int) *shard {
 	return &shard{
 		d: d, id: id,
-		in:       make(chan inFrame, 8192),
-		work:     make(chan func(), 65536),
-		sessions: make(map[sessKey]*session),
-		byLine:   make(map[lineKey]*session),
-		timed:    make(map[*session]struct{}),
-		padi:     make(map[lineKey]*bucket),
-		padiLine: make(map[lineKey]*bucket),
-		padt:     make(map[lineKey]*bucket),
-		out:      make([]byte, 0, 2048),
-		batch:    d.vx.NewBatch(),
+		in:        make(chan inFrame, 8192),
+		work:      make(chan func(), 65536),
+		sessions:  make(map[sessKey]*session),
+		byLine:    make(map[lineKey]*session),
+		timed:     make(map[*session]struct{}),
+		padi:      make(map[lineKey]*bucket),
+		padiLine:  make(map[lineKey]*bucket),
+		padt:      make(map[lineKey]*bucket),
+		dhcpMAC:   make(map[lineKey]*bucket),
+		dhcpLine:  make(map[lineKey]*bucket),
+		dhcpNaks:  make(map[lineKey]*bucket),
+		relayXIDs: make(map[relayKey]*session),
+		out:       make([]byte, 0, 2048),
+		batch:     d.vx.NewBatch(),
 	}
 }
 
@@ -108,6 +116,10 @@ func (sh *shard) drop(reason, msg string, args ...any) {
 
 func (sh *shard) frame(in inFrame) {
 	d := sh.d
+	if isIPv4Frame(in.data) {
+		sh.ipoeFrame(in) // IPoE: DHCP (ipoe.go)
+		return
+	}
 	f, err := pppoe.DecodeFrame(in.data)
 	if err != nil {
 		sh.drop("malformed_frame", "malformed control frame", "instance", in.inst.Name, "err", err)
@@ -330,4 +342,5 @@ func (sh *shard) slowTick(now time.Time) {
 			sh.teardown(s, causeSessionTimout, padtSend, "RADIUS Session-Timeout reached")
 		}
 	}
+	sh.ipoeExpire(now)
 }

@@ -44,7 +44,9 @@ func validSession(s *Session) error {
 		return fmt.Errorf("%w: IPv6 prefixes %v %v", ErrInvalidSession, s.IPv6.WAN, s.IPv6.PD)
 	case s.STag == 0 || s.STag > 4094 || s.CTag == 0 || s.CTag > 4094:
 		return fmt.Errorf("%w: tags %d/%d", ErrInvalidSession, s.STag, s.CTag)
-	case s.PPPoESessionID == 0 || s.PPPoESessionID == 0xffff:
+	case s.IPoE && (s.PPPoESessionID != 0 || !s.IPv4.IsValid() || s.IPv6 != nil || s.RA != nil || s.LCP != nil):
+		return fmt.Errorf("%w: IPoE is IPv4 only, without PPPoE session id or LCP", ErrInvalidSession)
+	case !s.IPoE && (s.PPPoESessionID == 0 || s.PPPoESessionID == 0xffff):
 		return fmt.Errorf("%w: PPPoE session id %#x", ErrInvalidSession, s.PPPoESessionID)
 	case len(s.LogicalPort) > 63 || len(s.QosProfile) > 63:
 		return fmt.Errorf("%w: name longer than 63", ErrInvalidSession)
@@ -67,6 +69,14 @@ func (f *Function) Establish(ctx context.Context, inst uint32, s *Session) (upSE
 	p, err := f.upPeer(inst)
 	if err != nil {
 		return 0, err
+	}
+	if s.IPoE {
+		f.mu.Lock()
+		ipoe := p.feat.IPoE
+		f.mu.Unlock()
+		if !ipoe {
+			return 0, ErrIPoENotSupported
+		}
 	}
 	cp := *s
 	if cp.IPv4.IsValid() {

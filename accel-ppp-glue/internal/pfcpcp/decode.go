@@ -202,6 +202,7 @@ func (m *msg) features() Features {
 	}
 	if i, ok := m.ies.first(ieBBFUPFeatures); ok && len(i.val) >= 1 {
 		f.PPPoE = i.val[0]&0x01 != 0
+		f.IPoE = i.val[0]&0x02 != 0
 		f.LCPOffload = i.val[0]&0x10 != 0
 	}
 	return f

@@ -517,7 +517,7 @@ func (f *Function) assocAnswerLocked(p *peer, gen uint64, m *msg, err error, now
 	p.feat = m.features()
 	p.state = stInstalling
 	p.since = now
-	b := f.encDefault(0, DefaultSessionSEID(p.Instance))
+	b := f.encDefault(0, DefaultSessionSEID(p.Instance), p.feat.IPoE)
 	if _, err := f.enqueueLocked(p, msgSessEstReq, b, now, func(m *msg, err error) { f.onDefaultAnswer(p, gen, m, err) }); err != nil {
 		return nil
 	}

@@ -34,6 +34,7 @@ type Peer struct {
 type Features struct {
 	LCPOffload bool // BBF UP Function Features: LCP keepalive offload
 	PPPoE      bool // BBF UP Function Features: PPPoE
+	IPoE       bool // BBF UP Function Features: IPoE (issue 19; the DP accepts IPoE sessions and the dhcp class)
 	MNOP       bool // UP Function Features: packet counts in usage reports
 }
 
@@ -51,14 +52,19 @@ type Session struct {
 	LogicalPort    string // "" = any port of the line
 	STag, CTag     uint16
 	MAC            [6]byte
-	PPPoESessionID uint16
-	IPv4           netip.Addr
-	QosProfile     string // "" = the line group's
-	UpMBR, UpGBR   uint64 // bit/s, 0 = the profile's
-	DownMBR        uint64 // bit/s, 0 = the profile's
-	MTU            uint16 // 0 = not sent (the DP's default 1492)
-	LCP            *LCPConnectivity
-	URRPeriod      time.Duration // usage report period of this session; 0 = Config.URRPeriod
+	PPPoESessionID uint16 // 0 for IPoE
+	// IPoE: an IPoE subscriber (docs/cp/ipoe.md, docs/dp/pfcp.md): the
+	// upstream PDR matches Ethertype 0x0800 from MAC and the UE IP as source,
+	// BBF Outer Header Removal 1 (Ethernet), the downstream FAR's BBF Outer
+	// Header Creation without PPPoE session. IPv4 only, no LCP.
+	IPoE         bool
+	IPv4         netip.Addr
+	QosProfile   string // "" = the line group's
+	UpMBR, UpGBR uint64 // bit/s, 0 = the profile's
+	DownMBR      uint64 // bit/s, 0 = the profile's
+	MTU          uint16 // 0 = not sent (the DP's default 1492)
+	LCP          *LCPConnectivity
+	URRPeriod    time.Duration // usage report period of this session; 0 = Config.URRPeriod
 	// IPv6 (docs/dp/pfcp.md "Dual stack"): nil = IPv4 only (today's message);
 	// with IPv6 and no IPv4 address, an IPv6-only session.
 	IPv6 *IPv6Rules
@@ -160,6 +166,7 @@ var (
 	ErrClosed              = errors.New("pfcpcp: function stopped")
 	ErrInvalidSession      = errors.New("pfcpcp: invalid session")
 	ErrVersionNotSupported = errors.New("pfcpcp: the DP answered Version Not Supported")
+	ErrIPoENotSupported    = errors.New("pfcpcp: the DP did not announce IPoE in its BBF UP Function Features")
 )
 
 // PeerStatus is one DP's state for the management API and metrics.

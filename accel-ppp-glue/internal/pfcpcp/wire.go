@@ -53,6 +53,7 @@ const (
 	ieUPFeatures       = 43
 	ieApplyAction      = 44
 	ieSMReqFlags       = 49
+	ieSDFFilter        = 23
 	iePDRID            = 56
 	ieFSEID            = 57
 	ieNodeID           = 60
@@ -327,18 +328,28 @@ func createURR(id uint32, period time.Duration) *ie.IE {
 	)
 }
 
-// pdiUp is the upstream PDI of the session's line for a PPP protocol.
+// pdiUp is the upstream PDI of the session's line for a PPP protocol; for
+// an IPoE session, the IPv4 one (Ethertype 0x0800, the UE IP as source).
 func pdiUp(s *Session, pppProto uint16, extra ...*ie.IE) *ie.IE {
 	mac := append([]byte{0x01}, s.MAC[:]...)
+	et := uint16(0x8864)
+	if s.IPoE {
+		et = 0x0800
+	}
 	eth := group(ieEthPacketFilter,
 		ie.New(ieMACAddress, mac),
-		ie.New(ieEthertype, u16(0x8864)),
+		ie.New(ieEthertype, u16(et)),
 		vlanIE(ieCTAG, s.CTag),
 		vlanIE(ieSTAG, s.STag),
 	)
 	pdi := []*ie.IE{ie.New(ieSourceInterface, []byte{0}), eth}
 	if s.LogicalPort != "" {
 		pdi = append(pdi, bbf(ieBBFLogicalPort, []byte(s.LogicalPort)))
+	}
+	if s.IPoE {
+		ip := s.IPv4.As4()
+		pdi = append(pdi, ie.New(ieUEIPAddress, append([]byte{0x02}, ip[:]...))) // V4, S/D 0: source
+		return group(iePDI, pdi...)
 	}
 	pdi = append(pdi,
 		bbf(ieBBFPPPoESID, u16(s.PPPoESessionID)),
@@ -350,11 +361,15 @@ func pdiUp(s *Session, pppProto uint16, extra ...*ie.IE) *ie.IE {
 
 // pdrs4 are the IPv4 PDRs 1 (upstream) and 2 (downstream).
 func (f *Function) pdrs4(s *Session, urrs []*ie.IE, rates bool) []*ie.IE {
+	ohr := byte(3) // PPPoE/PPP
+	if s.IPoE {
+		ohr = 1 // Ethernet: what makes the session IPoE
+	}
 	up := []*ie.IE{
 		ie.New(iePDRID, u16(1)),
 		ie.New(iePrecedence, u32(100)),
 		pdiUp(s, 0x0021),
-		bbf(ieBBFOHR, []byte{3}),
+		bbf(ieBBFOHR, []byte{ohr}),
 		ie.New(ieFARID, u32(1)),
 	}
 	ip := s.IPv4.As4()
@@ -423,6 +438,8 @@ func (f *Function) pdrs6(s *Session, urrs []*ie.IE, rates bool) []*ie.IE {
 }
 
 func downFAR(s *Session) *ie.IE {
+	// Traffic-Endpoint, tunnel id 0, the PPPoE session id (0 for IPoE: QinQ
+	// and Ethernet to the client MAC, no PPPoE)
 	fwdDown := []*ie.IE{
 		ie.New(ieDestInterface, []byte{0}),
 		bbf(ieBBFOHC, []byte{0x02, 0x00, 0, 0, byte(s.PPPoESessionID >> 8), byte(s.PPPoESessionID)}),
@@ -473,27 +490,56 @@ func periodSeconds(d time.Duration) uint32 {
 }
 
 // Precedences of the default session's PDRs: the PPP control class before
-// the catch-all unknown-session class.
+// the catch-all unknown-session class; the dhcp class (IPoE) only to a DP
+// that announced IPoE.
 var defaultClasses = []struct {
 	ethertype uint16
 	ppp       []byte // BBF PPP Protocol value; nil = none
+	sdf       string // SDF Filter flow description; "" = none
 	prec      uint32
 }{
-	{0x8863, nil, 10},
-	{0x8864, []byte{0x04}, 20},
-	{0x8864, nil, 65000},
+	{0x8863, nil, "", 10},
+	{0x8864, []byte{0x04}, "", 20},
+	{0x8864, nil, "", 65000},
 }
 
-// encDefault builds the default session of docs/dp/pfcp.md section 7.
-func (f *Function) encDefault(seq uint32, cpSEID uint64) []byte {
+// dhcpClass is the IPoE default-session class (the contract of issue 19:
+// the only flow description the DP accepts).
+var dhcpClass = struct {
+	ethertype uint16
+	ppp       []byte
+	sdf       string
+	prec      uint32
+}{0x0800, nil, DHCPFlowDescription, 30}
+
+// DHCPFlowDescription is the dhcp class's SDF filter.
+const DHCPFlowDescription = "permit out 17 from any 68 to any 67"
+
+// sdfFilterIE is an SDF Filter with a flow description only (flags FD).
+func sdfFilterIE(fd string) *ie.IE {
+	v := []byte{0x01, 0x00}
+	v = binary.BigEndian.AppendUint16(v, uint16(len(fd)))
+	return ie.New(ieSDFFilter, append(v, fd...))
+}
+
+// encDefault builds the default session of docs/dp/pfcp.md section 7; with
+// ipoe, the dhcp class too (PDR 4).
+func (f *Function) encDefault(seq uint32, cpSEID uint64, ipoe bool) []byte {
 	ies := []*ie.IE{nodeIDIE(f.cfg.NodeID), fseidIE(cpSEID, f.cfg.NodeID)}
-	for i, c := range defaultClasses {
+	classes := defaultClasses
+	if ipoe {
+		classes = append(classes[:len(classes):len(classes)], dhcpClass)
+	}
+	for i, c := range classes {
 		pdi := []*ie.IE{
 			ie.New(ieSourceInterface, []byte{0}),
 			group(ieEthPacketFilter, ie.New(ieEthertype, u16(c.ethertype))),
 		}
 		if c.ppp != nil {
 			pdi = append(pdi, bbf(ieBBFPPPProtocol, c.ppp))
+		}
+		if c.sdf != "" {
+			pdi = append(pdi, sdfFilterIE(c.sdf))
 		}
 		ies = append(ies, group(ieCreatePDR,
 			ie.New(iePDRID, u16(uint16(i+1))),
