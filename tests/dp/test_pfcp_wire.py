@@ -116,7 +116,7 @@ def check_assoc_response(f) -> None:
     assert one(f, "pfcp.node_id_ipv4") == "10.200.0.11"
     assert one(f, "pfcp.bbf.up_function_features.pppoe") == "1"
     assert one(f, "pfcp.bbf.up_function_features.lcp_keepalive_offload") == "1"
-    assert one(f, "pfcp.bbf.up_function_features.ipoe") == "0"
+    assert one(f, "pfcp.bbf.up_function_features.ipoe") == "1"  # bng-dp (and the pipe) announce IPoE (issue 19)
     assert one(f, "pfcp.bbf.up_function_features.lac") == "0"
     assert one(f, "pfcp.up_function_features.mnop") == "1"
     assert one(f, "pfcp.enterprise_id") == "3561"
