@@ -109,14 +109,15 @@ def check_default_session(f, cp_ip: str, port: int) -> None:
     assert one(f, "pfcp.outer_hdr_creation.port") == str(port)
 
 
-def check_assoc_response(f) -> None:
+def check_assoc_response(f, ipoe: bool) -> None:
     clean(f)
     assert one(f, "pfcp.msg_type") == "6"
     assert one(f, "pfcp.cause") == "1"
     assert one(f, "pfcp.node_id_ipv4") == "10.200.0.11"
     assert one(f, "pfcp.bbf.up_function_features.pppoe") == "1"
     assert one(f, "pfcp.bbf.up_function_features.lcp_keepalive_offload") == "1"
-    assert one(f, "pfcp.bbf.up_function_features.ipoe") == "1"  # bng-dp (and the pipe) announce IPoE (issue 19)
+    # bng-dp and pfcp-up-pipe announce IPoE (issue 19); the encoder sample is the PPPoE-only form
+    assert one(f, "pfcp.bbf.up_function_features.ipoe") == ("1" if ipoe else "0")
     assert one(f, "pfcp.bbf.up_function_features.lac") == "0"
     assert one(f, "pfcp.up_function_features.mnop") == "1"
     assert one(f, "pfcp.enterprise_id") == "3561"
@@ -160,7 +161,7 @@ def test_c_messages_decode_as_intended(samples, tmp_path):
         assert vals(f, "pfcp.version") == ["1"], name
     check_subscriber_establishment(pkts["cp_session_establishment_req"], SAMPLE_SUB)
     check_default_session(pkts["cp_default_session_req"], "10.200.0.1", 4789)
-    check_assoc_response(pkts["up_assoc_setup_rsp"])
+    check_assoc_response(pkts["up_assoc_setup_rsp"], ipoe=False)
     check_lcp_dead(pkts["up_session_report_req_lcp_dead"], SAMPLE_SUB)
 
     f = pkts["cp_lcp_off_req"]  # LCP offload off: the connectivity IE with no value
@@ -384,7 +385,7 @@ def test_python_cp_against_the_c_up_function(pipe, samples, tmp_path):
     check_subscriber_establishment(ests[0], SAMPLE_SUB)
     check_default_session([f for f in ests if "3" in vals(f, "pfcp.dst_interface")][0], "10.200.0.1", 4789)
     rsps = [f for f, (m, from_cp) in zip(pkts, pipe.log, strict=True) if not from_cp and m[1] == 6]
-    check_assoc_response(rsps[0])
+    check_assoc_response(rsps[0], ipoe=True)
     dead = [
         f for f, (m, _) in zip(pkts, pipe.log, strict=True) if m[1] == 56 and vals(f, "pfcp.report_type.upir") == ["1"]
     ]
