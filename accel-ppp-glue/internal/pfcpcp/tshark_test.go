@@ -211,9 +211,11 @@ func TestTsharkDissection(t *testing.T) {
 		t.Errorf("enterprise ids %v", got)
 	}
 
-	if got := vals(def, "pfcp.ethertype"); fmt.Sprint(got) != "[0x8863 0x8864 0x8864]" {
+	// The DP (pfcp-up-pipe, like bng-dp) announces IPoE: the default session has the dhcp class too.
+	if got := vals(def, "pfcp.ethertype"); fmt.Sprint(got) != "[0x8863 0x8864 0x8864 0x0800]" {
 		t.Errorf("default session ethertypes %v", got)
 	}
+	one(def, "pfcp.flow_desc", "permit out 17 from any 68 to any 67")
 	one(def, "pfcp.bbf.protocol_flags.control", "1")
 	one(def, "pfcp.dst_interface", "3")
 	one(def, "pfcp.outer_hdr_creation.ipv4", "10.200.0.1")
