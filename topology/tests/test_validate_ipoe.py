@@ -39,7 +39,7 @@ def test_the_example_is_valid_and_its_model():
     lg1, lg2, lg3 = pod.groups
     assert lg1.session_types == ("pppoe", "ipoe") and lg1.allows_pppoe and lg1.allows_ipoe
     assert lg2.session_types == ("ipoe",) and not lg2.allows_pppoe
-    assert (lg2.ipoe.lease_time, lg2.ipoe.renew_time, lg2.ipoe.max_macs, lg2.ipoe.proxy_arp) == (120, 40, 2, False)
+    assert (lg2.ipoe.lease_time, lg2.ipoe.renew_time, lg2.ipoe.max_macs, lg2.ipoe.proxy_arp) == (60, 30, 2, False)
     assert lg3.ipoe.mode == "relay" and [str(a) for a in lg3.ipoe.relay.servers] == ["10.200.0.50"]
     assert lg3.ipoe.relay.option82 == "keep"
     assert str(pod.pools[0].gateway) == "100.80.0.1"
@@ -121,9 +121,9 @@ def test_session_types_values(types, where, text):
     [
         ("lease_time", 59, "60..604800"),
         ("lease_time", 604801, "60..604800"),
-        ("lease_time", 120.0, "whole number"),
+        ("lease_time", 60.0, "whole number"),
         ("renew_time", 29, "from 30 up to half the lease time"),
-        ("renew_time", 61, "above half the lease time (120 s / 2 = 60 s)"),
+        ("renew_time", 31, "above half the lease time (60 s / 2 = 30 s)"),
         ("max_macs", 0, "1..64"),
         ("max_macs", 65, "1..64"),
         ("mode", "proxy", "is not one of"),
@@ -250,7 +250,7 @@ def test_cp_yaml_ipoe_keys():
         "password": "ipoe",
         "proxy_arp": True,
     }
-    assert (lg2["ipoe"]["lease_time"], lg2["ipoe"]["renew_time"], lg2["ipoe"]["max_macs"]) == (120, 40, 2)
+    assert (lg2["ipoe"]["lease_time"], lg2["ipoe"]["renew_time"], lg2["ipoe"]["max_macs"]) == (60, 30, 2)
     assert lg2["ipoe"]["proxy_arp"] is False and "relay" not in lg2["ipoe"]
     assert lg3["ipoe"]["relay"] == {"servers": ["10.200.0.50"], "option82": "keep"}
 
