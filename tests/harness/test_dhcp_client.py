@@ -13,12 +13,11 @@ from scapy.layers.dhcp import BOOTP
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 
+from harness import podenv
 from harness.dhcp_client import ACK, NAK, ZERO_IP, DhcpClient, DhcpError
 from harness.dhcp_responder import DhcpResponder
 from harness.rawaccess import RawLoop
 from harness.vethns import veth_pair
-
-pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root (a namespace and a veth pair)")
 
 MAC = "02:49:00:00:00:01"
 
@@ -54,6 +53,7 @@ class ServerEnd(RawLoop):
 def link():
     """(client end, responder) on one veth pair; the responder's violations are checked at
     the end of every test."""
+    podenv.require("the IPoE client's tests", "needs root (a namespace and a veth pair)" if os.geteuid() else None)
     with veth_pair("dhcpc") as ns:
         ends = []
         try:
