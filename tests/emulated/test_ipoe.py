@@ -200,7 +200,7 @@ def test_accounting_matches_the_traffic(pod, access1):
         assert int(r.get("Acct-Input-Packets", "0")) == count
     assert stop.get("Acct-Terminate-Cause") == "User-Request"
     ip.wait_cp_gone(u["user"])
-    assert ip.dp_session("dp1", address) is None
+    ip.wait_dp_gone("dp1", address)
 
 
 def test_coa_changes_the_rate_and_disconnect_naks_the_renew(pod, access2):
@@ -220,7 +220,7 @@ def test_coa_changes_the_rate_and_disconnect_naks_the_renew(pod, access2):
     out = ip.radclient(pod, "disconnect", {"Acct-Session-Id": asid})
     assert "Disconnect-ACK" in out, out
     ip.wait_cp_gone(u["user"])
-    assert ip.dp_session("dp2", lease.address) is None
+    ip.wait_dp_gone("dp2", lease.address)
     assert ip.udp_echo(c, b"after-disconnect") is None
     # the CPE is told at its next RENEW, not left silent until its lease ends
     rx = c.renew()
@@ -244,7 +244,7 @@ def test_renew_rebind_release(pod, access1):
     assert ip.udp_echo(c, b"after-renew") is not None
     c.release()
     ip.wait_cp_gone(u["user"])
-    assert ip.dp_session("dp1", first.address) is None
+    ip.wait_dp_gone("dp1", first.address)
     assert ip.wait_accounting(pod, asid, "Stop").get("Acct-Terminate-Cause") == "User-Request"
 
 
@@ -256,7 +256,7 @@ def test_silent_client_loses_its_session_at_lease_end(pod, access2):
     asid = ip.cp_session(u["user"])["acct_session_id"]
     c.wait_expiry(slack=3.0)
     ip.wait_cp_gone(u["user"], timeout=10)
-    assert ip.dp_session("dp2", address) is None
+    ip.wait_dp_gone("dp2", address)
     assert ip.wait_accounting(pod, asid, "Stop").get("Acct-Terminate-Cause") == "Lost-Service"
     # its traffic is dropped now
     c.lease = c.expired_lease

@@ -184,6 +184,16 @@ def dp_session(instance: str, ipv4: str) -> dict | None:
     return got if isinstance(got, dict) and got.get("state") not in (None, "none") else None
 
 
+def wait_dp_gone(instance: str, ipv4: str, timeout: float = 10.0) -> None:
+    """bng-dp holds no session of ipv4 any more (bng-cp deletes it by PFCP after it dropped
+    the session from its own list)."""
+    deadline = time.monotonic() + timeout
+    while (sess := dp_session(instance, ipv4)) is not None:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{instance} still holds {ipv4} after {timeout:g} s: {sess}")
+        time.sleep(0.2)
+
+
 def dp_drop(instance: str, reason: str) -> int:
     """bng-dp's drop counter drop_<reason> in /bng/stats (server-dp/src/app_drop.def)."""
     return int((telemetry(instance, "/bng/stats") or {}).get(f"drop_{reason}", 0))
