@@ -50,9 +50,15 @@ def _hex(name: str) -> str:
     return f'binary-to-ascii(16, 8, ":", option agent.{name})'
 
 
+def _hex_or_dash(name: str) -> str:
+    """A sub-option for the log line: an absent one would make the whole concat() null."""
+    return f'pick-first-value({_hex(name)}, "-")'
+
+
 def config(interface_net: ipaddress.IPv4Network, subnets: list[Subnet], lease_time: int) -> str:
     """dhcpd.conf: authoritative, the interface's empty subnet, the subscribers' subnets,
-    option 82's sub-options 1, 2, 5 and 11 stored in the lease (hex) and logged."""
+    option 82's sub-options 1, 2, 5 and 11 stored in the lease (hex; an absent one is not
+    stored) and logged (an absent one as "-")."""
     lines = [
         "# written by tests/harness/dhcpd.py",
         # RFC 5107's sub-option has no name in dhcpd 4.4: named here so that it can be stored
@@ -67,11 +73,11 @@ def config(interface_net: ipaddress.IPv4Network, subnets: list[Subnet], lease_ti
         f"  set agent-link-selection = {_hex('link-selection')};",
         f"  set agent-server-id-override = {_hex('server-id-override')};",
         '  log(info, concat("option82 circuit-id ", '
-        + _hex("circuit-id")
+        + _hex_or_dash("circuit-id")
         + ', " remote-id ", '
-        + _hex("remote-id")
+        + _hex_or_dash("remote-id")
         + ', " link-selection ", '
-        + _hex("link-selection")
+        + _hex_or_dash("link-selection")
         + "));",
         "}",
         f"subnet {interface_net.network_address} netmask {interface_net.netmask} {{ }}",
