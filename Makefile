@@ -17,6 +17,7 @@ GO_SOURCES := $(shell find accel-ppp-glue/cmd accel-ppp-glue/internal -name '*.g
 
 help:
 	@echo "make demo    set up when needed, bring the lab pod up, dial 100 subscribers, show a live dashboard (q/Ctrl-C tears it down)"
+	@echo "             IPOE=1: the IPoE pod (topology/examples/ipoe.yaml), PPPoE and IPoE subscribers (bng-subemu --ipoe)"
 	@echo "make test    set up when needed, then run every lint and test suite"
 	@echo "make setup   install everything (Debian packages, Python venv, Go modules, Maven deps)"
 	@echo "make build   build every binary (bng-dp and its tests, the Go programs, the ONOS bundles)"
@@ -82,8 +83,13 @@ $(KAFKA_CLASSPATH): voltha-adapters/kafka-broker/pom.xml voltha-adapters/pom.xml
 
 binaries: $(BNG_DP) $(GO_BINARIES) $(ACCESS_INGRESS) $(PODCTL) $(LRGEN) $(KAFKA_CLASSPATH)
 
+# make demo IPOE=1: the IPoE pod (topology/examples/ipoe.yaml), PPPoE and IPoE subscribers
+ifeq ($(IPOE),1)
+POD := topology/examples/ipoe.yaml
+DEMO_FLAGS += --ipoe
+endif
 demo: setup binaries
-	./bngpod demo $(POD)
+	./bngpod demo $(DEMO_FLAGS) $(POD)
 
 test: setup binaries
 	@scripts/test.sh

@@ -20,6 +20,8 @@ APT_PACKAGES=(
     # the emulated pod
     iproute2 ethtool iputils-ping procps openvswitch-switch openvswitch-common
     freeradius freeradius-utils tcpdump tshark
+    # IPoE relay tests: the outside DHCP server (tests/harness/dhcpd.py starts its own)
+    isc-dhcp-server
     # accel-ppp mode: the fork's event bus (bng-accel-glue's tests)
     redis-server
     # languages

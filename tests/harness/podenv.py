@@ -42,12 +42,20 @@ def require(what: str, why: str | None) -> None:
 
 
 @contextmanager
-def lab_pod(**up_options) -> Iterator:
-    """The lab pod up (emu.up with these options) for the block, then down, also on failure."""
+def pod_up(path: Path, **up_options) -> Iterator:
+    """The pod of a pod file up (emu.up with these options) for the block, then down, also
+    on failure."""
     emu.down(quiet=True)
-    pod = validate.load(LAB)
-    emu.up(pod, str(LAB), **up_options)
+    pod = validate.load(path)
+    emu.up(pod, str(path), **up_options)
     try:
         yield pod
     finally:
         emu.down(quiet=True)
+
+
+@contextmanager
+def lab_pod(**up_options) -> Iterator:
+    """The lab pod up (emu.up with these options) for the block, then down, also on failure."""
+    with pod_up(LAB, **up_options) as pod:
+        yield pod

@@ -179,7 +179,7 @@ def cmd_demo(args) -> int:
 
     opts = demo.Options(
         hold=args.hold, duration=args.duration, subscribers=args.subscribers, rate=args.rate,
-        load=args.load, fold=args.fold, top=args.top, interval=args.interval,
+        load=args.load, fold=args.fold, top=args.top, interval=args.interval, ipoe=args.ipoe,
     )  # fmt: skip
     return demo.run(args.file, opts)
 
@@ -282,6 +282,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--fold", action=argparse.BooleanOptionalAction, default=True, help="run the fold probe first")
     p.add_argument("--top", type=int, default=10, help="subscribers shown by downstream rate")
     p.add_argument("--interval", type=float, default=None, help="seconds between dashboard refreshes")
+    p.add_argument(
+        "--ipoe",
+        action="store_true",
+        help="dial the pod's IPoE subscribers too (bng-subemu --ipoe; a pod with IPoE such as examples/ipoe.yaml)",
+    )
     p.set_defaults(func=cmd_demo)
 
     args = parser.parse_args(argv)

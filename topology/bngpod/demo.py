@@ -5,7 +5,11 @@ UDP echo traffic and a downstream load above their profile to a few of them, and
 refreshing dashboard: sessions per instance, the control plane's setup rate, rate per
 subscriber, HQoS drops per instance and the switch's port counters. In a pod with IPv6
 pools one more subscriber dials dual stack (bng-subemu --dual-stack, dualstack.py) and
-the dashboard shows its prefixes and its traffic per family.
+the dashboard shows its prefixes and its traffic per family. With --ipoe (`make demo
+IPOE=1`, topology/examples/ipoe.yaml) the subscribers users.json marks as IPoE in line
+groups where bng-cp is the DHCP server are dialled too, by a second bng-subemu per access
+port with --ipoe (DHCP DORA), and the dashboard counts both kinds; without --ipoe only the
+PPPoE subscribers are dialled.
 
 On a terminal it runs until Ctrl-C or `q`; otherwise (CI: `make demo < /dev/null`) for
 --duration seconds, printing the dashboard a few times, and exits 0 only when every
@@ -27,7 +31,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import binaries, clients, emu, probe, validate
+from . import binaries, clients, emu, probe, users, validate
 from . import model as m
 
 SUB_MAC = bytes.fromhex("025b00000001")
@@ -106,6 +110,12 @@ class Emulator:
     proc: subprocess.Popen
     status: Path
     out: Path
+    name: str = ""  # the port's name, or <port>-ipoe for the IPoE emulator of the port
+    kind: str = "pppoe"
+
+    @property
+    def label(self) -> str:
+        return self.name or self.port.name
 
     def stats(self) -> dict:
         return clients.unix_get(self.status, "/v1/stats", 2.0)
@@ -161,22 +171,49 @@ def spawn_emulator(
             stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr, start_new_session=True,
         )  # fmt: skip
     state.add_pid(f"bng-subemu {name}", proc.pid, binaries.BNG_SUBEMU.name)
-    return Emulator(port, count, proc, status, out)
+    return Emulator(port, count, proc, status, out, name=name, kind="ipoe" if "--ipoe" in args else "pppoe")
 
 
-def start_emulators(pod: m.Pod, state: emu.State, users: list[dict], rate: float) -> list[Emulator]:
+def start_emulators(pod: m.Pod, state: emu.State, chosen: list[dict], rate: float) -> list[Emulator]:
+    """One bng-subemu per access port for its PPPoE subscribers (users.json), and one with
+    --ipoe for its IPoE subscribers (users-ipoe.json)."""
     work = emu.run_dir() / "demo"
     work.mkdir(parents=True, exist_ok=True)
+    pppoe = [u for u in chosen if not users.is_ipoe(u)]
+    ipoe = [u for u in chosen if users.is_ipoe(u)]
     users_file = work / "users.json"
-    users_file.write_text(json.dumps(users, indent=1))
+    users_file.write_text(json.dumps(pppoe, indent=1))
+    ipoe_file = work / "users-ipoe.json"
+    if ipoe:
+        ipoe_file.write_text(json.dumps(ipoe, indent=1))
     emulators = []
+    traffic = ["--rate", f"{rate:g}", "--target", ECHO_TARGET] if rate > 0 else []
     for port in pod.ports_with_role("access"):
-        count = sum(1 for u in users if u["port"] == port.name)
-        if not count:
-            continue
-        args = ["--rate", f"{rate:g}", "--target", ECHO_TARGET] if rate > 0 else []
-        emulators.append(spawn_emulator(port, state, port.name, users_file, count, args))
+        count = sum(1 for u in pppoe if u["port"] == port.name)
+        if count:
+            emulators.append(spawn_emulator(port, state, port.name, users_file, count, traffic))
+        count = sum(1 for u in ipoe if u["port"] == port.name)
+        if count:
+            emulators.append(spawn_emulator(port, state, f"{port.name}-ipoe", ipoe_file, count, ["--ipoe", *traffic]))
     return emulators
+
+
+def ipoe_subscribers(pod: m.Pod, all_users: list[dict]) -> list[dict]:
+    """The IPoE subscribers the demo can dial: those of groups where bng-cp is the DHCP
+    server (a relay group needs an outside DHCP server, which the demo does not run)."""
+    served = {g.name for g in pod.groups if g.ipoe is not None and g.ipoe.mode == "server"}
+    return [u for u in all_users if users.is_ipoe(u) and u.get("line_group") in served]
+
+
+def subemu_has_ipoe() -> bool:
+    """Whether this bng-subemu knows --ipoe (issue 19's control-plane work adds it)."""
+    try:
+        out = subprocess.run(
+            [str(binaries.BNG_SUBEMU), "-h"], capture_output=True, text=True, timeout=10, stdin=subprocess.DEVNULL
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return re.search(r"^\s*-ipoe\b", out.stdout + out.stderr, re.MULTILINE) is not None
 
 
 def stop_emulators(emulators: list[Emulator], timeout: float = 15.0) -> None:
@@ -197,6 +234,8 @@ def start_load(pod: m.Pod, state: emu.State, emulators: list[Emulator], factor: 
     factor times its profile's downstream rate: the shaper has to drop the excess."""
     targets, seen = [], set()
     profiles = {g.name: g.qos_profile for g in pod.groups}
+    # the group of each subscriber (an IPoE one is named by its MAC)
+    group_of = {u["user"]: u.get("line_group") for u in emu.generated_users()}
     for e in emulators:
         try:
             sessions = e.sessions()
@@ -204,7 +243,7 @@ def start_load(pod: m.Pod, state: emu.State, emulators: list[Emulator], factor: 
             continue
         by_user = {u: s for s in sessions if s.get("state") == "up" for u in [s["user"]]}
         for user, s in by_user.items():
-            group = user.rsplit("-", 1)[0]
+            group = group_of.get(user) or user.rsplit("-", 1)[0]
             if group in profiles and group not in seen and s.get("address"):
                 seen.add(group)
                 targets.append((user, s["address"], int(profiles[group].down_rate * factor)))
@@ -249,7 +288,7 @@ def sample(pod: m.Pod, emulators: list[Emulator]) -> Sample:
         pass
     for e in emulators:
         try:
-            s.emulators[e.port.name] = e.stats()
+            s.emulators[e.label] = e.stats()
             for sess in e.sessions():
                 if sess.get("address"):
                     s.users[sess["address"]] = sess
@@ -309,6 +348,12 @@ def render(pod: m.Pod, cur: Sample, prev: Sample | None, ctx: dict) -> str:
         f"emulators: {up} up, {dialling} dialling, {failed} failed, {ever} ever up, "
         f"{emu_rate:.1f}/s, setup p50 {p50:.0f} ms"
     )
+    by_kind = {}
+    for e in ctx["emulators"]:
+        up_k, total_k = by_kind.get(e.kind, (0, 0))
+        by_kind[e.kind] = (up_k + int(cur.emulators.get(e.label, {}).get("up", 0)), total_k + e.count)
+    if "ipoe" in by_kind:
+        out.append("  by kind: " + ", ".join(f"{k.upper()} {u} of {t} up" for k, (u, t) in sorted(by_kind.items())))
     if cur.cp_error:
         out.append(f"  management API: {cur.cp_error}")
     out.append("")
@@ -464,16 +509,16 @@ def verdict(
     """Why the demo did not show a working pod ([] when it did)."""
     why = []
     for e in emulators:
-        st = last.emulators.get(e.port.name)
+        st = last.emulators.get(e.label)
         if st is None:
-            why.append(f"bng-subemu on {e.port.name} gave no status")
+            why.append(f"bng-subemu {e.label} gave no status")
             continue
         if int(st.get("up", 0)) < e.count:
             reasons = ", ".join(f"{k} {v}" for k, v in (st.get("fail_reasons") or {}).items())
             because = f" ({reasons})" if reasons else ""
-            why.append(f"{e.port.name}: {st.get('up', 0)} of {e.count} sessions up{because}")
+            why.append(f"{e.label}: {st.get('up', 0)} of {e.count} sessions up{because}")
         if int(st.get("rx_pkts", 0)) == 0:
-            why.append(f"{e.port.name}: no UDP echo came back ({st.get('tx_pkts', 0)} sent)")
+            why.append(f"{e.label}: no UDP echo came back ({st.get('tx_pkts', 0)} sent)")
     served = {g.instance.name for g in pod.groups if g.instance is not None}
     for inst in pod.instances:
         if inst.name in served and last.cp.get(inst.id, 0) == 0:
@@ -543,6 +588,21 @@ class Options:
     fold: bool = True
     top: int = 10
     interval: float | None = None
+    ipoe: bool = False  # dial the IPoE subscribers too (bng-subemu --ipoe)
+
+
+def check_ipoe(pod: m.Pod, path: str) -> None:
+    """--ipoe needs a pod with an IPoE group in server mode and a bng-subemu with --ipoe."""
+    if not any(g.ipoe is not None and g.ipoe.mode == "server" for g in pod.groups):
+        raise DemoError(
+            f"--ipoe: pod {pod.name} ({path}) has no line group with ipoe in session_types and bng-cp as its "
+            "DHCP server; try topology/examples/ipoe.yaml"
+        )
+    if not subemu_has_ipoe():
+        raise DemoError(
+            f"--ipoe: {binaries.BNG_SUBEMU} has no --ipoe option (IPoE subscriber emulation, issue 19's "
+            "control-plane work): it cannot dial IPoE subscribers"
+        )
 
 
 def run(path: str, opts: Options | None = None, hold: bool | None = None) -> int:
@@ -573,6 +633,8 @@ def run(path: str, opts: Options | None = None, hold: bool | None = None) -> int
             binaries.require(binaries.BNG_SUBEMU)
         except binaries.MissingBinary as exc:
             raise DemoError(str(exc)) from None
+        if opts.ipoe:
+            check_ipoe(pod, path)
         state = emu.State.load()
         per_group = math.ceil(opts.subscribers / max(1, len(pod.groups)))
         if state is not None and (state.data.get("pod") != pod.name or not emu.generated_users()):
@@ -593,12 +655,17 @@ def run(path: str, opts: Options | None = None, hold: bool | None = None) -> int
 
         fold_ok = fold_probe(pod) if opts.fold else True
 
-        users = pick_subscribers(pod, emu.generated_users(), opts.subscribers)
-        if not users:
+        generated = emu.generated_users()
+        dialable = [u for u in generated if not users.is_ipoe(u)]
+        if opts.ipoe:
+            dialable = [u for u in generated if not users.is_ipoe(u) or u in ipoe_subscribers(pod, generated)]
+        chosen = pick_subscribers(pod, dialable, opts.subscribers)
+        if not chosen:
             raise DemoError("users.json lists no subscriber to dial")
-        emulators = start_emulators(pod, state, users, opts.rate)
-        print(f"dialling {len(users)} subscribers: bng-subemu on {', '.join(e.port.name for e in emulators)}")
-        ds = _dual_stack(pod, state, users)
+        emulators = start_emulators(pod, state, chosen, opts.rate)
+        kinds = ", ".join(f"{e.label} ({e.count} {e.kind})" for e in emulators)
+        print(f"dialling {len(chosen)} subscribers: bng-subemu on {kinds}")
+        ds = _dual_stack(pod, state, chosen)
         ctx = {"started": time.monotonic(), "emulators": emulators, "rate": opts.rate, "load": [], "top": opts.top}
         ctx["ds"] = ds
         ctx["peak_setup"] = 0.0
@@ -618,11 +685,11 @@ def run(path: str, opts: Options | None = None, hold: bool | None = None) -> int
         while not stop:
             for e in emulators:
                 if e.proc.poll() is not None:
-                    raise DemoError(f"bng-subemu on {e.port.name} exited ({e.proc.returncode}): see {e.out.parent}")
+                    raise DemoError(f"bng-subemu {e.label} exited ({e.proc.returncode}): see {e.out.parent}")
             cur = sample(pod, emulators)
             if first is None and load_started:
                 first = cur
-            all_up = sum(int(s.get("up", 0)) for s in cur.emulators.values()) >= len(users)
+            all_up = sum(int(s.get("up", 0)) for s in cur.emulators.values()) >= len(chosen)
             if not load_started and (all_up or time.monotonic() > deadline):
                 ctx["load"] = start_load(pod, state, emulators, opts.load)
                 load_started = True
@@ -693,7 +760,7 @@ def _finish(emulators: list[Emulator], why: list[str]) -> int:
     for e in emulators:
         final = e.final() or {}
         print(
-            f"  {e.port.name}: {final.get('ever_up', '?')} of {e.count} came up, "
+            f"  {e.label}: {final.get('ever_up', '?')} of {e.count} came up, "
             f"{final.get('tx_pkts', '?')} datagrams sent, {final.get('rx_pkts', '?')} echoed, "
             f"{final.get('lost', '?')} lost"
         )

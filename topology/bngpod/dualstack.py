@@ -26,7 +26,14 @@ FAMILIES = ("IPv4", "IPv6 WAN", "IPv6 LAN")  # from the IPv4 address, the SLAAC 
 def pick(pod: m.Pod, users: list[dict], taken: set[str]) -> dict | None:
     """A subscriber of a served line group with IPv6 pools that the port emulators do not dial."""
     groups = {g.name for g in pod.groups if g.ipv6_pools and g.instance is not None}
-    return next((u for u in reversed(users) if u["line_group"] in groups and u["user"] not in taken), None)
+    return next(
+        (
+            u
+            for u in reversed(users)
+            if u["line_group"] in groups and u["user"] not in taken and u.get("kind") != "ipoe"  # PPPoE dual stack
+        ),
+        None,
+    )
 
 
 def echoes(stats: dict) -> dict[str, tuple[int, int]]:

@@ -52,6 +52,28 @@ def _prefixes6(group: m.LineGroup) -> str:
     return " ".join(f"{net}:{length}" for pool in group.ipv6_pools for net, length in pool.dp_prefixes) or "none"
 
 
+def _ipoe_gateways(group: m.LineGroup) -> str:
+    """gateway/pool-prefix-length per pool of a group allowing IPoE; none otherwise."""
+    if not group.allows_ipoe:
+        return "none"
+    return " ".join(f"{p.gateway}/{p.prefix.prefixlen}" for p in group.pools) or "none"
+
+
+def _ipoe_cp(ipoe: m.Ipoe) -> dict:
+    out = {
+        "mode": ipoe.mode,
+        "lease_time": ipoe.lease_time,
+        "renew_time": ipoe.renew_time,
+        "max_macs": ipoe.max_macs,
+        "username": ipoe.username,
+        "password": ipoe.password,
+        "proxy_arp": ipoe.proxy_arp,
+    }
+    if ipoe.relay is not None:
+        out["relay"] = {"servers": [str(a) for a in ipoe.relay.servers], "option82": ipoe.relay.option82}
+    return out
+
+
 def _punt_keys(policing: dict[str, m.PuntClass]) -> list[tuple[str, object]]:
     """[punt]: every key written, the defaults included, so the file says what the DP does."""
     keys: list[tuple[str, object]] = []
@@ -129,6 +151,9 @@ def dp_config(pod: m.Pod, inst: m.Instance) -> str:
                     ("standby", "no" if g.name in own else "yes"),
                     ("core_address6", g.core_address6 or "none"),
                     ("prefixes6", _prefixes6(g)),
+                    ("session_types", " ".join(g.session_types)),
+                    ("ipoe_gateways", _ipoe_gateways(g)),
+                    ("ipoe_proxy_arp", "no" if g.ipoe is not None and not g.ipoe.proxy_arp else "yes"),
                 ],
             )
         )
@@ -227,7 +252,13 @@ def cp_config(pod: m.Pod) -> str:
         },
         "access_ports": [{"name": p.name, "tpid": p.tpid, "rate": p.rate} for p in pod.ports_with_role("access")],
         "pools": [
-            {"name": p.name, "prefix": str(p.prefix), "dns": [str(d) for d in p.dns], "line_group": p.group}
+            {
+                "name": p.name,
+                "prefix": str(p.prefix),
+                **({"gateway": str(p.gateway)} if p.gateway is not None else {}),
+                "dns": [str(d) for d in p.dns],
+                "line_group": p.group,
+            }
             for p in pod.pools
         ],
         **({"core6": {"subnet": str(pod.core.subnet6), "router": str(pod.core.router_address6)}} if ipv6 else {}),
@@ -272,6 +303,8 @@ def cp_config(pod: m.Pod) -> str:
                 "instance": g.instance.id if g.instance else None,
                 **({"core_address6": str(g.core_address6)} if g.core_address6 else {}),
                 **({"ipv6_pools": [p.name for p in g.ipv6_pools]} if g.ipv6_pools else {}),
+                **({"session_types": list(g.session_types)} if g.session_types != ("pppoe",) else {}),
+                **({"ipoe": _ipoe_cp(g.ipoe)} if g.ipoe is not None else {}),
             }
             for g in pod.groups
         ],

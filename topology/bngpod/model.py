@@ -146,6 +146,8 @@ class Pool:
     prefix: ipaddress.IPv4Network
     dns: list[ipaddress.IPv4Address]
     group: str | None = None
+    # IPoE: the subscribers' router, DHCP server identifier (None: a PPPoE-only pool)
+    gateway: ipaddress.IPv4Address | None = None
 
 
 @dataclass
@@ -202,6 +204,40 @@ class QosProfile:
         return [1, 1, 1, 1]
 
 
+# IPoE (docs/configuration.md, line_groups[].ipoe): session types, and the DHCP settings
+SESSION_TYPES = ("pppoe", "ipoe")
+IPOE_MODES = ("server", "relay")
+IPOE_USERNAMES = ("mac", "circuit_id", "remote_id")
+IPOE_OPTION82 = ("keep", "replace")
+IPOE_LEASE_MIN, IPOE_LEASE_MAX, IPOE_LEASE_DEFAULT = 60, 604800, 3600
+IPOE_RENEW_MIN, IPOE_RENEW_DEFAULT = 30, 300
+IPOE_MAX_MACS_MAX = 64
+IPOE_MAX_RELAY_SERVERS = 4
+IPOE_DEFAULT_PASSWORD = "ipoe"  # noqa: S105 (the RADIUS User-Password default, not a secret)
+# bng-dp's [line_group.N] ipoe_gateways: at most this many gateway/length pairs
+DP_MAX_IPOE_GATEWAYS = 8
+
+
+@dataclass(frozen=True)
+class IpoeRelay:
+    servers: tuple[ipaddress.IPv4Address, ...]
+    option82: str = IPOE_OPTION82[0]
+
+
+@dataclass(frozen=True)
+class Ipoe:
+    """A line group's IPoE settings; T2 is 7/8 of the lease."""
+
+    mode: str = IPOE_MODES[0]
+    lease_time: int = IPOE_LEASE_DEFAULT
+    renew_time: int = IPOE_RENEW_DEFAULT
+    max_macs: int = 1
+    username: str = IPOE_USERNAMES[0]
+    password: str = IPOE_DEFAULT_PASSWORD
+    proxy_arp: bool = True
+    relay: IpoeRelay | None = None
+
+
 @dataclass
 class LineGroup:
     name: str
@@ -214,6 +250,16 @@ class LineGroup:
     instance: Instance | None = None
     core_address6: ipaddress.IPv6Address | None = None
     ipv6_pools: list[Ipv6Pool] = field(default_factory=list)
+    session_types: tuple[str, ...] = ("pppoe",)
+    ipoe: Ipoe | None = None  # set exactly when "ipoe" is in session_types
+
+    @property
+    def allows_ipoe(self) -> bool:
+        return "ipoe" in self.session_types
+
+    @property
+    def allows_pppoe(self) -> bool:
+        return "pppoe" in self.session_types
 
 
 @dataclass

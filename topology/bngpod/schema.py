@@ -198,6 +198,49 @@ IPV6_POOL = _obj(
     },
 )
 
+# IPoE of a line group (docs/configuration.md); renew_time's upper bound (lease_time / 2)
+# and the relay block's presence are checked by bngpod.validate.
+IPOE = _obj(
+    [],
+    {
+        "mode": {"enum": list(m.IPOE_MODES)},
+        "lease_time": {
+            "description": f"seconds, an integer {m.IPOE_LEASE_MIN}..{m.IPOE_LEASE_MAX}",
+            "type": "integer",
+            "minimum": m.IPOE_LEASE_MIN,
+            "maximum": m.IPOE_LEASE_MAX,
+        },
+        "renew_time": {
+            "description": f"seconds (T1), an integer from {m.IPOE_RENEW_MIN} up to half the lease time",
+            "type": "integer",
+            "minimum": m.IPOE_RENEW_MIN,
+            "maximum": m.IPOE_LEASE_MAX // 2,
+        },
+        "max_macs": {
+            "description": f"sessions per line, an integer 1..{m.IPOE_MAX_MACS_MAX}",
+            "type": "integer",
+            "minimum": 1,
+            "maximum": m.IPOE_MAX_MACS_MAX,
+        },
+        "username": {"enum": list(m.IPOE_USERNAMES)},
+        "password": {"type": "string", "minLength": 1, "maxLength": 128},
+        "proxy_arp": {"type": "boolean"},
+        "relay": _obj(
+            ["servers"],
+            {
+                "servers": {
+                    "type": "array",
+                    "minItems": 1,
+                    "maxItems": m.IPOE_MAX_RELAY_SERVERS,
+                    "uniqueItems": True,
+                    "items": IPV4,
+                },
+                "option82": {"enum": list(m.IPOE_OPTION82)},
+            },
+        ),
+    },
+)
+
 POD_SCHEMA = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "title": "bngpod pod description",
@@ -285,7 +328,12 @@ POD_SCHEMA = {
             "minItems": 1,
             "items": _obj(
                 ["name", "prefix"],
-                {"name": NAME, "prefix": CIDR, "dns": {"type": "array", "maxItems": 2, "items": IPV4}},
+                {
+                    "name": NAME,
+                    "prefix": CIDR,
+                    "gateway": IPV4,
+                    "dns": {"type": "array", "maxItems": 2, "items": IPV4},
+                },
             ),
         },
         "ipv6_ra": IPV6_RA,
@@ -304,6 +352,13 @@ POD_SCHEMA = {
                     "ipv6_pools": NAME_LIST,
                     "qos_profile": NAME,
                     "lines": {"type": "array", "minItems": 1, "items": LINE},
+                    "session_types": {
+                        "type": "array",
+                        "minItems": 1,
+                        "uniqueItems": True,
+                        "items": {"enum": list(m.SESSION_TYPES)},
+                    },
+                    "ipoe": IPOE,
                 },
             ),
         },

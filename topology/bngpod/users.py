@@ -7,7 +7,14 @@ C-tag of each, and so on (a line without a C-tag range takes C-tags from 1). The
 written as users.json ([{"user", "password", "line_group", "port", "stag", "ctag", "tpid"}];
 tpid: the access port's outer TPID, "0x8100" or "0x88a8") for the subscriber emulator and the
 tests, and as a FreeRADIUS users file whose Access-Accept
-carries the group's QoS profile as Filter-Id (docs/cp/radius.md)."""
+carries the group's QoS profile as Filter-Id (docs/cp/radius.md).
+
+IPoE (issue 19): in a group that allows only IPoE every subscriber is an IPoE one, in a
+group that allows both every second one (the 2nd, 4th, ...). An IPoE entry has two more
+keys, "kind": "ipoe" and "mac" (its client MAC, 02:49:GG:NN:NN:NN: GG the group's index in
+the pod, NN its number), its "user" is the RADIUS User-Name bng-cp sends for it with
+`username: mac` (the MAC, lower case with colons; with circuit_id/remote_id the <group>-<i>
+name stays) and its "password" the group's ipoe.password."""
 
 from __future__ import annotations
 
@@ -20,6 +27,8 @@ from .radius import users_file
 DEFAULT_PER_GROUP = 64
 MAX_PER_GROUP = 100_000
 USER_KEYS = ("user", "password", "line_group", "port", "stag", "ctag", "tpid")
+IPOE_KEYS = ("kind", "mac")  # IPoE entries only
+IPOE_MAC_PREFIX = (0x02, 0x49)  # locally administered, unicast; 0x49 = "I"
 TPIDS = (m.TPID_8021Q, m.TPID_8021AD)
 
 
@@ -43,25 +52,46 @@ def generate(pod: m.Pod, per_group: int = DEFAULT_PER_GROUP) -> list[dict]:
     if not 0 <= per_group <= MAX_PER_GROUP:
         raise UsersError(f"subscribers per line group must be 0..{MAX_PER_GROUP}, not {per_group}")
     out = []
-    for group in pod.groups:
+    for gi, group in enumerate(pod.groups):
         slots = _slots(group)
         for i in range(1, per_group + 1):
             slot = next(slots, None)
             if slot is None:
                 raise UsersError(f"line group {group.name} has only {i - 1} line slots for {per_group} subscribers")
             port, stag, ctag = slot
-            out.append(
-                {
-                    "user": f"{group.name}-{i}",
-                    "password": f"pw-{group.name}-{i}",
-                    "line_group": group.name,
-                    "port": port.name,
-                    "stag": stag,
-                    "ctag": ctag,
-                    "tpid": tpid_text(port.tpid),
-                }
-            )
+            entry = {
+                "user": f"{group.name}-{i}",
+                "password": f"pw-{group.name}-{i}",
+                "line_group": group.name,
+                "port": port.name,
+                "stag": stag,
+                "ctag": ctag,
+                "tpid": tpid_text(port.tpid),
+            }
+            if is_ipoe_slot(group, i):
+                mac = ipoe_mac(gi, i)
+                entry.update(kind="ipoe", mac=mac, password=group.ipoe.password)
+                if group.ipoe.username == "mac":
+                    entry["user"] = mac
+            out.append(entry)
     return out
+
+
+def is_ipoe_slot(group: m.LineGroup, i: int) -> bool:
+    """Whether the group's i-th subscriber (from 1) is an IPoE one."""
+    if not group.allows_ipoe:
+        return False
+    return not group.allows_pppoe or i % 2 == 0
+
+
+def ipoe_mac(group_index: int, i: int) -> str:
+    return ":".join(
+        f"{b:02x}" for b in (*IPOE_MAC_PREFIX, group_index & 0xFF, (i >> 16) & 0xFF, (i >> 8) & 0xFF, i & 0xFF)
+    )
+
+
+def is_ipoe(u: dict) -> bool:
+    return u.get("kind") == "ipoe"
 
 
 def tpid_text(tpid: int) -> str:
@@ -106,6 +136,12 @@ def load_json(path: Path, pod: m.Pod) -> list[dict]:
             v = u.get(key)
             if v is not None and (not isinstance(v, int) or isinstance(v, bool) or not 1 <= v <= 4094):
                 raise UsersError(f"{where}: {key} must be 1..4094")
+        if u.get("kind") not in (None, "pppoe", "ipoe"):
+            raise UsersError(f"{where}: kind must be pppoe or ipoe")
+        if is_ipoe(u):
+            mac = u.get("mac")
+            if not isinstance(mac, str) or not _unicast_mac(mac):
+                raise UsersError(f"{where}: an ipoe subscriber needs its mac, a unicast MAC aa:bb:cc:dd:ee:ff")
         if u.get("tpid") is not None:
             tpid = parse_tpid(u["tpid"])
             if tpid is None:
@@ -114,6 +150,17 @@ def load_json(path: Path, pod: m.Pod) -> list[dict]:
             if port is not None and tpid != port.tpid:
                 raise UsersError(f"{where}: tpid {tpid:#06x} is not access port {port.name}'s ({port.tpid:#06x})")
     return doc
+
+
+def _unicast_mac(text: str) -> bool:
+    parts = text.split(":")
+    if len(parts) != 6 or not all(len(p) == 2 for p in parts):
+        return False
+    try:
+        octets = bytes(int(p, 16) for p in parts)
+    except ValueError:
+        return False
+    return not octets[0] & 1 and octets != bytes(6)
 
 
 def radius_text(pod: m.Pod, users: list[dict]) -> str:
@@ -133,6 +180,8 @@ def write(out_dir: Path, pod: m.Pod, users: list[dict]) -> tuple[Path, Path]:
 
     def entry(u: dict) -> dict:
         e = {k: u.get(k) for k in USER_KEYS}
+        if is_ipoe(u):
+            e.update({k: u.get(k) for k in IPOE_KEYS})
         # the access port's TPID, so that the emulator needs no --tpid
         tpid = parse_tpid(u.get("tpid")) or tpids.get(u.get("port"))
         e["tpid"] = tpid_text(tpid) if tpid else None

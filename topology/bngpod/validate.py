@@ -18,6 +18,7 @@ from . import model as m
 from .schema import POD_SCHEMA
 
 MAX_FILE_BYTES = 4 << 20
+BROADCAST = ipaddress.IPv4Address("255.255.255.255")
 _SI = {"": 1, "k": 10**3, "K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12}
 
 
@@ -507,7 +508,12 @@ class _Checker:
                     self.err(where, f"{net} overlaps {other_where} ({other})")
             placed.append((net, f"pools[{i}]"))
             dns = [ipaddress.IPv4Address(a) for a in p.get("dns", [])]
-            pools.setdefault(p["name"], m.Pool(p["name"], net, dns))
+            gateway = None
+            if "gateway" in p:
+                gateway = ipaddress.IPv4Address(p["gateway"])
+                if not self.host_in(net, gateway, f"pools[{i}].gateway", f"pools[{i}].prefix"):
+                    gateway = None
+            pools.setdefault(p["name"], m.Pool(p["name"], net, dns, gateway=gateway))
         return pools
 
     def ipv6_ra(self, r: dict) -> m.Ipv6Ra:
@@ -700,14 +706,106 @@ class _Checker:
                     lines.append(m.Line(g["name"], port, stag, ctag))
                 else:
                     lines.append(None)
-            if profile is None or None in lines:
+            session_types, ipoe = self.session_types(where, g, group_pools, pools)
+            if profile is None or None in lines or session_types is None:
                 groups.append(None)
                 continue
-            groups.append(m.LineGroup(g["name"], ac_mac, address, core_mac, group_pools, profile, lines))
+            groups.append(
+                m.LineGroup(
+                    g["name"],
+                    ac_mac,
+                    address,
+                    core_mac,
+                    group_pools,
+                    profile,
+                    lines,
+                    session_types=session_types,
+                    ipoe=ipoe,
+                )
+            )
         for i, p in enumerate(self.doc["pools"]):
             if p["name"] not in pool_owner and p["name"] in pools:
                 self.warn(f"pools[{i}]", f"pool {p['name']!r} is bound to no line group")
         return groups
+
+    def session_types(self, where: str, g: dict, group_pools: list[m.Pool], pools: dict[str, m.Pool]):
+        """A group's session types (file order) and its IPoE settings; (None, None) when
+        they are wrong. IPoE needs a gateway in every pool of the group (the DP answers
+        ARP for it, the CP names it router and server identifier)."""
+        types = tuple(g.get("session_types", ["pppoe"]))
+        given = g.get("ipoe")
+        if "ipoe" not in types:
+            if given is not None:
+                self.err(f"{where}.ipoe", "an ipoe block needs ipoe in session_types")
+                return None, None
+            return types, None
+        ok = True
+        given = given or {}
+        for pool in group_pools:
+            if pool.gateway is None:
+                index = next(k for k, p in enumerate(self.doc["pools"]) if p["name"] == pool.name)
+                if "gateway" not in self.doc["pools"][index]:
+                    self.err(
+                        f"pools[{index}]",
+                        f"pool {pool.name!r} of {where} ({g['name']}, session_types with ipoe) needs a gateway",
+                    )
+                ok = False
+        if len(g["pools"]) > m.DP_MAX_IPOE_GATEWAYS:
+            self.err(
+                f"{where}.pools",
+                f"{len(g['pools'])} pools with IPoE; a line group takes at most {m.DP_MAX_IPOE_GATEWAYS} gateways",
+            )
+            ok = False
+        whole = {
+            key: self.whole(f"{where}.ipoe.{key}", given[key], what)
+            for key, what in (("lease_time", "seconds"), ("renew_time", "seconds"), ("max_macs", "sessions"))
+            if key in given
+        }
+        if None in whole.values():
+            return None, None
+        lease = whole.get("lease_time", m.IPOE_LEASE_DEFAULT)
+        renew = whole.get("renew_time", min(m.IPOE_RENEW_DEFAULT, lease // 2))
+        if renew > lease // 2:
+            self.err(
+                f"{where}.ipoe.renew_time",
+                f"{renew} s is above half the lease time ({lease} s / 2 = {lease // 2} s); "
+                f"T1 is {m.IPOE_RENEW_MIN}..lease_time/2",
+            )
+            ok = False
+        mode = given.get("mode", m.IPOE_MODES[0])
+        relay = None
+        if mode == "relay":
+            r = given.get("relay")
+            if r is None:
+                self.err(f"{where}.ipoe", "mode relay needs a relay block (the DHCP servers)")
+                return None, None
+            servers = tuple(ipaddress.IPv4Address(a) for a in r["servers"])
+            for k, server in enumerate(servers):
+                swhere = f"{where}.ipoe.relay.servers[{k}]"
+                for pool in pools.values():
+                    if server in pool.prefix:
+                        self.err(swhere, f"{server} is inside pool {pool.name} ({pool.prefix}), a subscriber address")
+                        ok = False
+                if server.is_multicast or server.is_unspecified or server.is_loopback or server == BROADCAST:
+                    self.err(swhere, f"{server} is not a unicast address of a DHCP server")
+                    ok = False
+            relay = m.IpoeRelay(servers, r.get("option82", m.IPOE_OPTION82[0]))
+        elif "relay" in given:
+            self.err(f"{where}.ipoe.relay", f"a relay block needs mode: relay (mode is {mode})")
+            ok = False
+        if not ok:
+            return None, None
+        ipoe = m.Ipoe(
+            mode=mode,
+            lease_time=lease,
+            renew_time=renew,
+            max_macs=whole.get("max_macs", 1),
+            username=given.get("username", m.IPOE_USERNAMES[0]),
+            password=given.get("password", m.IPOE_DEFAULT_PASSWORD),
+            proxy_arp=given.get("proxy_arp", True),
+            relay=relay,
+        )
+        return types, ipoe
 
     def routes(self, items: list[dict], core: m.Core, pools: dict[str, m.Pool]) -> list[m.Route]:
         """Static routes on the core side. A route inside what the DP routes by itself

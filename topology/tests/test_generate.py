@@ -21,7 +21,7 @@ def files_under(root: Path) -> dict[str, str]:
     return {str(p.relative_to(root)): p.read_text() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
-@pytest.mark.parametrize("example", ["lab", "minimal"])
+@pytest.mark.parametrize("example", ["lab", "minimal", "ipoe"])
 def test_golden(example, tmp_path):
     pod = validate.load(EXAMPLES / f"{example}.yaml")
     generate.generate_all(pod, tmp_path)

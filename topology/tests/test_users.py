@@ -105,3 +105,48 @@ def test_dp_capacity_follows_the_subscribers(lab):
     assert emu.dp_memory_mb(65536) == emu.DP_MEMORY_MB + 3 * 256
     cmd = emu.dp_command(lab.instances[0], emu.Path("/x.ini"), False, 10_240)
     assert cmd[cmd.index("--sessions") + 1] == "10240" and cmd[cmd.index("-m") + 1] == "512"
+
+
+IPOE = Path(__file__).resolve().parents[1] / "examples" / "ipoe.yaml"
+
+
+def test_ipoe_subscribers(tmp_path):
+    pod = validate.load(IPOE)
+    got = users.generate(pod, 4)
+    lg1 = [u for u in got if u["line_group"] == "lg1"]
+    # a group allowing both: every second subscriber is an IPoE one, named by its MAC
+    assert [u.get("kind") for u in lg1] == [None, "ipoe", None, "ipoe"]
+    assert [u["user"] for u in lg1] == ["lg1-1", "02:49:00:00:00:02", "lg1-3", "02:49:00:00:00:04"]
+    assert lg1[1]["mac"] == lg1[1]["user"] and lg1[1]["password"] == "ipoe"
+    assert lg1[0]["password"] == "pw-lg1-1" and "mac" not in lg1[0]
+    lg2 = [u for u in got if u["line_group"] == "lg2"]
+    assert all(u["kind"] == "ipoe" for u in lg2)
+    assert [u["mac"] for u in lg2][:2] == ["02:49:01:00:00:01", "02:49:01:00:00:02"]
+    assert (lg2[0]["stag"], lg2[0]["tpid"]) == (200, "0x88a8")
+    assert len({u["mac"] for u in got if "mac" in u}) == len([u for u in got if "mac" in u])
+    js, txt = users.write(tmp_path, pod, got)
+    back = users.load_json(js, pod)
+    assert [u.get("mac") for u in back] == [u.get("mac") for u in got]
+    assert "kind" not in back[0]  # PPPoE entries are as before
+    radius_users = txt.read_text()
+    assert '"02:49:00:00:00:02"\tCleartext-Password := "ipoe"' in radius_users
+
+
+@pytest.mark.parametrize(
+    "change,text",
+    [
+        ({"kind": "l2tp"}, "kind must be pppoe or ipoe"),
+        ({"kind": "ipoe"}, "needs its mac"),
+        ({"kind": "ipoe", "mac": "01:00:5e:00:00:01"}, "needs its mac"),
+        ({"kind": "ipoe", "mac": "00:00:00:00:00:00"}, "needs its mac"),
+        ({"kind": "ipoe", "mac": "02:49:00:00:00"}, "needs its mac"),
+        ({"kind": "ipoe", "mac": 7}, "needs its mac"),
+    ],
+)
+def test_ipoe_entries_refused(tmp_path, change, text):
+    pod = validate.load(IPOE)
+    entry = {"user": "u1", "password": "p", "line_group": "lg2", "port": "access2", "stag": 200, "ctag": 1, **change}
+    path = tmp_path / "users.json"
+    path.write_text(json.dumps([entry]))
+    with pytest.raises(users.UsersError, match=text):
+        users.load_json(path, pod)

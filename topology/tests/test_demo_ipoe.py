@@ -1,0 +1,76 @@
+"""`bngpod demo --ipoe` (make demo IPOE=1): what it refuses before building anything and
+which subscribers it gives to which emulator. The pod itself runs in tests/emulated."""
+
+import json
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from bngpod import binaries, demo, users, validate
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def fake_subemu(tmp_path, usage: str) -> Path:
+    path = tmp_path / "bng-subemu"
+    path.write_text(f"#!/bin/sh\ncat >&2 <<'EOF'\n{usage}\nEOF\nexit 2\n")
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return path
+
+
+def test_refuses_a_pod_without_ipoe():
+    pod = validate.load(EXAMPLES / "lab.yaml")
+    with pytest.raises(demo.DemoError, match="no line group with ipoe"):
+        demo.check_ipoe(pod, "lab.yaml")
+
+
+def test_refuses_a_subemu_without_ipoe(tmp_path, monkeypatch):
+    pod = validate.load(EXAMPLES / "ipoe.yaml")
+    monkeypatch.setattr(binaries, "BNG_SUBEMU", fake_subemu(tmp_path, "  -iface string\n  -dual-stack\n"))
+    assert not demo.subemu_has_ipoe()
+    with pytest.raises(demo.DemoError, match="has no --ipoe option"):
+        demo.check_ipoe(pod, "ipoe.yaml")
+    monkeypatch.setattr(binaries, "BNG_SUBEMU", fake_subemu(tmp_path, "  -iface string\n  -ipoe\n    \tDHCP"))
+    assert demo.subemu_has_ipoe()
+    demo.check_ipoe(pod, "ipoe.yaml")
+    monkeypatch.setattr(binaries, "BNG_SUBEMU", tmp_path / "missing")
+    assert not demo.subemu_has_ipoe()
+
+
+def test_ipoe_subscribers_of_server_groups_only():
+    pod = validate.load(EXAMPLES / "ipoe.yaml")
+    generated = users.generate(pod, 4)
+    got = demo.ipoe_subscribers(pod, generated)
+    # lg1 (both kinds): its 2nd and 4th; lg2: all four; lg3 relays to an outside server: none
+    assert [(u["line_group"], u["mac"]) for u in got] == [
+        ("lg1", "02:49:00:00:00:02"),
+        ("lg1", "02:49:00:00:00:04"),
+        *((("lg2", f"02:49:01:00:00:0{i}")) for i in range(1, 5)),
+    ]
+
+
+def test_emulators_per_port_and_kind(tmp_path, monkeypatch):
+    pod = validate.load(EXAMPLES / "ipoe.yaml")
+    chosen = [u for u in users.generate(pod, 4) if u["line_group"] != "lg3"]
+    spawned = []
+
+    def spawn(port, state, name, users_file, count, args):
+        spawned.append((port.name, name, users_file.name, count, args[:1]))
+        return demo.Emulator(port, count, None, Path(), Path(), name=name, kind="ipoe" if "--ipoe" in args else "pppoe")
+
+    monkeypatch.setattr(demo, "spawn_emulator", spawn)
+    monkeypatch.setattr(demo.emu, "run_dir", lambda: tmp_path)
+    emulators = demo.start_emulators(pod, None, chosen, 0)
+    assert spawned == [
+        ("access1", "access1", "users.json", 2, []),
+        ("access1", "access1-ipoe", "users-ipoe.json", 2, ["--ipoe"]),
+        ("access2", "access2-ipoe", "users-ipoe.json", 4, ["--ipoe"]),
+    ]
+    assert [e.label for e in emulators] == ["access1", "access1-ipoe", "access2-ipoe"]
+    pppoe = json.loads((tmp_path / "demo" / "users.json").read_text())
+    assert [u["user"] for u in pppoe] == ["lg1-1", "lg1-3"]
+    ipoe = json.loads((tmp_path / "demo" / "users-ipoe.json").read_text())
+    assert all(u["kind"] == "ipoe" for u in ipoe) and len(ipoe) == 6
+    assert os.path.exists(tmp_path / "demo")
