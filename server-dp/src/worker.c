@@ -184,13 +184,11 @@ upstream(struct app *a, struct rte_mbuf **pkts, struct cls_result *res, uint16_t
 	for (i = 0; i < n; i++)
 		macs[i] = rte_pktmbuf_mtod(pkts[i], const uint8_t *) + 6;
 	session_lookup_up_burst(a->sessions, res, macs, n, ids);
-	/* The lines every hit will write: its counters and its policer. */
-	for (i = 0; i < n; i++) {
-		if (ids[i] != SESSION_ID_NONE) {
-			rte_prefetch0(&session_get(a->sessions, ids[i])->pkts_up);
+	/* The lookup read the session's line, which holds its counters too:
+	 * bring in its policer. */
+	for (i = 0; i < n; i++)
+		if (ids[i] != SESSION_ID_NONE)
 			police_prefetch(a->police, ids[i]);
-		}
-	}
 
 	/* Unknown sessions to the CP (it answers PADT), spoofed sources out. */
 	for (i = 0; i < n; i++) {
@@ -338,10 +336,14 @@ downstream(struct app *a, struct rte_mbuf **pkts, struct cls_result *res, uint16
 		dst[i] = rw_load32(ips[i] + 16);
 	}
 	session_lookup_down_burst(a->sessions, dst, n, ids);
-	/* The index gave ids without reading the slots: bring their templates in. */
-	for (i = 0; i < n; i++)
-		if (ids[i] != SESSION_ID_NONE)
+	/* The index gave ids without reading the slots: bring in their QoS and
+	 * MTU (line 0) and templates (line 1). */
+	for (i = 0; i < n; i++) {
+		if (ids[i] != SESSION_ID_NONE) {
 			rte_prefetch0(session_get(a->sessions, ids[i]));
+			rte_prefetch0(&session_get(a->sessions, ids[i])->encap);
+		}
+	}
 	for (i = 0; i < n; i++) {
 		if (ids[i] == SESSION_ID_NONE) {
 			drop(a, pkts[i], APP_DROP_NO_SESSION_DOWN);
@@ -587,10 +589,13 @@ downstream6(struct app *a, struct rte_mbuf **pkts, struct cls_result *res, uint1
 		hi[i] = session6_hi64(
 			rte_pktmbuf_mtod_offset(pkts[i], const uint8_t *, res[i].l3_off + 24));
 	session_lookup_down6_burst(a->sessions, hi, n, ids);
-	/* The index gave ids: bring their templates in. */
-	for (i = 0; i < n; i++)
-		if (ids[i] != SESSION_ID_NONE)
+	/* The index gave ids: bring their QoS, MTU and templates in. */
+	for (i = 0; i < n; i++) {
+		if (ids[i] != SESSION_ID_NONE) {
 			rte_prefetch0(session_get(a->sessions, ids[i]));
+			rte_prefetch0(&session_get(a->sessions, ids[i])->encap);
+		}
+	}
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		const struct cls_result *r = &res[i];
