@@ -20,6 +20,7 @@ import os
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 import yaml
@@ -151,7 +152,15 @@ def test_a_loaded_instance_takes_the_idle_ones_share_and_both_stay_within_the_po
     assert worst2 <= B, f"both loaded: a ~100 ms window sent {worst2:.0f} bytes above R x t (B = {B:.0f})"
     assert use2 >= 0.85 * R and r1 >= 0.25 * R, (use2, r1, r2)  # dp1 gets its 20 Mbit/s (0.4 R)
 
-    # bngpod status shows the exchange of every sharing instance.
+    # Each bng-dp runs with its generated file, and bngpod status shows every exchange.
+    state = emu.State.load()
+    for name in ("dp1", "dp2", "dp3", "dp4"):
+        argv = Path(f"/proc/{state.data['pids'][f'bng-dp {name}']['pid']}/cmdline").read_bytes().split(b"\0")
+        want = Path(state.data["generated"]) / "qos_share" / f"{name}.ini"
+        assert argv[argv.index(b"--qos-share") + 1] == str(want).encode(), argv
     report = emu.status()
     assert sorted(report["qos_share"]) == ["dp1", "dp2", "dp3", "dp4"], report.get("qos_share")
     assert report["qos_share"]["dp3"]["port_rate_bps"] == 10_000_000_000
+    out = subprocess.run([str(emu.REPO / "bngpod"), "status"], capture_output=True, text=True).stdout
+    line = next((ln for ln in out.splitlines() if ln.strip().startswith("qos share dp1 ")), None)
+    assert line is not None and "of 50.0 Mbit/s (static 25.0)" in line and "consistent view" in line, out
