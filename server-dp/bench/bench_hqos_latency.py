@@ -12,6 +12,7 @@ veth included). Configurations, each started afresh, interleaved per round:
 (binary before | after) x (--idle-sleep-us 0 | N). Runs as root, holds the netns lock.
 
     .venv/bin/python server-dp/bench/bench_hqos_latency.py --before DIR/bng-dp [--rounds 2]
+    .venv/bin/python server-dp/bench/bench_hqos_latency.py --before X --calibrate
 
 One JSON line per trial, then one summary line per configuration and load (median
 over rounds of p50, p99, max, in us), with the load average."""
@@ -22,6 +23,7 @@ import argparse
 import json
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -54,7 +56,7 @@ class Rig(share_rig.ShareRig):
         ]  # fmt: skip
         if self.batch:
             cmd += ["--hqos-batch", self.batch]
-        dp.proc = share_rig.subprocess.Popen(cmd, stdout=share_rig.subprocess.PIPE, stderr=share_rig.subprocess.STDOUT)
+        dp.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
 
 
 def stream_file(path: Path) -> Path:
@@ -105,6 +107,43 @@ def run_config(tmp: Path, args, name: str, binary: str, idle_us: int, rnd: int, 
         share_rig.cleanup_stale()
 
 
+def calibrate(args) -> None:
+    """The attachment alone: bng-lrgen's two af_packet ports on one veth pair, the same
+    probe and background, no bng-dp: one crossing (a frame through bng-dp makes two)."""
+    ns = "b20cal"
+    subprocess.run(["ip", "netns", "add", ns], check=True)
+    try:
+        for cmd in (
+            ["link", "add", "cal0", "type", "veth", "peer", "name", "cal1"],
+            ["link", "set", "cal0", "mtu", "1600", "up"],
+            ["link", "set", "cal1", "mtu", "1600", "up"],
+            ["link", "set", "lo", "up"],
+        ):
+            subprocess.run(["ip", "-n", ns, *cmd], check=True)
+        with tempfile.TemporaryDirectory(prefix="b20cal") as d:
+            probe = st.plain("02:00:00:00:00:01", "02:00:00:00:00:02", "10.9.0.1", "10.9.0.2", 0, 0, 5060)
+            bg = st.plain("02:00:00:00:00:01", "02:00:00:00:00:02", "10.9.0.1", "10.9.0.2", 0, 1, 4000)
+            path = st.write(Path(d) / "s.txt", [probe, bg])
+            ports = [(ns, af_packet(0, "cal0")), (ns, af_packet(1, "cal1"))]
+            with LrGen(path, ports, prefix="b20cal") as gen:
+                gen.trial(1.0, rate0=PROBE_PPS, size0=PROBE_SIZE)
+                for rnd in range(args.rounds):
+                    for load in args.loads:
+                        kw = {"rate0": PROBE_PPS, "size0": PROBE_SIZE}
+                        if load > 0:
+                            kw |= {"rate1": load * args.rate / ((BG_SIZE + 20) * 8), "size1": BG_SIZE}
+                        la = os.getloadavg()[0]
+                        g = {x["group"]: x for x in gen.trial(args.seconds, drain_ms=300, **kw)["groups"]}
+                        lat = g[0]["latency_ns"] or {}
+                        print(json.dumps({
+                            "config": "attachment_only", "round": rnd, "load": load, "loadavg": la,
+                            "probe_tx": g[0]["tx"], "probe_rx": g[0]["rx"], "p50_us": lat.get("p50", 0) / 1000,
+                            "p99_us": lat.get("p99", 0) / 1000, "max_us": lat.get("max", 0) / 1000,
+                        }), flush=True)  # fmt: skip
+    finally:
+        subprocess.run(["ip", "netns", "delete", ns], check=False)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--before", required=True, help="bng-dp built from the commit before")
@@ -114,8 +153,13 @@ def main() -> int:
     ap.add_argument("--seconds", type=float, default=3.0)
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--loads", type=float, nargs="+", default=[0.0, 0.1, 0.9])
+    ap.add_argument("--calibrate", action="store_true", help="only the attachment: generator to generator")
     args = ap.parse_args()
     out: list[dict] = []
+    if args.calibrate:
+        with netns_lock.hold():
+            calibrate(args)
+        return 0
     with netns_lock.hold():
         for rnd in range(args.rounds):
             for idle in (0, args.idle_us):
