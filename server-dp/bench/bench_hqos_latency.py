@@ -93,7 +93,11 @@ def run_config(tmp: Path, args, name: str, binary: str, idle_us: int, rnd: int, 
                 "max_us": lat.get("max", 0) / 1000,
             }  # fmt: skip
             stats = rig.dps[0].telemetry("/bng/stats")
-            rec["idle_sleeps"] = stats.get("idle_sleeps") if isinstance(stats, dict) else None
+            if isinstance(stats, dict):
+                rec["idle_sleeps"] = stats.get("idle_sleeps")
+                rec["idle_sleeps_held"] = stats.get("idle_sleeps_held")
+                rec["drops"] = {k: v for k, v in stats.items() if k.startswith("drop_") and v}
+                rec["hqos_batch_deferred"] = stats.get("hqos_batch_deferred")
             print(json.dumps(rec), flush=True)
             out.append(rec)
     except BaseException:
@@ -150,6 +154,7 @@ def main() -> int:
     ap.add_argument("--after", default=str(REPO / "server-dp" / "build" / "bng-dp"))
     ap.add_argument("--rate", type=int, default=100_000_000, help="the subport (access port) rate, bit/s")
     ap.add_argument("--idle-us", type=int, default=100, help="--idle-sleep-us of the back-off runs (the pod's)")
+    ap.add_argument("--idle-only", action="store_true", help="only the back-off runs")
     ap.add_argument("--seconds", type=float, default=3.0)
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--loads", type=float, nargs="+", default=[0.0, 0.1, 0.9])
@@ -162,7 +167,7 @@ def main() -> int:
         return 0
     with netns_lock.hold():
         for rnd in range(args.rounds):
-            for idle in (0, args.idle_us):
+            for idle in (args.idle_us,) if args.idle_only else (0, args.idle_us):
                 for name, binary in (("before", args.before), ("after", args.after)):
                     with tempfile.TemporaryDirectory(prefix="b20lat") as d:
                         run_config(Path(d), args, name, binary, idle, rnd, out)
