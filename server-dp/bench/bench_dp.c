@@ -309,8 +309,9 @@ forwarded(const struct app *a)
 static void
 drain(struct app *a)
 {
+	a->rx_last = 0; /* nothing more to receive: the batch does not wait (hqos_batch.h) */
 	for (int i = 0; i < 100000; i++) {
-		if (worker_flush(a) == 0 && i > 100)
+		if (worker_flush(a) == 0 && a->hqos->backlog == 0 && i > 100)
 			break;
 	}
 }
