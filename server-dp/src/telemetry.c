@@ -75,6 +75,9 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 				  __atomic_load_n(&tel_app->router6_mac, __ATOMIC_RELAXED) != 0);
 	rte_tel_data_add_dict_u64(d, "injected", w->injected);
 	rte_tel_data_add_dict_u64(d, "idle_sleeps", w->idle_sleeps);
+	rte_tel_data_add_dict_u64(d, "idle_sleeps_held", w->idle_sleeps_held);
+	rte_tel_data_add_dict_u64(d, "hqos_batch_deferred", tel_app->batch.deferred);
+	rte_tel_data_add_dict_u64(d, "hqos_batch_timeouts", tel_app->batch.timeouts);
 	add_counters(d, "kind_", cls_kind_names, w->cls.kind, CLS_KIND_MAX, 0);
 	add_counters(d, "drop_", cls_drop_names, w->cls.drop, CLS_DROP_MAX, 1);
 	add_counters(d, "drop_", app_drop_names, w->drop, APP_DROP_MAX, 0);

@@ -21,6 +21,7 @@
  * punt or ARP ring, or freed with one drop counter incremented (app.h).
  */
 
+#include <sys/prctl.h>
 #include <time.h>
 
 #include <rte_cycles.h>
@@ -830,6 +831,7 @@ worker_burst(struct app *a, struct rte_mbuf **pkts, uint16_t n, uint64_t now)
 
 	w->rx_pkts += n;
 	w->rx_bursts++;
+	a->rx_last = n;
 	classify_burst(lm, pkts, n, res, &w->cls);
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
@@ -967,7 +969,9 @@ worker_flush(struct app *a)
 		a->wstats.drop[APP_DROP_HQOS] += (uint64_t)(o->n_sched - k);
 		o->n_sched = 0;
 	}
-	if (o->n_tx < APP_TX_MAX) {
+	/* The batch (hqos_batch.h): at once when the receive queue is drained. */
+	if (o->n_tx < APP_TX_MAX && a->hqos->backlog > 0 &&
+	    hqos_batch_due(&a->batch, a->rx_last, APP_BURST, a->hqos->backlog, rte_rdtsc())) {
 		d = hqos_dequeue(a->hqos, &o->tx[o->n_tx], (uint32_t)(APP_TX_MAX - o->n_tx));
 		if (d > 0)
 			o->n_tx = (uint16_t)(o->n_tx +
@@ -989,10 +993,14 @@ worker_main(void *arg)
 	uint64_t now;
 
 	session_worker_register(a->sessions, 0);
+	/* The idle back-off sleeps for what it asks, not 50 us more (the default slack). */
+	if (a->opts.idle_sleep_us > 0)
+		prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
 	while (!a->stop) {
 		now = rte_rdtsc();
 		hqos_worker_apply(a->hqos, now);
 		n = rte_eth_rx_burst(a->port_id, 0, pkts, APP_BURST);
+		a->rx_last = n;
 		if (n > 0)
 			worker_burst(a, pkts, n, now);
 		d = worker_flush(a);
@@ -1001,9 +1009,12 @@ worker_main(void *arg)
 		if (k > 0)
 			a->wstats.injected += tx_burst(a, pkts, k);
 		session_worker_quiescent(a->sessions, 0);
-		if (n == 0 && k == 0 && d == 0 && a->opts.idle_sleep_us > 0) {
+		/* Never while frames wait in HQoS: a queued frame does not wait for a sleep. */
+		if (hqos_batch_may_sleep(a->opts.idle_sleep_us, n, k, d, a->hqos->backlog)) {
 			a->wstats.idle_sleeps++;
 			idle_sleep(a->opts.idle_sleep_us);
+		} else if (n == 0 && k == 0 && d == 0 && a->opts.idle_sleep_us > 0) {
+			a->wstats.idle_sleeps_held++;
 		}
 	}
 	session_worker_unregister(a->sessions, 0);
