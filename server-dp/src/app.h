@@ -181,6 +181,7 @@ struct app {
 	struct app_out *out;
 	struct hqos_batch batch; /* the HQoS dequeue batch (hqos_batch.h) */
 	uint32_t rx_last;	 /* frames of the last receive burst: the load the batch sees */
+	int hqos_tried;		 /* the last flush asked the scheduler for frames */
 	/* The core router's IPv6 MAC (mac_key), 0 while unresolved: written by
 	 * the control thread's Neighbor Discovery (atomic), read by the worker. */
 	uint64_t router6_mac;

@@ -81,15 +81,20 @@ due:
 
 /*
  * Whether the idle back-off may sleep after an iteration: only when the poll, the
- * dequeue and the inject ring found nothing AND nothing waits in the scheduler (a
- * frame held by a shaper or a batch never waits for the worker's sleep; it waits
- * only for its tokens, which the busy loop sees as soon as they come).
+ * dequeue and the inject ring found nothing, and nothing waits in the scheduler for the
+ * batch: frames the batch holds back (a deferral, at most the adaptive wait) keep the
+ * worker polling. Frames that the scheduler was asked for and did not give (`tried`
+ * and nothing dequeued) wait for their shaper's tokens: the worker may sleep then, so a
+ * subscriber above its rate does not keep a worker spinning on a shared CPU (the
+ * emulated pod runs four workers on two cores). Such a frame leaves at most one idle
+ * sleep after its token time.
  */
 static inline int
 hqos_batch_may_sleep(uint32_t idle_sleep_us, uint32_t rx, uint32_t injected, uint32_t dequeued,
-		     uint64_t backlog)
+		     uint64_t backlog, int tried)
 {
-	return idle_sleep_us > 0 && rx == 0 && injected == 0 && dequeued == 0 && backlog == 0;
+	return idle_sleep_us > 0 && rx == 0 && injected == 0 && dequeued == 0 &&
+	       (backlog == 0 || tried);
 }
 
 #endif

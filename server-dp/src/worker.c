@@ -970,8 +970,10 @@ worker_flush(struct app *a)
 		o->n_sched = 0;
 	}
 	/* The batch (hqos_batch.h): at once when the receive queue is drained. */
+	a->hqos_tried = 0;
 	if (o->n_tx < APP_TX_MAX && a->hqos->backlog > 0 &&
 	    hqos_batch_due(&a->batch, a->rx_last, APP_BURST, a->hqos->backlog, rte_rdtsc())) {
+		a->hqos_tried = 1;
 		d = hqos_dequeue(a->hqos, &o->tx[o->n_tx], (uint32_t)(APP_TX_MAX - o->n_tx));
 		if (d > 0)
 			o->n_tx = (uint16_t)(o->n_tx +
@@ -1009,8 +1011,9 @@ worker_main(void *arg)
 		if (k > 0)
 			a->wstats.injected += tx_burst(a, pkts, k);
 		session_worker_quiescent(a->sessions, 0);
-		/* Never while frames wait in HQoS: a queued frame does not wait for a sleep. */
-		if (hqos_batch_may_sleep(a->opts.idle_sleep_us, n, k, d, a->hqos->backlog)) {
+		/* Never while the batch holds frames back; frames waiting for tokens may. */
+		if (hqos_batch_may_sleep(a->opts.idle_sleep_us, n, k, d, a->hqos->backlog,
+					 a->hqos_tried)) {
 			a->wstats.idle_sleeps++;
 			idle_sleep(a->opts.idle_sleep_us);
 		} else if (n == 0 && k == 0 && d == 0 && a->opts.idle_sleep_us > 0) {
