@@ -412,10 +412,19 @@ public final class PlacementEngine {
      */
     private static List<Bundle> relieve(Load load, List<Bundle> keep, Map<Bundle, String> causes) {
         List<Bundle> taken = new ArrayList<>();
-        while (load.rate > load.rateCapacity || load.sessions > load.sessionCapacity) {
-            long excessRate = load.rate - load.rateCapacity;
-            long excessSessions = load.sessions - load.sessionCapacity;
-            Bundle victim = keep.stream().filter(b -> b.rate >= excessRate && b.sessions >= excessSessions)
+        while (!keep.isEmpty()) {
+            // exact sums: a saturated total must not hide a group that does not fit
+            BigInteger rate = keep.stream().map(b -> BigInteger.valueOf(b.rate)).reduce(BigInteger.ZERO,
+                                                                                        BigInteger::add);
+            BigInteger sessions = keep.stream().map(b -> BigInteger.valueOf(b.sessions))
+                    .reduce(BigInteger.ZERO, BigInteger::add);
+            BigInteger excessRate = rate.subtract(BigInteger.valueOf(load.rateCapacity));
+            BigInteger excessSessions = sessions.subtract(BigInteger.valueOf(load.sessionCapacity));
+            if (excessRate.signum() <= 0 && excessSessions.signum() <= 0) {
+                break;
+            }
+            Bundle victim = keep.stream().filter(b -> BigInteger.valueOf(b.rate).compareTo(excessRate) >= 0
+                            && BigInteger.valueOf(b.sessions).compareTo(excessSessions) >= 0)
                     .min(Comparator.comparingLong((Bundle b) -> b.rate)
                                  .thenComparingLong(b -> b.sessions).thenComparing(BUNDLE_ORDER))
                     .orElse(null);
@@ -427,7 +436,7 @@ public final class PlacementEngine {
             causes.put(victim, String.format(Locale.ROOT, "%s over capacity (%s; taking off %s relieves it: %s)",
                                              load.label(), load.used(), rate(victim.rate), how));
             keep.remove(victim);
-            load.remove(victim);
+            load.remove(victim, keep);
             taken.add(victim);
         }
         return taken;
@@ -747,9 +756,14 @@ public final class PlacementEngine {
             d.lines.forEach(line -> lines.add(new GroupLine(d.group, line)));
         }
 
-        void remove(Bundle b) {
-            sessions -= b.sessions;
-            rate -= b.rate;
+        /** Takes b off; what is left is the bundles of rest (the totals summed again, saturating). */
+        void remove(Bundle b, List<Bundle> rest) {
+            sessions = 0;
+            rate = 0;
+            for (Bundle r : rest) {
+                sessions = saturate(BigInteger.valueOf(sessions).add(BigInteger.valueOf(r.sessions)));
+                rate = saturate(BigInteger.valueOf(rate).add(BigInteger.valueOf(r.rate)));
+            }
             Set<String> names = b.members.stream().map(d -> d.group).collect(Collectors.toSet());
             lines.removeIf(l -> names.contains(l.group));
         }
