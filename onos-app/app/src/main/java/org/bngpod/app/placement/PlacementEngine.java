@@ -188,9 +188,10 @@ public final class PlacementEngine {
 
     /**
      * Returns the placement the pod file states, checked against capacity.
-     * Groups of an instance are counted in the engine's order; one that does
-     * not fit after the ones before it stays on its instance, marked
-     * {@link Reason.Kind#OVER_CAPACITY}, and is not counted in the load. A
+     * On an instance whose stated groups contract more than its rate (or hold
+     * more sessions than it can), the groups a re-balance would take off
+     * (see {@link #rebalance(Pod, Placement, Set)}) stay on it, marked
+     * {@link Reason.Kind#OVER_CAPACITY}, and are not counted in its load. A
      * group no instance lists is unplaced. Groups that share an S-tag go
      * where the first of them is stated ({@link Reason.Kind#SHARED_STAG} for
      * those the pod file puts elsewhere or nowhere).
@@ -275,12 +276,17 @@ public final class PlacementEngine {
     /**
      * Re-balances a placement over the available instances, moving as few
      * line groups as possible: a group stays where it is when its instance is
-     * available and has room for it (groups counted in the engine's order);
-     * every other group goes to the available instance left with the most
-     * headroom, or stays unplaced when none can take it. Groups that share an
-     * S-tag stay or move together, where the first of them is (the others
-     * join it there). Ids that are not instances of the pod are ignored;
-     * groups of the current placement that are not in the pod are dropped.
+     * available and within capacity. An instance over capacity sheds groups
+     * one at a time, each time the one whose contracted rate relieves it
+     * best: the smallest (by rate, then sessions) whose move alone brings it
+     * within capacity, else the largest. Every group to move (shed, on an
+     * unavailable or unknown instance, unplaced), largest first, goes to the
+     * available instance left with the largest free fraction of its rate
+     * after taking it (then of its sessions; ties to the lower id), or stays
+     * unplaced when none can take it. Groups that share an S-tag stay or move
+     * together, where the first of them is (the others join it there). Ids
+     * that are not instances of the pod are ignored; groups of the current
+     * placement that are not in the pod are dropped.
      *
      * @param pod                the pod
      * @param current            the current placement
