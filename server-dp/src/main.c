@@ -360,8 +360,10 @@ main(int argc, char **argv)
 	rte_eal_wait_lcore(a->worker_lcore);
 	rc = 0;
 out_control:
+	telemetry_close();
 	control_fini(a);
 out:
+	telemetry_close(); /* no command reads what app_teardown() frees */
 	app_teardown(a);
 	rte_eal_cleanup();
 	if (rc == 0)
