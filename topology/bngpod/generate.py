@@ -379,6 +379,8 @@ def onos_netcfg(pod: m.Pod, emulated: bool = False) -> str:
                 "upCir": q.up_cir,
                 "upDscp": q.up_dscp,
                 "classes": _classes(q),
+                # placement by contracted rates (docs/onos/operations.md); absent: downRate / 20
+                **({"downGuaranteed": q.down_guaranteed} if q.down_guaranteed else {}),
             }
             for q in pod.qos_profiles
         ],

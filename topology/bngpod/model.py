@@ -192,6 +192,7 @@ class QosProfile:
     up_cir: int
     classes: list[TrafficClass]
     up_dscp: int | None = None  # DSCP written into upstream packets; None keeps theirs
+    down_guaranteed: int | None = None  # contracted per session, for placement; None: not stated
 
     def dscp_map(self) -> dict[int, int]:
         """DSCP -> class, for DSCPs outside the best-effort class."""

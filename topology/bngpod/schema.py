@@ -113,7 +113,7 @@ QOS_PROFILE = _obj(
     ["name", "downstream", "upstream"],
     {
         "name": NAME,
-        "downstream": _obj(["rate"], {"rate": RATE}),
+        "downstream": _obj(["rate"], {"rate": RATE, "guaranteed": RATE}),
         "upstream": _obj(["pir"], {"pir": RATE, "cir": RATE, "dscp": UP_DSCP}),
         "classes": {"type": "array", "items": TRAFFIC_CLASS},
     },

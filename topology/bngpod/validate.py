@@ -643,6 +643,14 @@ class _Checker:
             if pir and cir and cir > pir:
                 self.err(f"{where}.upstream.cir", f"CIR {cir} is above PIR {pir}")
             up_dscp = self.dscp(f"{where}.upstream.dscp", q["upstream"].get("dscp"))
+            guaranteed = None
+            if "guaranteed" in q["downstream"]:
+                guaranteed = self.rate(f"{where}.downstream.guaranteed", q["downstream"]["guaranteed"])
+                if guaranteed and down and guaranteed > down:
+                    self.err(
+                        f"{where}.downstream.guaranteed",
+                        f"guaranteed rate {guaranteed} is above the profile's downstream rate {down}",
+                    )
             classes = []
             tcs: dict[int, int] = {}
             dscps: dict[int, str] = {}
@@ -666,7 +674,9 @@ class _Checker:
             if down and pir and cir:
                 profiles.setdefault(
                     q["name"],
-                    m.QosProfile(q["name"], down, pir, cir, sorted(classes, key=lambda c: c.tc), up_dscp),
+                    m.QosProfile(
+                        q["name"], down, pir, cir, sorted(classes, key=lambda c: c.tc), up_dscp, guaranteed or None
+                    ),
                 )
         return profiles
 

@@ -378,3 +378,17 @@ def test_qos_share_off_writes_no_file(tmp_path):
     generate.generate_all(validate.check(doc).pod, tmp_path / "on")
     q = read_ini(tmp_path / "on" / "qos_share" / "dp3.ini")["qos_share"]
     assert (q["interval_ms"], q["silent_intervals"], q["peers"]) == ("5", "4", "10.200.0.13:9200 10.200.0.14:9200")
+
+
+def test_a_profiles_guaranteed_rate_reaches_the_onos_placement(tmp_path):
+    """downstream.guaranteed (optional): the rate a session is contracted, which the ONOS
+    app places line groups by (qosProfiles[].downGuaranteed); absent, the key is absent."""
+    doc = yaml.safe_load((EXAMPLES / "lab.yaml").read_text())
+    doc["qos_profiles"][0]["downstream"]["guaranteed"] = "20M"
+    result = validate.check(doc)
+    assert result.errors == [], result.errors
+    generate.generate_all(result.pod, tmp_path)
+    onos = json.loads((tmp_path / "onos-netcfg.json").read_text())["apps"]["org.bngpod.app"]["pod"]
+    got = {q["name"]: q.get("downGuaranteed") for q in onos["qosProfiles"]}
+    assert got[doc["qos_profiles"][0]["name"]] == 20_000_000
+    assert [v for n, v in got.items() if n != doc["qos_profiles"][0]["name"]] == [None] * (len(got) - 1)

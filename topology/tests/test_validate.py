@@ -549,6 +549,11 @@ REJECTIONS = [
         "qos_profiles[0].upstream.cir: CIR 60000000 is above PIR 50000000",
     ),
     (
+        "guaranteed above the downstream rate",
+        _set(["qos_profiles", 0, "downstream", "guaranteed"], "1G"),
+        "qos_profiles[0].downstream.guaranteed: guaranteed rate 1000000000 is above the profile's downstream rate 100000000",
+    ),
+    (
         "class above pipe rate",
         _set(["qos_profiles", 0, "classes", 0, "rate"], "1G"),
         "qos_profiles[0].classes[0].rate: class rate 1000000000 is above the profile's downstream rate 100000000",
