@@ -16,7 +16,9 @@ through the switch fold and bng-dp; the test asserts:
   passes the upstream profile's peak within 5 % (not silver's 10 Mbit/s);
 - a Lost-Carrier teardown request (what org.bngpod.seba posts after UNI_REMOVED and its
   hold-down) ends the session: PADT at the subscriber, the session gone from bng-cp and
-  bng-dp, an Accounting-Stop with Acct-Terminate-Cause Lost-Carrier.
+  bng-dp, an Accounting-Stop with Acct-Terminate-Cause Lost-Carrier;
+- SESSION_INIT and AUTH_SUCCESS posted for bng.pppoe, and the session reported to
+  org.bngpod.app with the SEBA rates.
 
 Rates are Ethernet frame rates on the access line with FCS (docs/dp/hqos.md,
 docs/dp/forwarding.md): a PPPoE session frame is QinQ + PPPoE + PPP, 30 bytes before IPv4."""
@@ -298,9 +300,23 @@ def test_sadis_identity_rates_and_lost_carrier(seba):
         # the UNI stayed removed past the hold-down: org.bngpod.seba asks for Lost-Carrier
         onos.seba_teardown(u["port"], u["stag"], u["ctag"], UNI, "Lost-Carrier")
         assert c.padt_received.wait(10), "no PADT after the teardown request"
+        # Lost-Carrier: the subscriber is unreachable, so no LCP Terminate-Request first
+        assert not c.terminated_by_peer.is_set(), "an LCP Terminate-Request came for Lost-Carrier"
         ip.wait_cp_gone(u["user"])
         ip.wait_dp_gone("dp1", res.ipv4)
         stop = ip.wait_accounting(pod, asid, "Stop")
         assert stop["Acct-Terminate-Cause"] == "Lost-Carrier", stop
         assert stop.get("NAS-Port-Id") == UNI and text(stop.get("ADSL-Agent-Circuit-Id")) == CIRCUIT_ID, stop
+    # bng-cp's PPPoE steps for bng.pppoe reached the SEBA app's resource, on the mapped line
+    line_key = {"accessPort": u["port"], "stag": u["stag"], "ctag": u["ctag"], "mac": MAC}
+    onos.wait(lambda: len(onos.pppoe_events) >= 2, what="SESSION_INIT and AUTH_SUCCESS")
+    assert onos.pppoe_events[:2] == [
+        dict(line_key, type="SESSION_INIT", pppoeId=0),
+        dict(line_key, type="AUTH_SUCCESS", pppoeId=res.session_id),
+    ], onos.pppoe_events
     assert onos.pppoe_refused == [], onos.pppoe_refused
+    # and the session as reported to org.bngpod.app, with the SEBA rates (checked there as
+    # the app's SessionCodec checks it)
+    onos.wait(lambda: any(e["event"] == "down" for e in onos.events), what="the session's down event")
+    up = next(e["session"] for e in onos.events if e["event"] == "up")
+    assert (up["id"], up["downRate"], up["upRate"]) == (asid, DOWN_PEAK, UP_PEAK), up
