@@ -139,7 +139,7 @@ bench-failover: setup binaries
 	topology/bench/bench_failover.sh
 
 bench-rfc2544: setup binaries
-	tests/linerate/bench_rfc2544.sh
+	tests/linerate/bench_rfc2544.sh $(if $(ATTACH),--attach $(ATTACH))
 
 bench-qos: setup binaries
 	tests/dp/bench_qos.sh

@@ -54,6 +54,9 @@ AC_MAC, CORE_MAC, TPID, STAGS = "02:bb:00:00:00:01", "02:cc:00:00:00:01", 0x8100
 PREFIX = "100.80.0.0"  # lg1's pool 100.80.0.0/22
 LCP_MAGIC = 0x4C52474E  # the generator's LCP magic number ("LRGN")
 ECHO_INTERVAL, ECHO_MISSES = 5, 3
+# log2 of the memif ring size (the client's is used): 16,384 slots each way, so that a few ms
+# of either process off its core (2 shared cores here) do not overflow a ring
+MEMIF_RSIZE = 14
 MAX_SESSIONS = 1000  # 50 S-tags x 20 C-tags, inside the /22
 
 
@@ -67,7 +70,7 @@ def dp_config(path: Path) -> Path:
     return path
 
 
-def subscribers(n: int) -> list[Sub]:
+def subscribers(n: int, echo_misses: int = ECHO_MISSES) -> list[Sub]:
     if not 0 < n <= MAX_SESSIONS:
         raise ValueError(f"1..{MAX_SESSIONS} sessions on the memif rig")
     out = []
@@ -84,7 +87,7 @@ def subscribers(n: int) -> list[Sub]:
                 lcp_magic=0x10000000 + i,
                 lcp_peer_magic=LCP_MAGIC,
                 echo_interval=ECHO_INTERVAL,
-                echo_misses=ECHO_MISSES,
+                echo_misses=echo_misses,
                 logical_port="access1",
             )
         )
@@ -102,13 +105,13 @@ def _ip(*args: str, check: bool = True) -> None:
 class MemifDp:
     """bng-dp on a net_memif server port with n sessions installed through PFCP."""
 
-    def __init__(self, n_sessions: int, log: Path | None = None, lcores: str = "0,1"):
+    def __init__(self, n_sessions: int, log: Path | None = None, lcores: str = "0,1", echo_misses: int = ECHO_MISSES):
         self.pid = os.getpid()
         self.dir = Path(tempfile.mkdtemp(prefix="lrmemif-"))
         self.ns_dp, self.ns_cp = f"lrm-dp-{self.pid}", f"lrm-cp-{self.pid}"
         self.prefix = f"lrmdp{self.pid}"
         self.socket = self.dir / "dp.sock"
-        self.subs = subscribers(n_sessions)
+        self.subs = subscribers(n_sessions, echo_misses)
         self.proc: subprocess.Popen | None = None
         self.cp: Cp | None = None
         self.log_path = log or self.dir / "bng-dp.log"
@@ -143,14 +146,14 @@ class MemifDp:
 
     def devargs(self) -> str:
         """The generator's end: a memif client on bng-dp's socket."""
-        return f"net_memif0,role=client,id=0,socket={self.socket},socket-abstract=no"
+        return f"net_memif0,role=client,id=0,socket={self.socket},socket-abstract=no,rsize={MEMIF_RSIZE}"
 
     def _start(self) -> None:
         cmd = [
             "ip", "netns", "exec", self.ns_dp, str(BNG_DP),
             "-l", self.lcores, "--no-huge", "-m", "512", "--no-pci",
             f"--file-prefix={self.prefix}", "--log-level=notice",
-            "--vdev", f"net_memif0,role=server,id=0,socket={self.socket},socket-abstract=no",
+            "--vdev", f"net_memif0,role=server,id=0,socket={self.socket},socket-abstract=no,rsize={MEMIF_RSIZE}",
             "--", "--config", str(dp_config(self.dir / "dp1.ini")), "--sessions", "4096",
         ]  # fmt: skip
         self.log = open(self.log_path, "wb")  # noqa: SIM115
@@ -250,4 +253,5 @@ def dp_streams(dp: MemifDp, gen_mac: str, probes: int, g_up: int, g_down: int, g
 def memif_pair(directory: Path) -> list[tuple[str, str]]:
     """Calibration without bng-dp: the generator's two ports joined by net_memif."""
     sock = directory / "cal.sock"
-    return [("", f"net_memif0,role=server,id=0,socket={sock}"), ("", f"net_memif1,role=client,id=0,socket={sock}")]
+    opts = f"id=0,socket={sock},socket-abstract=no,rsize={MEMIF_RSIZE}"
+    return [("", f"net_memif0,role=server,{opts}"), ("", f"net_memif1,role=client,{opts}")]
