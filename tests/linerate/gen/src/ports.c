@@ -1,5 +1,6 @@
 /* Ports of the generator (ports.h). Control-path code: runs before and between trials. */
 #include "ports.h"
+#include "rxstats.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -142,35 +143,9 @@ lr_port_arp_answer(struct lr_port *p, struct rte_mbuf *m)
 int
 lr_port_lcp_answer(struct lr_port *p, struct rte_mbuf *m)
 {
-	if (!p->lcp_magic)
+	if (!p->lcp_magic || !lr_lcp_echo_reply(rte_pktmbuf_mtod(m, uint8_t *),
+						rte_pktmbuf_data_len(m), p->lcp_magic))
 		return 0;
-	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
-	uint32_t len = rte_pktmbuf_data_len(m), off = 12;
-	/* up to two VLAN tags (802.1ad or 802.1Q outer, 802.1Q inner) */
-	for (int tags = 0; tags < 2 && off + 4 <= len; tags++) {
-		uint16_t tpid = (uint16_t)(f[off] << 8 | f[off + 1]);
-		if (tpid != RTE_ETHER_TYPE_VLAN && tpid != RTE_ETHER_TYPE_QINQ)
-			break;
-		off += 4;
-	}
-	/* ethertype 2, PPPoE 6, PPP protocol 2, LCP code/id/length 4, magic 4 */
-	if (off + 2 + 6 + 2 + 8 > len || f[off] != 0x88 || f[off + 1] != 0x64)
-		return 0;
-	uint8_t *pppoe = f + off + 2, *ppp = pppoe + 6, *lcp = ppp + 2;
-	uint32_t plen = (uint32_t)(pppoe[4] << 8 | pppoe[5]);
-	uint32_t llen = (uint32_t)(lcp[2] << 8 | lcp[3]);
-	if (pppoe[0] != 0x11 || pppoe[1] != 0 || ppp[0] != 0xc0 || ppp[1] != 0x21 || lcp[0] != 9 ||
-	    llen < 8 || plen < 2 + llen || (uint32_t)(lcp - f) + llen > len)
-		return 0;
-	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)f;
-	struct rte_ether_addr a = eth->dst_addr;
-	eth->dst_addr = eth->src_addr;
-	eth->src_addr = a;
-	lcp[0] = 10;
-	lcp[4] = (uint8_t)(p->lcp_magic >> 24);
-	lcp[5] = (uint8_t)(p->lcp_magic >> 16);
-	lcp[6] = (uint8_t)(p->lcp_magic >> 8);
-	lcp[7] = (uint8_t)p->lcp_magic;
 	p->lcp_replies++;
 	return 1;
 }
