@@ -64,7 +64,7 @@ def write(res: dict, out: Path) -> Path:
         "## Latency of the VoIP-like probe",
         "",
         "178-byte frames, DSCP EF, 1000 frames/s each way, under a background of the 89/11 mix at a share of its "
-        "zero-loss rate; wire to wire through the pod, microseconds.",
+        f"zero-loss rate; wire to wire through {'bng-dp and its memif rings' if memif else 'the pod'}, microseconds.",
         "",
         "| background | Mbit/s L1 | direction | min | avg | p99 | max | probe frames lost | background lost |",
         "|---|---|---|---|---|---|---|---|---|",
