@@ -102,12 +102,27 @@ def _ip(*args: str, check: bool = True) -> None:
     subprocess.run(["ip", *args], check=check, capture_output=True)
 
 
+def cleanup_stale() -> None:
+    """Namespaces and directories of an earlier rig whose process is gone (killed before its
+    close() ran); their name carries the process id."""
+    out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    for name in (line.split()[0] for line in out.splitlines() if line.strip()):
+        m = re.fullmatch(r"lrm-(?:dp|cp)-(\d+)", name)
+        if m and not Path(f"/proc/{m.group(1)}").exists():
+            _ip("netns", "delete", name, check=False)
+    for d in Path(tempfile.gettempdir()).glob("lrmemif-*-*"):
+        m = re.fullmatch(r"lrmemif-(\d+)-\w+", d.name)
+        if m and not Path(f"/proc/{m.group(1)}").exists():
+            shutil.rmtree(d, ignore_errors=True)
+
+
 class MemifDp:
     """bng-dp on a net_memif server port with n sessions installed through PFCP."""
 
     def __init__(self, n_sessions: int, log: Path | None = None, lcores: str = "0,1", echo_misses: int = ECHO_MISSES):
         self.pid = os.getpid()
-        self.dir = Path(tempfile.mkdtemp(prefix="lrmemif-"))
+        cleanup_stale()
+        self.dir = Path(tempfile.mkdtemp(prefix=f"lrmemif-{self.pid}-"))
         self.ns_dp, self.ns_cp = f"lrm-dp-{self.pid}", f"lrm-cp-{self.pid}"
         self.prefix = f"lrmdp{self.pid}"
         self.socket = self.dir / "dp.sock"
