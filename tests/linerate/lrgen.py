@@ -32,7 +32,8 @@ def af_packet(index: int, iface: str, framecnt: int = 4096) -> str:
 
 class LrGen:
     """bng-lrgen --serve. ports: (netns, devargs) in port order ('' = the current netns);
-    arp: {port index: IPv4 address the generator answers ARP for on that port}."""
+    arp: {port index: IPv4 address the generator answers ARP for on that port}; lcp_magic: when
+    set, the generator answers LCP Echo-Requests on every port with this magic number."""
 
     def __init__(
         self,
@@ -43,8 +44,12 @@ class LrGen:
         netns: str | None = None,
         log: Path | None = None,
         per_stream: bool = False,
+        lcp_magic: int = 0,
+        lcore: int = 0,
     ):
-        cmd = [str(binary()), *eal_args(f"{prefix}{os.getpid()}"), "--", "--streams", str(streams), "--serve"]
+        cmd = [str(binary()), *eal_args(f"{prefix}{os.getpid()}", lcore), "--", "--streams", str(streams), "--serve"]
+        if lcp_magic:
+            cmd += ["--lcp-echo", str(lcp_magic)]
         if per_stream:
             cmd.append("--per-stream")
         for ns, dev in ports:

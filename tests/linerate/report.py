@@ -23,10 +23,16 @@ def write(res: dict, out: Path) -> Path:
     lat = res.get("latency", [])
     conform = "conformant" if res.get("conformant") else "NOT conformant (short run: shorter trials, coarser search)"
     s = res.get("settings", {})
+    memif = s.get("attach") == "memif"
+    where = (
+        "bng-dp alone on net_memif (sessions established through PFCP)"
+        if memif
+        else f"pod {res.get('pod')} (attach {s.get('attach', 'pod')})"
+    )
     lines = [
-        "# RFC 2544 through the emulated pod",
+        "# RFC 2544 " + ("of bng-dp on net_memif" if memif else "through the emulated pod"),
         "",
-        f"Run {res.get('started')}, {conform}; pod {res.get('pod')}, {res.get('sessions', '-')} PPPoE sessions "
+        f"Run {res.get('started')}, {conform}; {where}, {res.get('sessions', '-')} PPPoE sessions "
         f"over QinQ; load average at start {res.get('loadavg_start')}, at end {res.get('loadavg_end')}; "
         f"{res.get('wall_s')} s in all.",
         "",
@@ -58,7 +64,7 @@ def write(res: dict, out: Path) -> Path:
         "## Latency of the VoIP-like probe",
         "",
         "178-byte frames, DSCP EF, 1000 frames/s each way, under a background of the 89/11 mix at a share of its "
-        "zero-loss rate; wire to wire through the pod, microseconds.",
+        f"zero-loss rate; wire to wire through {'bng-dp and its memif rings' if memif else 'the pod'}, microseconds.",
         "",
         "| background | Mbit/s L1 | direction | min | avg | p99 | max | probe frames lost | background lost |",
         "|---|---|---|---|---|---|---|---|---|",

@@ -33,6 +33,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -42,6 +43,7 @@ sys.path.insert(0, str(REPO / "topology"))
 sys.path.insert(0, str(HERE))
 
 import lrgen  # noqa: E402
+import memif  # noqa: E402
 import report  # noqa: E402
 import search  # noqa: E402
 import streams  # noqa: E402
@@ -56,6 +58,9 @@ GEN_BOUND = 0.9  # a result at >= 90% of the generator's own ceiling is generato
 # Dead-peer detection relaxed for the run: a trial above the pod's rate drops the DPs' LCP
 # echoes as it drops everything else, and the sessions must outlive it (conditions stated).
 ECHO_INTERVAL, ECHO_FAILURES = "30s", "255"
+# memif: bng-dp's LCP echo every 5 s, answered by the generator; an overload trial drops
+# some of them (both rings full), so 60 misses (5 min) are allowed: a stated condition
+MEMIF_ECHO_MISSES = 60
 SETTLE_S = 3.0  # idle before the latency trials: what the searches' overload trials left queued
 G_UP, G_DOWN, G_PROBE_UP, G_PROBE_DOWN = 0, 1, 2, 3
 
@@ -95,9 +100,23 @@ def group(res: dict, g: int) -> dict | None:
 class Runner:
     """Trials on one generator: direction and size to group rates."""
 
-    def __init__(self, gen: lrgen.LrGen, trial_s: float, drain_ms: int):
+    def __init__(self, gen: lrgen.LrGen, trial_s: float, drain_ms: int, refused_is_loss: bool = False):
         self.gen, self.trial_s, self.drain_ms = gen, trial_s, drain_ms
         self.log: list[dict] = []
+        # net_memif pushes back: a frame the device's ring has no room for is not sent (the
+        # generator retries it later and falls behind) where a wire would have delivered it
+        # and the device dropped it. With refused_is_loss, the frames a trial owed at its
+        # rate but could not send count as sent and lost.
+        self.refused_is_loss = refused_is_loss
+
+    def _counts(self, res: dict, x: dict, pps: float) -> tuple[int, int]:
+        """(frames offered, frames lost) of group document x in trial res at rate pps."""
+        tx, lost = x["tx"], x["lost"] + x["unexpected"]
+        if self.refused_is_loss:
+            due = int(pps * res["duration_s"])
+            if due > tx:
+                return due, lost + due - tx
+        return tx, lost
 
     def run(self, groups: dict[str, object], duration: float | None = None) -> dict:
         res = self.gen.trial(duration or self.trial_s, drain_ms=self.drain_ms, **groups)
@@ -108,7 +127,8 @@ class Runner:
         g = G_UP if direction == "up" else G_DOWN
         res = self.run({f"rate{g}": float(pps), f"size{g}": size})
         x = group(res, g)
-        return search.TrialResult(pps, x["tx"], x["rx"], x["lost"] + x["unexpected"])
+        tx, lost = self._counts(res, x, pps)
+        return search.TrialResult(pps, tx, x["rx"], lost)
 
     def mix(self, l1_bps: float) -> search.TrialResult:
         down, up = search.mix_rates(l1_bps)
@@ -121,7 +141,8 @@ class Runner:
             }
         )
         a, b = group(res, G_DOWN), group(res, G_UP)
-        return search.TrialResult(l1_bps, a["tx"] + b["tx"], a["rx"] + b["rx"], a["lost"] + b["lost"])
+        (ta, la), (tb, lb) = self._counts(res, a, down), self._counts(res, b, up)
+        return search.TrialResult(l1_bps, ta + tb, a["rx"] + b["rx"], la + lb)
 
 
 def find(trial, hi: float, a) -> tuple[search.SearchResult, search.SearchResult]:
@@ -171,6 +192,63 @@ def calibrate(st: list[streams.Stream], sizes, a) -> dict:
     finally:
         subprocess.run(["ip", "netns", "del", ns], capture_output=True)
     return out
+
+
+def calibrate_memif(st: list[streams.Stream], sizes, a) -> dict:
+    """The generator's ceiling on the memif attachment without bng-dp: its two ports joined
+    by net_memif in one process (one lcore sends and receives, as against bng-dp), the same
+    streams out of port 0 and counted at port 1, one trial at a rate it cannot reach."""
+    out: dict[str, dict[str, float]] = {"up": {}, "down": {}}
+    cal = [streams.Stream(0, s.group, s.size_adjust, s.pppoe_off, s.l3_off, s.header) for s in st]
+    path = streams.write(Path(a.out) / "calibration-streams.txt", cal)
+    d = Path(tempfile.mkdtemp(prefix="lrmemif-cal-"))
+    try:
+        with lrgen.LrGen(path, memif.memif_pair(d), prefix="lrmcal", log=Path(a.out) / "calibration.log") as gen:
+            time.sleep(0.5)  # the client connects
+            for direction, g in (("up", G_UP), ("down", G_DOWN)):
+                for size in sizes:
+                    res = gen.trial(min(a.trial_s, 2.0), drain_ms=300, **{f"rate{g}": 50e6, f"size{g}": size})
+                    x = group(res, g)
+                    pps = out[direction][size_label(size)] = x["rx"] / res["duration_s"]
+                    log(f"  generator ceiling (memif) {direction} {size_label(size)}: {pps:.0f} pps")
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+    return out
+
+
+def run_memif(a, sizes, result: dict) -> None:
+    """bng-dp alone on a net_memif port (memif.py), sessions installed through PFCP, the
+    generator on the other end answering ARP and LCP echoes."""
+    n = a.memif_sessions
+    log(f"bng-dp on net_memif, {n} sessions through PFCP (LCP echo every {memif.ECHO_INTERVAL} s, "
+        f"{MEMIF_ECHO_MISSES} misses allowed)")  # fmt: skip
+    with memif.MemifDp(n, log=Path(a.out) / "bng-dp.log", echo_misses=MEMIF_ECHO_MISSES) as dp:
+        st = memif.dp_streams(dp, "02:aa:00:00:00:01", a.probe_sessions, G_UP, G_DOWN, G_PROBE_UP, G_PROBE_DOWN)
+        result["sessions"] = dp.established
+        result["pod_ports"] = {
+            "attach": "memif",
+            "ports": [dp.devargs()],
+            "streams_sessions": n,
+            "dp_lcores": dp.lcores,
+            "generator_lcore": 0,
+            "probe_sessions": a.probe_sessions,
+        }
+        result["calibration_pps"] = cal = calibrate_memif(st, sizes, a)
+        path = streams.write(Path(a.out) / "streams.txt", st)
+        with lrgen.LrGen(
+            path,
+            [("", dp.devargs())],
+            arp={0: memif.ROUTER_ADDR},
+            prefix="lrmemif",
+            log=Path(a.out) / "generator.log",
+            lcp_magic=memif.LCP_MAGIC,
+        ) as gen:
+            r = Runner(gen, a.trial_s, a.drain_ms, refused_is_loss=True)
+            warm = r.run({f"rate{G_UP}": 500.0, f"rate{G_DOWN}": 500.0}, duration=2.0)
+            log(f"  learning trial: up rx {group(warm, G_UP)['rx']}/{group(warm, G_UP)['tx']}, "
+                f"down rx {group(warm, G_DOWN)['rx']}/{group(warm, G_DOWN)['tx']}")  # fmt: skip
+            measure(a, r, sizes, cal, result, dp.sessions_alive)
+            result["dp_stats_end"] = dp.telemetry("/bng/stats")
 
 
 # ---- the pod ----
@@ -320,6 +398,90 @@ def dial(pod, users_file: Path, total: int, timeout: float):
     return emus, sessions
 
 
+def measure(a, r: Runner, sizes, cal: dict, result: dict, alive) -> None:
+    """Throughput per direction and size, the 89/11 mix, then the probe's latency under
+    background; alive() counts the sessions still up (after every result)."""
+    for direction in ("up", "down"):
+        for size in sizes:
+            label = size_label(size)
+            hi = min(cal[direction][label], a.max_pps)
+            ndr, pdr = find(lambda pps, d=direction, s=size: r.direction(d, s, pps), hi, a)
+            frame = search.mean_access_size(direction, size)
+            doc = {
+                "test": "throughput",
+                "direction": direction,
+                "size": label,
+                "access_frame_bytes": round(frame, 1),
+                "ndr_pps": round(ndr.rate),
+                "ndr_mbps_l1": round(search.l1_bps(ndr.rate, frame) / 1e6, 2),
+                "pdr_0.001%_pps": round(pdr.rate),
+                "generator_ceiling_pps": round(cal[direction][label]),
+                "generator_bound": ndr.rate >= GEN_BOUND * cal[direction][label],
+                "trials": [vars(t) for t in ndr.trials + (pdr.trials if pdr is not ndr else [])],
+                "trial_s": a.trial_s,
+                "conformant": a.full,
+            }
+            doc["sessions_up_after"] = alive()
+            result["throughput"].append(doc)
+            emit({k: v for k, v in doc.items() if k != "trials"})
+    # the 89/11 mix: a share of layer-1 bandwidth
+    cap_down = search.l1_bps(min(cal["down"].get("512", a.max_pps), a.max_pps), search.MIX_DOWN_SIZE)
+    hi = cap_down / search.MIX_DOWN_SHARE
+    ndr, pdr = find(r.mix, hi, a)
+    down, up = search.mix_rates(ndr.rate)
+    doc = {
+        "test": "throughput",
+        "direction": "mix 89/11",
+        "size": f"{search.MIX_DOWN_SIZE}/{search.MIX_UP_SIZE}",
+        "ndr_mbps_l1": round(ndr.rate / 1e6, 2),
+        "ndr_pps": round(down + up),
+        "ndr_down_pps": round(down),
+        "ndr_up_pps": round(up),
+        "pdr_0.001%_mbps_l1": round(pdr.rate / 1e6, 2),
+        "trials": [vars(t) for t in ndr.trials + (pdr.trials if pdr is not ndr else [])],
+        "trial_s": a.trial_s,
+        "conformant": a.full,
+        "sessions_up_after": alive(),
+    }
+    result["throughput"].append(doc)
+    emit({k: v for k, v in doc.items() if k != "trials"})
+    # latency of the probe under background of the mix, after the last overload has drained
+    time.sleep(SETTLE_S)
+    for frac in (0.0, 0.1, 0.9):
+        down, up = search.mix_rates(ndr.rate * frac)
+        groups = {
+            f"rate{G_PROBE_UP}": PROBE_PPS,
+            f"size{G_PROBE_UP}": PROBE_SIZE,
+            f"rate{G_PROBE_DOWN}": PROBE_PPS,
+            f"size{G_PROBE_DOWN}": PROBE_SIZE,
+        }
+        if frac > 0:
+            groups.update({f"rate{G_DOWN}": down, f"size{G_DOWN}": search.MIX_DOWN_SIZE,
+                           f"rate{G_UP}": up, f"size{G_UP}": search.MIX_UP_SIZE})  # fmt: skip
+        runs = [r.run(groups, duration=a.latency_s) for _ in range(a.latency_trials)]
+        doc = {"test": "latency", "background": frac, "background_mbps_l1": round(ndr.rate * frac / 1e6, 2),
+               "probe_bytes": PROBE_SIZE, "probe_pps_each_way": PROBE_PPS, "trial_s": a.latency_s,
+               "trials": a.latency_trials, "conformant": a.full}  # fmt: skip
+        for name, g in (("up", G_PROBE_UP), ("down", G_PROBE_DOWN)):
+            xs = [group(x, g) for x in runs]
+            lat = [x["latency_ns"] for x in xs if x["latency_ns"]]
+            doc[name] = {
+                "tx": sum(x["tx"] for x in xs),
+                "lost": sum(x["lost"] for x in xs),
+                "min_us": round(min(v["min"] for v in lat) / 1e3, 1) if lat else None,
+                "avg_us": round(sum(v["avg"] for v in lat) / len(lat) / 1e3, 1) if lat else None,
+                "max_us": round(max(v["max"] for v in lat) / 1e3, 1) if lat else None,
+                # over several trials: the mean of the trials' p99 (RFC 2544: the average)
+                "p99_us": round(sum(v["p99"] for v in lat) / len(lat) / 1e3, 1) if lat else None,
+            }
+        bg = [group(x, G_DOWN) for x in runs if group(x, G_DOWN)]
+        doc["background_lost"] = sum(x["lost"] for x in bg if x["tx"]) if frac > 0 else 0
+        doc["sessions_up_after"] = alive()
+        result["latency"].append(doc)
+        emit(doc)
+    (Path(a.out) / "trials.jsonl").write_text("".join(json.dumps(x) + "\n" for x in r.log))
+
+
 def run_pod(a, pod, sizes, result: dict) -> None:
     bp = _bench_pod()  # its subset() of users.json
     per_group = a.sessions_per_group
@@ -352,85 +514,7 @@ def run_pod(a, pod, sizes, result: dict) -> None:
             warm = r.run({f"rate{G_UP}": 500.0, f"rate{G_DOWN}": 500.0}, duration=2.0)
             log(f"  learning trial: up rx {group(warm, G_UP)['rx']}/{group(warm, G_UP)['tx']}, "
                 f"down rx {group(warm, G_DOWN)['rx']}/{group(warm, G_DOWN)['tx']}")  # fmt: skip
-            for direction in ("up", "down"):
-                for size in sizes:
-                    label = size_label(size)
-                    hi = min(cal[direction][label], a.max_pps)
-                    ndr, pdr = find(lambda pps, d=direction, s=size: r.direction(d, s, pps), hi, a)
-                    frame = search.mean_access_size(direction, size)
-                    doc = {
-                        "test": "throughput",
-                        "direction": direction,
-                        "size": label,
-                        "access_frame_bytes": round(frame, 1),
-                        "ndr_pps": round(ndr.rate),
-                        "ndr_mbps_l1": round(search.l1_bps(ndr.rate, frame) / 1e6, 2),
-                        "pdr_0.001%_pps": round(pdr.rate),
-                        "generator_ceiling_pps": round(cal[direction][label]),
-                        "generator_bound": ndr.rate >= GEN_BOUND * cal[direction][label],
-                        "trials": [vars(t) for t in ndr.trials + (pdr.trials if pdr is not ndr else [])],
-                        "trial_s": a.trial_s,
-                        "conformant": a.full,
-                    }
-                    doc["sessions_up_after"] = emus.up()
-                    result["throughput"].append(doc)
-                    emit({k: v for k, v in doc.items() if k != "trials"})
-            # the 89/11 mix: a share of layer-1 bandwidth
-            cap_down = search.l1_bps(min(cal["down"].get("512", a.max_pps), a.max_pps), search.MIX_DOWN_SIZE)
-            hi = cap_down / search.MIX_DOWN_SHARE
-            ndr, pdr = find(r.mix, hi, a)
-            down, up = search.mix_rates(ndr.rate)
-            doc = {
-                "test": "throughput",
-                "direction": "mix 89/11",
-                "size": f"{search.MIX_DOWN_SIZE}/{search.MIX_UP_SIZE}",
-                "ndr_mbps_l1": round(ndr.rate / 1e6, 2),
-                "ndr_pps": round(down + up),
-                "ndr_down_pps": round(down),
-                "ndr_up_pps": round(up),
-                "pdr_0.001%_mbps_l1": round(pdr.rate / 1e6, 2),
-                "trials": [vars(t) for t in ndr.trials + (pdr.trials if pdr is not ndr else [])],
-                "trial_s": a.trial_s,
-                "conformant": a.full,
-                "sessions_up_after": emus.up(),
-            }
-            result["throughput"].append(doc)
-            emit({k: v for k, v in doc.items() if k != "trials"})
-            # latency of the probe under background of the mix, after the last overload has drained
-            time.sleep(SETTLE_S)
-            for frac in (0.0, 0.1, 0.9):
-                down, up = search.mix_rates(ndr.rate * frac)
-                groups = {
-                    f"rate{G_PROBE_UP}": PROBE_PPS,
-                    f"size{G_PROBE_UP}": PROBE_SIZE,
-                    f"rate{G_PROBE_DOWN}": PROBE_PPS,
-                    f"size{G_PROBE_DOWN}": PROBE_SIZE,
-                }
-                if frac > 0:
-                    groups.update({f"rate{G_DOWN}": down, f"size{G_DOWN}": search.MIX_DOWN_SIZE,
-                                   f"rate{G_UP}": up, f"size{G_UP}": search.MIX_UP_SIZE})  # fmt: skip
-                runs = [r.run(groups, duration=a.latency_s) for _ in range(a.latency_trials)]
-                doc = {"test": "latency", "background": frac, "background_mbps_l1": round(ndr.rate * frac / 1e6, 2),
-                       "probe_bytes": PROBE_SIZE, "probe_pps_each_way": PROBE_PPS, "trial_s": a.latency_s,
-                       "trials": a.latency_trials, "conformant": a.full}  # fmt: skip
-                for name, g in (("up", G_PROBE_UP), ("down", G_PROBE_DOWN)):
-                    xs = [group(x, g) for x in runs]
-                    lat = [x["latency_ns"] for x in xs if x["latency_ns"]]
-                    doc[name] = {
-                        "tx": sum(x["tx"] for x in xs),
-                        "lost": sum(x["lost"] for x in xs),
-                        "min_us": round(min(v["min"] for v in lat) / 1e3, 1) if lat else None,
-                        "avg_us": round(sum(v["avg"] for v in lat) / len(lat) / 1e3, 1) if lat else None,
-                        "max_us": round(max(v["max"] for v in lat) / 1e3, 1) if lat else None,
-                        # over several trials: the mean of the trials' p99 (RFC 2544: the average)
-                        "p99_us": round(sum(v["p99"] for v in lat) / len(lat) / 1e3, 1) if lat else None,
-                    }
-                bg = [group(x, G_DOWN) for x in runs if group(x, G_DOWN)]
-                doc["background_lost"] = sum(x["lost"] for x in bg if x["tx"]) if frac > 0 else 0
-                doc["sessions_up_after"] = emus.up()
-                result["latency"].append(doc)
-                emit(doc)
-            (Path(a.out) / "trials.jsonl").write_text("".join(json.dumps(x) + "\n" for x in r.log))
+            measure(a, r, sizes, cal, result, emus.up)
     finally:
         if emus is not None:
             emus.stop()
@@ -456,7 +540,8 @@ def main(argv=None) -> int:
     ap.add_argument("--resolution", type=float, help="search resolution, share of the upper bound (0.1; --full 0.01)")
     ap.add_argument("--max-trials", type=int, help="trials per zero-loss search (7; --full 14)")
     ap.add_argument("--pdr-trials", type=int, help="trials per 0.001%% search (2; --full 8)")
-    ap.add_argument("--max-pps", type=float, default=1_000_000, help="upper bound of every search")
+    ap.add_argument("--max-pps", type=float, help="upper bound of every search (1e6; memif: 5e7)")
+    ap.add_argument("--memif-sessions", type=int, default=1000, help="sessions of --attach memif (at most 1000)")
     ap.add_argument("--dial-timeout", type=float, default=120)
     ap.add_argument("--out", default=str(HERE / "report"), help="results.json, report.md, plots")
     ap.add_argument("--keep", action="store_true", help="leave the pod up (bngpod down removes it)")
@@ -464,10 +549,12 @@ def main(argv=None) -> int:
         "--attach",
         default="pod",
         help="pod: the generator on the access ports and behind the core router (the whole pod); dp:NAME: on "
-        "instance NAME's VF veth, bng-dp alone on af_packet, only its sessions (default: %(default)s)",
+        "instance NAME's VF veth, bng-dp alone on af_packet, only its sessions; memif: bng-dp alone on a "
+        "net_memif port, sessions through PFCP, no kernel on the data path (default: %(default)s)",
     )
     a = ap.parse_args(argv)
     full = a.full
+    a.max_pps = a.max_pps or (5e7 if a.attach == "memif" else 1e6)
     a.trial_s = a.trial_s or (60.0 if full else 2.0)
     a.drain_ms = a.drain_ms if a.drain_ms is not None else (2000 if full else 1000)
     a.latency_s = a.latency_s or (120.0 if full else 5.0)
@@ -509,7 +596,10 @@ def main(argv=None) -> int:
         }
     )
     try:
-        run_pod(a, pod, sizes, result)
+        if a.attach == "memif":
+            run_memif(a, sizes, result)
+        else:
+            run_pod(a, pod, sizes, result)
     finally:
         result["loadavg_end"] = loadavg()
         result["wall_s"] = round(time.monotonic() - t0, 1)

@@ -4,7 +4,9 @@
  *   back to its own stream id, sequence number and TSC (lr_rx_parse on lr_stream_build's
  *   output); after a failed load there is a message and nothing held.
  * - odd: the rest is a received frame. lr_rx_parse reads only within it; what it accepts
- *   is recorded (a stream of a 4-stream table) and the counters stay consistent. */
+ *   is recorded (a stream of a 4-stream table) and the counters stay consistent. The LCP
+ *   echo responder reads and writes only within it, changes nothing but the MACs, the code
+ *   and the magic number when it answers, and nothing at all when it does not. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,6 +93,17 @@ fuzz_rx(const uint8_t *data, size_t size)
 			s += rx.st[i].rx;
 		check(n == s);
 		check(lr_hist_quantile(&rx.hist[0], 0.99) <= (rx.hist[0].count ? UINT64_MAX : 0));
+	}
+	/* the LCP echo responder on the same frame */
+	memcpy(f, data, size);
+	if (lr_lcp_echo_reply(f, (uint32_t)size, 0x4c52474e)) {
+		check(size >= 34 && memcmp(f, data + 6, 6) == 0 && memcmp(f + 6, data, 6) == 0);
+		size_t diff = 0;
+		for (size_t i = 12; i < size; i++)
+			diff += f[i] != data[i];
+		check(diff <= 5); /* code and magic number */
+	} else {
+		check(memcmp(f, data, size) == 0);
 	}
 	free(f);
 }

@@ -1,10 +1,12 @@
 /* bng-lrgen: the in-box line-rate generator and analyser (tests/linerate/README.md).
  *
  *   bng-lrgen EAL-ARGS -- --streams FILE [--netns-vdev NS,DEVARGS]... [--arp PORT=IPV4]...
+ *       [--lcp-echo MAGIC]
  *       (--serve | --rx-only S [--expect N] | TRIAL-OPTIONS) [--per-stream]
  *
- * One lcore does everything, run to completion: per loop it polls every port (answering ARP,
- * analysing signed frames) and sends what each group's rate makes due, in bursts of up to 32.
+ * One lcore does everything, run to completion: per loop it polls every port (answering ARP
+ * and, with --lcp-echo, LCP Echo-Requests; analysing signed frames) and sends what each
+ * group's rate makes due, in bursts of up to 32.
  * A trial: every group g with a rate sends round robin over its streams at rate g pps, frames
  * of size g (access-side Ethernet frame with FCS, or IMIX 7:4:1 of 64/594/1518) for the
  * duration, then the receive side keeps counting for the drain time; one JSON document per
@@ -88,7 +90,7 @@ poll_rx(struct gen *G)
 		p->rx += n;
 		for (uint16_t k = 0; k < n; k++) {
 			struct rte_mbuf *m = b[k];
-			if (lr_port_arp_answer(p, m)) {
+			if (lr_port_arp_answer(p, m) || lr_port_lcp_answer(p, m)) {
 				if (rte_eth_tx_burst(p->id, 0, &m, 1) == 1)
 					continue;
 			} else {
@@ -229,8 +231,8 @@ report(struct gen *G, const struct trial *tr, const struct group_state *gs, doub
 	for (uint16_t i = 0; i < G->n_ports; i++) {
 		struct lr_port *p = &G->ports[i];
 		printf("%s{\"port\":%u,\"tx\":%" PRIu64 ",\"tx_fail\":%" PRIu64 ",\"rx\":%" PRIu64
-		       ",\"arp_replies\":%" PRIu64 "}",
-		       i ? "," : "", i, p->tx, p->tx_fail, p->rx, p->arp_replies);
+		       ",\"arp_replies\":%" PRIu64 ",\"lcp_replies\":%" PRIu64 "}",
+		       i ? "," : "", i, p->tx, p->tx_fail, p->rx, p->arp_replies, p->lcp_replies);
 	}
 	printf("],\"rx_other\":%" PRIu64 ",\"rx_bad_stream\":%" PRIu64 ",\"rx_stale\":%" PRIu64,
 	       G->rx.other, G->rx.bad_stream, G->stale);
@@ -262,7 +264,7 @@ reset_counters(struct gen *G)
 		G->t.s[i].next_seq = 0;
 	for (uint16_t i = 0; i < G->n_ports; i++) {
 		struct lr_port *p = &G->ports[i];
-		p->tx = p->tx_fail = p->rx = p->arp_replies = 0;
+		p->tx = p->tx_fail = p->rx = p->arp_replies = p->lcp_replies = 0;
 	}
 }
 
@@ -411,7 +413,7 @@ usage(void)
 {
 	fprintf(stderr,
 		"usage: bng-lrgen EAL-ARGS -- --streams FILE [--netns-vdev NS,DEVARGS]...\n"
-		"  [--arp PORT=IPV4]... [--per-stream] [--idle-sleep-us N]\n"
+		"  [--arp PORT=IPV4]... [--lcp-echo MAGIC] [--per-stream] [--idle-sleep-us N]\n"
 		"  (--serve | --rx-only SECONDS [--expect N] | --trial 'duration=S rate0=PPS "
 		"size0=N|imix ...')\n");
 	exit(2);
@@ -437,6 +439,7 @@ main(int argc, char **argv)
 		uint32_t ip;
 	} arps[MAX_PORTS];
 	unsigned n_arp = 0;
+	uint32_t lcp_magic = 0;
 	int serve_mode = 0;
 	double rx_only = 0;
 	uint64_t expect = 0;
@@ -444,6 +447,7 @@ main(int argc, char **argv)
 		{"streams", required_argument, 0, 's'},
 		{"netns-vdev", required_argument, 0, 'v'},
 		{"arp", required_argument, 0, 'a'},
+		{"lcp-echo", required_argument, 0, 'l'},
 		{"per-stream", no_argument, 0, 'p'},
 		{"serve", no_argument, 0, 'S'},
 		{"rx-only", required_argument, 0, 'r'},
@@ -463,6 +467,14 @@ main(int argc, char **argv)
 				die("too many ports");
 			netns_vdev[n_nv++] = optarg;
 			break;
+		case 'l': {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 0);
+			if (*end || v == 0 || v > UINT32_MAX)
+				die("--lcp-echo MAGIC: a non-zero 32-bit number");
+			lcp_magic = (uint32_t)v;
+			break;
+		}
 		case 'a': {
 			char *eq = strchr(optarg, '=');
 			struct in_addr a;
@@ -538,6 +550,8 @@ main(int argc, char **argv)
 				 i, G->t.s[i].tx_port, G->n_ports);
 			die(err);
 		}
+	for (uint16_t i = 0; i < G->n_ports; i++)
+		G->ports[i].lcp_magic = lcp_magic;
 	for (unsigned i = 0; i < n_arp; i++) {
 		if (arps[i].port >= G->n_ports)
 			die("--arp names a port that does not exist");

@@ -1,5 +1,6 @@
 /* Ports of the generator (ports.h). Control-path code: runs before and between trials. */
 #include "ports.h"
+#include "rxstats.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -136,5 +137,15 @@ lr_port_arp_answer(struct lr_port *p, struct rte_mbuf *m)
 	eth->dst_addr = d->arp_tha;
 	eth->src_addr = p->mac;
 	p->arp_replies++;
+	return 1;
+}
+
+int
+lr_port_lcp_answer(struct lr_port *p, struct rte_mbuf *m)
+{
+	if (!p->lcp_magic || !lr_lcp_echo_reply(rte_pktmbuf_mtod(m, uint8_t *),
+						rte_pktmbuf_data_len(m), p->lcp_magic))
+		return 0;
+	p->lcp_replies++;
 	return 1;
 }

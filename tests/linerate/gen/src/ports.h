@@ -14,8 +14,9 @@ struct lr_port {
 	uint16_t id;
 	char netns[64]; /* "" : the process's own */
 	struct rte_ether_addr mac;
-	uint32_t arp_ip; /* network order; 0: no ARP answers */
-	uint64_t tx, tx_fail, rx, arp_replies;
+	uint32_t arp_ip;    /* network order; 0: no ARP answers */
+	uint32_t lcp_magic; /* answer LCP Echo-Requests with this magic number; 0: do not */
+	uint64_t tx, tx_fail, rx, arp_replies, lcp_replies;
 };
 
 /* Enters network namespace ns (a name under /run/netns; "" or NULL: stays) and returns a
@@ -39,5 +40,10 @@ void lr_port_close(struct lr_port *p);
 /* If m is an ARP request for p's arp_ip, turns it into the reply in place and returns 1
  * (the caller sends it); else 0. */
 int lr_port_arp_answer(struct lr_port *p, struct rte_mbuf *m);
+/* If p answers LCP echoes and m is a PPPoE session frame (up to two VLAN tags) carrying an
+ * LCP Echo-Request (RFC 1661 5.8) whose lengths hold together, turns it into the
+ * Echo-Reply in place (MACs swapped, code 10, p's magic number; identifier, tags, session
+ * id and data kept) and returns 1 (the caller sends it); else 0. */
+int lr_port_lcp_answer(struct lr_port *p, struct rte_mbuf *m);
 
 #endif

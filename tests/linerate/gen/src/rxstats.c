@@ -167,3 +167,35 @@ lr_rx_parse(const uint8_t *f, uint32_t len, struct lr_sig *sig)
 	sig->seq = rte_be_to_cpu_32(sig->seq);
 	return 0;
 }
+
+int
+lr_lcp_echo_reply(uint8_t *f, uint32_t len, uint32_t magic)
+{
+	uint32_t off = 12;
+	/* up to two VLAN tags (802.1ad or 802.1Q outer, 802.1Q inner) */
+	for (int tags = 0; tags < 2 && off + 4 <= len; tags++) {
+		uint16_t tpid = (uint16_t)(f[off] << 8 | f[off + 1]);
+		if (tpid != 0x8100 && tpid != 0x88a8)
+			break;
+		off += 4;
+	}
+	/* EtherType 2, PPPoE 6, PPP protocol 2, LCP code/id/length 4, magic 4 */
+	if (off + 2 + 6 + 2 + 8 > len || f[off] != 0x88 || f[off + 1] != 0x64)
+		return 0;
+	uint8_t *pppoe = f + off + 2, *ppp = pppoe + 6, *lcp = ppp + 2;
+	uint32_t plen = (uint32_t)(pppoe[4] << 8 | pppoe[5]);
+	uint32_t llen = (uint32_t)(lcp[2] << 8 | lcp[3]);
+	if (pppoe[0] != 0x11 || pppoe[1] != 0 || ppp[0] != 0xc0 || ppp[1] != 0x21 || lcp[0] != 9 ||
+	    llen < 8 || plen < 2 + llen || (uint32_t)(lcp - f) + llen > len)
+		return 0;
+	uint8_t mac[6];
+	memcpy(mac, f, 6);
+	memcpy(f, f + 6, 6);
+	memcpy(f + 6, mac, 6);
+	lcp[0] = 10;
+	lcp[4] = (uint8_t)(magic >> 24);
+	lcp[5] = (uint8_t)(magic >> 16);
+	lcp[6] = (uint8_t)(magic >> 8);
+	lcp[7] = (uint8_t)magic;
+	return 1;
+}

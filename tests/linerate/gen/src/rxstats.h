@@ -58,4 +58,10 @@ uint32_t lr_hist_index(uint64_t v);
 /* The value at quantile q (0..1) of h: the middle of the bucket holding it; 0 if empty. */
 uint64_t lr_hist_quantile(const struct lr_hist *h, double q);
 
+/* If frame f (len bytes) is a PPPoE session frame (up to two VLAN tags) carrying an LCP
+ * Echo-Request (RFC 1661 5.8) whose lengths hold together, turns it into the Echo-Reply in
+ * place (MACs swapped, code 10, magic number `magic`; identifier, tags, session id and data
+ * kept) and returns 1; else 0 and f is untouched. Reads and writes only within f. */
+int lr_lcp_echo_reply(uint8_t *f, uint32_t len, uint32_t magic);
+
 #endif

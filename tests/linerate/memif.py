@@ -1,0 +1,272 @@
+"""bng-dp and bng-lrgen joined by net_memif: no kernel on the data path (docs/linerate.md).
+
+    lrm-cp-PID: cp0 ===== mgmt0 :lrm-dp-PID: bng-dp ==memif== bng-lrgen
+    (PFCP CP, 10.200.0.1)         (10.200.0.11)   (server)    (client; both sides of the data port)
+
+bng-dp runs the lab pod's instance dp1 configuration (topology/tests/golden/lab/dp/dp1.ini,
+rates raised so that neither the QoS profiles nor the port scheduler limit a trial) with
+its one data port a net_memif server in a directory of our own. Its sessions come from the
+PFCP path: the project's PFCP CP (tests/harness/pfcp_cp.py) associates over the management
+veth and establishes one session per subscriber of line group lg1 (access1, S-tags
+100-149, any C-tag) with LCP keepalive offload on: bng-dp sends LCP Echo-Requests every
+ECHO_INTERVAL seconds and the generator (--lcp-echo) answers them; a session whose echoes
+go unanswered is reported dead (counted by `lcp_dead`). The generator answers bng-dp's
+ARP for its next hop (the core router's address) on the same port; downstream frames come
+from that address's MAC to the group's core MAC.
+
+Needs root and the bngpod-netns lock (the caller holds it: bench_rfc2544.sh, pytest)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+for p in (REPO / "topology", REPO / "tests"):
+    if str(p) not in sys.path:
+        sys.path.insert(0, str(p))
+
+from harness.pfcp_cp import Cp, Sub  # noqa: E402
+
+from bngpod import clients  # noqa: E402
+from bngpod.binaries import BNG_DP  # noqa: E402
+from bngpod.rawsock import in_netns  # noqa: E402
+
+try:  # a module of the tests package (pytest), or a script's sibling (rfc2544.py)
+    from . import streams
+except ImportError:
+    import streams
+
+DP_INI = REPO / "topology" / "tests" / "golden" / "lab" / "dp" / "dp1.ini"
+CP_ADDR, DP_CTRL = "10.200.0.1", "10.200.0.11"
+ROUTER_ADDR = "100.64.0.1"  # [core] router_address: bng-dp's next hop, answered by the generator
+GROUP = "lg1"
+AC_MAC, CORE_MAC, TPID, STAGS = "02:bb:00:00:00:01", "02:cc:00:00:00:01", 0x8100, range(100, 150)
+PREFIX = "100.80.0.0"  # lg1's pool 100.80.0.0/22
+LCP_MAGIC = 0x4C52474E  # the generator's LCP magic number ("LRGN")
+ECHO_INTERVAL, ECHO_MISSES = 5, 3
+# log2 of the memif ring size (the client's is used): 16,384 slots each way, so that a few ms
+# of either process off its core (2 shared cores here) do not overflow a ring
+MEMIF_RSIZE = 14
+MAX_SESSIONS = 1000  # 50 S-tags x 20 C-tags, inside the /22
+
+
+def dp_config(path: Path) -> Path:
+    """dp1.ini with every rate at 400 Gbit/s: the trials measure forwarding, not policing."""
+    text = DP_INI.read_text()
+    text = re.sub(r"(?m)^(port_rate\s*=\s*)\d+", r"\g<1>400000000000", text)
+    text = re.sub(r"(?m)^(rate\s*=\s*)\d+", r"\g<1>400000000000", text)
+    text = re.sub(r"(?m)^((?:down_rate|up_pir|up_cir)\s*=\s*)\d+", r"\g<1>400000000000", text)
+    path.write_text(text)
+    return path
+
+
+def subscribers(n: int, echo_misses: int = ECHO_MISSES) -> list[Sub]:
+    if not 0 < n <= MAX_SESSIONS:
+        raise ValueError(f"1..{MAX_SESSIONS} sessions on the memif rig")
+    out = []
+    for i in range(n):
+        stag, ctag = STAGS[i % len(STAGS)], 1 + i // len(STAGS)
+        a = 4 + i  # 100.80.0.4 ...
+        out.append(
+            Sub(
+                stag=stag,
+                ctag=ctag,
+                mac=f"02:11:00:{(i >> 16) & 255:02x}:{(i >> 8) & 255:02x}:{i & 255:02x}",
+                sid=0x100 + i,
+                ipv4=f"100.80.{a >> 8}.{a & 255}",
+                lcp_magic=0x10000000 + i,
+                lcp_peer_magic=LCP_MAGIC,
+                echo_interval=ECHO_INTERVAL,
+                echo_misses=echo_misses,
+                logical_port="access1",
+            )
+        )
+    return out
+
+
+def session_of(sub: Sub) -> streams.Session:
+    return streams.Session("access1", sub.stag, sub.ctag, TPID, sub.sid, sub.mac, AC_MAC, sub.ipv4)
+
+
+def _ip(*args: str, check: bool = True) -> None:
+    subprocess.run(["ip", *args], check=check, capture_output=True)
+
+
+def cleanup_stale() -> None:
+    """Namespaces and directories of an earlier rig whose process is gone (killed before its
+    close() ran); their name carries the process id."""
+    out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    for name in (line.split()[0] for line in out.splitlines() if line.strip()):
+        m = re.fullmatch(r"lrm-(?:dp|cp)-(\d+)", name)
+        if m and not Path(f"/proc/{m.group(1)}").exists():
+            _ip("netns", "delete", name, check=False)
+    for d in Path(tempfile.gettempdir()).glob("lrmemif-*-*"):
+        m = re.fullmatch(r"lrmemif-(\d+)-\w+", d.name)
+        if m and not Path(f"/proc/{m.group(1)}").exists():
+            shutil.rmtree(d, ignore_errors=True)
+
+
+class MemifDp:
+    """bng-dp on a net_memif server port with n sessions installed through PFCP."""
+
+    def __init__(self, n_sessions: int, log: Path | None = None, lcores: str = "0,1", echo_misses: int = ECHO_MISSES):
+        self.pid = os.getpid()
+        cleanup_stale()
+        self.dir = Path(tempfile.mkdtemp(prefix=f"lrmemif-{self.pid}-"))
+        self.ns_dp, self.ns_cp = f"lrm-dp-{self.pid}", f"lrm-cp-{self.pid}"
+        self.prefix = f"lrmdp{self.pid}"
+        self.socket = self.dir / "dp.sock"
+        self.subs = subscribers(n_sessions, echo_misses)
+        self.proc: subprocess.Popen | None = None
+        self.cp: Cp | None = None
+        self.log_path = log or self.dir / "bng-dp.log"
+        self.lcores = lcores
+        self.established = 0
+        self.lcp_dead = 0
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._poller: threading.Thread | None = None
+        try:
+            self._net()
+            self._start()
+            self._install()
+        except BaseException:
+            self.close()
+            raise
+
+    def _net(self) -> None:
+        for ns in (self.ns_dp, self.ns_cp):
+            _ip("netns", "add", ns)
+            _ip("-n", ns, "link", "set", "lo", "up")
+            subprocess.run(["ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1"],
+                           capture_output=True)  # fmt: skip
+        a, b = f"lrm{self.pid}m", f"lrm{self.pid}c"
+        _ip("link", "add", a, "type", "veth", "peer", "name", b)
+        _ip("link", "set", a, "netns", self.ns_dp)
+        _ip("link", "set", b, "netns", self.ns_cp)
+        _ip("-n", self.ns_dp, "link", "set", a, "name", "mgmt0", "up")
+        _ip("-n", self.ns_cp, "link", "set", b, "name", "cp0", "up")
+        _ip("-n", self.ns_dp, "addr", "add", f"{DP_CTRL}/24", "dev", "mgmt0")
+        _ip("-n", self.ns_cp, "addr", "add", f"{CP_ADDR}/24", "dev", "cp0")
+
+    def devargs(self) -> str:
+        """The generator's end: a memif client on bng-dp's socket."""
+        return f"net_memif0,role=client,id=0,socket={self.socket},socket-abstract=no,rsize={MEMIF_RSIZE}"
+
+    def _start(self) -> None:
+        cmd = [
+            "ip", "netns", "exec", self.ns_dp, str(BNG_DP),
+            "-l", self.lcores, "--no-huge", "-m", "512", "--no-pci",
+            f"--file-prefix={self.prefix}", "--log-level=notice",
+            "--vdev", f"net_memif0,role=server,id=0,socket={self.socket},socket-abstract=no,rsize={MEMIF_RSIZE}",
+            "--", "--config", str(dp_config(self.dir / "dp1.ini")), "--sessions", "4096",
+        ]  # fmt: skip
+        self.log = open(self.log_path, "wb")  # noqa: SIM115
+        self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"bng-dp exited {self.proc.returncode}: see {self.log_path}")
+            if clients.telemetry_socket(self.prefix).exists():
+                try:
+                    if self.telemetry("/bng/stats"):
+                        return
+                except (OSError, ValueError):
+                    pass
+            time.sleep(0.1)
+        raise RuntimeError("bng-dp did not come up within 30 s")
+
+    def _install(self) -> None:
+        import socket
+
+        with in_netns(self.ns_cp):
+            s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        s.bind((CP_ADDR, 8805))
+        s.settimeout(2)
+        self.cp = Cp(s, dp_addr=(DP_CTRL, 8805), node_ip=CP_ADDR)
+        if self.cp.associate() != 1:
+            raise RuntimeError("PFCP association refused")
+        for sub in self.subs:
+            _, up_seid, cause = self.cp.establish(sub)
+            if cause != 1:
+                raise RuntimeError(f"PFCP establishment of {sub} refused: cause {cause}")
+            self.established += 1
+        # the CP answers bng-dp's heartbeats and takes its reports for as long as the rig lives
+        self._poller = threading.Thread(target=self._poll, daemon=True)
+        self._poller.start()
+
+    def _poll(self) -> None:
+        while not self._stop.is_set():
+            with self._lock:
+                self.cp.poll(0.05)
+            time.sleep(0.2)
+
+    def telemetry(self, cmd: str):
+        return clients.telemetry(clients.telemetry_socket(self.prefix), cmd)[0]
+
+    def sessions_alive(self) -> int:
+        """Established sessions bng-dp has not reported dead (LCP echoes unanswered)."""
+        if self.cp is not None:
+            with self._lock:
+                self.cp.poll(0.05)
+                self.lcp_dead = sum(1 for r in self.cp.reports if r.lcp_dead)
+        return self.established - self.lcp_dead
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._poller is not None:
+            self._poller.join(5)
+            self._poller = None
+        if self.cp is not None:
+            self.cp.close()
+            self.cp = None
+        if self.proc is not None:
+            if self.proc.poll() is None:
+                self.proc.send_signal(signal.SIGTERM)
+                try:
+                    self.proc.wait(15)
+                except subprocess.TimeoutExpired:
+                    self.proc.kill()
+                    self.proc.wait()
+            self.proc = None
+            self.log.close()
+        for ns in (self.ns_dp, self.ns_cp):
+            _ip("netns", "delete", ns, check=False)
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def dp_streams(dp: MemifDp, gen_mac: str, probes: int, g_up: int, g_down: int, g_pu: int, g_pd: int):
+    """Upstream one per session to 198.51.100.99 (routed via the core router: the generator),
+    downstream one per session from the router's address and the generator's MAC to the
+    group's core MAC; probes on the first sessions. All on the generator's one port."""
+    dst = "198.51.100.99"
+    ses = [session_of(s) for s in dp.subs]
+    st = [streams.upstream(s, dst, 0, g_up, 10000 + i) for i, s in enumerate(ses)]
+    st += [streams.downstream(s, gen_mac, CORE_MAC, dst, 0, g_down, 10000 + i) for i, s in enumerate(ses)]
+    st += [streams.upstream(s, dst, 0, g_pu, 7000 + i, streams.DSCP_EF) for i, s in enumerate(ses[:probes])]
+    st += [streams.downstream(s, gen_mac, CORE_MAC, dst, 0, g_pd, 7000 + i, streams.DSCP_EF)
+           for i, s in enumerate(ses[:probes])]  # fmt: skip
+    return st
+
+
+def memif_pair(directory: Path) -> list[tuple[str, str]]:
+    """Calibration without bng-dp: the generator's two ports joined by net_memif."""
+    sock = directory / "cal.sock"
+    opts = f"id=0,socket={sock},socket-abstract=no,rsize={MEMIF_RSIZE}"
+    return [("", f"net_memif0,role=server,{opts}"), ("", f"net_memif1,role=client,{opts}")]
