@@ -3,7 +3,6 @@ package core
 import (
 	"bytes"
 	"context"
-	"errors"
 	"net/netip"
 	"sync"
 	"time"
@@ -11,7 +10,6 @@ import (
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/aaa"
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/config"
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/dhcp4"
-	"github.com/bngpod/bngpod/accel-ppp-glue/internal/pool"
 )
 
 // IPoE subscribers (issue 19, docs/cp/ipoe.md): DHCPv4 on QinQ lines of the
@@ -393,34 +391,10 @@ func (sh *shard) ipoeAuthDone(s *session, x *ipoeIn, res *aaa.AccessResult, err 
 		sh.relayAuthorized(s, x)
 		return
 	}
-	pg := d.pools[g.Name]
-	var addr netip.Addr
-	if res.FramedIP.IsValid() {
-		a := res.FramedIP.Unmap()
-		if !pg.Contains(a) {
-			d.log.Warn("RADIUS Framed-IP-Address is outside every pool of the line group: rejected",
-				"session", s.rec.ID, "user", s.rec.User, "address", a.String(), "line_group", g.Name)
-			fail("reject", "address not permitted on this line")
-			return
-		}
-		if err := pg.Reserve(a); err != nil {
-			fail("reject", "address in use or reserved (gateway)", "address", a.String(), "err", err)
-			return
-		}
-		addr = a
-	} else {
-		a, err := pg.Allocate()
-		if err != nil {
-			if errors.Is(err, pool.ErrExhausted) {
-				d.m.drops.WithLabelValues("pool_exhausted").Inc()
-				d.blog.Warn("pool_exhausted", "address pool exhausted: session refused", "line_group", g.Name)
-			}
-			fail("reject", "no address available")
-			return
-		}
-		addr = a
+	addr, ok := d.takeIPv4(s, g.Name, res, fail)
+	if !ok {
+		return
 	}
-	d.updatePoolMetrics()
 	d.m.authResults.WithLabelValues("accept").Inc()
 	s.rec.IPv4 = addr
 	s.rec.QosProfile = prof.Name

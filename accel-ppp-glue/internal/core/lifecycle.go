@@ -82,34 +82,10 @@ func (sh *shard) authDone(s *session, res *aaa.AccessResult, err error) {
 		}
 		prof = p
 	}
-	pg := d.pools[g.Name]
-	var addr netip.Addr
-	if res.FramedIP.IsValid() {
-		a := res.FramedIP.Unmap()
-		if !pg.Contains(a) {
-			d.log.Warn("RADIUS Framed-IP-Address is outside every pool of the line group: rejected",
-				"session", s.rec.ID, "user", s.rec.User, "address", a.String(), "line_group", g.Name)
-			fail("reject", "address not permitted on this line")
-			return
-		}
-		if err := pg.Reserve(a); err != nil {
-			fail("reject", "address in use", "address", a.String(), "err", err)
-			return
-		}
-		addr = a
-	} else {
-		a, err := pg.Allocate()
-		if err != nil {
-			if errors.Is(err, pool.ErrExhausted) {
-				d.m.drops.WithLabelValues("pool_exhausted").Inc()
-				d.blog.Warn("pool_exhausted", "address pool exhausted: session refused", "line_group", g.Name)
-			}
-			fail("reject", "no address available")
-			return
-		}
-		addr = a
+	addr, ok := d.takeIPv4(s, g.Name, res, fail)
+	if !ok {
+		return
 	}
-	d.updatePoolMetrics()
 	d.m.authResults.WithLabelValues("accept").Inc()
 	s.rec.IPv4 = addr
 	s.rec.QosProfile = prof.Name
@@ -473,4 +449,41 @@ func addUsage(r *record, u pfcpcp.Usage) {
 	if at.After(r.UsageAt) {
 		r.UsageAt = at.UTC()
 	}
+}
+
+// takeIPv4 gives a session its IPv4 address from its line group's pools: RADIUS's
+// Framed-IP-Address when it lies in one of them and is free (not in use, not a pool's
+// gateway), else the next free address. On failure it has called fail (counted and
+// logged by the caller's kind of session) and returns false.
+func (d *Daemon) takeIPv4(s *session, group string, res *aaa.AccessResult,
+	fail func(result, msg string, args ...any)) (netip.Addr, bool) {
+	pg := d.pools[group]
+	var addr netip.Addr
+	if res.FramedIP.IsValid() {
+		a := res.FramedIP.Unmap()
+		if !pg.Contains(a) {
+			d.log.Warn("RADIUS Framed-IP-Address is outside every pool of the line group: rejected",
+				"session", s.rec.ID, "user", s.rec.User, "address", a.String(), "line_group", group)
+			fail("reject", "address not permitted on this line")
+			return addr, false
+		}
+		if err := pg.Reserve(a); err != nil {
+			fail("reject", "address in use or reserved (gateway)", "address", a.String(), "err", err)
+			return addr, false
+		}
+		addr = a
+	} else {
+		a, err := pg.Allocate()
+		if err != nil {
+			if errors.Is(err, pool.ErrExhausted) {
+				d.m.drops.WithLabelValues("pool_exhausted").Inc()
+				d.blog.Warn("pool_exhausted", "address pool exhausted: session refused", "line_group", group)
+			}
+			fail("reject", "no address available")
+			return addr, false
+		}
+		addr = a
+	}
+	d.updatePoolMetrics()
+	return addr, true
 }
