@@ -256,27 +256,7 @@ func run(args []string) int {
 		}
 		defer stop()
 	}
-	if *every > 0 {
-		go func() {
-			t := time.NewTicker(*every)
-			defer t.Stop()
-			for {
-				select {
-				case <-ctx.Done():
-					return
-				case <-t.C:
-					emitJSON(os.Stdout, emu.Stats())
-				}
-			}
-		}()
-	}
-	runErr := emu.Run(ctx)
-	emitJSON(os.Stdout, emu.Stats())
-	if runErr != nil && !errors.Is(runErr, ErrClosed) {
-		fmt.Fprintf(os.Stderr, "bng-subemu: %v\n", runErr)
-		return 1
-	}
-	return 0
+	return runAndReport(ctx, *every, func() any { return emu.Stats() }, emu.Run)
 }
 
 // runIPoE is main for --ipoe.
@@ -306,6 +286,13 @@ func runIPoE(iface string, cfg IPoEConfig, subs []Subscriber, every, duration ti
 		}
 		defer stop()
 	}
+	return runAndReport(ctx, every, func() any { return emu.Stats() }, emu.Run)
+}
+
+// runAndReport runs an emulator until ctx ends, printing its statistics as a JSON line
+// every `every` (0: never) and once at the end; the exit status of main.
+func runAndReport(ctx context.Context, every time.Duration, stats func() any,
+	run func(context.Context) error) int {
 	if every > 0 {
 		go func() {
 			t := time.NewTicker(every)
@@ -315,13 +302,13 @@ func runIPoE(iface string, cfg IPoEConfig, subs []Subscriber, every, duration ti
 				case <-ctx.Done():
 					return
 				case <-t.C:
-					emitJSON(os.Stdout, emu.Stats())
+					emitJSON(os.Stdout, stats())
 				}
 			}
 		}()
 	}
-	runErr := emu.Run(ctx)
-	emitJSON(os.Stdout, emu.Stats())
+	runErr := run(ctx)
+	emitJSON(os.Stdout, stats())
 	if runErr != nil && !errors.Is(runErr, ErrClosed) {
 		fmt.Fprintf(os.Stderr, "bng-subemu: %v\n", runErr)
 		return 1
