@@ -194,7 +194,8 @@ main(void)
 		.t1_ms = 1000,
 		.n1 = 3,
 		.up_features = {0, 0, 0x10},
-		.bbf_features = PFCP_BBF_UPF_PPPOE | PFCP_BBF_UPF_IPOE | PFCP_BBF_UPF_LCP_KEEPALIVE_OFFLOAD,
+		.bbf_features =
+			PFCP_BBF_UPF_PPPOE | PFCP_BBF_UPF_IPOE | PFCP_BBF_UPF_LCP_KEEPALIVE_OFFLOAD,
 		.fallback = {.cp_ip = 0x0ac80001, .cp_port = 4789, .classes = UP_REDIRECT_ALL},
 	};
 	static char line[2 * UP_MAX_MSG + 128];

@@ -551,7 +551,8 @@ REJECTIONS = [
     (
         "guaranteed above the downstream rate",
         _set(["qos_profiles", 0, "downstream", "guaranteed"], "1G"),
-        "qos_profiles[0].downstream.guaranteed: guaranteed rate 1000000000 is above the profile's downstream rate 100000000",
+        "qos_profiles[0].downstream.guaranteed: guaranteed rate 1000000000 is above the profile's"
+        " downstream rate 100000000",
     ),
     (
         "class above pipe rate",
