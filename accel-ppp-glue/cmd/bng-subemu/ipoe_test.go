@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/binary"
 	"net/netip"
 	"os"
 	"sync"
@@ -24,6 +25,31 @@ type ipoeServer struct {
 	echoes   int
 	bad      int
 	nakOnce  map[[6]byte]bool // NAK the first renewal of these
+	// after each ACK the server asks the client for its address (the DP's ARP
+	// ping) and for another address (never answered)
+	arpOut     [][]byte
+	arpReplies int
+}
+
+// arpRequest is the DP's ARP ping: QinQ from the AC MAC and the gateway to mac for addr.
+func arpRequest(mac [6]byte, tpid, stag, ctag uint16, addr netip.Addr) []byte {
+	b := make([]byte, 60)
+	copy(b[0:6], mac[:])
+	copy(b[6:12], ipoeAC[:])
+	binary.BigEndian.PutUint16(b[12:], tpid)
+	binary.BigEndian.PutUint16(b[14:], 7<<13|stag)
+	binary.BigEndian.PutUint16(b[16:], 0x8100)
+	binary.BigEndian.PutUint16(b[18:], 7<<13|ctag)
+	binary.BigEndian.PutUint16(b[20:], 0x0806)
+	a := b[22:]
+	copy(a, []byte{0, 1, 8, 0, 6, 4, 0, 1})
+	copy(a[8:14], ipoeAC[:])
+	gw := ipoeGW.As4()
+	copy(a[14:18], gw[:])
+	copy(a[18:24], mac[:])
+	t := addr.As4()
+	copy(a[24:28], t[:])
+	return b
 }
 
 var ipoeGW = netip.MustParseAddr("10.9.0.1")
@@ -43,6 +69,10 @@ func (s *ipoeServer) serve(tr Transport) {
 				out = append(out, r)
 			}
 		}
+		s.mu.Lock()
+		out = append(out, s.arpOut...)
+		s.arpOut = nil
+		s.mu.Unlock()
 		if len(out) > 0 {
 			tr.Send(out)
 		}
@@ -52,6 +82,21 @@ func (s *ipoeServer) serve(tr Transport) {
 func (s *ipoeServer) handle(b []byte) []byte {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if len(b) >= 50 && b[20] == 0x08 && b[21] == 0x06 {
+		// an ARP reply to our ping: from the client's MAC and address to the gateway, on its line
+		var src [6]byte
+		copy(src[:], b[6:12])
+		a := b[22:]
+		addr, ok := s.addrs[src]
+		if !ok || a[7] != 2 || string(a[8:14]) != string(src[:]) || netip.AddrFrom4([4]byte(a[14:18])) != addr ||
+			string(a[18:24]) != string(ipoeAC[:]) || netip.AddrFrom4([4]byte(a[24:28])) != ipoeGW ||
+			string(b[0:6]) != string(ipoeAC[:]) || b[14]>>5 != 0 {
+			s.bad++
+			return nil
+		}
+		s.arpReplies++
+		return nil
+	}
 	f, err := dhcp4.DecodeFrame(b)
 	if err == nil && f.DstIP == ipoeTarget.Addr() && f.DstPort == ipoeTarget.Port() {
 		// the echo target, behind the gateway: from a leased address, to the AC MAC
@@ -100,6 +145,8 @@ func (s *ipoeServer) handle(b []byte) []byte {
 			return nil
 		}
 		r.Type = dhcp4.Ack
+		s.arpOut = append(s.arpOut, arpRequest(f.Src, f.OuterTPID, f.STag, f.CTag, a),
+			arpRequest(f.Src, f.OuterTPID, f.STag, f.CTag, netip.MustParseAddr("10.9.255.1")))
 		if !hasSID {
 			if s.nakOnce[f.Src] {
 				delete(s.nakOnce, f.Src)
@@ -157,9 +204,14 @@ func TestIPoEEmulator(t *testing.T) {
 	srv.mu.Lock()
 	defer srv.mu.Unlock()
 	// 3 lines x 2 MACs, and the users.json entry with its own MAC (MACs beyond the first of it: generated)
-	if st.Clients != 8 || st.Bound != 8 || st.Nak != 1 || st.Renewed < 8 || st.Bad != 0 || st.Type != "final" ||
-		st.TxPkts < 100 || st.RxPkts == 0 || st.RxPkts > st.TxPkts {
+	if st.Clients != 8 || st.Bound != 8 || st.EverUp != 8 || st.Nak != 1 || st.Renewed < 8 || st.Type != "final" ||
+		st.TxPkts < 100 || st.RxPkts == 0 || st.RxPkts > st.TxPkts || st.Lost != st.TxPkts-st.RxPkts {
 		t.Fatalf("stats %+v", st)
+	}
+	// ARP: every ping for a client's address answered (the first ACK's may cross
+	// the request: answered once bound), pings for other addresses counted bad
+	if st.ARPAsked < 8 || srv.arpReplies != int(st.ARPAsked) || st.Bad == 0 || st.Bad > st.Ack*2 {
+		t.Fatalf("ARP: asked %d, replies at the server %d, bad %d", st.ARPAsked, srv.arpReplies, st.Bad)
 	}
 	if srv.bad != 0 || srv.renewals < 8 || len(srv.released) != 8 || len(srv.addrs) != 8 || srv.echoes == 0 {
 		t.Fatalf("server: bad %d renewals %d released %d clients %d echoes %d", srv.bad, srv.renewals, len(srv.released), len(srv.addrs), srv.echoes)
