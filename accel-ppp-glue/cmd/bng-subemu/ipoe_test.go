@@ -251,3 +251,39 @@ func TestLoadKinds(t *testing.T) {
 		t.Fatal("a multicast MAC accepted")
 	}
 }
+
+// FuzzIPoEInput feeds hostile frames to --ipoe's receive path (ARP, DHCP,
+// echoes) with one client bound and one selecting: counted, never a panic, and
+// anything queued in answer is an ARP reply of 60 bytes from the bound client.
+func FuzzIPoEInput(f *testing.F) {
+	subs := []Subscriber{{Index: 1, User: "u1", STag: 100, CTag: 1}, {Index: 2, User: "u2", STag: 100, CTag: 2}}
+	mk := func() (*IPoEEmu, *ipoeClient) {
+		e := NewIPoEEmu(IPoEConfig{MACs: 1, Concurrency: 1, Retransmit: time.Second, PhaseTimeout: time.Second,
+			Backoff: time.Second, TPID: 0x8100}, &discard{}, subs)
+		c := e.clients[0]
+		c.state, c.addr, c.server, c.xid = ipBound, netip.MustParseAddr("10.9.0.10"), ipoeGW, 7
+		e.clients[1].state, e.clients[1].xid = ipSelecting, 8
+		return e, c
+	}
+	e0, c := mk()
+	f.Add(arpRequest(c.mac, 0x8100, 100, 1, c.addr))
+	f.Add(arpRequest(c.mac, 0x88a8, 100, 1, c.addr))
+	f.Add(arpRequest(c.mac, 0x8100, 100, 2, c.addr))
+	f.Add(arpRequest(c.mac, 0x8100, 100, 1, ipoeGW)[:49])
+	r := &dhcp4.Message{Op: dhcp4.OpReply, XID: 8, CHAddr: e0.clients[1].mac[:], YIAddr: netip.MustParseAddr("10.9.0.11"), Type: dhcp4.Offer}
+	r.Set(dhcp4.OptServerID, dhcp4.A4(ipoeGW))
+	f.Add(dhcp4.AppendFrame(nil, &dhcp4.Frame{Dst: [6]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, Src: ipoeAC, OuterTPID: 0x8100,
+		STag: 100, CTag: 2, SrcIP: ipoeGW, DstIP: netip.AddrFrom4([4]byte{255, 255, 255, 255}), SrcPort: 67, DstPort: 68, Payload: r.Encode()}))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		e, c := mk()
+		e.input(b, time.Now())
+		for _, o := range e.out {
+			if len(o) != 60 || o[20] != 0x08 || o[21] != 0x06 || o[29] != 2 || string(o[6:12]) != string(c.mac[:]) {
+				// a DHCP REQUEST after an OFFER is the other legitimate answer
+				if _, err := dhcp4.DecodeFrame(o); err != nil {
+					t.Fatalf("sent %x", o)
+				}
+			}
+		}
+	})
+}
