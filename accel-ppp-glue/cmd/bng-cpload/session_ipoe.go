@@ -57,8 +57,18 @@ func (s *session) beginIPoE(now time.Time) {
 	s.sendDHCP(dhcpDiscover, now)
 }
 
-// sendDHCP broadcasts a DISCOVER or REQUEST (SELECTING) from 0.0.0.0:68.
+// sendDHCP broadcasts a DISCOVER or REQUEST (SELECTING) from 0.0.0.0:68,
+// kept for retransmission.
 func (s *session) sendDHCP(typ uint8, now time.Time) {
+	d := s.dhcpDatagram(typ)
+	s.dp.sendVXLAN(d)
+	s.pending = d
+	s.lastSent = now
+	s.retx = 0
+}
+
+// dhcpDatagram is the VXLAN datagram of the CPE's DISCOVER or REQUEST.
+func (s *session) dhcpDatagram(typ uint8) []byte {
 	b := make([]byte, bootpLen, bootpLen+64)
 	b[0], b[1], b[2] = 1, 1, 6 // BOOTREQUEST, Ethernet, 6
 	binary.BigEndian.PutUint32(b[4:], s.dhcp.xid)
@@ -98,11 +108,7 @@ func (s *session) sendDHCP(typ uint8, now time.Time) {
 	d = binary.BigEndian.AppendUint16(d, tpid8021Q)
 	d = binary.BigEndian.AppendUint16(d, s.ctag&0x0fff)
 	d = binary.BigEndian.AppendUint16(d, etherTypeIPv4)
-	d = append(d, ip...)
-	s.dp.sendVXLAN(d)
-	s.pending = d
-	s.lastSent = now
-	s.retx = 0
+	return append(d, ip...)
 }
 
 func ipChecksum(h []byte) uint16 {
