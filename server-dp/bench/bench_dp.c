@@ -5,7 +5,7 @@
  *   bench_dp [EAL options, with --vdev net_null0] -- --config INI --sessions CSV
  *            --pcap FILE --scenario up|down [--seconds S | --bursts K] [--runs R]
  *            [--qsize N] [--copy B] [--stats-period-us U] [--mbufs N] [--serve]
- *            [--hqos hsched|rte_sched] [--v6] [--ipoe]
+ *            [--hqos hsched|rte_sched] [--hqos-batch auto|N] [--v6] [--ipoe]
  *
  * --ipoe: the sessions are IPoE (issue 19): installed with kind IPoE, keyed by
  * (line, MAC); use the IPoE pcap and INI of vbng_traffic.py (up_ipoe_N.pcap,
@@ -309,8 +309,9 @@ forwarded(const struct app *a)
 static void
 drain(struct app *a)
 {
+	a->rx_last = 0; /* nothing more to receive: the batch does not wait (hqos_batch.h) */
 	for (int i = 0; i < 100000; i++) {
-		if (worker_flush(a) == 0 && i > 100)
+		if (worker_flush(a) == 0 && a->hqos->backlog == 0 && i > 100)
 			break;
 	}
 }
@@ -460,6 +461,7 @@ bench_main(int argc, char **argv)
 		{"mbufs", required_argument, NULL, 'm'},
 		{"serve", no_argument, NULL, 'V'},
 		{"hqos", required_argument, NULL, 'H'},
+		{"hqos-batch", required_argument, NULL, 'B'},
 		{"v6", no_argument, NULL, '6'},
 		{"ipoe", no_argument, NULL, 'I'},
 		{NULL, 0, NULL, 0},
@@ -516,6 +518,16 @@ bench_main(int argc, char **argv)
 			a->opts.hqos_sched = hqos_sched_parse(optarg);
 			if (a->opts.hqos_sched == 0) {
 				fprintf(stderr, "bench_dp: --hqos hsched|rte_sched\n");
+				return 1;
+			}
+			break;
+		case 'B':
+			/* auto (the default) or a fixed batch 1..APP_TX_MAX (hqos_batch.h) */
+			a->opts.hqos_batch =
+				strcmp(optarg, "auto") == 0 ? 0 : (uint32_t)atoi(optarg);
+			if (strcmp(optarg, "auto") != 0 &&
+			    (a->opts.hqos_batch < 1 || a->opts.hqos_batch > APP_TX_MAX)) {
+				fprintf(stderr, "bench_dp: --hqos-batch auto|1..%u\n", APP_TX_MAX);
 				return 1;
 			}
 			break;

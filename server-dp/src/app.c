@@ -105,6 +105,7 @@ stages_setup(struct app *a, char *err, size_t errlen)
 	a->hqos = hqos_create(a->cfg, &hp, why, sizeof(why));
 	if (a->hqos == NULL)
 		return fail(err, errlen, "HQoS", why);
+	hqos_batch_init(&a->batch, a->opts.hqos_batch, rte_get_tsc_hz());
 	a->police = police_create(a->opts.sessions, socket);
 	if (a->police == NULL)
 		return fail(err, errlen, "policers", rte_strerror(rte_errno));

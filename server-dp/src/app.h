@@ -49,6 +49,7 @@
 #include "dp_config.h"
 #include "frag.h"
 #include "hqos.h"
+#include "hqos_batch.h"
 #include "icmp.h"
 #include "icmp6.h"
 #include "lcp.h"
@@ -72,6 +73,7 @@ struct app_opts {
 	const char *port_name;	       /* DPDK device name; NULL = the only port */
 	uint32_t sessions;	       /* session capacity */
 	uint32_t idle_sleep_us;	       /* 0 = busy-poll */
+	uint32_t hqos_batch;	       /* 0: adaptive; N: fixed HQoS dequeue batch (hqos_batch.h) */
 	uint32_t mbufs;		       /* mbufs in the pool */
 	uint16_t qsize;		       /* HQoS frames per queue */
 	int32_t hqos_spare_subports;   /* 0: HQoS default; < 0: none (sessions spread evenly) */
@@ -124,6 +126,7 @@ struct app_worker_stats {
 	uint64_t injected;	   /* frames of the control thread transmitted */
 	uint64_t drop[APP_DROP_MAX];
 	uint64_t idle_sleeps;
+	uint64_t idle_sleeps_held; /* idle polls that did not sleep: frames waited in HQoS */
 	struct cls_counters cls;
 	struct route_counters route;
 	struct acl_counters acl;
@@ -178,6 +181,9 @@ struct app {
 	struct icmp_state icmp;
 	struct app_core_hdr *core_hdr; /* [DP_MAX_LINE_GROUPS] */
 	struct app_out *out;
+	struct hqos_batch batch; /* the HQoS dequeue batch (hqos_batch.h) */
+	uint32_t rx_last;	 /* frames of the last receive burst: the load the batch sees */
+	int hqos_tried;		 /* the last flush asked the scheduler for frames */
 	/* The core router's IPv6 MAC (mac_key), 0 while unresolved: written by
 	 * the control thread's Neighbor Discovery (atomic), read by the worker. */
 	uint64_t router6_mac;

@@ -3,6 +3,7 @@
  *
  *   bng-dp [EAL options] -- --config dp/<name>.ini [--port DEVICE]
  *          [--sessions N] [--idle-sleep-us N] [--mbufs N] [--hqos-qsize N] [--hqos NAME]
+ *          [--hqos-batch N|auto]
  *          [--qos-share FILE]
  *
  * Start-up order: EAL, configuration (refused as a whole on any error),
@@ -79,6 +80,8 @@ usage(const char *prog)
 		"64;\n"
 		"                       hsched takes at most 128)\n"
 		"  --hqos NAME          HQoS scheduler: hsched (default) or rte_sched\n"
+		"  --hqos-batch N|auto  HQoS dequeue batch: auto (default: from the load) or a\n"
+		"                       fixed N frames, 1..512 (1: dequeue every iteration)\n"
 		"  --qos-share FILE     share an access port's rate with peer instances "
 		"(docs/dp/hqos.md)\n",
 		prog, MAX_SESSIONS, SESSION_DEFAULT_CAPACITY);
@@ -116,6 +119,7 @@ parse_args(struct app_opts *o, int argc, char **argv)
 		{"idle-sleep-us", required_argument, NULL, 'i'},
 		{"mbufs", required_argument, NULL, 'm'},
 		{"hqos-qsize", required_argument, NULL, 'q'},
+		{"hqos-batch", required_argument, NULL, 'B'},
 		{"hqos", required_argument, NULL, 'H'},
 		{"qos-share", required_argument, NULL, 'S'},
 		{"help", no_argument, NULL, 'h'},
@@ -168,6 +172,13 @@ parse_args(struct app_opts *o, int argc, char **argv)
 					optarg);
 				return -1;
 			}
+			break;
+		case 'B':
+			if (strcmp(optarg, "auto") == 0)
+				o->hqos_batch = 0;
+			else if (parse_u32("--hqos-batch", optarg, 1, APP_TX_MAX, &o->hqos_batch) !=
+				 0)
+				return -1;
 			break;
 		case 'S':
 			o->qos_share_path = optarg;
@@ -349,8 +360,10 @@ main(int argc, char **argv)
 	rte_eal_wait_lcore(a->worker_lcore);
 	rc = 0;
 out_control:
+	telemetry_close();
 	control_fini(a);
 out:
+	telemetry_close(); /* no command reads what app_teardown() frees */
 	app_teardown(a);
 	rte_eal_cleanup();
 	if (rc == 0)

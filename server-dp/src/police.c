@@ -14,7 +14,9 @@
 #include "police.h"
 
 static_assert(sizeof(struct police_slot) == 2 * RTE_CACHE_LINE_SIZE, "two lines per session");
-static_assert(offsetof(struct police_slot, m) == RTE_CACHE_LINE_SIZE, "buckets on line 1");
+static_assert(offsetof(struct police_slot, gen) + sizeof(rte_seqcount_t) <= RTE_CACHE_LINE_SIZE &&
+		      offsetof(struct police_slot, cir) == RTE_CACHE_LINE_SIZE,
+	      "the worker's meter on line 0");
 
 struct police *
 police_create(uint32_t capacity, int socket)
@@ -119,7 +121,11 @@ police_set(struct police *p, uint32_t id, uint64_t cir_bps, uint64_t pir_bps)
 	if (s->pir == pir && s->cir == cir)
 		return 0;
 	/* The worker will build the same profile: make sure it can. */
-	if (pir != 0 && police_profile(p->hz, cir, pir, &check) != 0)
+	/* The worker keeps sizes and bytes per period in 32 bits: with rates up to
+	 * POLICE_MAX_RATE they fit unless the TSC ran below 300 kHz. */
+	if (pir != 0 && (police_profile(p->hz, cir, pir, &check) != 0 || check.cbs > UINT32_MAX ||
+			 check.pbs > UINT32_MAX || check.cir_bytes_per_period > UINT32_MAX ||
+			 check.pir_bytes_per_period > UINT32_MAX))
 		return -EINVAL;
 
 	rte_seqcount_write_begin(&s->gen);
@@ -132,6 +138,7 @@ police_set(struct police *p, uint32_t id, uint64_t cir_bps, uint64_t pir_bps)
 void
 police_adopt(const struct police *p, struct police_slot *s, uint32_t gen, uint64_t now)
 {
+	struct rte_meter_trtcm_profile prof;
 	uint64_t cir, pir;
 
 	/* An odd gen is a write in progress: keep the old rates for this frame. */
@@ -141,14 +148,22 @@ police_adopt(const struct police *p, struct police_slot *s, uint32_t gen, uint64
 	pir = __atomic_load_n(&s->pir, __ATOMIC_RELAXED);
 	if (rte_seqcount_read_retry(&s->gen, gen))
 		return;
-	if (pir == 0 || police_profile(p->hz, cir, pir, &s->prof) != 0) {
-		s->on = 0;
+	if (pir == 0 || police_profile(p->hz, cir, pir, &prof) != 0 || prof.cbs > UINT32_MAX ||
+	    prof.pbs > UINT32_MAX || prof.cir_bytes_per_period > UINT32_MAX ||
+	    prof.pir_bytes_per_period > UINT32_MAX) {
+		s->pbs = 0;
 	} else {
 		/* Full buckets, timed from this frame (not rte_meter's own TSC read). */
-		rte_meter_trtcm_config(&s->m, &s->prof);
-		s->m.time_tc = now;
-		s->m.time_tp = now;
-		s->on = 1;
+		s->cir_period = prof.cir_period;
+		s->pir_period = prof.pir_period;
+		s->cir_bytes_per_period = (uint32_t)prof.cir_bytes_per_period;
+		s->pir_bytes_per_period = (uint32_t)prof.pir_bytes_per_period;
+		s->cbs = (uint32_t)prof.cbs;
+		s->pbs = (uint32_t)prof.pbs;
+		s->tc = s->cbs;
+		s->tp = s->pbs;
+		s->time_tc = now;
+		s->time_tp = now;
 	}
 	s->seen = gen;
 }

@@ -23,12 +23,16 @@
  *
  * Data layout: slots[capacity], struct police_slot, 128 bytes, cache-line
  * aligned, indexed by session id; 8 MiB for 65536 sessions. A packet touches
- * its slot's two lines and nothing else.
- *   line 0, worker only: prof, the worker's own rte_meter profile; seen, the
- *           generation prof and m were built from; on (0: no policing).
- *   line 1: m, the rte_meter buckets (worker only); gen, an rte_seqcount, and
- *           cir/pir (bytes/s), written by the control thread.
- *
+ * its slot's first line and nothing else.
+ *   line 0: the worker's own copy of the profile (rte_meter's trTCM profile
+ *           with the bucket sizes and bytes per period narrowed to 32 bits,
+ *           which police_profile()'s values always fit) and the buckets,
+ *           with the same arithmetic as rte_meter_trtcm_color_blind_check();
+ *           seen, the generation they were built from (pbs 0: no policing);
+ *           gen, an rte_seqcount written by the control thread only when it
+ *           changes the rates.
+ *   line 1: cir/pir (bytes/s), written by the control thread, read by the
+ *           worker only when gen changes.
  * Concurrency: the control thread changes the rates of a live session while
  * the worker meters it, without a lock. police_set() publishes (cir, pir) inside
  * an rte_seqcount write section, which bumps gen by 2. The worker compares gen
@@ -62,15 +66,22 @@
 #define POLICE_MAX_RATE 1000000000000ULL /* bit/s, = DP_MAX_RATE */
 
 struct police_slot {
-	/* line 0: worker only */
-	struct rte_meter_trtcm_profile prof;
-	uint32_t seen; /* gen of prof and m */
-	uint8_t on;    /* 0: no policing, every frame GREEN */
-	/* line 1: buckets (worker) and the published rates (control) */
-	struct rte_meter_trtcm m __rte_cache_aligned;
+	/* line 0: the worker's meter (worker only) and gen (control thread) */
+	uint64_t time_tc;    /* TSC of the last C bucket update */
+	uint64_t time_tp;    /* TSC of the last P bucket update */
+	uint64_t cir_period; /* TSC cycles per C refill */
+	uint64_t pir_period; /* TSC cycles per P refill */
+	uint32_t cir_bytes_per_period;
+	uint32_t pir_bytes_per_period;
+	uint32_t tc;   /* bytes in the C bucket, <= cbs */
+	uint32_t tp;   /* bytes in the P bucket, <= pbs */
+	uint32_t cbs;  /* bytes */
+	uint32_t pbs;  /* bytes; 0: no policing, every frame GREEN */
+	uint32_t seen; /* gen the meter was built from */
 	rte_seqcount_t gen;
-	uint64_t cir; /* bytes/s, <= pir */
-	uint64_t pir; /* bytes/s, 0 = no policing */
+	/* line 1: the published rates (control thread) */
+	uint64_t cir __rte_cache_aligned; /* bytes/s, <= pir */
+	uint64_t pir;			  /* bytes/s, 0 = no policing */
 } __rte_cache_aligned;
 
 struct police {
@@ -115,26 +126,33 @@ int police_profile(uint64_t hz, uint64_t cir, uint64_t pir, struct rte_meter_trt
 /* Adopt newly published rates (police_color's slow path). */
 void police_adopt(const struct police *p, struct police_slot *s, uint32_t gen, uint64_t now);
 
-/* Both lines of session id's slot into the cache (before police_color()). */
+/* Session id's slot into the cache (before police_color()). */
 static inline void
 police_prefetch(const struct police *p, uint32_t id)
 {
-	if (likely(id < p->capacity)) {
+	if (likely(id < p->capacity))
 		rte_prefetch0(&p->slots[id]);
-		rte_prefetch0(&p->slots[id].m);
-	}
+}
+
+/* Whether the slot meters (its adopted PIR is not 0). */
+static inline int
+police_slot_on(const struct police_slot *s)
+{
+	return s->pbs != 0;
 }
 
 /*
  * Colour of one frame of session id at TSC time now (non-decreasing per
  * session); frame_len is the frame as received, without FCS. RED: drop.
- * An id out of range is RED.
+ * An id out of range is RED. The trTCM of RFC 2698 (colour-blind) as
+ * rte_meter_trtcm_color_blind_check() computes it, on the slot's one line.
  */
 static inline enum rte_color
 police_color(struct police *p, uint32_t id, uint64_t now, uint32_t frame_len)
 {
 	struct police_slot *s;
-	uint32_t gen;
+	uint64_t n_tc, n_tp, tc, tp;
+	uint32_t gen, len;
 
 	if (unlikely(id >= p->capacity))
 		return RTE_COLOR_RED;
@@ -142,9 +160,28 @@ police_color(struct police *p, uint32_t id, uint64_t now, uint32_t frame_len)
 	gen = rte_seqcount_read_begin(&s->gen);
 	if (unlikely(gen != s->seen))
 		police_adopt(p, s, gen, now);
-	if (!s->on)
+	if (s->pbs == 0)
 		return RTE_COLOR_GREEN;
-	return rte_meter_trtcm_color_blind_check(&s->m, &s->prof, now, frame_len + POLICE_FCS_LEN);
+	len = frame_len + POLICE_FCS_LEN;
+	n_tc = (now - s->time_tc) / s->cir_period;
+	n_tp = (now - s->time_tp) / s->pir_period;
+	s->time_tc += n_tc * s->cir_period;
+	s->time_tp += n_tp * s->pir_period;
+	tc = RTE_MIN(s->tc + n_tc * s->cir_bytes_per_period, (uint64_t)s->cbs);
+	tp = RTE_MIN(s->tp + n_tp * s->pir_bytes_per_period, (uint64_t)s->pbs);
+	if (tp < len) {
+		s->tc = (uint32_t)tc;
+		s->tp = (uint32_t)tp;
+		return RTE_COLOR_RED;
+	}
+	if (tc < len) {
+		s->tc = (uint32_t)tc;
+		s->tp = (uint32_t)(tp - len);
+		return RTE_COLOR_YELLOW;
+	}
+	s->tc = (uint32_t)(tc - len);
+	s->tp = (uint32_t)(tp - len);
+	return RTE_COLOR_GREEN;
 }
 
 #endif /* BNG_POLICE_H */

@@ -3,13 +3,17 @@
  *
  * Data layout (allocated once by session_tables_create() on the control thread):
  *   sessions[capacity]  struct dp_session, 128 bytes, cache-line aligned; the
- *                       session id is the index. First line: the keys, the
- *                       encap template, the QoS profile and next_up, read by
- *                       the worker and written by the control thread only
- *                       while no reader can hold the id (next_up excepted,
- *                       see below). Second line: the counters, written only
- *                       by the worker, so that its stores never bounce the
- *                       line the control thread reads.
+ *                       session id is the index. First line: everything an
+ *                       upstream packet uses (keys, address, QoS profile,
+ *                       MTU, next_up, upstream counters), so that upstream
+ *                       touches one line per session; second line: the
+ *                       downstream template, HQoS pipe and counters. The
+ *                       control thread writes a slot only while no reader
+ *                       can hold the id (next_up and qos excepted, see
+ *                       below); the worker alone writes the counters, with
+ *                       plain stores. The control thread reads line 0 only
+ *                       to add or delete a session (chain walks), so the
+ *                       worker's counter stores rarely bounce it.
  *   up_heads[2^u]       upstream index: 2^u >= 2 * capacity chain heads
  *                       (uint32_t session ids, SESSION_ID_NONE when empty).
  *                       Bucket = top u bits of a multiplicative hash of the
@@ -143,27 +147,36 @@
 /* A downstream entry with address half 0: empty. */
 #define SESSION_DOWN_EMPTY ((uint64_t)SESSION_ID_NONE << 32)
 
-/* One subscriber session; fields of the first cache line are read-mostly. */
+/*
+ * One subscriber session, two cache lines. Line 0 is all an upstream packet
+ * reads or writes of its session (key, anti-spoofing address, QoS profile,
+ * MTU, chain link, upstream counters); line 1 is the downstream side
+ * (template, HQoS pipe, downstream counters; downstream also reads qos and
+ * mtu of line 0).
+ */
 struct dp_session {
-	/* line 0: keys, template, QoS; written before the id is published */
+	/* line 0, upstream: keys, address, QoS, written before the id is published */
 	uint16_t line; /* line..sid: upstream key word 0, in cls_result's order */
 	uint16_t stag;
 	uint16_t ctag;
-	uint16_t sid;	/* PPPoE session id, host order; 0 for IPoE */
-	uint8_t mac[6]; /* upstream key word 1: these 6 bytes of the next 8 */
-	uint16_t group; /* line group */
-	uint32_t ipv4;	/* network order */
-	uint16_t qos;	/* QoS profile index, atomically replaceable */
-	uint16_t mtu;	/* MTU (BBF MTU IE; 1492 PPPoE, 1500 IPoE by default); not 0 = live */
-	struct rw_encap_tmpl encap; /* downstream access header */
-	uint32_t sched;		    /* HQoS pipe reference (hqos.h), set before publishing */
-	uint32_t next_up;	    /* next id of its upstream chain, atomic; NONE ends */
-	/* line 1: per-session counters, plain stores by the single worker */
-	uint64_t pkts_up __rte_cache_aligned;
+	uint16_t sid;	  /* PPPoE session id, host order; 0 for IPoE */
+	uint8_t mac[6];	  /* upstream key word 1: these 6 bytes of the next 8 */
+	uint16_t group;	  /* line group */
+	uint32_t ipv4;	  /* network order */
+	uint16_t qos;	  /* QoS profile index, atomically replaceable */
+	uint16_t mtu;	  /* MTU (BBF MTU IE; 1492 PPPoE, 1500 IPoE by default); not 0 = live */
+	uint32_t next_up; /* next id of its upstream chain, atomic; NONE ends */
+	uint32_t pad0;
+	/* upstream counters, plain stores by the single worker */
+	uint64_t pkts_up;
 	uint64_t bytes_up;
-	uint64_t pkts_down;
-	uint64_t bytes_down;
 	uint64_t drops_up; /* refused upstream: spoofed, ACL, policed, no route, TTL */
+	/* line 1, downstream */
+	struct rw_encap_tmpl encap __rte_cache_aligned; /* downstream access header */
+	uint32_t sched; /* HQoS pipe reference (hqos.h), set before publishing */
+	uint32_t pad1;
+	uint64_t pkts_down; /* plain stores by the single worker */
+	uint64_t bytes_down;
 	uint64_t drops_down;
 } __rte_cache_aligned;
 

@@ -2,6 +2,7 @@
  * The control thread's side of sharing an access port (share_ctl.h).
  */
 #include "share_ctl.h"
+#include "telemetry.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -122,6 +123,12 @@ tel_share(const char *cmd, const char *params, struct rte_tel_data *d)
 						       : UINT64_MAX);
 	}
 	return 0;
+}
+
+static int
+tel_share_gated(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	return telemetry_call(tel_share, cmd, params, d);
 }
 
 /* --- the exchange ------------------------------------------------------------ */
@@ -365,7 +372,7 @@ share_ctl_init(struct app *a)
 			return -1;
 		}
 	}
-	if (rte_telemetry_register_cmd("/bng/qos_share", tel_share,
+	if (rte_telemetry_register_cmd("/bng/qos_share", tel_share_gated,
 				       "Sharing of an access port's rate with peer instances") !=
 	    0) {
 		fprintf(stderr, "bng-dp: telemetry: /bng/qos_share refused\n");

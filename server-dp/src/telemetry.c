@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,30 @@
 #include "telemetry.h"
 
 static struct app *tel_app;
+/* Telemetry commands run on DPDK's telemetry thread; the process tears down on the main
+ * thread. Every command runs under this mutex and only while tel_app is set, so a command
+ * asked during teardown answers an error instead of reading freed state. */
+static pthread_mutex_t tel_mu = PTHREAD_MUTEX_INITIALIZER;
+
+int
+telemetry_call(telemetry_cmd_fn fn, const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	int rc = -1;
+
+	pthread_mutex_lock(&tel_mu);
+	if (tel_app != NULL)
+		rc = fn(cmd, params, d);
+	pthread_mutex_unlock(&tel_mu);
+	return rc;
+}
+
+void
+telemetry_close(void)
+{
+	pthread_mutex_lock(&tel_mu);
+	tel_app = NULL;
+	pthread_mutex_unlock(&tel_mu);
+}
 
 static void
 add_counters(struct rte_tel_data *d, const char *prefix, const char *const *names,
@@ -75,6 +100,9 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 				  __atomic_load_n(&tel_app->router6_mac, __ATOMIC_RELAXED) != 0);
 	rte_tel_data_add_dict_u64(d, "injected", w->injected);
 	rte_tel_data_add_dict_u64(d, "idle_sleeps", w->idle_sleeps);
+	rte_tel_data_add_dict_u64(d, "idle_sleeps_held", w->idle_sleeps_held);
+	rte_tel_data_add_dict_u64(d, "hqos_batch_deferred", tel_app->batch.deferred);
+	rte_tel_data_add_dict_u64(d, "hqos_batch_timeouts", tel_app->batch.timeouts);
 	add_counters(d, "kind_", cls_kind_names, w->cls.kind, CLS_KIND_MAX, 0);
 	add_counters(d, "drop_", cls_drop_names, w->cls.drop, CLS_DROP_MAX, 1);
 	add_counters(d, "drop_", app_drop_names, w->drop, APP_DROP_MAX, 0);
@@ -463,28 +491,72 @@ tel_line_groups(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+static int
+tel_stats_gated(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	return telemetry_call(tel_stats, cmd, params, d);
+}
+
+static int
+tel_sessions_gated(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	return telemetry_call(tel_sessions, cmd, params, d);
+}
+
+static int
+tel_hqos_gated(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	return telemetry_call(tel_hqos, cmd, params, d);
+}
+
+static int
+tel_arp_gated(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	return telemetry_call(tel_arp, cmd, params, d);
+}
+
+static int
+tel_punt_gated(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	return telemetry_call(tel_punt, cmd, params, d);
+}
+
+static int
+tel_pfcp_gated(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	return telemetry_call(tel_pfcp, cmd, params, d);
+}
+
+static int
+tel_line_groups_gated(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	return telemetry_call(tel_line_groups, cmd, params, d);
+}
+
 int
 telemetry_register(struct app *a)
 {
+	pthread_mutex_lock(&tel_mu);
 	tel_app = a;
-	if (rte_telemetry_register_cmd("/bng/stats", tel_stats,
+	pthread_mutex_unlock(&tel_mu);
+	if (rte_telemetry_register_cmd("/bng/stats", tel_stats_gated,
 				       "Worker counters: traffic each way, drops by reason") != 0 ||
-	    rte_telemetry_register_cmd("/bng/sessions", tel_sessions,
+	    rte_telemetry_register_cmd("/bng/sessions", tel_sessions_gated,
 				       "Session counts and ids; with a session id or ipv4=A.B.C.D: "
 				       "that session") != 0 ||
-	    rte_telemetry_register_cmd("/bng/hqos", tel_hqos,
+	    rte_telemetry_register_cmd("/bng/hqos", tel_hqos_gated,
 				       "HQoS: per port and access port packets and drops by "
 				       "traffic class, memory") != 0 ||
-	    rte_telemetry_register_cmd("/bng/arp", tel_arp,
+	    rte_telemetry_register_cmd("/bng/arp", tel_arp_gated,
 				       "Core-side ARP table and counters; with A.B.C.D: that "
 				       "entry") != 0 ||
-	    rte_telemetry_register_cmd("/bng/punt", tel_punt,
+	    rte_telemetry_register_cmd("/bng/punt", tel_punt_gated,
 				       "Control frames: redirect target, punt policer, VXLAN, "
 				       "LCP offload") != 0 ||
-	    rte_telemetry_register_cmd("/bng/pfcp", tel_pfcp,
+	    rte_telemetry_register_cmd("/bng/pfcp", tel_pfcp_gated,
 				       "PFCP user-plane function: association, messages, "
 				       "sessions") != 0 ||
-	    rte_telemetry_register_cmd("/bng/line_groups", tel_line_groups,
+	    rte_telemetry_register_cmd("/bng/line_groups", tel_line_groups_gated,
 				       "Line groups served or standby; adoptions, releases, "
 				       "refusals") != 0) {
 		fprintf(stderr, "bng-dp: telemetry command registration failed\n");

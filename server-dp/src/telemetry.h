@@ -27,6 +27,16 @@
 #include "app.h"
 
 /* Register every /bng/ command for a; 0, or -1 with a message on stderr. */
+#include <rte_telemetry.h>
+
 int telemetry_register(struct app *a);
+
+/* A telemetry command's body; telemetry_call() runs it only while the app is open. */
+typedef int (*telemetry_cmd_fn)(const char *cmd, const char *params, struct rte_tel_data *d);
+int telemetry_call(telemetry_cmd_fn fn, const char *cmd, const char *params,
+		   struct rte_tel_data *d);
+
+/* Before the app is torn down: commands asked from then on answer an error. */
+void telemetry_close(void);
 
 #endif /* BNG_TELEMETRY_H */

@@ -21,6 +21,7 @@
  * punt or ARP ring, or freed with one drop counter incremented (app.h).
  */
 
+#include <sys/prctl.h>
 #include <time.h>
 
 #include <rte_cycles.h>
@@ -184,13 +185,11 @@ upstream(struct app *a, struct rte_mbuf **pkts, struct cls_result *res, uint16_t
 	for (i = 0; i < n; i++)
 		macs[i] = rte_pktmbuf_mtod(pkts[i], const uint8_t *) + 6;
 	session_lookup_up_burst(a->sessions, res, macs, n, ids);
-	/* The lines every hit will write: its counters and its policer. */
-	for (i = 0; i < n; i++) {
-		if (ids[i] != SESSION_ID_NONE) {
-			rte_prefetch0(&session_get(a->sessions, ids[i])->pkts_up);
+	/* The lookup read the session's line, which holds its counters too:
+	 * bring in its policer. */
+	for (i = 0; i < n; i++)
+		if (ids[i] != SESSION_ID_NONE)
 			police_prefetch(a->police, ids[i]);
-		}
-	}
 
 	/* Unknown sessions to the CP (it answers PADT), spoofed sources out. */
 	for (i = 0; i < n; i++) {
@@ -338,10 +337,14 @@ downstream(struct app *a, struct rte_mbuf **pkts, struct cls_result *res, uint16
 		dst[i] = rw_load32(ips[i] + 16);
 	}
 	session_lookup_down_burst(a->sessions, dst, n, ids);
-	/* The index gave ids without reading the slots: bring their templates in. */
-	for (i = 0; i < n; i++)
-		if (ids[i] != SESSION_ID_NONE)
+	/* The index gave ids without reading the slots: bring in their QoS and
+	 * MTU (line 0) and templates (line 1). */
+	for (i = 0; i < n; i++) {
+		if (ids[i] != SESSION_ID_NONE) {
 			rte_prefetch0(session_get(a->sessions, ids[i]));
+			rte_prefetch0(&session_get(a->sessions, ids[i])->encap);
+		}
+	}
 	for (i = 0; i < n; i++) {
 		if (ids[i] == SESSION_ID_NONE) {
 			drop(a, pkts[i], APP_DROP_NO_SESSION_DOWN);
@@ -587,10 +590,13 @@ downstream6(struct app *a, struct rte_mbuf **pkts, struct cls_result *res, uint1
 		hi[i] = session6_hi64(
 			rte_pktmbuf_mtod_offset(pkts[i], const uint8_t *, res[i].l3_off + 24));
 	session_lookup_down6_burst(a->sessions, hi, n, ids);
-	/* The index gave ids: bring their templates in. */
-	for (i = 0; i < n; i++)
-		if (ids[i] != SESSION_ID_NONE)
+	/* The index gave ids: bring their QoS, MTU and templates in. */
+	for (i = 0; i < n; i++) {
+		if (ids[i] != SESSION_ID_NONE) {
 			rte_prefetch0(session_get(a->sessions, ids[i]));
+			rte_prefetch0(&session_get(a->sessions, ids[i])->encap);
+		}
+	}
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		const struct cls_result *r = &res[i];
@@ -830,6 +836,7 @@ worker_burst(struct app *a, struct rte_mbuf **pkts, uint16_t n, uint64_t now)
 
 	w->rx_pkts += n;
 	w->rx_bursts++;
+	a->rx_last = n;
 	classify_burst(lm, pkts, n, res, &w->cls);
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
@@ -967,7 +974,11 @@ worker_flush(struct app *a)
 		a->wstats.drop[APP_DROP_HQOS] += (uint64_t)(o->n_sched - k);
 		o->n_sched = 0;
 	}
-	if (o->n_tx < APP_TX_MAX) {
+	/* The batch (hqos_batch.h): at once when the receive queue is drained. */
+	a->hqos_tried = 0;
+	if (o->n_tx < APP_TX_MAX && a->hqos->backlog > 0 &&
+	    hqos_batch_due(&a->batch, a->rx_last, APP_BURST, a->hqos->backlog, rte_rdtsc())) {
+		a->hqos_tried = 1;
 		d = hqos_dequeue(a->hqos, &o->tx[o->n_tx], (uint32_t)(APP_TX_MAX - o->n_tx));
 		if (d > 0)
 			o->n_tx = (uint16_t)(o->n_tx +
@@ -989,10 +1000,14 @@ worker_main(void *arg)
 	uint64_t now;
 
 	session_worker_register(a->sessions, 0);
+	/* The idle back-off sleeps for what it asks, not 50 us more (the default slack). */
+	if (a->opts.idle_sleep_us > 0)
+		prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
 	while (!a->stop) {
 		now = rte_rdtsc();
 		hqos_worker_apply(a->hqos, now);
 		n = rte_eth_rx_burst(a->port_id, 0, pkts, APP_BURST);
+		a->rx_last = n;
 		if (n > 0)
 			worker_burst(a, pkts, n, now);
 		d = worker_flush(a);
@@ -1001,9 +1016,13 @@ worker_main(void *arg)
 		if (k > 0)
 			a->wstats.injected += tx_burst(a, pkts, k);
 		session_worker_quiescent(a->sessions, 0);
-		if (n == 0 && k == 0 && d == 0 && a->opts.idle_sleep_us > 0) {
+		/* Never while the batch holds frames back; frames waiting for tokens may. */
+		if (hqos_batch_may_sleep(a->opts.idle_sleep_us, n, k, d, a->hqos->backlog,
+					 a->hqos_tried)) {
 			a->wstats.idle_sleeps++;
 			idle_sleep(a->opts.idle_sleep_us);
+		} else if (n == 0 && k == 0 && d == 0 && a->opts.idle_sleep_us > 0) {
+			a->wstats.idle_sleeps_held++;
 		}
 	}
 	session_worker_unregister(a->sessions, 0);

@@ -262,18 +262,19 @@ test_generations(struct police *p)
 	police_set(p, 9, 2000000, 2000000);
 	check(s->gen.sn == gen + 2, name, "new rates: generation + 2");
 	check(police_color(p, 9, now, 1000) == RTE_COLOR_GREEN, name, "new rates: buckets full");
-	check(s->seen == gen + 2 && s->m.time_tp == now, name, "buckets timed from the frame");
+	check(s->seen == gen + 2 && s->time_tp == now, name, "buckets timed from the frame");
 
 	/* A write in progress (odd generation) is not adopted; its end is. */
 	rte_seqcount_write_begin(&s->gen);
 	__atomic_store_n(&s->pir, 0, __ATOMIC_RELAXED);
 	for (i = 0; i < 100; i++)
 		police_color(p, 9, now, 1000);
-	check(s->seen == gen + 2 && s->on, name, "odd generation: old rates kept");
+	check(s->seen == gen + 2 && police_slot_on(s), name, "odd generation: old rates kept");
 	check(police_color(p, 9, now, 1000) == RTE_COLOR_RED, name,
 	      "odd generation: still metered");
 	rte_seqcount_write_end(&s->gen);
-	check(police_color(p, 9, now, 1000) == RTE_COLOR_GREEN && s->seen == gen + 4 && !s->on,
+	check(police_color(p, 9, now, 1000) == RTE_COLOR_GREEN && s->seen == gen + 4 &&
+		      !police_slot_on(s),
 	      name, "write finished: PIR 0 adopted");
 }
 
@@ -285,6 +286,16 @@ struct reader {
 	bool stop; /* atomic accesses */
 	uint64_t frames, adoptions, torn;
 };
+
+/* Whether the slot's meter was built from profile q (every field of it). */
+static bool
+meter_is(const struct police_slot *s, const struct rte_meter_trtcm_profile *q)
+{
+	return s->cbs == q->cbs && s->pbs == q->pbs && s->cir_period == q->cir_period &&
+	       s->pir_period == q->pir_period &&
+	       s->cir_bytes_per_period == q->cir_bytes_per_period &&
+	       s->pir_bytes_per_period == q->pir_bytes_per_period;
+}
 
 static void *
 reader_main(void *arg)
@@ -299,8 +310,7 @@ reader_main(void *arg)
 		if (s->seen != seen) {
 			seen = s->seen;
 			__atomic_store_n(&r->adoptions, r->adoptions + 1, __ATOMIC_RELAXED);
-			if (s->on && memcmp(&s->prof, &r->a, sizeof(r->a)) != 0 &&
-			    memcmp(&s->prof, &r->b, sizeof(r->b)) != 0)
+			if (police_slot_on(s) && !meter_is(s, &r->a) && !meter_is(s, &r->b))
 				r->torn++;
 		}
 	}

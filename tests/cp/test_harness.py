@@ -555,3 +555,60 @@ def test_fakeonos_checks_sessions_as_the_app():
         assert onos.events == []
     finally:
         onos.close()
+
+
+def test_fakeonos_seba_side_as_strict_as_the_app():
+    """fakeonos's org.bngpod.seba side answers what the Java resources answer: the contract
+    files' teardowns (seba-teardowns.json) from seba_teardown, `after` refused as
+    TeardownsWebResource refuses it, POST /pppoe-events refused above 1,000 events or for a
+    body that is not JSON (PppoeEventsWebResource), the contract's events taken, and a
+    teardown the app never makes refused."""
+    import base64
+    import http.client
+    import json
+    from pathlib import Path
+    from urllib.parse import urlsplit
+
+    from harness.fakeonos import CP_PASSWORD, CP_USER, SEBA_BASE, FakeOnos
+
+    contract = Path(__file__).resolve().parents[1] / "contract" / "onos"
+    onos = FakeOnos().start()
+    auth = "Basic " + base64.b64encode(f"{CP_USER}:{CP_PASSWORD}".encode()).decode()
+    u = urlsplit(onos.url)
+
+    def call(method: str, path: str, body: bytes | None = None) -> tuple[int, dict]:
+        conn = http.client.HTTPConnection(u.hostname, u.port, timeout=5)
+        try:
+            conn.request(method, SEBA_BASE + path, body=body, headers={"Authorization": auth})
+            r = conn.getresponse()
+            return r.status, json.loads(r.read() or b"null")
+        finally:
+            conn.close()
+
+    try:
+        onos.seba_subscribers = json.loads((contract / "seba-subscribers.json").read_text())["body"]["subscribers"]
+        want = json.loads((contract / "seba-teardowns.json").read_text())["body"]
+        for t in want["teardowns"]:
+            got = onos.seba_teardown(t["accessPort"], t["stag"], t["ctag"], t["uni"], t["cause"])
+            assert got["version"] == t["version"] and got["at"].endswith("Z")
+        status, body = call("GET", "/teardowns?after=0")
+        assert status == 200 and body["version"] == 2
+        assert [{k: v for k, v in t.items() if k != "at"} for t in body["teardowns"]] == [
+            {k: v for k, v in t.items() if k != "at"} for t in want["teardowns"]
+        ]
+        assert call("GET", "/teardowns?after=1")[1]["teardowns"][0]["version"] == 2
+        for bad in ("-1", "x", "", "1" * 19, "1.5"):
+            status, body = call("GET", f"/teardowns?after={bad}")
+            assert status == 400 and body["error"].startswith("after: "), (bad, status, body)
+        with pytest.raises(ValueError, match="cause"):
+            onos.seba_teardown("access1", 100, 900, "BBSM00000001-1", "User-Request")
+
+        events = json.loads((contract / "seba-pppoe-events.json").read_text())
+        status, body = call("POST", "/pppoe-events", json.dumps(events["body"]).encode())
+        assert (status, body) == (200, events["answer"]), body
+        assert call("POST", "/pppoe-events", b"{not json")[0] == 400
+        many = {"events": [events["body"]["events"][0]] * 1001}
+        assert call("POST", "/pppoe-events", json.dumps(many).encode())[0] == 400
+        assert len(onos.pppoe_events) == events["answer"]["posted"]
+    finally:
+        onos.close()

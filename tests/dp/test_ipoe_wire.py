@@ -44,6 +44,7 @@ GATEWAY = "100.80.0.1"
 BCAST = "ff:ff:ff:ff:ff:ff"
 UNSPECIFIED = ".".join("0" * 4)  # 0.0.0.0: a DHCP client's source, an RFC 5227 probe's sender
 IPOE_KEYS = "session_types = pppoe ipoe\nipoe_gateways = 100.80.0.1/22\nipoe_proxy_arp = yes\n"
+IPOE_KEY_NAMES = ("session_types", "ipoe_gateways", "ipoe_proxy_arp")
 
 _ctags = itertools.count(1700)
 
@@ -54,13 +55,12 @@ def dp(dp_prereqs, tmp_path_factory):
     text = LAB_DP1.read_text()
     head, sep, rest = text.partition("[line_group.0]\n")
     assert sep, "dp1.ini has a [line_group.0]"
-    # the generator writes the three IPoE keys for every group (PPPoE only: none): replace them
-    keys = ("session_types", "ipoe_gateways", "ipoe_proxy_arp")
-    section, nxt, later = rest.partition("\n[")
-    section = "\n".join(ln for ln in section.split("\n") if ln.split("=")[0].strip() not in keys)
-    rest = section + nxt + later
+    # The generator writes these keys for every group (PPPoE only in the lab): this group's
+    # values are replaced, the others' kept.
+    body, nxt, tail = rest.partition("\n[")
+    body = "\n".join(ln for ln in body.split("\n") if ln.split("=")[0].strip() not in IPOE_KEY_NAMES)
     ini = tmp_path_factory.mktemp("ipoe") / "dp1.ini"
-    ini.write_text(head + sep + IPOE_KEYS + rest)
+    ini.write_text(head + sep + IPOE_KEYS + body + nxt + tail)
     rig = DpRig(ini).start()
     try:
         yield rig

@@ -11,7 +11,7 @@ import signal
 
 import pytest
 
-from .share_rig import ShareRig, Trace, max_excess, offer, rates
+from .share_rig import ShareRig, Trace, cleanup_stale, max_excess, offer, rates
 
 N = 3
 R = 60_000_000
@@ -62,3 +62,29 @@ def test_two_of_three_loaded_fill_the_port(rig):
     after = rates(traces, k0 + 0.5, k1, 0.1)
     worst = max(sum(w) for w in after)
     assert worst <= (R - R / 3) * 1.05 + buckets * 8 / 0.1, f"survivors sent {worst / R:.3f} of R"
+
+
+def test_a_refused_share_file_is_a_clear_exit_not_a_crash(dp_prereqs, tmp_path):
+    """A qos-share file bng-dp refuses (here: one peer, nobody to share with) ends the
+    process with exit status 1 and a message naming the file's key, never a signal, also
+    while telemetry is being asked."""
+    r = ShareRig(tmp_path, 1, R)
+    cleanup_stale()
+    try:
+        r._net()
+        dp = r.dps[0]
+        r._start(dp)
+        # Telemetry asked all along, as `bngpod status` or a test would: a command served
+        # while the process tears down must not touch freed state.
+        while dp.proc.poll() is None:
+            try:
+                dp.telemetry("/bng/stats")
+                dp.telemetry("/bng/sessions")
+            except (OSError, ValueError):
+                pass
+        rc = dp.proc.wait(timeout=60)
+        out = dp.proc.stdout.read().decode(errors="replace") if dp.proc.stdout else ""
+    finally:
+        r.close()
+    assert rc == 1, f"exit {rc}: {out[-2000:]}"
+    assert "--qos-share" in out and "peers" in out, out[-2000:]

@@ -20,7 +20,7 @@ import json
 import re
 import threading
 import time
-from datetime import datetime
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from ipaddress import IPv4Address
 from urllib.parse import parse_qs, urlsplit
@@ -28,6 +28,8 @@ from urllib.parse import parse_qs, urlsplit
 BASE = "/onos/bngpod"
 SEBA_BASE = "/onos/bngpod-seba"  # the SEBA app beside it
 PPPOE_EVENT_TYPES = ("SESSION_INIT", "AUTH_SUCCESS", "AUTH_FAILURE")  # what bng-cp may report
+PPPOE_MAX_EVENTS, PPPOE_MAX_BODY = 1000, 1 << 20  # PppoeEventsWebResource's limits
+TEARDOWN_CAUSES = ("Lost-Carrier", "Admin-Reset")  # the two the SEBA app requests (docs/seba.md)
 CP_USER, CP_PASSWORD = "bngcp", "cp-secret"  # a user holding the role bngpod-cp
 OTHER_USERS = {"onos": "rocks", "viewer": "viewer"}  # known to ONOS, without the role bngpod-cp
 
@@ -141,6 +143,7 @@ class FakeOnos:
         self.pppoe_events: list[dict] = []
         self.pppoe_refused: list[str] = []
         self.seba_pulls = 0  # subscribers tables served
+        self.teardown_polls = 0  # GET /teardowns answered
         self.cond = threading.Condition()
         owner = self
 
@@ -205,8 +208,14 @@ class FakeOnos:
                     return
                 if owner.seba_subscribers is not None and u.path == SEBA_BASE + "/teardowns":
                     q = {k: v[-1] for k, v in parse_qs(u.query, keep_blank_values=True).items()}
-                    after = int(q.get("after", "0"))
+                    after = q.get("after", "0")
+                    if not after or len(after) > 18 or not (after.isascii() and after.isdigit()):
+                        # as TeardownsWebResource
+                        self._reply(400, {"error": f"after: {after} is not a whole number 0 or above"})
+                        return
+                    after = int(after)
                     with owner.cond:
+                        owner.teardown_polls += 1
                         self._reply(
                             200,
                             {
@@ -260,10 +269,20 @@ class FakeOnos:
             def do_POST(self):
                 if not self._auth():
                     return
-                b = self._body()
                 if owner.seba_subscribers is not None and self.path == SEBA_BASE + "/pppoe-events":
+                    # as PppoeEventsWebResource: at most MAX_BODY bytes of JSON
+                    n = int(self.headers.get("Content-Length") or 0)
+                    if n > PPPOE_MAX_BODY:
+                        self._reply(400, {"error": f"body larger than {PPPOE_MAX_BODY} bytes"})
+                        return
+                    try:
+                        b = json.loads(self.rfile.read(n))
+                    except ValueError as e:
+                        self._reply(400, {"error": f"body is not JSON: {e}"})
+                        return
                     self._pppoe_events(b)
                     return
+                b = self._body()
                 if self.path == BASE + "/sessions/events":
                     assert 0 < len(b["events"]) <= 1000
                     try:
@@ -293,6 +312,9 @@ class FakeOnos:
                 if not isinstance(b, dict) or set(b) != {"events"} or not isinstance(b["events"], list):
                     self._reply(400, {"error": "body must be {events: [...]}"})
                     return
+                if len(b["events"]) > PPPOE_MAX_EVENTS:
+                    self._reply(400, {"error": f"{len(b['events'])} events, at most {PPPOE_MAX_EVENTS}"})
+                    return
                 posted, unmapped, refused = 0, 0, []
                 with owner.cond:
                     lines = {(x["accessPort"], x["stag"], x["ctag"]) for x in owner.seba_subscribers}
@@ -301,6 +323,8 @@ class FakeOnos:
                             isinstance(e, dict)
                             and set(e) == {"type", "accessPort", "stag", "ctag", "mac", "pppoeId"}
                             and e["type"] in PPPOE_EVENT_TYPES
+                            and isinstance(e["accessPort"], str)
+                            and 1 <= len(e["accessPort"]) <= 64
                             and isinstance(e["stag"], int)
                             and isinstance(e["ctag"], int)
                             and 1 <= e["stag"] <= 4094
@@ -332,7 +356,10 @@ class FakeOnos:
         self.server.shutdown()
         self.server.server_close()
 
-    def place(self, version: int, groups: dict[str, int | None]) -> None:
+    def place(self, version: int, groups: dict[str, int | None], instances: dict[int, str] | None = None) -> None:
+        """Placement `version`: each line group on an instance id (None: unplaced); the
+        instances (id -> name, all available; default dp1 and dp2)."""
+        instances = instances or {1: "dp1", 2: "dp2"}
         with self.cond:
             self.placement = {
                 "version": version,
@@ -340,9 +367,34 @@ class FakeOnos:
                     {"lineGroup": g, "instance": i, "state": "placed" if i else "unplaced", "reason": "test"}
                     for g, i in groups.items()
                 ],
-                "instances": [{"id": 1, "name": "dp1", "available": True}, {"id": 2, "name": "dp2", "available": True}],
+                "instances": [{"id": i, "name": n, "available": True} for i, n in sorted(instances.items())],
             }
             self.cond.notify_all()
+
+    def seba_teardown(self, access_port: str, stag: int, ctag: int, uni: str, cause: str) -> dict:
+        """Add a teardown request as the SEBA app's TeardownLog does (the next version, `at`
+        now as Java's Instant prints it: ISO-8601 UTC, milliseconds unless zero); refuses what
+        the app never makes. The request."""
+        if cause not in TEARDOWN_CAUSES:
+            raise ValueError(f"cause {cause!r}: the SEBA app requests only {TEARDOWN_CAUSES}")
+        if not (NAME.fullmatch(access_port) and 1 <= stag <= 4094 and 1 <= ctag <= 4094 and uni):
+            raise ValueError(f"not a line the SEBA app maps: {access_port} {stag}.{ctag} {uni!r}")
+        now = datetime.now(UTC)
+        ms = now.microsecond // 1000
+        at = now.strftime("%Y-%m-%dT%H:%M:%S") + (f".{ms:03d}" if ms else "") + "Z"
+        with self.cond:
+            t = {
+                "version": len(self.seba_teardowns) + 1,
+                "accessPort": access_port,
+                "stag": stag,
+                "ctag": ctag,
+                "uni": uni,
+                "cause": cause,
+                "at": at,
+            }
+            self.seba_teardowns.append(t)
+            self.cond.notify_all()
+        return t
 
     def wait(self, pred, timeout: float = 15.0, what: str = "condition"):
         end = time.monotonic() + timeout

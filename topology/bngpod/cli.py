@@ -143,6 +143,16 @@ def _print_status(report: dict) -> None:
             print(f"  control plane:     {total} session(s)")
             for i in cp["instances"]:
                 print(f"    instance {i['id']} {i['name']:<8} {i['state']:<12} {i['sessions']} session(s)")
+    for name, q in report.get("qos_share", {}).items():
+        if "error" in q:
+            print(f"  qos share {name:<7} {q['error']}")
+            continue
+        mbit = {k: q.get(f"{k}_bps", 0) / 1e6 for k in ("port_rate", "static", "applied", "demand", "served")}
+        print(
+            f"  qos share {name:<7} access_port.{q.get('access_port')}: applied {mbit['applied']:.1f} of "
+            f"{mbit['port_rate']:.1f} Mbit/s (static {mbit['static']:.1f}), demand {mbit['demand']:.1f}, "
+            f"served {mbit['served']:.1f}, {'consistent' if q.get('consistent') else 'INCONSISTENT'} view"
+        )
     print(f"  namespaces:    {' '.join(report['namespaces'])}")
     for port in report["ports"]:
         print(f"  switch port    {port}")

@@ -369,6 +369,13 @@ def status() -> dict:
             report["cp"] = {"error": "bng-cp is not running"}
     if state.data.get("controller"):
         report["controller"] = {"url": state.data["controller"]["url"], "events": str(controller_launch.events_path())}
+    generated = state.data.get("generated")
+    procs = report["processes"]
+    running = [n.removeprefix("bng-dp ") for n, p in procs.items() if n.startswith("bng-dp ") and p["running"]]
+    if generated and running:
+        shares = dp_launch.qos_share_status(Path(generated), running)
+        if shares:
+            report["qos_share"] = shares
     if report["processes"].get("ovs-vswitchd", {}).get("running"):
         report["ports"], report["flows"] = network.switch_report()
     return report

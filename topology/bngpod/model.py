@@ -192,6 +192,7 @@ class QosProfile:
     up_cir: int
     classes: list[TrafficClass]
     up_dscp: int | None = None  # DSCP written into upstream packets; None keeps theirs
+    down_guaranteed: int | None = None  # contracted per session, for placement; None: not stated
 
     def dscp_map(self) -> dict[int, int]:
         """DSCP -> class, for DSCPs outside the best-effort class."""
@@ -390,6 +391,54 @@ class ControlPlane:
     heartbeat_tries: int | None = None
 
 
+# Sharing an access port's rate between the instances that shape it (bng-dp --qos-share,
+# docs/dp/hqos.md "Sharing an access port across instances"): the pod-wide settings.
+QOS_SHARE_DEFAULT_PORT = 9100
+QOS_SHARE_MAX_PEERS = 16  # share.h SHARE_MAX_PEERS
+QOS_SHARE_MIN_RATE = 100_000  # share_conf.c: port_rate
+
+
+@dataclass
+class QosShare:
+    enabled: bool = True
+    interval_ms: int = 10
+    silent_intervals: int = 3
+    port: int = QOS_SHARE_DEFAULT_PORT
+
+
+def port_sharers(instances: list[Instance]) -> dict[str, list[Instance]]:
+    """Access ports that two or more instances shape (their own line groups have lines on
+    it): port name -> those instances by id."""
+    by_port: dict[str, list[Instance]] = {}
+    for inst in sorted(instances, key=lambda i: i.id):
+        for p in inst.access_ports:
+            by_port.setdefault(p.name, []).append(inst)
+    return {name: insts for name, insts in by_port.items() if len(insts) >= 2}
+
+
+def shared_port(instances: list[Instance], inst: Instance) -> SwitchPort | None:
+    """The access port whose rate the instance shares (bng-dp takes one --qos-share file):
+    of the ports it shapes with other instances, the one with the most of them, the lowest
+    port number on a tie; None when it shapes no port with another instance."""
+    sharers = port_sharers(instances)
+    mine = [p for p in inst.access_ports if p.name in sharers]
+    if not mine:
+        return None
+    return min(mine, key=lambda p: (-len(sharers[p.name]), p.number))
+
+
+def share_groups(instances: list[Instance]) -> dict[str, list[Instance]]:
+    """Access port name -> the instances (by id) that share its rate: those whose
+    shared_port() it is, when they are two or more. An instance that shapes several ports
+    with others shares only its chosen one; on the others it keeps the whole port rate."""
+    groups: dict[str, list[Instance]] = {}
+    for inst in sorted(instances, key=lambda i: i.id):
+        port = shared_port(instances, inst)
+        if port is not None:
+            groups.setdefault(port.name, []).append(inst)
+    return {name: insts for name, insts in groups.items() if len(insts) >= 2}
+
+
 @dataclass
 class Pod:
     name: str
@@ -409,6 +458,7 @@ class Pod:
     ipv6_pools: list[Ipv6Pool] = field(default_factory=list)
     ipv6_ra: Ipv6Ra = field(default_factory=Ipv6Ra)
     control_policing: dict[str, PuntClass] = field(default_factory=lambda: dict(PUNT_DEFAULTS))
+    qos_share: QosShare = field(default_factory=QosShare)
     source: str = ""
     kafka_port: int | None = None  # seba.kafka: the pod's Kafka broker's port (None: no broker)
 
@@ -427,3 +477,8 @@ class Pod:
 
     def instance(self, key: int | str) -> Instance:
         return next(i for i in self.instances if key in (i.id, i.name))
+
+    def share_groups(self) -> dict[str, list[Instance]]:
+        """The instances that exchange reports for each access port (docs/configuration.md
+        qos_share): empty when sharing is off."""
+        return share_groups(self.instances) if self.qos_share.enabled else {}

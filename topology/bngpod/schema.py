@@ -113,7 +113,7 @@ QOS_PROFILE = _obj(
     ["name", "downstream", "upstream"],
     {
         "name": NAME,
-        "downstream": _obj(["rate"], {"rate": RATE}),
+        "downstream": _obj(["rate"], {"rate": RATE, "guaranteed": RATE}),
         "upstream": _obj(["pir"], {"pir": RATE, "cir": RATE, "dscp": UP_DSCP}),
         "classes": {"type": "array", "items": TRAFFIC_CLASS},
     },
@@ -158,6 +158,17 @@ RING_PERCENT = {
 }
 PUNT_CLASS = _obj([], {"per_client": PUNT_BUCKET, "per_line": PUNT_BUCKET, "ring_percent": RING_PERCENT})
 CONTROL_POLICING = _obj([], {name: PUNT_CLASS for name in m.PUNT_CLASSES})
+
+# Sharing an access port's rate between the instances that shape it (bng-dp --qos-share).
+QOS_SHARE = _obj(
+    [],
+    {
+        "enabled": {"type": "boolean"},
+        "interval_ms": {"type": "integer", "minimum": 1, "maximum": 1000},
+        "silent_intervals": {"type": "integer", "minimum": 2, "maximum": 100},
+        "port": {"type": "integer", "minimum": 1, "maximum": 65535},
+    },
+)
 
 # Router Advertisements (RFC 4861 6.2.1 bounds; the lifetime's lower bound, the interval,
 # is checked by bngpod.validate).
@@ -354,6 +365,7 @@ POD_SCHEMA = {
             ),
         },
         "ipv6_ra": IPV6_RA,
+        "qos_share": QOS_SHARE,
         "ipv6_pools": {"type": "array", "items": IPV6_POOL},
         "qos_profiles": {"type": "array", "minItems": 1, "items": QOS_PROFILE},
         "line_groups": {

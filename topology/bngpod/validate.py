@@ -288,6 +288,7 @@ class _Checker:
         acl = self.acl(d.get("acl", []))
         control_policing = self.control_policing(d.get("control_policing", {}))
         kafka_port = self.seba(d.get("seba", {}))
+        qos_share = self.qos_share(d.get("qos_share", {}), cp, instances)
         self.line_overlaps(groups)
         self.stag_ports_per_instance(instances)
         self.dp_limits(instances, profiles)
@@ -313,6 +314,7 @@ class _Checker:
             ipv6_pools=list(ipv6_pools.values()),
             ipv6_ra=ipv6_ra,
             control_policing=control_policing,
+            qos_share=qos_share,
             source=self.source,
             kafka_port=kafka_port,
         )
@@ -641,6 +643,14 @@ class _Checker:
             if pir and cir and cir > pir:
                 self.err(f"{where}.upstream.cir", f"CIR {cir} is above PIR {pir}")
             up_dscp = self.dscp(f"{where}.upstream.dscp", q["upstream"].get("dscp"))
+            guaranteed = None
+            if "guaranteed" in q["downstream"]:
+                guaranteed = self.rate(f"{where}.downstream.guaranteed", q["downstream"]["guaranteed"])
+                if guaranteed and down and guaranteed > down:
+                    self.err(
+                        f"{where}.downstream.guaranteed",
+                        f"guaranteed rate {guaranteed} is above the profile's downstream rate {down}",
+                    )
             classes = []
             tcs: dict[int, int] = {}
             dscps: dict[int, str] = {}
@@ -664,7 +674,9 @@ class _Checker:
             if down and pir and cir:
                 profiles.setdefault(
                     q["name"],
-                    m.QosProfile(q["name"], down, pir, cir, sorted(classes, key=lambda c: c.tc), up_dscp),
+                    m.QosProfile(
+                        q["name"], down, pir, cir, sorted(classes, key=lambda c: c.tc), up_dscp, guaranteed or None
+                    ),
                 )
         return profiles
 
@@ -979,6 +991,43 @@ class _Checker:
                 "would refuse a higher class before a lower one",
             )
         return classes
+
+    def qos_share(self, q: dict, cp: m.ControlPlane, instances: list[m.Instance]) -> m.QosShare:
+        """Sharing an access port's rate between the instances that shape it: the UDP port
+        of the reports (bound on each instance's control address, beside PFCP and VXLAN),
+        at most 16 instances a port (bng-dp's limit), one shared port an instance."""
+        share = m.QosShare(
+            enabled=q.get("enabled", True),
+            interval_ms=q.get("interval_ms", 10),
+            silent_intervals=q.get("silent_intervals", 3),
+            port=q.get("port", m.QOS_SHARE_DEFAULT_PORT),
+        )
+        if not share.enabled:
+            return share
+        if share.port in (cp.pfcp_port, cp.vxlan_port):
+            self.err("qos_share.port", f"UDP port {share.port} is the PFCP or VXLAN port of every instance")
+        sharers = m.port_sharers(instances)
+        for name, insts in sorted(m.share_groups(instances).items()):
+            rate = next(p.rate for p in insts[0].access_ports if p.name == name)
+            if rate is not None and rate < m.QOS_SHARE_MIN_RATE:
+                self.err("qos_share", f"access port {name!r}: bng-dp shares rates of {m.QOS_SHARE_MIN_RATE} bit/s up")
+            if len(insts) > m.QOS_SHARE_MAX_PEERS:
+                self.err(
+                    "qos_share",
+                    f"access port {name!r} is shaped by {len(insts)} instances; bng-dp shares a port "
+                    f"between at most {m.QOS_SHARE_MAX_PEERS} (or set qos_share.enabled: false)",
+                )
+        for inst in instances:
+            mine = [p.name for p in inst.access_ports if p.name in sharers]
+            if len(mine) > 1:
+                chosen = m.shared_port(instances, inst)
+                self.warn(
+                    "qos_share",
+                    f"instance {inst.name!r} shapes {len(mine)} access ports with other instances "
+                    f"({', '.join(mine)}); bng-dp shares one: {chosen.name!r} (the most sharers), "
+                    "on the others it keeps the whole port rate, as without sharing",
+                )
+        return share
 
     def line_overlaps(self, groups: list[m.LineGroup | None]) -> None:
         """Two lines may share an access port and S-tags only with disjoint C-tags."""

@@ -1,5 +1,6 @@
 """bng-dp's start in the emulated pod (no root needed: the spawn is replaced)."""
 
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -54,3 +55,21 @@ def test_other_start_failures_are_not_retried(spawned, monkeypatch):
     with pytest.raises(sv.EmuError, match="bad config"):
         dp.start_all(_State(), _pod("dp1"), None, {"dp1": 4096})
     assert spawned == [("dp1", True)]
+
+
+def test_an_instance_that_shares_a_port_runs_with_its_qos_share_file(tmp_path):
+    """bng-dp gets --qos-share with the generated qos_share/<instance>.ini, and only then."""
+    from bngpod import generate, validate
+
+    pod = validate.load(Path(__file__).resolve().parents[1] / "examples" / "lab.yaml")
+    generate.generate_all(pod, tmp_path)
+    (tmp_path / "qos_share" / "dp4.ini").unlink()  # as if dp4 shared nothing
+    for inst in pod.instances:
+        share = dp.qos_share_file(tmp_path, inst.name)
+        cmd = dp.command(inst, tmp_path / "dp" / f"{inst.name}.ini", False, 4096, share)
+        args = cmd[cmd.index("--") :]
+        if inst.name == "dp4":
+            assert share is None and "--qos-share" not in args
+        else:
+            assert share == tmp_path / "qos_share" / f"{inst.name}.ini"
+            assert args[args.index("--qos-share") + 1] == str(share)

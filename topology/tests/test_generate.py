@@ -336,3 +336,59 @@ def test_ipv6_in_the_cp_config_and_netcfg():
     assert cp["ipv6_ra"] == {"interval": 200, "router_lifetime": 1800}
     netcfg = json.loads((GOLDEN / "minimal" / "onos-netcfg.json").read_text())["apps"]["org.bngpod.app"]["pod"]
     assert "subnet6" not in netcfg["core"] and all("coreAddress6" not in g for g in netcfg["lineGroups"])
+
+
+def test_qos_share_files_match_the_pod():
+    """Each sharing instance's --qos-share file: the same peers in the same order in every
+    file of a port, itself at its index, the access port's index and rate, equal static
+    shares summing to at most the rate; instances that share nothing have no file."""
+    pod = validate.load(EXAMPLES / "lab.yaml")
+    ports = sorted(pod.ports_with_role("access"), key=lambda p: p.number)
+    seen = set()
+    for name, insts in pod.share_groups().items():
+        port = pod.port(name)
+        want_peers = [f"{i.control}:9100" for i in insts]
+        for k, inst in enumerate(insts):
+            ini = read_ini(GOLDEN / "lab" / "qos_share" / f"{inst.name}.ini")
+            assert ini.sections() == ["qos_share"]
+            q = ini["qos_share"]
+            assert q["peers"].split() == want_peers
+            assert int(q["self"]) == k and want_peers[k].startswith(str(inst.control) + ":")
+            assert ports[int(q["access_port"])].name == name
+            dp_ini = read_ini(GOLDEN / "lab" / "dp" / f"{inst.name}.ini")
+            assert dp_ini[f"access_port.{q['access_port']}"]["name"] == name
+            assert int(q["port_rate"]) == port.rate
+            shares = [int(x) for x in q["static_shares"].split()]
+            assert len(shares) == len(insts) and len(set(shares)) == 1 and sum(shares) <= port.rate
+            assert (q["interval_ms"], q["silent_intervals"]) == ("10", "3")
+            seen.add(inst.name)
+    assert seen == {"dp1", "dp2", "dp3", "dp4"}
+    assert sorted(p.name for p in (GOLDEN / "lab" / "qos_share").iterdir()) == sorted(f"{n}.ini" for n in seen)
+    # minimal: one instance a port, nothing to share
+    assert not (GOLDEN / "minimal" / "qos_share").exists()
+
+
+def test_qos_share_off_writes_no_file(tmp_path):
+    doc = yaml.safe_load((EXAMPLES / "lab.yaml").read_text())
+    doc["qos_share"] = {"enabled": False}
+    pod = validate.check(doc).pod
+    generate.generate_all(pod, tmp_path)
+    assert not (tmp_path / "qos_share").exists()
+    doc["qos_share"] = {"interval_ms": 5, "silent_intervals": 4, "port": 9200}
+    generate.generate_all(validate.check(doc).pod, tmp_path / "on")
+    q = read_ini(tmp_path / "on" / "qos_share" / "dp3.ini")["qos_share"]
+    assert (q["interval_ms"], q["silent_intervals"], q["peers"]) == ("5", "4", "10.200.0.13:9200 10.200.0.14:9200")
+
+
+def test_a_profiles_guaranteed_rate_reaches_the_onos_placement(tmp_path):
+    """downstream.guaranteed (optional): the rate a session is contracted, which the ONOS
+    app places line groups by (qosProfiles[].downGuaranteed); absent, the key is absent."""
+    doc = yaml.safe_load((EXAMPLES / "lab.yaml").read_text())
+    doc["qos_profiles"][0]["downstream"]["guaranteed"] = "20M"
+    result = validate.check(doc)
+    assert result.errors == [], result.errors
+    generate.generate_all(result.pod, tmp_path)
+    onos = json.loads((tmp_path / "onos-netcfg.json").read_text())["apps"]["org.bngpod.app"]["pod"]
+    got = {q["name"]: q.get("downGuaranteed") for q in onos["qosProfiles"]}
+    assert got[doc["qos_profiles"][0]["name"]] == 20_000_000
+    assert [v for n, v in got.items() if n != doc["qos_profiles"][0]["name"]] == [None] * (len(got) - 1)

@@ -549,6 +549,11 @@ REJECTIONS = [
         "qos_profiles[0].upstream.cir: CIR 60000000 is above PIR 50000000",
     ),
     (
+        "guaranteed above the downstream rate",
+        _set(["qos_profiles", 0, "downstream", "guaranteed"], "1G"),
+        "qos_profiles[0].downstream.guaranteed: guaranteed rate 1000000000 is above the profile's downstream rate 100000000",
+    ),
+    (
         "class above pipe rate",
         _set(["qos_profiles", 0, "classes", 0, "rate"], "1G"),
         "qos_profiles[0].classes[0].rate: class rate 1000000000 is above the profile's downstream rate 100000000",
@@ -1085,3 +1090,65 @@ def test_cli_missing_file():
     proc = bngpod_cli("validate", "/nonexistent/pod.yaml")
     assert proc.returncode == 1
     assert "cannot read" in proc.stderr
+
+
+# -- qos_share: sharing an access port's rate between the instances that shape it ------
+
+
+def test_qos_share_defaults_and_groups():
+    pod = validate.load(EXAMPLES / "lab.yaml")
+    assert pod.qos_share == m.QosShare(enabled=True, interval_ms=10, silent_intervals=3, port=9100)
+    assert {p: [i.name for i in insts] for p, insts in pod.share_groups().items()} == {
+        "access1": ["dp1", "dp2"],
+        "access3": ["dp3", "dp4"],
+    }
+    off = validate.check(mutated(lambda d: d.update(qos_share={"enabled": False}))).pod
+    assert off.share_groups() == {}
+
+
+@pytest.mark.parametrize(
+    "value,where",
+    [
+        ({"port": 8805}, "qos_share.port: UDP port 8805 is the PFCP or VXLAN port"),
+        ({"interval_ms": 0}, "qos_share"),
+        ({"interval_ms": 1001}, "qos_share"),
+        ({"silent_intervals": 1}, "qos_share"),
+        ({"port": 0}, "qos_share"),
+        ({"enabled": "yes"}, "qos_share"),
+        ({"peers": []}, "qos_share"),
+    ],
+)
+def test_qos_share_rejections(value, where):
+    errors = errors_of(mutated(lambda d: d.update(qos_share=value)))
+    assert any(e.startswith(where) for e in errors), errors
+
+
+def test_qos_share_port_conflict_ignored_when_off():
+    assert errors_of(mutated(lambda d: d.update(qos_share={"enabled": False, "port": 8805}))) == []
+
+
+def test_qos_share_too_slow_a_port():
+    def slow(d):
+        d["switch"]["ports"][0]["rate"] = 50000
+
+    errors = errors_of(mutated(slow))
+    assert any(e.startswith("qos_share: access port 'access1'") for e in errors), errors
+
+
+def test_qos_share_two_shared_ports_is_a_warning():
+    # dp1 serves lg1 (access1, with dp2) and lg3 (access3, with dp4): two sharers each,
+    # the lower port number wins.
+    def two(d):
+        d["instances"][0]["line_groups"] = ["lg1", "lg3"]
+        d["instances"][2]["line_groups"] = []
+
+    result = validate.check(mutated(two))
+    assert result.errors == []
+    assert any(
+        "instance 'dp1' shapes 2 access ports with other instances (access1, access3); bng-dp shares one: 'access1'"
+        in w
+        for w in result.warnings
+    ), result.warnings
+    groups = {p: [i.name for i in insts] for p, insts in result.pod.share_groups().items()}
+    # dp4 is then alone on access3 (dp1 shares access1): no exchange for access3
+    assert groups == {"access1": ["dp1", "dp2"]}

@@ -1,7 +1,9 @@
 """bng-dp, one per DP instance, inside its namespace on data0 (net_af_packet) with the
 generated dp/<instance>.ini, idling with short sleeps so several share two cores. It uses
 hugepages when enough are free for all instances and --no-huge otherwise; its session
-capacity follows the subscribers of its line groups."""
+capacity follows the subscribers of its line groups. An instance that shares an access
+port's rate with others (the generated qos_share/<instance>.ini, docs/configuration.md
+qos_share) runs with --qos-share on that file."""
 
 from __future__ import annotations
 
@@ -77,7 +79,15 @@ def instance_subscribers(pod: m.Pod, per_group: int, given: list[dict] | None) -
     return {i.name: sum(per.get(g.name, 0) for g in i.groups) for i in pod.instances}
 
 
-def command(inst: m.Instance, config: Path, hugepages: bool, sessions: int = DP_SESSIONS) -> list[str]:
+def qos_share_file(generated: Path, name: str) -> Path | None:
+    """The instance's generated --qos-share file, None when it shares no access port."""
+    path = generated / "qos_share" / f"{name}.ini"
+    return path if path.is_file() else None
+
+
+def command(
+    inst: m.Instance, config: Path, hugepages: bool, sessions: int = DP_SESSIONS, qos_share: Path | None = None
+) -> list[str]:
     """The bng-dp command line of one instance (run inside its namespace)."""
     ncpu = os.cpu_count() or 1
     worker = inst.cores[0]
@@ -88,12 +98,13 @@ def command(inst: m.Instance, config: Path, hugepages: bool, sessions: int = DP_
         mem = ["--in-memory", "--socket-mem", str(memory_mb(sessions))]
     else:
         mem = ["--no-huge", "-m", str(memory_mb(sessions)), "--no-shconf"]
+    share = ["--qos-share", str(qos_share)] if qos_share is not None else []
     return [
         str(binaries.BNG_DP), "--lcores", lcores, "--main-lcore", str(main), *mem, "--no-pci",
         f"--file-prefix={file_prefix(inst)}", "--log-level=notice",
         "--vdev", "net_af_packet0,iface=data0,framecnt=4096",
         "--", "--config", str(config), "--idle-sleep-us", str(DP_IDLE_SLEEP_US),
-        "--sessions", str(sessions),
+        "--sessions", str(sessions), *share,
     ]  # fmt: skip
 
 
@@ -102,7 +113,8 @@ def _log(inst: m.Instance) -> Path:
 
 
 def _spawn(state: sv.State, inst: m.Instance, generated: Path, hugepages: bool, sessions: int) -> subprocess.Popen:
-    cmd = command(inst, generated / "dp" / f"{inst.name}.ini", hugepages, sessions)
+    config = generated / "dp" / f"{inst.name}.ini"
+    cmd = command(inst, config, hugepages, sessions, qos_share_file(generated, inst.name))
     return sv.spawn(state, f"bng-dp {inst.name}", dp_ns(inst), cmd, _log(inst), binaries.BNG_DP.name)
 
 
@@ -147,6 +159,21 @@ def _wait_up(inst: m.Instance, proc: subprocess.Popen, log: Path, offset: int = 
             raise sv.EmuError(f"bng-dp {inst.name} exited ({proc.returncode}): " + " / ".join(last))
         time.sleep(0.05)
     raise sv.EmuError(f"bng-dp {inst.name} did not come up within {START_TIMEOUT:.0f} s (see {log})")
+
+
+def qos_share_status(generated: Path, names: list[str]) -> dict[str, dict]:
+    """/bng/qos_share of each named instance that runs with a --qos-share file (the
+    rates in bit/s, whether its view of the peers is consistent, the peers' reports), or
+    {"error": ...} when its telemetry does not answer."""
+    out: dict[str, dict] = {}
+    for name in names:
+        if qos_share_file(generated, name) is None:
+            continue
+        try:
+            out[name] = clients.telemetry(clients.telemetry_socket(f"{sv.NS_PREFIX}{name}"), "/bng/qos_share")[0]
+        except (OSError, ValueError, IndexError) as exc:
+            out[name] = {"error": f"telemetry: {exc}"}
+    return out
 
 
 def restart(state: sv.State, inst: m.Instance, generated: Path) -> int:

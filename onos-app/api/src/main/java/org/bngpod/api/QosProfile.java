@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.OptionalLong;
 
 import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.base.Preconditions.checkNotNull;
@@ -24,6 +25,7 @@ public final class QosProfile {
     private final long upCir;
     private final Integer upDscp; // null: upstream packets keep their DSCP
     private final List<TrafficClass> classes;
+    private final Long downGuaranteed; // null: not stated
 
     private QosProfile(Builder builder) {
         this.name = Checks.name(builder.name, "QoS profile");
@@ -37,6 +39,12 @@ public final class QosProfile {
             Checks.inRange(upDscp, 0, TrafficClass.MAX_DSCP, "profile " + name + " upDscp");
         }
         this.classes = ImmutableList.copyOf(checkNotNull(builder.classes, "profile %s: classes is null", name));
+        this.downGuaranteed = builder.downGuaranteed;
+        if (downGuaranteed != null) {
+            Checks.positive(downGuaranteed, "profile " + name + " downGuaranteed");
+            checkArgument(downGuaranteed <= downRate, "profile %s: downGuaranteed %s > downRate %s",
+                          name, downGuaranteed, downRate);
+        }
         Checks.unique(classes, TrafficClass::tc, "traffic class in profile " + name + ":");
         Checks.unique(classes.stream().flatMap(c -> c.dscp().stream()).collect(ImmutableList.toImmutableList()),
                       d -> d, "DSCP in profile " + name + ":");
@@ -67,6 +75,16 @@ public final class QosProfile {
      */
     public long downRate() {
         return downRate;
+    }
+
+    /**
+     * Returns the downstream rate contracted (guaranteed) per session: what
+     * placement counts a session of the profile as, at most the pipe rate.
+     *
+     * @return rate in bit/s, or empty when the configuration does not state one
+     */
+    public OptionalLong downGuaranteed() {
+        return downGuaranteed == null ? OptionalLong.empty() : OptionalLong.of(downGuaranteed);
     }
 
     /**
@@ -135,19 +153,21 @@ public final class QosProfile {
         }
         QosProfile that = (QosProfile) obj;
         return downRate == that.downRate && upPir == that.upPir && upCir == that.upCir
-                && Objects.equals(upDscp, that.upDscp) && name.equals(that.name) && classes.equals(that.classes);
+                && Objects.equals(upDscp, that.upDscp) && name.equals(that.name) && classes.equals(that.classes)
+                && Objects.equals(downGuaranteed, that.downGuaranteed);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(name, downRate, upPir, upCir, upDscp, classes);
+        return Objects.hash(name, downRate, upPir, upCir, upDscp, classes, downGuaranteed);
     }
 
     @Override
     public String toString() {
         return MoreObjects.toStringHelper(this)
                 .add("name", name).add("downRate", downRate).add("upPir", upPir)
-                .add("upCir", upCir).add("upDscp", upDscp).add("classes", classes).toString();
+                .add("upCir", upCir).add("upDscp", upDscp).add("classes", classes)
+                .add("downGuaranteed", downGuaranteed).toString();
     }
 
     /**
@@ -160,8 +180,20 @@ public final class QosProfile {
         private Long upCir;
         private Integer upDscp;
         private List<TrafficClass> classes = ImmutableList.of();
+        private Long downGuaranteed;
 
         private Builder() {
+        }
+
+        /**
+         * Sets the downstream rate contracted per session.
+         *
+         * @param downGuaranteed rate in bit/s (1..downRate), or null for none stated
+         * @return this builder
+         */
+        public Builder downGuaranteed(Long downGuaranteed) {
+            this.downGuaranteed = downGuaranteed;
+            return this;
         }
 
         /**

@@ -70,7 +70,7 @@ final class PodConfigReader {
     private static final ImmutableList<String> POOL = ImmutableList.of("name", "prefix");
     private static final ImmutableList<String> POOL_OPT = ImmutableList.of("dns");
     private static final ImmutableList<String> PROFILE = ImmutableList.of("name", "downRate", "upPir");
-    private static final ImmutableList<String> PROFILE_OPT = ImmutableList.of("upCir", "upDscp", "classes");
+    private static final ImmutableList<String> PROFILE_OPT = ImmutableList.of("upCir", "upDscp", "classes", "downGuaranteed");
     private static final ImmutableList<String> CLASS = ImmutableList.of("tc", "name");
     private static final ImmutableList<String> CLASS_OPT = ImmutableList.of("dscp", "rate", "weights");
     private static final ImmutableList<String> LINE_GROUP = ImmutableList.of(
@@ -337,6 +337,15 @@ final class PodConfigReader {
                 throw upCirNode.error(upCir + " exceeds upPir " + upPir);
             }
         }
+        ConfigNode guaranteedNode = node.field("downGuaranteed");
+        Long downGuaranteed = null;
+        if (guaranteedNode.isPresent()) {
+            downGuaranteed = guaranteedNode.rate();
+            if (downGuaranteed > downRate) {
+                throw guaranteedNode.error(downGuaranteed + " exceeds downRate " + downRate);
+            }
+        }
+        Long profileGuaranteed = downGuaranteed;
         ConfigNode upDscpNode = node.field("upDscp");
         Integer upDscp = upDscpNode.isPresent() ? upDscpNode.intValue(0, TrafficClass.MAX_DSCP, "a DSCP") : null;
         Registry<Long, TrafficClass> tcs = new Registry<>("traffic class");
@@ -353,6 +362,7 @@ final class PodConfigReader {
                 .upCir(profileUpCir)
                 .upDscp(upDscp)
                 .classes(classes)
+                .downGuaranteed(profileGuaranteed)
                 .build());
         profiles.add(name, profile, nameNode, node);
         return profile;

@@ -7,23 +7,24 @@ import java.util.Objects;
 import static com.google.common.base.Preconditions.checkArgument;
 
 /**
- * What one DP instance can take, beyond what the pod model states.
+ * What one DP instance can take, and what a session contracts, beyond what
+ * the pod model states.
  *
- * <p>The pod model gives each instance a bandwidth (its VF's share of the
- * port rate, the HQoS port rate) but no session count, and line groups'
- * bandwidth is the sum of their subscribers' profile rates, which a BNG
- * oversubscribes. So the engine needs two numbers the pod file does not hold:
- * the session capacity of every instance (bng-dp's {@code --sessions}; its
- * default is 65,536, the emulated pod runs 4,096) and the oversubscription
- * ratio (the sum of the profile rates an instance may carry per bit/s of its
- * port rate).</p>
+ * <p>The pod model gives each instance a rate (its VF's share of the port
+ * rate, the HQoS port rate), the engine's capacity of contracted rate, but no
+ * session count: the session capacity of every instance is bng-dp's
+ * {@code --sessions} (its default is 65,536, the emulated pod runs 4,096).
+ * A QoS profile may state the downstream rate it guarantees a session
+ * ({@code downGuaranteed}); for a profile that does not, a session contracts
+ * its downstream rate divided by the oversubscription ratio (the profile rate
+ * a BNG sells per bit/s it guarantees), a planning assumption.</p>
  */
 public final class Capacity {
 
     /** bng-dp's default session capacity ({@code --sessions}). */
     public static final long DEFAULT_SESSIONS = 65_536;
 
-    /** Default oversubscription ratio: a planning assumption, not a measured figure. */
+    /** Default oversubscription ratio of profiles without downGuaranteed: a planning assumption. */
     public static final long DEFAULT_OVERSUBSCRIPTION = 20;
 
     /** Default capacity: 65,536 sessions, 20:1 oversubscription. */
@@ -43,7 +44,8 @@ public final class Capacity {
      * Returns a capacity.
      *
      * @param sessions         sessions each instance can hold
-     * @param oversubscription bit/s of profile rates per bit/s of port rate, 1 for none
+     * @param oversubscription profile downstream rate per contracted bit/s, for profiles without
+     *                         downGuaranteed; 1 for none
      * @return the capacity
      */
     public static Capacity of(long sessions, long oversubscription) {
@@ -60,7 +62,8 @@ public final class Capacity {
     }
 
     /**
-     * Returns the oversubscription ratio.
+     * Returns the oversubscription ratio of profiles that state no guaranteed
+     * downstream rate.
      *
      * @return ratio, at least 1
      */

@@ -25,27 +25,35 @@ import java.util.stream.Collectors;
 import static com.google.common.base.Preconditions.checkNotNull;
 
 /**
- * Decides which DP instance serves which line group.
+ * Decides which DP instance serves which line group, by contracted rates.
  *
  * <p>Demand of a line group: its expected sessions are the usable addresses
  * of its pools (an IPv4 prefix shorter than /31 loses its network and
  * broadcast addresses, as the control plane's allocator does), and its
- * bandwidth is its QoS profile's downstream rate times its expected
- * sessions. Capacity of an instance: {@link Capacity#sessions()} sessions,
- * and its VF's rate (its share of the port) times
- * {@link Capacity#oversubscription()} of bandwidth.</p>
+ * <em>contracted rate</em> is its expected sessions times the downstream rate
+ * its QoS profile guarantees a session ({@link QosProfile#downGuaranteed()};
+ * for a profile that states none, its downstream rate divided by
+ * {@link Capacity#oversubscription()}). Capacity of an instance: its VF's
+ * rate (its share of the server port, the HQoS port rate) of contracted rate,
+ * and {@link Capacity#sessions()} sessions. Capacity of an access port: its
+ * rate; a group counts its whole contracted rate on every access port it has
+ * lines on (its subscribers may all be on one of them).</p>
  *
- * <p>Line groups are always taken in one order: most expected sessions
- * first, then most bandwidth, then by name. {@link #initial(Pod)} places each
+ * <p>Line groups are always taken in one order: most contracted rate first,
+ * then most expected sessions, then by name. {@link #initial(Pod)} places each
  * group where the pod file says; a group that no longer fits on its instance
  * (after the larger groups there) is marked {@link Reason.Kind#OVER_CAPACITY}.
  * {@link #rebalance(Pod, Placement, Set)} keeps every group whose instance is
- * available and still has room for it, and moves the others (unavailable or
- * unknown instance, over capacity, unplaced) one by one onto the available
- * instance left with the most headroom: the largest smaller-of-two free
- * fractions (free sessions over session capacity, free bandwidth over
- * bandwidth capacity) after taking the group; ties go to the lower instance
- * id. A group that fits nowhere stays unplaced, with the reason.</p>
+ * available and still has room for it, and moves the others: those of an
+ * unavailable or unknown instance, unplaced ones, and from an instance over
+ * capacity, one at a time, the group whose rate relieves it best (the
+ * smallest that brings it within capacity, else the largest) until it is
+ * within capacity. A group to move goes to the available instance left with
+ * the largest free fraction of its contracted rate after taking it (then the
+ * largest free fraction of sessions; ties to the lower id). A group that fits
+ * nowhere stays unplaced, with the reason. No placement relieves an access
+ * port (its groups use it wherever they are served): a port whose placed groups
+ * contract more than its rate is named so in their reasons; it moves nothing.</p>
  *
  * <p>Two more rules, whatever the capacity:</p>
  * <ul>
@@ -70,14 +78,17 @@ public final class PlacementEngine {
     private static final BigInteger MAX = BigInteger.valueOf(Long.MAX_VALUE);
 
     private static final Comparator<Demand> ORDER =
-            Comparator.comparingLong((Demand d) -> d.sessions).reversed()
-                    .thenComparing(Comparator.comparingLong((Demand d) -> d.bandwidth).reversed())
+            Comparator.comparingLong((Demand d) -> d.rate).reversed()
+                    .thenComparing(Comparator.comparingLong((Demand d) -> d.sessions).reversed())
                     .thenComparing(d -> d.group);
 
     private static final Comparator<Bundle> BUNDLE_ORDER =
-            Comparator.comparingLong((Bundle b) -> b.sessions).reversed()
-                    .thenComparing(Comparator.comparingLong((Bundle b) -> b.bandwidth).reversed())
+            Comparator.comparingLong((Bundle b) -> b.rate).reversed()
+                    .thenComparing(Comparator.comparingLong((Bundle b) -> b.sessions).reversed())
                     .thenComparing(b -> b.members.get(0).group);
+
+    /** What a reason's figures of the access ports start with (a kept reason is given fresh ones). */
+    static final String PORTS = "; contracted on ";
 
     /** Why groups that share an S-tag go together (their reasons say it). */
     static final String SPLIT_STAG = "and ONOS's switch pipelines cannot split an S-tag by C-tag";
@@ -132,30 +143,43 @@ public final class PlacementEngine {
     }
 
     /**
-     * Returns the bandwidth of a line group: its profile's downstream rate
-     * times its expected sessions, saturating at {@link Long#MAX_VALUE}.
+     * Returns the downstream rate a session of a profile is contracted: the
+     * profile's {@link QosProfile#downGuaranteed()}, or when it states none,
+     * its downstream rate divided by {@link Capacity#oversubscription()}
+     * (rounded up).
+     *
+     * @param profile QoS profile
+     * @return bit/s, at least 1
+     */
+    public long contractedPerSession(QosProfile profile) {
+        long ratio = capacity.oversubscription();
+        return profile.downGuaranteed().orElse((profile.downRate() + ratio - 1) / ratio);
+    }
+
+    /**
+     * Returns the contracted rate of a line group: its expected sessions
+     * times the rate its profile contracts a session, saturating at
+     * {@link Long#MAX_VALUE}.
      *
      * @param pod   pod of the group
      * @param group line group of the pod
      * @return bit/s
      */
-    public long bandwidth(Pod pod, LineGroup group) {
+    public long contractedRate(Pod pod, LineGroup group) {
         QosProfile profile = pod.qosProfile(group.qosProfile()).orElseThrow();
-        return saturate(BigInteger.valueOf(profile.downRate())
+        return saturate(BigInteger.valueOf(contractedPerSession(profile))
                                 .multiply(BigInteger.valueOf(expectedSessions(pod, group))));
     }
 
     /**
-     * Returns the bandwidth capacity of an instance: its VF's rate times the
-     * oversubscription ratio, saturating at {@link Long#MAX_VALUE}.
+     * Returns the rate capacity of an instance: its VF's rate.
      *
      * @param pod      pod of the instance
      * @param instance instance of the pod
      * @return bit/s
      */
-    public long bandwidthCapacity(Pod pod, DpInstance instance) {
-        return saturate(BigInteger.valueOf(pod.vfOf(instance).rate())
-                                .multiply(BigInteger.valueOf(capacity.oversubscription())));
+    public long rateCapacity(Pod pod, DpInstance instance) {
+        return pod.vfOf(instance).rate();
     }
 
     private static long saturate(BigInteger value) {
@@ -164,9 +188,10 @@ public final class PlacementEngine {
 
     /**
      * Returns the placement the pod file states, checked against capacity.
-     * Groups of an instance are counted in the engine's order; one that does
-     * not fit after the ones before it stays on its instance, marked
-     * {@link Reason.Kind#OVER_CAPACITY}, and is not counted in the load. A
+     * On an instance whose stated groups contract more than its rate (or hold
+     * more sessions than it can), the groups a re-balance would take off
+     * (see {@link #rebalance(Pod, Placement, Set)}) stay on it, marked
+     * {@link Reason.Kind#OVER_CAPACITY}, and are not counted in its load. A
      * group no instance lists is unplaced. Groups that share an S-tag go
      * where the first of them is stated ({@link Reason.Kind#SHARED_STAG} for
      * those the pod file puts elsewhere or nowhere).
@@ -180,19 +205,37 @@ public final class PlacementEngine {
                 .collect(Collectors.toSet()));
         Map<String, Integer> instances = new HashMap<>();
         Map<String, Reason> reasons = new HashMap<>();
-        for (Bundle b : bundles(pod)) {
+        List<Bundle> bundles = bundles(pod);
+        // which bundles each instance is stated (S-tag clashes aside), then which of them it cannot take
+        Map<Integer, Load> scratch = loads(pod, loads.keySet());
+        Map<Integer, List<Bundle>> stated = new TreeMap<>();
+        Map<Bundle, String> clashes = new HashMap<>();
+        for (Bundle b : bundles) {
+            Optional<Integer> id = b.members.stream().map(d -> pod.instanceOf(d.group)).filter(Optional::isPresent)
+                    .map(o -> o.get().id()).findFirst();
+            String conflict = id.isPresent() ? scratch.get(id.get()).conflict(b) : null;
+            if (conflict != null) {
+                clashes.put(b, conflict);
+            } else if (id.isPresent()) {
+                b.members.forEach(scratch.get(id.get())::add);
+                stated.computeIfAbsent(id.get(), k -> new ArrayList<>()).add(b);
+            }
+        }
+        Map<Bundle, String> over = new HashMap<>();
+        stated.forEach((id, list) -> relieve(scratch.get(id), list, over));
+        for (Bundle b : bundles) {
             Demand lead = b.members.stream().filter(d -> pod.instanceOf(d.group).isPresent()).findFirst()
                     .orElse(null);
             if (lead == null) {
                 for (Demand d : b.members) {
                     reasons.put(d.group, Reason.of(Reason.Kind.UNPLACED, String.format(
-                            Locale.ROOT, "%s: unplaced%s: the pod file places it on no instance (needs %s)",
+                            Locale.ROOT, "%s: unplaced%s: the pod file places it on no instance (contracts %s)",
                             d.group, b.with(d), d.needs())));
                 }
                 continue;
             }
             Load load = loads.get(pod.instanceOf(lead.group).get().id());
-            String conflict = load.conflict(b);
+            String conflict = clashes.get(b);
             if (conflict != null) {
                 for (Demand d : b.members) {
                     reasons.put(d.group, Reason.of(Reason.Kind.UNPLACED, String.format(
@@ -202,43 +245,48 @@ public final class PlacementEngine {
                 }
                 continue;
             }
-            boolean fits = load.fits(b);
+            boolean fits = !over.containsKey(b);
+            String after = load.usedAfter(b);
             for (Demand d : b.members) {
                 instances.put(d.group, load.instance.id());
-                Optional<DpInstance> stated = pod.instanceOf(d.group);
-                boolean here = stated.isPresent() && stated.get().id() == load.instance.id();
+                Optional<DpInstance> statedOn = pod.instanceOf(d.group);
+                boolean here = statedOn.isPresent() && statedOn.get().id() == load.instance.id();
                 if (!fits) {
                     reasons.put(d.group, Reason.of(Reason.Kind.OVER_CAPACITY, String.format(
-                            Locale.ROOT, "%s: on %s %s, but over capacity: needs %s, "
-                                    + "has %s after larger groups; a re-balance moves it",
-                            d.group, load.label(), here ? "as the pod file states" : b.joining(d, statedText(stated)),
-                            b.needs(), load.free())));
+                            Locale.ROOT, "%s: on %s %s, but %s, contracts %s; a re-balance moves it",
+                            d.group, load.label(), here ? "as the pod file states" : b.joining(d, statedText(statedOn)),
+                            over.get(b), b.needs())));
                     continue;
                 }
                 load.add(d);
                 if (here) {
                     reasons.put(d.group, Reason.of(Reason.Kind.STATED, String.format(
-                            Locale.ROOT, "%s: on %s%s as the pod file states; needs %s, leaving %s",
-                            d.group, load.label(), b.with(d), d.needs(), load.free())));
+                            Locale.ROOT, "%s: on %s%s as the pod file states; contracts %s; %s",
+                            d.group, load.label(), b.with(d), d.needs(), after)));
                 } else {
                     reasons.put(d.group, Reason.of(Reason.Kind.SHARED_STAG, String.format(
-                            Locale.ROOT, "%s: on %s %s; needs %s, leaving %s",
-                            d.group, load.label(), b.joining(d, statedText(stated)), d.needs(), load.free())));
+                            Locale.ROOT, "%s: on %s %s; contracts %s; %s",
+                            d.group, load.label(), b.joining(d, statedText(statedOn)), d.needs(), after)));
                 }
             }
         }
-        return Placement.of(instances, reasons);
+        return finish(pod, instances, reasons);
     }
 
     /**
      * Re-balances a placement over the available instances, moving as few
      * line groups as possible: a group stays where it is when its instance is
-     * available and has room for it (groups counted in the engine's order);
-     * every other group goes to the available instance left with the most
-     * headroom, or stays unplaced when none can take it. Groups that share an
-     * S-tag stay or move together, where the first of them is (the others
-     * join it there). Ids that are not instances of the pod are ignored;
-     * groups of the current placement that are not in the pod are dropped.
+     * available and within capacity. An instance over capacity sheds groups
+     * one at a time, each time the one whose contracted rate relieves it
+     * best: the smallest (by rate, then sessions) whose move alone brings it
+     * within capacity, else the largest. Every group to move (shed, on an
+     * unavailable or unknown instance, unplaced), largest first, goes to the
+     * available instance left with the largest free fraction of its rate
+     * after taking it (then of its sessions; ties to the lower id), or stays
+     * unplaced when none can take it. Groups that share an S-tag stay or move
+     * together, where the first of them is (the others join it there). Ids
+     * that are not instances of the pod are ignored; groups of the current
+     * placement that are not in the pod are dropped.
      *
      * @param pod                the pod
      * @param current            the current placement
@@ -254,37 +302,14 @@ public final class PlacementEngine {
         Map<String, Reason> reasons = new HashMap<>();
         List<Bundle> toMove = new ArrayList<>();
         Map<Bundle, String> causes = new HashMap<>();
+        Map<Integer, List<Bundle>> staying = new TreeMap<>();
 
         for (Bundle b : bundles(pod)) {
             // a bundle is where its first placed group is; the others join it there
-            Demand lead = b.members.stream().filter(d -> current.instanceOf(d.group).isPresent()).findFirst()
-                    .orElse(b.members.get(0));
-            Integer id = current.instanceOf(lead.group).orElse(null);
+            Integer id = where(current, b);
             Load load = id == null ? null : loads.get(id);
-            String conflict = load == null ? null : load.conflict(b);
-            if (load != null && load.fits(b) && conflict == null) {
-                for (Demand d : b.members) {
-                    load.add(d);
-                    instances.put(d.group, id);
-                    Reason before = current.reason(d.group).orElse(null);
-                    boolean wasHere = current.instanceOf(d.group).equals(Optional.of(id));
-                    boolean keep = wasHere && before != null && (before.kind() == Reason.Kind.STATED
-                            || before.kind() == Reason.Kind.MOVED || before.kind() == Reason.Kind.KEPT
-                            || before.kind() == Reason.Kind.SHARED_STAG);
-                    if (keep) {
-                        reasons.put(d.group, before);
-                    } else if (wasHere) {
-                        reasons.put(d.group, Reason.of(Reason.Kind.KEPT, String.format(
-                                Locale.ROOT, "%s: kept on %s%s, which has room for it: needs %s, leaving %s",
-                                d.group, load.label(), b.with(d), d.needs(), load.free())));
-                    } else {
-                        reasons.put(d.group, Reason.of(Reason.Kind.SHARED_STAG, String.format(
-                                Locale.ROOT, "%s: on %s %s; needs %s, leaving %s", d.group, load.label(),
-                                b.joining(d, current.instanceOf(d.group).flatMap(pod::instance)
-                                        .map(i -> "on " + label(i)).orElse("unplaced")), d.needs(),
-                                load.free())));
-                    }
-                }
+            if (load != null) {
+                staying.computeIfAbsent(id, k -> new ArrayList<>()).add(b);
                 continue;
             }
             String cause;
@@ -292,18 +317,59 @@ public final class PlacementEngine {
                 cause = "was unplaced";
             } else if (pod.instance(id).isEmpty()) {
                 cause = String.format(Locale.ROOT, "instance id %d is not in the pod", id);
-            } else if (load == null) {
-                cause = String.format(Locale.ROOT, "instance %s unavailable", label(pod.instance(id).get()));
-            } else if (conflict != null) {
-                cause = String.format(Locale.ROOT, "on %s %s", load.label(), conflict);
             } else {
-                cause = String.format(Locale.ROOT, "%s over capacity (has %s after larger groups)",
-                                      load.label(), load.free());
+                cause = String.format(Locale.ROOT, "instance %s unavailable", label(pod.instance(id).get()));
             }
             toMove.add(b);
             causes.put(b, cause);
         }
 
+        for (Map.Entry<Integer, List<Bundle>> e : staying.entrySet()) {
+            Load load = loads.get(e.getKey());
+            // S-tags first: a bundle that clashes with the larger ones before it moves
+            Load scratch = new Load(load.instance, load.sessionCapacity, load.rateCapacity);
+            List<Bundle> keep = new ArrayList<>();
+            for (Bundle b : e.getValue()) {
+                String conflict = scratch.conflict(b);
+                if (conflict != null) {
+                    toMove.add(b);
+                    causes.put(b, String.format(Locale.ROOT, "on %s %s", load.label(), conflict));
+                } else {
+                    b.members.forEach(scratch::add);
+                    keep.add(b);
+                }
+            }
+            // then capacity: relieve it one group at a time, by the group whose rate relieves it best
+            for (Bundle victim : relieve(scratch, keep, causes)) {
+                toMove.add(victim);
+            }
+            for (Bundle b : keep) {
+                for (Demand d : b.members) {
+                    load.add(d);
+                    instances.put(d.group, load.instance.id());
+                    Reason before = current.reason(d.group).orElse(null);
+                    boolean wasHere = current.instanceOf(d.group).equals(Optional.of(load.instance.id()));
+                    boolean keepReason = wasHere && before != null && (before.kind() == Reason.Kind.STATED
+                            || before.kind() == Reason.Kind.MOVED || before.kind() == Reason.Kind.KEPT
+                            || before.kind() == Reason.Kind.SHARED_STAG);
+                    if (keepReason) {
+                        reasons.put(d.group, before);
+                    } else if (wasHere) {
+                        reasons.put(d.group, Reason.of(Reason.Kind.KEPT, String.format(
+                                Locale.ROOT, "%s: kept on %s%s, which has room for it: contracts %s; %s",
+                                d.group, load.label(), b.with(d), d.needs(), load.usedAfter(b))));
+                    } else {
+                        reasons.put(d.group, Reason.of(Reason.Kind.SHARED_STAG, String.format(
+                                Locale.ROOT, "%s: on %s %s; contracts %s; %s", d.group, load.label(),
+                                b.joining(d, current.instanceOf(d.group).flatMap(pod::instance)
+                                        .map(i -> "on " + label(i)).orElse("unplaced")), d.needs(),
+                                load.usedAfter(b))));
+                    }
+                }
+            }
+        }
+
+        toMove.sort(BUNDLE_ORDER);
         for (Bundle b : toMove) {
             String cause = causes.get(b);
             Comparator<Load> mostHeadroomFirst = ((Comparator<Load>) (x, y) -> compareAfter(y, x, b))
@@ -326,20 +392,107 @@ public final class PlacementEngine {
             String runnerUp = "no other instance could take it";
             if (candidates.size() > 1) {
                 Load next = candidates.get(1);
-                runnerUp = String.format(Locale.ROOT, "next best %s would have left %s%s", next.label(),
-                                         next.freeAfter(b),
+                runnerUp = String.format(Locale.ROOT, "next best %s would have had %s%s", next.label(),
+                                         next.figuresAfter(b),
                                          compareAfter(best, next, b) == 0 ? " (tie: lower id wins)" : "");
             }
-            String freeAfter = best.freeAfter(b);
+            String after = best.usedAfter(b);
             for (Demand d : b.members) {
                 best.add(d);
                 instances.put(d.group, best.instance.id());
                 reasons.put(d.group, Reason.of(Reason.Kind.MOVED, String.format(
-                        Locale.ROOT, "%s: %s; moved to %s%s (most headroom: needs %s, leaving %s; %s)",
-                        d.group, cause, best.label(), b.with(d), b.needs(), freeAfter, runnerUp)));
+                        Locale.ROOT, "%s: %s; moved to %s%s (most headroom: contracts %s; %s; %s)",
+                        d.group, cause, best.label(), b.with(d), b.needs(), after, runnerUp)));
             }
         }
-        return Placement.of(instances, reasons);
+        return finish(pod, instances, reasons);
+    }
+
+    /**
+     * Takes bundles off an instance over capacity until it is within: each
+     * time the one whose rate relieves it best, the smallest (by rate, then
+     * sessions) that alone brings it within capacity, else the largest.
+     * Removes them from keep and the load, and states why in causes.
+     *
+     * @return the bundles taken off, in the order taken
+     */
+    private static List<Bundle> relieve(Load load, List<Bundle> keep, Map<Bundle, String> causes) {
+        List<Bundle> taken = new ArrayList<>();
+        while (!keep.isEmpty()) {
+            // exact sums: a saturated total must not hide a group that does not fit
+            BigInteger rate = keep.stream().map(b -> BigInteger.valueOf(b.rate)).reduce(BigInteger.ZERO,
+                                                                                        BigInteger::add);
+            BigInteger sessions = keep.stream().map(b -> BigInteger.valueOf(b.sessions))
+                    .reduce(BigInteger.ZERO, BigInteger::add);
+            BigInteger excessRate = rate.subtract(BigInteger.valueOf(load.rateCapacity));
+            BigInteger excessSessions = sessions.subtract(BigInteger.valueOf(load.sessionCapacity));
+            if (excessRate.signum() <= 0 && excessSessions.signum() <= 0) {
+                break;
+            }
+            Bundle victim = keep.stream().filter(b -> BigInteger.valueOf(b.rate).compareTo(excessRate) >= 0
+                            && BigInteger.valueOf(b.sessions).compareTo(excessSessions) >= 0)
+                    .min(Comparator.comparingLong((Bundle b) -> b.rate)
+                                 .thenComparingLong(b -> b.sessions).thenComparing(BUNDLE_ORDER))
+                    .orElse(null);
+            String how = "the smallest group that brings it within capacity";
+            if (victim == null) {
+                victim = keep.get(0);
+                how = "the largest group: no one group brings it within capacity";
+            }
+            causes.put(victim, String.format(Locale.ROOT, "%s over capacity (%s; taking off %s relieves it: %s)",
+                                             load.label(), load.used(), rate(victim.rate), how));
+            keep.remove(victim);
+            load.remove(victim, keep);
+            taken.add(victim);
+        }
+        return taken;
+    }
+
+    /** Where a bundle is in a placement: where its first placed group is, or null. */
+    private static Integer where(Placement current, Bundle b) {
+        return b.members.stream().map(d -> current.instanceOf(d.group)).filter(Optional::isPresent)
+                .map(Optional::get).findFirst().orElse(null);
+    }
+
+    /**
+     * The placement, each placed group's reason ending with what the placed
+     * groups contract on each of its access ports against the port's rate.
+     */
+    private Placement finish(Pod pod, Map<String, Integer> instances, Map<String, Reason> reasons) {
+        Map<String, Long> contracted = new HashMap<>();
+        Map<String, LineGroup> groups = new HashMap<>();
+        for (LineGroup g : pod.lineGroups()) {
+            groups.put(g.name(), g);
+            if (instances.containsKey(g.name())) {
+                long rate = contractedRate(pod, g);
+                for (String port : accessPorts(g)) {
+                    contracted.merge(port, rate, (x, y) -> saturate(BigInteger.valueOf(x).add(BigInteger.valueOf(y))));
+                }
+            }
+        }
+        Map<String, Reason> out = new HashMap<>();
+        reasons.forEach((group, reason) -> {
+            String text = reason.text();
+            int cut = text.indexOf(PORTS);
+            if (cut >= 0) {
+                text = text.substring(0, cut);
+            }
+            if (instances.containsKey(group) && groups.containsKey(group)) {
+                String ports = accessPorts(groups.get(group)).stream().map(port -> {
+                    long rate = pod.port(port).map(p -> p.rate()).orElse(0L);
+                    long used = contracted.getOrDefault(port, 0L);
+                    return String.format(Locale.ROOT, "port %s %s of %s%s", port, rateIn(used, rate), rate(rate),
+                                         used > rate ? ", over its rate (no placement relieves a port)" : "");
+                }).collect(Collectors.joining(", "));
+                text = text + PORTS + ports;
+            }
+            out.put(group, Reason.of(reason.kind(), text));
+        });
+        return Placement.of(instances, out);
+    }
+
+    private static List<String> accessPorts(LineGroup g) {
+        return g.lines().stream().map(AccessLine::port).distinct().collect(Collectors.toList());
     }
 
     /**
@@ -367,7 +520,7 @@ public final class PlacementEngine {
 
     private List<Demand> demands(Pod pod) {
         return pod.lineGroups().stream()
-                .map(g -> new Demand(g.name(), expectedSessions(pod, g), bandwidth(pod, g), g.lines()))
+                .map(g -> new Demand(g.name(), expectedSessions(pod, g), contractedRate(pod, g), g.lines()))
                 .sorted(ORDER).collect(Collectors.toList());
     }
 
@@ -438,7 +591,7 @@ public final class PlacementEngine {
         Map<Integer, Load> loads = new TreeMap<>();
         for (DpInstance instance : pod.instances()) {
             if (ids.contains(instance.id())) {
-                loads.put(instance.id(), new Load(instance, capacity.sessions(), bandwidthCapacity(pod, instance)));
+                loads.put(instance.id(), new Load(instance, capacity.sessions(), rateCapacity(pod, instance)));
             }
         }
         return loads;
@@ -446,12 +599,16 @@ public final class PlacementEngine {
 
     /**
      * Compares the headroom two instances would keep after taking a group:
-     * the smaller of their free session and free bandwidth fractions, exactly.
+     * their free fractions of contracted rate, then of sessions, exactly.
      */
     private static int compareAfter(Load a, Load b, Bundle d) {
-        Fraction fa = a.headroomAfter(d);
-        Fraction fb = b.headroomAfter(d);
-        return fa.compareTo(fb);
+        int byRate = new Fraction(a.freeRate() - d.rate, a.rateCapacity)
+                .compareTo(new Fraction(b.freeRate() - d.rate, b.rateCapacity));
+        if (byRate != 0) {
+            return byRate;
+        }
+        return new Fraction(a.freeSessions() - d.sessions, a.sessionCapacity)
+                .compareTo(new Fraction(b.freeSessions() - d.sessions, b.sessionCapacity));
     }
 
     private static String statedText(Optional<DpInstance> stated) {
@@ -477,22 +634,30 @@ public final class PlacementEngine {
         return String.format(Locale.ROOT, "%,.1f Mbit/s", bps / 1e6);
     }
 
+    /**
+     * Formats a rate as a number in the unit {@link #rate(long)} gives
+     * another rate (its scale), without the unit: "1.2" of "2.5 Gbit/s".
+     */
+    static String rateIn(long bps, long scale) {
+        return String.format(Locale.ROOT, "%,.1f", scale >= 1_000_000_000L ? bps / 1e9 : bps / 1e6);
+    }
+
     /** What a line group needs. */
     private static final class Demand {
         final String group;
         final long sessions;
-        final long bandwidth;
+        final long rate;
         final List<AccessLine> lines;
 
-        Demand(String group, long sessions, long bandwidth, List<AccessLine> lines) {
+        Demand(String group, long sessions, long rate, List<AccessLine> lines) {
             this.lines = lines;
             this.group = group;
             this.sessions = sessions;
-            this.bandwidth = bandwidth;
+            this.rate = rate;
         }
 
         String needs() {
-            return sessions(sessions) + " and " + rate(bandwidth);
+            return rate(rate) + " for " + sessions(sessions);
         }
     }
 
@@ -504,20 +669,20 @@ public final class PlacementEngine {
         final List<Demand> members;
         final List<String> shared;
         final long sessions;
-        final long bandwidth;
+        final long rate;
 
         Bundle(List<Demand> members, List<String> shared) {
             this.members = List.copyOf(members);
             this.shared = List.copyOf(shared);
             this.sessions = saturate(members.stream().map(d -> BigInteger.valueOf(d.sessions))
                                              .reduce(BigInteger.ZERO, BigInteger::add));
-            this.bandwidth = saturate(members.stream().map(d -> BigInteger.valueOf(d.bandwidth))
+            this.rate = saturate(members.stream().map(d -> BigInteger.valueOf(d.rate))
                                               .reduce(BigInteger.ZERO, BigInteger::add));
         }
 
         /** What the bundle needs: with others, the sum, so named. */
         String needs() {
-            String both = sessions(sessions) + " and " + rate(bandwidth);
+            String both = rate(rate) + " for " + sessions(sessions);
             return members.size() == 1 ? both : "together " + both;
         }
 
@@ -562,43 +727,51 @@ public final class PlacementEngine {
         public int compareTo(Fraction o) {
             return num.multiply(o.den).compareTo(o.num.multiply(den));
         }
-
-        Fraction min(Fraction o) {
-            return compareTo(o) <= 0 ? this : o;
-        }
     }
 
     /** What an instance has taken so far. */
     private static final class Load {
         final DpInstance instance;
         final long sessionCapacity;
-        final long bandwidthCapacity;
+        final long rateCapacity;
         long sessions;
-        long bandwidth;
+        long rate;
         final List<GroupLine> lines = new ArrayList<>();
 
-        Load(DpInstance instance, long sessionCapacity, long bandwidthCapacity) {
+        Load(DpInstance instance, long sessionCapacity, long rateCapacity) {
             this.instance = instance;
             this.sessionCapacity = sessionCapacity;
-            this.bandwidthCapacity = bandwidthCapacity;
+            this.rateCapacity = rateCapacity;
         }
 
         long freeSessions() {
             return sessionCapacity - sessions;
         }
 
-        long freeBandwidth() {
-            return bandwidthCapacity - bandwidth;
+        long freeRate() {
+            return rateCapacity - rate;
         }
 
         boolean fits(Bundle b) {
-            return b.sessions <= freeSessions() && b.bandwidth <= freeBandwidth();
+            return b.sessions <= freeSessions() && b.rate <= freeRate();
         }
 
         void add(Demand d) {
-            sessions += d.sessions;
-            bandwidth += d.bandwidth;
+            sessions = saturate(BigInteger.valueOf(sessions).add(BigInteger.valueOf(d.sessions)));
+            rate = saturate(BigInteger.valueOf(rate).add(BigInteger.valueOf(d.rate)));
             d.lines.forEach(line -> lines.add(new GroupLine(d.group, line)));
+        }
+
+        /** Takes b off; what is left is the bundles of rest (the totals summed again, saturating). */
+        void remove(Bundle b, List<Bundle> rest) {
+            sessions = 0;
+            rate = 0;
+            for (Bundle r : rest) {
+                sessions = saturate(BigInteger.valueOf(sessions).add(BigInteger.valueOf(r.sessions)));
+                rate = saturate(BigInteger.valueOf(rate).add(BigInteger.valueOf(r.rate)));
+            }
+            Set<String> names = b.members.stream().map(d -> d.group).collect(Collectors.toSet());
+            lines.removeIf(l -> names.contains(l.group));
         }
 
         /*
@@ -623,24 +796,39 @@ public final class PlacementEngine {
             return null;
         }
 
-        Fraction headroomAfter(Bundle b) {
-            return new Fraction(freeSessions() - b.sessions, sessionCapacity)
-                    .min(new Fraction(freeBandwidth() - b.bandwidth, bandwidthCapacity));
-        }
-
         String label() {
             return PlacementEngine.label(instance);
         }
 
-        String free() {
-            return String.format(Locale.ROOT, "%,d of %,d sessions and %s of %s free", freeSessions(),
-                                 sessionCapacity, rate(freeBandwidth()), rate(bandwidthCapacity));
+        private String used(long r, long n) {
+            return instance.name() + ": " + figures(r, n);
         }
 
-        String freeAfter(Bundle b) {
-            return String.format(Locale.ROOT, "%,d of %,d sessions and %s of %s free",
-                                 freeSessions() - b.sessions, sessionCapacity,
-                                 rate(freeBandwidth() - b.bandwidth), rate(bandwidthCapacity));
+        private String figures(long r, long n) {
+            return String.format(Locale.ROOT, "%s of %s contracted, %,d of %,d sessions",
+                                 rateIn(r, rateCapacity), rate(rateCapacity), n, sessionCapacity);
+        }
+
+        /** What it would have taken after b, without its name. */
+        String figuresAfter(Bundle b) {
+            return figures(saturate(BigInteger.valueOf(rate).add(BigInteger.valueOf(b.rate))),
+                           saturate(BigInteger.valueOf(sessions).add(BigInteger.valueOf(b.sessions))));
+        }
+
+        /** What it has taken: "dp3: 1.2 of 2.5 Gbit/s contracted, 1,022 of 65,536 sessions". */
+        String used() {
+            return used(rate, sessions);
+        }
+
+        /** What it would have taken after b. */
+        String usedAfter(Bundle b) {
+            return used(saturate(BigInteger.valueOf(rate).add(BigInteger.valueOf(b.rate))),
+                        saturate(BigInteger.valueOf(sessions).add(BigInteger.valueOf(b.sessions))));
+        }
+
+        String free() {
+            return String.format(Locale.ROOT, "%s of %s and %,d of %,d sessions free", rate(freeRate()),
+                                 rate(rateCapacity), freeSessions(), sessionCapacity);
         }
     }
 }

@@ -272,6 +272,27 @@ public class InvalidPodConfigTest {
     }
 
     @Test
+    public void downGuaranteedAboveDownRate() {
+        assertInvalid("qosProfiles[0].downGuaranteed",
+                      "qosProfiles[0].downGuaranteed: 200000000 exceeds downRate 100000000",
+                      pod -> at(pod, "/qosProfiles/0").put("downGuaranteed", 200_000_000L));
+    }
+
+    @Test
+    public void downGuaranteedReadAsARate() {
+        ObjectNode pod = fixturePod();
+        at(pod, "/qosProfiles/0").put("downGuaranteed", 40_000_000L);
+        BngPodConfig config = config(pod, new NetcfgFixtures.RecordingDelegate());
+        assertEquals(40_000_000L, config.pod().qosProfiles().get(0).downGuaranteed().getAsLong());
+        assertEquals(false, fixtureProfileHasGuaranteed());
+    }
+
+    private static boolean fixtureProfileHasGuaranteed() {
+        return config(fixturePod(), new NetcfgFixtures.RecordingDelegate()).pod().qosProfiles().get(0)
+                .downGuaranteed().isPresent();
+    }
+
+    @Test
     public void upDscpOutOfRange() {
         assertInvalid("qosProfiles[1].upDscp", "qosProfiles[1].upDscp: 64 is not a DSCP (0..63)",
                       pod -> at(pod, "/qosProfiles/1").put("upDscp", 64));

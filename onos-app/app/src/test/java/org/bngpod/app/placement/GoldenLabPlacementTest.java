@@ -62,13 +62,15 @@ public class GoldenLabPlacementTest {
         assertEquals(Reason.of(Reason.Kind.SHARED_STAG,
                                "lg3: on dp4 (id 4) with lg4, not on dp3 (id 3) as the pod file states: lg4 and lg3 "
                                        + "share S-tag 300 on access3, and ONOS's switch pipelines cannot split an "
-                                       + "S-tag by C-tag; needs 1,022 sessions and 20.4 Gbit/s, leaving 63,492 of "
-                                       + "65,536 sessions and 127.4 Gbit/s of 250.0 Gbit/s free"),
+                                       + "S-tag by C-tag; contracts 1.0 Gbit/s for 1,022 sessions; dp4: 6.1 of 12.5 "
+                                       + "Gbit/s contracted, 2,044 of 65,536 sessions; contracted on port access3 "
+                                       + "6.1 of 10.0 Gbit/s"),
                      initial.reason("lg3").orElseThrow());
         assertEquals("lg4: on dp4 (id 4) with lg3 (lg4 and lg3 share S-tag 300 on access3, and ONOS's switch "
-                             + "pipelines cannot split an S-tag by C-tag) as the pod file states; needs 1,022 "
-                             + "sessions and 102.2 Gbit/s, leaving 64,514 of 65,536 sessions and 147.8 Gbit/s of "
-                             + "250.0 Gbit/s free", initial.reason("lg4").orElseThrow().text());
+                             + "pipelines cannot split an S-tag by C-tag) as the pod file states; contracts 5.1 "
+                             + "Gbit/s for 1,022 sessions; dp4: 6.1 of 12.5 Gbit/s contracted, 2,044 of 65,536 "
+                             + "sessions; contracted on port access3 6.1 of 10.0 Gbit/s, port access4 5.1 of 10.0 "
+                             + "Gbit/s", initial.reason("lg4").orElseThrow().text());
         assertTrue(engine.keepsSharedStagsTogether(pod, initial));
         // what the pod file states splits it
         assertTrue(!engine.keepsSharedStagsTogether(pod, Placement.of(

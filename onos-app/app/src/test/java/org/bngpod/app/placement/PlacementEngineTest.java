@@ -52,9 +52,9 @@ public class PlacementEngineTest {
         LineGroup lg2 = pod.lineGroup("lg2").orElseThrow();
         // a /22 has 1,024 addresses, 1,022 usable
         assertEquals(1022, engine.expectedSessions(pod, lg1));
-        assertEquals(1022 * 20 * M, engine.bandwidth(pod, lg1));
-        assertEquals(1022 * 100 * M, engine.bandwidth(pod, lg2));
-        assertEquals(250 * G, engine.bandwidthCapacity(pod, pod.instance(1).orElseThrow()));
+        assertEquals(1022 * M, engine.contractedRate(pod, lg1));
+        assertEquals(1022 * 5 * M, engine.contractedRate(pod, lg2));
+        assertEquals(12_500 * M, engine.rateCapacity(pod, pod.instance(1).orElseThrow()));
     }
 
     @Test
@@ -77,8 +77,11 @@ public class PlacementEngineTest {
         }
         assertTrue(p.unplaced().isEmpty());
         assertTrue(p.overCapacity().isEmpty());
-        assertEquals("lg2: on dp2 (id 2) as the pod file states; needs 1,022 sessions and 102.2 Gbit/s, "
-                             + "leaving 64,514 of 65,536 sessions and 147.8 Gbit/s of 250.0 Gbit/s free",
+        // every group of the test lab is on access1: 12.3 Gbit/s contracted on a 10G port
+        assertEquals("lg2: on dp2 (id 2) as the pod file states; contracts 5.1 Gbit/s for 1,022 sessions; "
+                             + "dp2: 5.1 of 12.5 Gbit/s contracted, 1,022 of 65,536 sessions; "
+                             + "contracted on port access1 12.3 of 10.0 Gbit/s, over its rate (no placement "
+                             + "relieves a port)",
                      p.reason("lg2").orElseThrow().text());
         assertEquals(4, p.describe().size());
         assertThat(p.describe().get(0), containsString("lg1: on dp1 (id 1)"));
@@ -100,20 +103,25 @@ public class PlacementEngineTest {
         assertEquals(map("lg1", 1, "lg2", 1), p.instances());
         assertEquals(ImmutableSet.of("lg1"), p.overCapacity());
         assertEquals(ImmutableSet.of("lg5"), p.unplaced());
-        assertEquals("lg1: on dp1 (id 1) as the pod file states, but over capacity: needs 1,022 sessions and "
-                             + "20.4 Gbit/s, has 478 of 1,500 sessions and 147.8 Gbit/s of 250.0 Gbit/s free "
-                             + "after larger groups; a re-balance moves it",
+        assertEquals("lg1: on dp1 (id 1) as the pod file states, but dp1 (id 1) over capacity (dp1: 6.1 of "
+                             + "12.5 Gbit/s contracted, 2,044 of 1,500 sessions; taking off 1.0 Gbit/s relieves it: "
+                             + "the smallest group that brings it within capacity), contracts 1.0 Gbit/s for "
+                             + "1,022 sessions; a re-balance moves it; contracted on port access1 6.1 of 10.0 Gbit/s",
                      p.reason("lg1").orElseThrow().text());
         assertThat(p.reason("lg5").orElseThrow().text(), containsString("places it on no instance"));
         assertEquals(Reason.Kind.UNPLACED, p.reason("lg5").orElseThrow().kind());
 
-        // a re-balance with everything available moves lg1 and places lg5, and leaves lg2
+        // a re-balance with everything available moves lg1 (the one initial marked) and places lg5, and leaves lg2
         Placement r = small.rebalance(pod, p, ImmutableSet.of(1, 2));
-        assertEquals(map("lg1", 2, "lg2", 1, "lg5", 1), r.instances());
-        assertEquals(p.reason("lg2"), r.reason("lg2"));
+        // lg5 goes where it leaves the most contracted rate free: dp2 (1.3 of 12.5G against 5.4)
+        assertEquals(map("lg1", 2, "lg2", 1, "lg5", 2), r.instances());
+        // lg2 keeps its reason; the port's figure now counts lg5 too
+        assertEquals(p.reason("lg2").orElseThrow().text().replace("access1 6.1", "access1 6.4"),
+                     r.reason("lg2").orElseThrow().text());
         assertThat(r.reason("lg1").orElseThrow().text(),
-                   containsString("lg1: dp1 (id 1) over capacity (has 478 of 1,500 sessions"));
-        assertThat(r.reason("lg5").orElseThrow().text(), containsString("lg5: was unplaced; moved to dp1 (id 1)"));
+                   containsString("lg1: dp1 (id 1) over capacity (dp1: 6.1 of 12.5 Gbit/s contracted, 2,044 of "
+                                          + "1,500 sessions; taking off 1.0 Gbit/s relieves it"));
+        assertThat(r.reason("lg5").orElseThrow().text(), containsString("lg5: was unplaced; moved to dp2 (id 2)"));
         assertTrue(r.unplaced().isEmpty());
         assertTrue(r.overCapacity().isEmpty());
     }
@@ -124,17 +132,19 @@ public class PlacementEngineTest {
         Placement before = engine.initial(pod);
         Placement after = engine.rebalance(pod, before, ImmutableSet.of(1, 3, 4));
         assertEquals(ImmutableSet.of("lg2"), after.changedFrom(before));
-        // dp1 and dp3 would both keep half of their 250G; dp4 (gold already) less: the lower id wins
+        // dp1 and dp3 would both have 6.1 of 12.5G; dp4 (gold already) more: the lower id wins
         assertEquals(map("lg1", 1, "lg2", 1, "lg3", 3, "lg4", 4), after.instances());
         for (String kept : new String[] {"lg1", "lg3", "lg4"}) {
             assertEquals(before.reason(kept), after.reason(kept));
         }
+        assertThat(after.reason("lg1").orElseThrow().text(), containsString("; dp1: 1.0 of 12.5 Gbit/s contracted"));
         Reason moved = after.reason("lg2").orElseThrow();
         assertEquals(Reason.Kind.MOVED, moved.kind());
-        assertEquals("lg2: instance dp2 (id 2) unavailable; moved to dp1 (id 1) (most headroom: needs 1,022 "
-                             + "sessions and 102.2 Gbit/s, leaving 63,492 of 65,536 sessions and 127.4 Gbit/s of "
-                             + "250.0 Gbit/s free; next best dp3 (id 3) would have left 63,492 of 65,536 sessions "
-                             + "and 127.4 Gbit/s of 250.0 Gbit/s free (tie: lower id wins))",
+        assertEquals("lg2: instance dp2 (id 2) unavailable; moved to dp1 (id 1) (most headroom: contracts 5.1 "
+                             + "Gbit/s for 1,022 sessions; dp1: 6.1 of 12.5 Gbit/s contracted, 2,044 of 65,536 "
+                             + "sessions; next best dp3 (id 3) would have had 6.1 of 12.5 Gbit/s contracted, 2,044 "
+                             + "of 65,536 sessions (tie: lower id wins)); contracted on port access1 12.3 of 10.0 "
+                             + "Gbit/s, over its rate (no placement relieves a port)",
                      moved.text());
     }
 
@@ -160,7 +170,7 @@ public class PlacementEngineTest {
     @Test
     public void bandwidthHeadroomDecides() {
         // dp3's VF is twice as fast: it keeps the most headroom though its id is higher;
-        // dp4 (an empty 5G VF, 100G at 20:1) cannot take a 102.2G group at all
+        // dp4 (an empty 5G VF) cannot take a 5.1G group at all
         Pod pod = new TestPods.Builder()
                 .group("a", "gold", "100.80.0.0/22")
                 .group("b", "gold", "100.80.4.0/22")
@@ -173,10 +183,10 @@ public class PlacementEngineTest {
         Placement after = engine.rebalance(pod, engine.initial(pod), ImmutableSet.of(2, 3, 4));
         assertEquals(Integer.valueOf(3), after.instanceOf("a").orElseThrow());
         assertThat(after.reason("a").orElseThrow().text(),
-                   containsString("moved to dp3 (id 3) (most headroom: needs 1,022 sessions and 102.2 Gbit/s, "
-                                          + "leaving 63,492 of 65,536 sessions and 295.6 Gbit/s of 500.0 Gbit/s free; "
-                                          + "next best dp2 (id 2) would have left 63,492 of 65,536 sessions "
-                                          + "and 45.6 Gbit/s of 250.0 Gbit/s free)"));
+                   containsString("moved to dp3 (id 3) (most headroom: contracts 5.1 Gbit/s for 1,022 sessions; "
+                                          + "dp3: 10.2 of 25.0 Gbit/s contracted, 2,044 of 65,536 sessions; "
+                                          + "next best dp2 (id 2) would have had 10.2 of 12.5 Gbit/s contracted, "
+                                          + "2,044 of 65,536 sessions)"));
         assertTrue(after.groupsOn(4).isEmpty());
     }
 
@@ -191,11 +201,10 @@ public class PlacementEngineTest {
         assertEquals(map("lg1", 1, "lg3", 3, "lg4", 4), after.instances());
         Reason r = after.reason("lg2").orElseThrow();
         assertEquals(Reason.Kind.UNPLACED, r.kind());
-        assertEquals("lg2: instance dp2 (id 2) unavailable; unplaced: no available instance can take 1,022 "
-                             + "sessions and 102.2 Gbit/s (dp1 (id 1) has 478 of 1,500 sessions and 229.6 Gbit/s "
-                             + "of 250.0 Gbit/s free; dp3 (id 3) has 478 of 1,500 sessions and 229.6 Gbit/s of "
-                             + "250.0 Gbit/s free; dp4 (id 4) has 478 of 1,500 sessions and 147.8 Gbit/s of "
-                             + "250.0 Gbit/s free)",
+        assertEquals("lg2: instance dp2 (id 2) unavailable; unplaced: no available instance can take 5.1 Gbit/s "
+                             + "for 1,022 sessions (dp1 (id 1) has 11.5 Gbit/s of 12.5 Gbit/s and 478 of 1,500 "
+                             + "sessions free; dp3 (id 3) has 11.5 Gbit/s of 12.5 Gbit/s and 478 of 1,500 sessions "
+                             + "free; dp4 (id 4) has 7.4 Gbit/s of 12.5 Gbit/s and 478 of 1,500 sessions free)",
                      r.text());
 
         // dp2 comes back: lg2 is placed again (on the empty dp2), nothing else moves
@@ -213,7 +222,7 @@ public class PlacementEngineTest {
         assertEquals(ImmutableSet.of("lg1", "lg2", "lg3", "lg4"), after.unplaced());
         assertThat(after.reason("lg3").orElseThrow().text(),
                    containsString("lg3: instance dp3 (id 3) unavailable; unplaced: no available instance can take "
-                                          + "1,022 sessions and 20.4 Gbit/s (no instance is available)"));
+                                          + "1.0 Gbit/s for 1,022 sessions (no instance is available)"));
     }
 
     @Test
@@ -321,10 +330,10 @@ public class PlacementEngineTest {
             for (String g : p.groupsOn(instance.id())) {
                 LineGroup group = pod.lineGroup(g).orElseThrow();
                 sessions += e.expectedSessions(pod, group);
-                bandwidth += e.bandwidth(pod, group);
+                bandwidth += e.contractedRate(pod, group);
             }
             assertTrue(instance.name() + " sessions " + sessions, sessions <= e.capacity().sessions());
-            assertTrue(instance.name() + " bandwidth " + bandwidth, bandwidth <= e.bandwidthCapacity(pod, instance));
+            assertTrue(instance.name() + " bandwidth " + bandwidth, bandwidth <= e.rateCapacity(pod, instance));
         }
     }
 
@@ -362,7 +371,7 @@ public class PlacementEngineTest {
         assertEquals(map("lg1", 1, "lg3", 3), q.instances());
         assertEquals(Reason.Kind.UNPLACED, q.reason("lg2").orElseThrow().kind());
         assertEquals("lg2: instance dp2 (id 2) unavailable; unplaced: no available instance can take "
-                             + "510 sessions and 10.2 Gbit/s (dp1 (id 1): S-tag 100 of lg2 on access2 is lg1's "
+                             + "510.0 Mbit/s for 510 sessions (dp1 (id 1): S-tag 100 of lg2 on access2 is lg1's "
                              + "on access1 there; dp3 (id 3): S-tag 100 of lg2 on access2 is lg3's on access3 there)",
                      q.reason("lg2").orElseThrow().text());
         // an instance whose groups use other S-tags takes it
@@ -407,8 +416,9 @@ public class PlacementEngineTest {
         assertEquals(Reason.of(Reason.Kind.SHARED_STAG,
                                "silver: on dp1 (id 1) with gold, not on dp2 (id 2) as the pod file states: gold and "
                                        + "silver share S-tag 100 on access1, and ONOS's switch pipelines cannot split "
-                                       + "an S-tag by C-tag; needs 1,022 sessions and 20.4 Gbit/s, leaving 63,492 of "
-                                       + "65,536 sessions and 127.4 Gbit/s of 250.0 Gbit/s free"),
+                                       + "an S-tag by C-tag; contracts 1.0 Gbit/s for 1,022 sessions; dp1: 6.1 of "
+                                       + "12.5 Gbit/s contracted, 2,044 of 65,536 sessions; contracted on port "
+                                       + "access1 6.4 of 10.0 Gbit/s"),
                      p.reason("silver").orElseThrow());
         assertTrue(engine.keepsSharedStagsTogether(splitPod("gold", "silver", "other"), p));
         // a group the pod file places nowhere follows the others too
@@ -427,16 +437,17 @@ public class PlacementEngineTest {
         assertEquals(ImmutableSet.of("gold", "silver"), q.changedFrom(p));
         assertEquals("silver: instance dp1 (id 1) unavailable; moved to dp2 (id 2) with gold (gold and silver share "
                              + "S-tag 100 on access1, and ONOS's switch pipelines cannot split an S-tag by C-tag) "
-                             + "(most headroom: needs together 2,044 sessions and 122.6 Gbit/s, leaving 63,492 of "
-                             + "65,536 sessions and 127.4 Gbit/s of 250.0 Gbit/s free; next best dp3 (id 3) would "
-                             + "have left 63,238 of 65,536 sessions and 122.3 Gbit/s of 250.0 Gbit/s free)",
+                             + "(most headroom: contracts together 6.1 Gbit/s for 2,044 sessions; dp2: 6.1 of 12.5 "
+                             + "Gbit/s contracted, 2,044 of 65,536 sessions; next best dp3 (id 3) would have had 6.4 "
+                             + "of 12.5 Gbit/s contracted, 2,298 of 65,536 sessions); contracted on port access1 6.4 "
+                             + "of 10.0 Gbit/s",
                      q.reason("silver").orElseThrow().text());
         assertEquals(Reason.Kind.MOVED, q.reason("gold").orElseThrow().kind());
         // no room for both anywhere: both unplaced, never one without the other
         Placement none = new PlacementEngine(Capacity.of(1500, 20)).rebalance(pod, p, ImmutableSet.of(2, 3));
         assertEquals(map("other", 3), none.instances());
         assertThat(none.reason("gold").orElseThrow().text(), containsString("no available instance can take "
-                + "together 2,044 sessions"));
+                + "together 6.1 Gbit/s for 2,044 sessions"));
         assertTrue(engine.keepsSharedStagsTogether(pod, none));
     }
 
@@ -450,7 +461,9 @@ public class PlacementEngineTest {
         assertFalse(engine.keepsSharedStagsTogether(pod, split));
         Placement q = engine.rebalance(pod, split, ImmutableSet.of(1, 2, 3));
         assertEquals(map("gold", 1, "silver", 1, "other", 3), q.instances());
-        assertEquals(split.reason("gold"), q.reason("gold"));
+        // the kept reason, with the ports' figures of the new placement
+        assertEquals(Reason.of(Reason.Kind.STATED, "gold; contracted on port access1 6.4 of 10.0 Gbit/s, "
+                + "port access2 5.1 of 10.0 Gbit/s"), q.reason("gold").orElseThrow());
         assertEquals(Reason.Kind.SHARED_STAG, q.reason("silver").orElseThrow().kind());
         assertThat(q.reason("silver").orElseThrow().text(), containsString("silver: on dp1 (id 1) with gold, not on dp2 (id 2):"));
         assertTrue(engine.keepsSharedStagsTogether(pod, q));

@@ -184,7 +184,10 @@ final class TestPods {
             }
             List<QosProfile> qos = ImmutableList.of(
                     QosProfile.builder().name("gold").downRate(100 * M).upPir(50 * M).upCir(20 * M).build(),
-                    QosProfile.builder().name("silver").downRate(20 * M).upPir(10 * M).upDscp(0).build());
+                    QosProfile.builder().name("silver").downRate(20 * M).upPir(10 * M).upDscp(0).build(),
+                    // a profile that states its guaranteed downstream rate: 20M a session
+                    QosProfile.builder().name("business").downRate(100 * M).upPir(50 * M)
+                            .downGuaranteed(20 * M).build());
             return Pod.builder()
                     .name("lab")
                     .deviceId(DeviceId.deviceId("of:0000000000000001"))
