@@ -27,7 +27,7 @@ help:
 	@echo "make bench   data-plane stage benchmarks (callgrind instructions, TSC cycles)"
 	@echo "make bench-dp  the whole bng-dp pipeline (hsched and rte_sched) against DPDK's ip_pipeline as a vBNG, interleaved (JSON lines)"
 	@echo "make bench-mem  bng-dp's memory per session at 64K and 256K sessions (DPDK heap, C heap, per part) and the largest capacity within 2 GiB, hsched and rte_sched, queues of 64 and 16 (JSON lines)"
-	@echo "make bench-cp  bng-cp's session setup rate, PADI to PFCP-acknowledged establishment (JSON lines)"
+	@echo "make bench-cp  bng-cp's session setup rate, PADI (IPoE: DISCOVER) to PFCP-acknowledged establishment, PPPoE, dual stack and IPoE interleaved (JSON lines)"
 	@echo "make bench-move  a line group's move onto the real bng-dp, new placement to sessions acked and traffic (JSON lines, root)"
 	@echo "make bench-pod  session setup rate (counted once traffic passes; lenient and strict clients, a fresh pod per point) and per-subscriber throughput through the whole emulated pod (JSON lines, root)"
 	@echo "make bench-rfc2544  RFC 2544 throughput (zero loss, 0.001%) per frame size and IMIX, and probe latency under load, through the emulated pod with the in-box generator bng-lrgen (ATTACH=memif: bng-dp alone on net_memif, 1,000 PFCP sessions); short run (--full: tests/linerate/bench_rfc2544.sh --full); JSON lines and tests/linerate/report/ (root)"

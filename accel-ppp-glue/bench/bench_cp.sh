@@ -16,6 +16,12 @@
 #                    (IPv6CP, RS/RA, DHCPv6 Solicit with Rapid Commit and IA_PD), interleaved
 #                    with dp1's IPv4-only CPEs; the JSON line gains "ipv4" and "dual_stack"
 #                    (completed, p50_ms, p99_ms). 0: every CPE IPv4 only, no IPv6 anywhere.
+#   BENCH_CP_IPOE    1 (default): a third instance dp3 whose line group allows only IPoE; its
+#                    CPEs dial DHCP (DISCOVER, OFFER, REQUEST with option 82, ACK; bng-cp
+#                    authorizes the circuit id ipoeN in RADIUS and installs the IPoE session),
+#                    interleaved with the others; the JSON line gains "pppoe" and "ipoe"
+#                    (completed, sessions_per_second, p50_ms, p99_ms). only: the loader dials
+#                    dp3 alone (every session IPoE). 0: no dp3.
 #   BENCH_CP_CPUPROFILE  write bng-cp's Go CPU profile to this path + ".N" per size
 #   BNG_CP           use this bng-cp binary instead of accel-ppp-glue/build/bng-cp
 #   BNG_CPLOAD       use this bng-cpload binary instead of accel-ppp-glue/build/bng-cpload
@@ -34,6 +40,7 @@ sizes=${BENCH_CP_SIZES:-"1000 10000"}
 window=${BENCH_CP_WINDOW:-2000}
 auth=${BENCH_CP_AUTH:-pap}
 dual=${BENCH_CP_DUAL:-1}
+ipoe=${BENCH_CP_IPOE:-1}
 secret=bench-cp-secret
 
 # Loopback address plan (management subnet 127.201.0.0/24).
@@ -41,6 +48,7 @@ cp_addr=127.201.0.1
 radius_addr=127.201.0.2
 dp1=127.201.0.11
 dp2=127.201.0.12
+dp3=127.201.0.13
 auth_port=18120
 acct_port=18130
 
@@ -99,7 +107,7 @@ radius_up=1
 # the accounting detail file stays). 127.0.0.1 is a NAS too: a socket that does not bind its
 # source address sends from 127.0.0.1 on loopback, whatever 127.x it talks to.
 radius up "$work/radius" --address "$radius_addr" --auth-port "$auth_port" --acct-port "$acct_port" \
-	--secret "$secret" --users "$max" --client "$cp_addr" --client 127.0.0.1 --recv-buff $((4 * 1024 * 1024)) \
+	--secret "$secret" --users "$max" --ipoe-users "$max" --client "$cp_addr" --client 127.0.0.1 --recv-buff $((4 * 1024 * 1024)) \
 	--no-request-detail >&2
 
 # lg2 dual stack: a /48 of /64s and a /40 of /56s, more than the largest run needs
@@ -154,6 +162,31 @@ instances:
     lines:
       - {group: lg2, access_port: access2, stag: {min: 200, max: 249}, ctag: {min: 1, max: 4000}}
 EOF
+# dp3: IPoE only (bng-cp the DHCP server; RADIUS User-Name = option 82's circuit id)
+dps=(-dp "1=$dp1/100-149/1-4000" -dp "2=$dp2/200-249/1-4000")
+case "$ipoe" in
+0) ;;
+1 | only)
+	sed -i 's|^  - {name: pool2, |  - {name: pool3, prefix: 100.64.128.0/18, gateway: 100.64.191.254, dns: [198.51.100.53], line_group: lg3}\n&|' "$work/cp.yaml"
+	sed -i 's|^instances:|  - {name: lg3, ac_mac: "02:bb:00:00:00:03", core_address: 100.64.128.1,\n     core_mac: "02:cc:00:00:00:03", pools: [pool3], qos_profile: silver, instance: 3,\n     session_types: [ipoe], ipoe: {username: circuit_id}}\n&|' "$work/cp.yaml"
+	cat >>"$work/cp.yaml" <<EOF2
+  - id: 3
+    name: dp3
+    control_address: $dp3
+    data_mac: "02:00:00:00:01:03"
+    line_groups: [lg3]
+    lines:
+      - {group: lg3, access_port: access3, stag: {min: 300, max: 349}, ctag: {min: 1, max: 4000}}
+EOF2
+	sed -i 's|^pools:|  - {name: access3, tpid: 33024, rate: 10000000000}\n&|' "$work/cp.yaml"
+	if [ "$ipoe" = only ]; then
+		dps=()
+	fi
+	dps+=(-dp "3=$dp3/300-349/1-4000" -ipoe-dp 3)
+	;;
+*) die "BENCH_CP_IPOE: 0, 1 or only" ;;
+esac
+
 if [ -n "${BENCH_CP_ONOS:-}" ]; then
 	# bng-cp reports its sessions to an ONOS app at this base URL (docs/cp/onos.md)
 	cat >>"$work/cp.yaml" <<EOF
@@ -185,7 +218,7 @@ for n in $sizes; do
 	state="$work/state-$n"
 	mkdir -p "$state"
 	# The loader first: its PFCP sockets must be up when bng-cp associates.
-	"$bng_cpload" -cp "$cp_addr" -dp "1=$dp1/100-149/1-4000" -dp "2=$dp2/200-249/1-4000" \
+	"$bng_cpload" -cp "$cp_addr" "${dps[@]}" \
 		-sessions "$n" -window "$window" -auth "$auth" -user 'user%d' -password 'pw%d' \
 		-timeout 60s -assoc-timeout 30s "${dual_flags[@]}" -v >"$work/load-$n.json" 2>"$work/load-$n.err" &
 	load_pid=$!

@@ -125,6 +125,9 @@ stages_setup(struct app *a, char *err, size_t errlen)
 	a->lcp = lcp_create(a->opts.sessions, NULL, socket);
 	if (a->lcp == NULL)
 		return fail(err, errlen, "LCP offload", rte_strerror(rte_errno));
+	a->arpping = arpping_create(a->opts.sessions, socket);
+	if (a->arpping == NULL)
+		return fail(err, errlen, "IPoE ARP ping", rte_strerror(rte_errno));
 	a->ra = ra_create(a->opts.sessions, 0, rte_rdtsc());
 	if (a->ra == NULL)
 		return fail(err, errlen, "RA offload", "out of memory");
@@ -215,6 +218,7 @@ app_fini(struct app *a)
 	rte_free(a->core_hdr);
 	frag_pools_free(a->frag);
 	lcp_free(a->lcp);
+	arpping_free(a->arpping);
 	ra_free(a->ra);
 	punt_free(a->punt);
 	acl_free(a->acl);

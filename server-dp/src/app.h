@@ -44,6 +44,7 @@
 #include <rte_ring.h>
 
 #include "acl.h"
+#include "arpping.h"
 #include "classify.h"
 #include "dp_config.h"
 #include "frag.h"
@@ -172,7 +173,8 @@ struct app {
 	struct acl *acl;
 	struct punt *punt;
 	struct lcp *lcp;
-	struct ra_table *ra; /* RA offload (control thread) */
+	struct arpping *arpping; /* IPoE ARP ping (control thread; replies counted by the worker) */
+	struct ra_table *ra;	 /* RA offload (control thread) */
 	struct frag_pools *frag;
 	struct rw_pcp_map pcp; /* traffic class -> PCP of the access tags */
 	/* worker only */

@@ -221,6 +221,51 @@ static const struct lcp_tick_ops lcp_ops = {
 	.dead = lcp_dead,
 };
 
+/* --- IPoE ARP ping (arpping.h) ---------------------------------------------------- */
+
+static void
+arpping_dead(void *arg, uint32_t id)
+{
+	struct app *a = arg;
+
+	control_stats.arpping_dead++;
+	pfcp_up_report_lcp_dead(a->pfcp, id, control_now_ms(), pfcp_send, a);
+}
+
+/* The gateway of the pool holding s's address (else the group's first), network order. */
+static uint32_t
+arpping_gateway(void *arg, const struct dp_session *s)
+{
+	const struct app *a = arg;
+	const struct dp_line_group *g = &a->cfg->line_groups[s->group];
+	uint32_t ip = ntohl(s->ipv4);
+
+	for (unsigned int k = 0; k < g->n_ipoe_gateways; k++) {
+		const struct dp_ipoe_gateway *gw = &g->ipoe_gateways[k];
+		uint32_t mask = gw->len == 0 ? 0 : ~UINT32_C(0) << (32 - gw->len);
+
+		if (((ip ^ gw->addr) & mask) == 0)
+			return htonl(gw->addr);
+	}
+	return g->n_ipoe_gateways > 0 ? htonl(g->ipoe_gateways[0].addr) : 0;
+}
+
+static int
+arpping_send(void *arg, const uint8_t *frame, uint16_t len)
+{
+	if (control_inject(arg, frame, len) != 0)
+		return -1;
+	control_stats.arpping_tx++;
+	return 0;
+}
+
+static const struct arpping_ops arpping_ops = {
+	.session = lcp_session,
+	.gateway = arpping_gateway,
+	.send = arpping_send,
+	.dead = arpping_dead,
+};
+
 /* --- VXLAN: frames from the CP ---------------------------------------------- */
 
 static void
@@ -497,6 +542,7 @@ timers(struct app *a)
 	nd_tick(a, now);
 	ra_tick(a->ra, now, ra_send, a);
 	lcp_tick(a->lcp, now, &lcp_ops, a);
+	arpping_tick(a->arpping, now, &arpping_ops, a);
 	pfcp_up_tick(a->pfcp, now, pfcp_send, a);
 	share_ctl_tick(a);
 	if (now - ctl.last_reclaim_ms >= CTL_RECLAIM_MS) {

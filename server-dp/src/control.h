@@ -45,6 +45,8 @@ struct control_stats {
 	uint64_t arp_tx;	     /* ARP frames we built (replies, requests, announcements) */
 	uint64_t lcp_tx;	     /* LCP Echo-Requests we built */
 	uint64_t lcp_dead;	     /* sessions the offload declared dead */
+	uint64_t arpping_tx;	     /* IPoE ARP pings sent */
+	uint64_t arpping_dead;	     /* IPoE sessions the ARP ping declared dead */
 	uint64_t inject_full;	     /* frames the inject ring or the pool had no room for */
 	uint64_t nd_rx;		     /* Neighbor Solicitations / Advertisements handed over */
 	uint64_t nd_bad;	     /* refused by nd_parse() */

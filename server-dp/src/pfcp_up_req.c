@@ -135,13 +135,19 @@ send_dead_report(struct pfcp_up *u, struct up_sess *s, uint64_t now_ms, pfcp_sen
 
 	if (p == NULL)
 		return -ENOBUFS;
-	u->tx.present |= PFCP_M_BBF_LCP;
-	memset(&u->tx.lcp, 0, sizeof(u->tx.lcp));
-	u->tx.lcp.present = PFCP_LCP_TIMERS | PFCP_LCP_MAGIC;
-	u->tx.lcp.interval = s->a.lcp_interval;
-	u->tx.lcp.count = s->a.lcp_count;
-	u->tx.lcp.magic_tx = s->a.magic_tx;
-	u->tx.lcp.magic_rx = s->a.magic_rx;
+	if (s->a.arp_ping.on) {
+		/* IPoE: the ARP ping IE as the session has it (arpping.h) */
+		u->tx.present |= PFCP_M_BNGPOD_ARP_PING;
+		u->tx.arp_ping = s->a.arp_ping;
+	} else {
+		u->tx.present |= PFCP_M_BBF_LCP;
+		memset(&u->tx.lcp, 0, sizeof(u->tx.lcp));
+		u->tx.lcp.present = PFCP_LCP_TIMERS | PFCP_LCP_MAGIC;
+		u->tx.lcp.interval = s->a.lcp_interval;
+		u->tx.lcp.count = s->a.lcp_count;
+		u->tx.lcp.magic_tx = s->a.magic_tx;
+		u->tx.lcp.magic_rx = s->a.magic_rx;
+	}
 	if (pend_send(u, p, PK_DEAD, seq, sess_cp_ip(u, s), s->up_seid, now_ms, send, arg) != 0)
 		return -ENOSPC;
 	s->flags |= SF_DEAD_INFLIGHT;

@@ -111,6 +111,17 @@ lcp_apply(struct app *a, uint32_t id, const struct up_sub *u)
 		lcp_disable(a->lcp, id);
 }
 
+static void
+arpping_apply(struct app *a, uint32_t id, const struct up_sub *u)
+{
+	const struct dp_session *s = session_get(a->sessions, id);
+
+	if (u->kind != UP_SUB_IPOE || !u->arp_ping.on ||
+	    arpping_enable(a->arpping, id, u->arp_ping.interval_s, u->arp_ping.count,
+			   __atomic_load_n(&s->pkts_up, __ATOMIC_RELAXED), control_now_ms()) != 0)
+		arpping_disable(a->arpping, id);
+}
+
 static int
 sub_install(void *ctx, const struct up_sub *u, uint32_t *handle)
 {
@@ -191,6 +202,7 @@ sub_install(void *ctx, const struct up_sub *u, uint32_t *handle)
 	}
 	hqos_pipe_set_owner(a->hqos, ref, id);
 	lcp_apply(a, id, u);
+	arpping_apply(a, id, u);
 	ra_set(a->ra, id, &u->ra, control_now_ms());
 	subs_stats.installed++;
 	*handle = id;
@@ -217,6 +229,7 @@ sub_remove(void *ctx, uint32_t handle)
 	if (s == NULL)
 		return;
 	lcp_disable(a->lcp, handle);
+	arpping_disable(a->arpping, handle);
 	ra_set(a->ra, handle, NULL, 0);
 	/* Frames of this session still queued in HQoS are dropped at dequeue. */
 	hqos_pipe_free(a->hqos, s->sched);
@@ -280,6 +293,8 @@ sub_modify(void *ctx, uint32_t *handle, const struct up_sub *u, uint32_t changed
 	}
 	if (changed & UP_CHG_LCP)
 		lcp_apply(a, *handle, u);
+	if (changed & UP_CHG_ARP_PING)
+		arpping_apply(a, *handle, u);
 	if (changed & UP_CHG_RA)
 		ra_set(a->ra, *handle, &u->ra, control_now_ms());
 	subs_stats.modified++;

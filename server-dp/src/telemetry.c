@@ -172,6 +172,15 @@ session_dict(struct rte_tel_data *d, uint32_t id, const struct dp_session *s)
 		rte_tel_data_add_dict_u64(d, "lcp_dead", (uint64_t)li.dead);
 		rte_tel_data_add_dict_u64(d, "lcp_replies", li.replies);
 	}
+	if (s->encap.ipoe) {
+		struct arpping_info ai;
+
+		if (arpping_get(a->arpping, id, &ai) == 0) {
+			rte_tel_data_add_dict_u64(d, "arp_ping", (uint64_t)ai.enabled);
+			rte_tel_data_add_dict_u64(d, "arp_ping_dead", (uint64_t)ai.dead);
+			rte_tel_data_add_dict_u64(d, "arp_ping_replies", ai.heard);
+		}
+	}
 	rte_tel_data_add_dict_u64(d, "pkts_up", s->pkts_up);
 	rte_tel_data_add_dict_u64(d, "bytes_up", s->bytes_up);
 	rte_tel_data_add_dict_u64(d, "drops_up", s->drops_up);
@@ -383,6 +392,13 @@ tel_punt(const char *cmd, const char *params, struct rte_tel_data *d)
 	add_counters(d, "lcp_", lcp_wcount_names, a->lcp->wcount, LCP_W_MAX, 0);
 	add_counters(d, "lcp_", lcp_ccount_names, a->lcp->ccount, LCP_C_MAX, 0);
 	rte_tel_data_add_dict_u64(d, "lcp_scheduled", lcp_scheduled(a->lcp));
+	rte_tel_data_add_dict_u64(d, "arp_ping_sessions", arpping_count(a->arpping));
+	rte_tel_data_add_dict_u64(d, "arp_ping_request_sent", a->arpping->st.request_sent);
+	rte_tel_data_add_dict_u64(d, "arp_ping_send_failed", a->arpping->st.send_failed);
+	rte_tel_data_add_dict_u64(d, "arp_ping_heard", a->arpping->st.heard);
+	rte_tel_data_add_dict_u64(d, "arp_ping_missed", a->arpping->st.missed);
+	rte_tel_data_add_dict_u64(d, "arp_ping_dead", a->arpping->st.dead);
+	rte_tel_data_add_dict_u64(d, "arp_ping_replies_heard", a->arpping->replies_heard);
 	return 0;
 }
 

@@ -795,6 +795,11 @@ ipoe_arp(struct app *a, const struct line_map *lm, struct rte_mbuf *m, const str
 	s = session_get(a->sessions, id);
 	sip = rw_load32(arp + 14);
 	tip = rw_load32(arp + 24);
+	if (arpping_reply(a->arpping, id, s, arp)) {
+		/* an answer to our ARP ping (arpping.h): liveness */
+		rte_pktmbuf_free(m);
+		return;
+	}
 	g = &a->cfg->line_groups[s->group];
 	if (cls_be16(arp + 6) != 1 || sip == 0 || sip != s->ipv4 || tip == sip ||
 	    memcmp(arp + 8, f + 6, 6) != 0 ||

@@ -144,12 +144,13 @@ print_state(const struct pfcp_up *u)
 	       ", \"gbr_dl\": %" PRIu64
 	       ", \"qos\": \"%s\", \"lcp_offload\": %s, \"lcp_magic\": %u, "
 	       "\"lcp_peer_magic\": %u, \"echo_interval\": %u, \"echo_misses\": %u, "
-	       "\"urr_period\": %u, ",
+	       "\"urr_period\": %u, \"arp_ping_interval\": %u, \"arp_ping_count\": %u, ",
 	       s->logical_port, s->stag, s->ctag, s->mac[0], s->mac[1], s->mac[2], s->mac[3],
 	       s->mac[4], s->mac[5], s->pppoe_sid, s->ipv4 >> 24, (s->ipv4 >> 16) & 255,
 	       (s->ipv4 >> 8) & 255, s->ipv4 & 255, s->mtu, s->mbr_ul, s->mbr_dl, s->gbr_ul,
 	       s->gbr_dl, s->qos_profile, s->lcp_offload ? "true" : "false", s->lcp_magic,
-	       s->lcp_peer_magic, s->echo_interval_s, s->echo_misses, s->urr_period_s);
+	       s->lcp_peer_magic, s->echo_interval_s, s->echo_misses, s->urr_period_s,
+	       s->arp_ping.on ? s->arp_ping.interval_s : 0, s->arp_ping.on ? s->arp_ping.count : 0);
 	/* dual stack: the families, the IPv6 prefixes and the RA offload */
 	printf("\"has_ipv4\": %s, \"has_ipv6\": %s, \"prefixes6\": [",
 	       s->has_ipv4 ? "true" : "false", s->has_ipv6 ? "true" : "false");

@@ -2484,6 +2484,14 @@ test_up_ipoe(void)
 		      F.last.arp_ping.interval_s == 30 && F.last.arp_ping.count == 3 &&
 		      F.last.mbr_ul == 10000000 && strcmp(F.last.qos_profile, "gold") == 0,
 	      "ipoe description");
+	/* the ARP ping's dead report: UPIR with the ARP ping IE, no LCP IE */
+	CHECK(pfcp_up_report_lcp_dead(u, (F.next - 1) % FAKE_MAX, 0, cap_send, NULL) == 0 &&
+		      last_cause() == 0 && M2.h.type == PFCP_SESS_REPORT_REQ &&
+		      M2.h.seid == 0x9000 && M2.report_type == PFCP_REPORT_UPIR &&
+		      (M2.present & PFCP_M_BNGPOD_ARP_PING) && M2.arp_ping.on &&
+		      M2.arp_ping.interval_s == 30 && M2.arp_ping.count == 3 &&
+		      !(M2.present & PFCP_M_BBF_LCP),
+	      "ipoe dead report");
 	/* a PPPoE session says PPPoE */
 	pb_establish(&M, &p, seid++, seq++);
 	CHECK(feed_msg(u, &M, 0) == 1 && F.last.kind == UP_SUB_PPPOE &&

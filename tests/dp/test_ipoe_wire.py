@@ -9,6 +9,7 @@ on the instance's data port; counters come from DPDK telemetry."""
 from __future__ import annotations
 
 import itertools
+import time
 
 import pytest
 from harness.frames import (
@@ -29,7 +30,15 @@ from harness.frames import (
 from harness.rig import DpRig, cleanup_stale
 
 from .conftest import LAB_DP1
-from .test_datapath import frames_where, ip_checksum_ok, stat_delta, vxlan_recv, vxlan_send, wait_for
+from .test_datapath import (
+    frames_where,
+    ip_checksum_ok,
+    resolve_router,
+    stat_delta,
+    vxlan_recv,
+    vxlan_send,
+    wait_for,
+)
 
 GATEWAY = "100.80.0.1"
 BCAST = "ff:ff:ff:ff:ff:ff"
@@ -213,6 +222,61 @@ def test_arp_answered_for_the_gateway_and_neighbours_never_for_a_probe(dp, cp):
         assert stat_delta(dp, before, "drop_ipoe_arp_no_session", 1) == 1
         assert not frames_where(dp, lambda p: ARP in p and p[ARP].op == 2, timeout=0.5)
         assert dp.stats()["ipoe_arp_replies"] == before["ipoe_arp_replies"]
+    finally:
+        cp.delete(up_seid)
+
+
+def is_arp_ping(p, sub: Sub) -> bool:
+    return ARP in p and p[ARP].op == 1 and p[Ether].dst == sub.mac and p[ARP].pdst == sub.ipv4
+
+
+def test_arp_ping_of_a_silent_subscriber_reports_it_dead(dp, cp):
+    sub = new_ipoe(arp_ping=(1, 2))
+    cp_seid, up_seid, cause = cp.establish(sub)
+    assert cause == 1
+    try:
+        dp.wire.drain()
+        got = frames_where(dp, lambda p: is_arp_ping(p, sub), timeout=3)
+        assert got, "no ARP ping after an idle second"
+        p = got[0]
+        assert p[Ether].src == AC_MAC and p[Dot1Q].vlan == sub.stag and p[Dot1Q].payload.vlan == sub.ctag
+        assert p[Dot1Q].prio == 7 and p[Dot1Q].payload.prio == 7
+        assert p[ARP].hwsrc == AC_MAC and p[ARP].psrc == GATEWAY and p[ARP].hwdst == sub.mac
+        # nobody answers: after 2 unanswered pings the CP gets a Session Report (UPIR + the IE)
+        report = cp.expect_report(timeout=10)
+        assert report.arp_dead and report.seid == cp_seid and report.arp_ping == (1, 2)
+        assert report.lcp is None
+        assert dp.telemetry("/bng/punt")["arp_ping_dead"] >= 1
+        assert session_of(dp, sub.ipv4)["arp_ping_dead"] == 1
+    finally:
+        cp.delete(up_seid)
+
+
+def test_arp_ping_answered_or_upstream_traffic_keeps_the_session(dp, cp):
+    sub = new_ipoe(arp_ping=(1, 2))
+    up_seid = installed_ipoe(cp, sub)
+    try:
+        deadline = time.monotonic() + 4.5
+        answered = 0
+        while time.monotonic() < deadline:
+            for p in frames_where(dp, lambda p: is_arp_ping(p, sub), timeout=0.5):
+                reply = ARP(op=2, hwsrc=sub.mac, psrc=sub.ipv4, hwdst=AC_MAC, pdst=p[ARP].psrc)
+                dp.wire.send(bytes(qinq(sub) / reply))
+                answered += 1
+        assert answered >= 2
+        # upstream frames alone keep it alive too: no ping while it sends
+        resolve_router(dp)
+        dp.wire.drain()
+        sent_before = dp.telemetry("/bng/punt")["arp_ping_request_sent"]
+        deadline = time.monotonic() + 3
+        while time.monotonic() < deadline:
+            dp.wire.send(up(sub))
+            time.sleep(0.2)
+        assert cp.poll(0.5) == 0 or not any(r.arp_dead for r in cp.reports)
+        s = session_of(dp, sub.ipv4)
+        assert s["arp_ping"] == 1 and s["arp_ping_dead"] == 0 and s["arp_ping_replies"] >= 2
+        # at most the ping already due when the traffic started
+        assert dp.telemetry("/bng/punt")["arp_ping_request_sent"] - sent_before <= 1
     finally:
         cp.delete(up_seid)
 

@@ -124,11 +124,16 @@ class Report:
     report_type: int
     usage: list[Usage] = field(default_factory=list)
     lcp: dict | None = None  # BBF PPP LCP Connectivity: present in an LCP dead report
+    arp_ping: tuple[int, int] | None = None  # bngpod IPoE ARP ping (interval, count): ARP dead
     raw: bytes = b""
 
     @property
     def lcp_dead(self) -> bool:
         return bool(self.report_type & REPORT_UPIR) and self.lcp is not None
+
+    @property
+    def arp_dead(self) -> bool:
+        return bool(self.report_type & REPORT_UPIR) and self.arp_ping is not None
 
 
 class PfcpTimeout(Exception):
@@ -369,7 +374,11 @@ class Cp:
         ies = _ies(msg.payload)
         rt = _find(ies, 39)
         lcp = None
+        arp_ping = None
         for ie in ies:
+            if isinstance(ie, P.IE_EnterpriseSpecific) and ie.ietype == BNGPOD_ARP_PING:
+                v = bytes(ie.data)
+                arp_ping = struct.unpack("!HB", v) if len(v) == 3 else (0, 0)
             if isinstance(ie, P.IE_EnterpriseSpecific) and ie.ietype == BBF_PPP_LCP_CONNECTIVITY:
                 kids = _bbf_children(bytes(ie.data))
                 t = kids.get(BBF_VERIFICATION_TIMERS, b"\0\0\0")
@@ -385,6 +394,7 @@ class Cp:
             report_type=bytes(rt)[4] if rt is not None else 0,
             usage=[_usage(ie) for ie in _find_all(ies, 80)],
             lcp=lcp,
+            arp_ping=arp_ping,
             raw=data,
         )
 

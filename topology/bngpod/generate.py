@@ -71,6 +71,8 @@ def _ipoe_cp(ipoe: m.Ipoe) -> dict:
     }
     if ipoe.relay is not None:
         out["relay"] = {"servers": [str(a) for a in ipoe.relay.servers], "option82": ipoe.relay.option82}
+    if ipoe.arp_ping is not None:
+        out["arp_ping"] = {"interval": ipoe.arp_ping[0], "count": ipoe.arp_ping[1]}
     return out
 
 

@@ -214,6 +214,8 @@ IPOE_LEASE_MIN, IPOE_LEASE_MAX, IPOE_LEASE_DEFAULT = 60, 604800, 3600
 IPOE_RENEW_MIN, IPOE_RENEW_DEFAULT = 30, 300
 IPOE_MAX_MACS_MAX = 64
 IPOE_MAX_RELAY_SERVERS = 4
+IPOE_ARP_PING_INTERVAL_MAX = 3600  # seconds
+IPOE_ARP_PING_COUNT_MAX = 255
 IPOE_DEFAULT_PASSWORD = "ipoe"  # noqa: S105 (the RADIUS User-Password default, not a secret)
 # bng-dp's [line_group.N] ipoe_gateways: at most this many gateway/length pairs
 DP_MAX_IPOE_GATEWAYS = 8
@@ -237,6 +239,9 @@ class Ipoe:
     password: str = IPOE_DEFAULT_PASSWORD
     proxy_arp: bool = True
     relay: IpoeRelay | None = None
+    # liveness: the DP ARP-pings a subscriber idle for interval s, dead after count
+    # unanswered pings; None: off
+    arp_ping: tuple[int, int] | None = None
 
 
 @dataclass

@@ -460,6 +460,9 @@ def main(argv: list[str] | None = None) -> int:
     up.add_argument("--secret", default="testing123")
     up.add_argument("--client", action="append", help="NAS address allowed (repeatable; default 127.0.0.1)")
     up.add_argument("--users", type=int, default=10, help="users user1..userN, passwords pw1..pwN")
+    up.add_argument(
+        "--ipoe-users", type=int, default=0, help="also ipoe1..ipoeN, password ipoe (IPoE's default User-Password)"
+    )
     up.add_argument("--recv-buff", type=int, metavar="BYTES", help="socket receive buffer of both listeners")
     up.add_argument(
         "--no-request-detail",
@@ -483,7 +486,7 @@ def main(argv: list[str] | None = None) -> int:
             acct_port=a.acct_port,
             secret=a.secret,
             nas_addresses=a.client or ["127.0.0.1"],
-            users=numbered_users(a.users),
+            users=numbered_users(a.users) | {f"ipoe{i}": ("ipoe", {}) for i in range(1, a.ipoe_users + 1)},
             debug=a.debug,
             recv_buff=a.recv_buff,
             request_detail=a.request_detail,

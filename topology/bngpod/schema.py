@@ -236,6 +236,23 @@ IPOE = _obj(
         "username": {"enum": list(m.IPOE_USERNAMES)},
         "password": {"type": "string", "minLength": 1, "maxLength": 128},
         "proxy_arp": {"type": "boolean"},
+        "arp_ping": _obj(
+            ["interval", "count"],
+            {
+                "interval": {
+                    "description": f"idle seconds before a ping, 1..{m.IPOE_ARP_PING_INTERVAL_MAX}",
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": m.IPOE_ARP_PING_INTERVAL_MAX,
+                },
+                "count": {
+                    "description": f"unanswered pings before the session ends, 1..{m.IPOE_ARP_PING_COUNT_MAX}",
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": m.IPOE_ARP_PING_COUNT_MAX,
+                },
+            },
+        ),
         "relay": _obj(
             ["servers"],
             {

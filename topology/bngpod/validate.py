@@ -805,6 +805,13 @@ class _Checker:
         elif "relay" in given:
             self.err(f"{where}.ipoe.relay", f"a relay block needs mode: relay (mode is {mode})")
             ok = False
+        arp_ping = None
+        if "arp_ping" in given:
+            iv = self.whole(f"{where}.ipoe.arp_ping.interval", given["arp_ping"]["interval"], "seconds")
+            n = self.whole(f"{where}.ipoe.arp_ping.count", given["arp_ping"]["count"], "pings")
+            if iv is None or n is None:
+                return None, None
+            arp_ping = (iv, n)
         if not ok:
             return None, None
         ipoe = m.Ipoe(
@@ -816,6 +823,7 @@ class _Checker:
             password=given.get("password", m.IPOE_DEFAULT_PASSWORD),
             proxy_arp=given.get("proxy_arp", True),
             relay=relay,
+            arp_ping=arp_ping,
         )
         return types, ipoe
 

@@ -260,3 +260,29 @@ def test_cp_yaml_of_a_pppoe_pod_has_no_ipoe_keys():
     doc = yaml.safe_load(generate.cp_config(pod))
     assert all("gateway" not in p for p in doc["pools"])
     assert all("session_types" not in g and "ipoe" not in g for g in doc["line_groups"])
+
+
+def test_arp_ping_is_off_by_default_and_reaches_cp_yaml():
+    pod = validate.check(copy.deepcopy(IPOE)).pod
+    assert all(g.ipoe.arp_ping is None for g in pod.groups)
+    assert all("arp_ping" not in g["ipoe"] for g in yaml.safe_load(generate.cp_config(pod))["line_groups"])
+    doc = mutated(lambda d: d["line_groups"][1]["ipoe"].__setitem__("arp_ping", {"interval": 30, "count": 3}))
+    result = validate.check(doc)
+    assert result.errors == [] and result.pod.groups[1].ipoe.arp_ping == (30, 3)
+    cp = yaml.safe_load(generate.cp_config(result.pod))
+    assert cp["line_groups"][1]["ipoe"]["arp_ping"] == {"interval": 30, "count": 3}
+
+
+@pytest.mark.parametrize(
+    "value,where,text",
+    [
+        ({"interval": 0, "count": 3}, "line_groups[1].ipoe.arp_ping.interval", "1..3600"),
+        ({"interval": 3601, "count": 3}, "line_groups[1].ipoe.arp_ping.interval", "1..3600"),
+        ({"interval": 30, "count": 256}, "line_groups[1].ipoe.arp_ping.count", "1..255"),
+        ({"interval": 30.0, "count": 3}, "line_groups[1].ipoe.arp_ping.interval", "whole number"),
+        ({"interval": 30}, "line_groups[1].ipoe.arp_ping", "count"),
+        ({"interval": 30, "count": 3, "retries": 1}, "line_groups[1].ipoe.arp_ping", "unknown field(s)"),
+    ],
+)
+def test_arp_ping_values(value, where, text):
+    only_error(mutated(lambda d: d["line_groups"][1]["ipoe"].__setitem__("arp_ping", value)), where, text)

@@ -18,7 +18,10 @@
 //     IPv6CP (RFC 5072: the modified EUI-64 of the MAC, a Nak'd identifier
 //     taken), send a Router Solicitation, and on the RA's /64 a DHCPv6 Solicit
 //     with Rapid Commit and IA_PD (RFC 8415); IPv4-only CPEs Protocol-Reject
-//     the CP's IPv6CP (RFC 1661 5.7).
+//     the CP's IPv6CP (RFC 1661 5.7). IPoE CPEs (-ipoe-dp ID: every session
+//     of that instance) run DHCPv4 (RFC 2131) instead: a broadcast DISCOVER
+//     and REQUEST with option 82 (circuit id -ipoe-user), OFFER and ACK from
+//     the AC MAC; such an instance announces IPoE in its BBF UP features.
 //   - PFCP (3GPP TS 29.244 with the BBF TR-459 IEs of docs/dp/pfcp.md), the
 //     user-plane side: it answers Association Setup with UP features 00 00 10
 //     and BBF UP features 11 00 00 00, heartbeats, Session Establishment with an
@@ -29,7 +32,9 @@
 // MAC (02:b1 + the session index) finds the session, whose PPPoE session id,
 // S-tag, C-tag and IPCP address must then match; a dual-stack session runs
 // on until its delegated prefix is bound and the DP has its IPv6 PDRs (in the
-// establishment, or a later Session Modification creating them). A session counts only when
+// establishment, or a later Session Modification creating them); an IPoE session
+// needs its ACK too and an establishment without PPPoE session id whose
+// upstream and downstream UE IP are the offered address. A session counts only when
 // complete; the loader prints one JSON line with the rate and latencies.
 //
 // The codecs here are the loader's own, independent of internal/pppoe,

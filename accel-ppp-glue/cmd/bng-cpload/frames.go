@@ -129,6 +129,10 @@ func decodeFrame(b []byte) (frame, error) {
 	}
 	f.etherType = binary.BigEndian.Uint16(b[off:])
 	off += 2
+	if f.etherType == etherTypeIPv4 {
+		f.payload = b[off:] // IPoE: the IPv4 packet (session_ipoe.go checks it)
+		return f, nil
+	}
 	if f.etherType != etherTypeDiscovery && f.etherType != etherTypeSession {
 		return f, errNotPPPoE
 	}

@@ -69,7 +69,7 @@ func TestDecodeFrameErrors(t *testing.T) {
 		{"no ethertype", good[:12], errShort},
 		{"half tag", good[:14], errShort},
 		{"no pppoe header", good[:22], errShort},
-		{"ipv4", append(append([]byte{}, good[:20]...), 0x08, 0x00, 0x45), errNotPPPoE},
+		{"arp", append(append([]byte{}, good[:20]...), 0x08, 0x06, 0x00), errNotPPPoE},
 		{"three tags", append(append(append([]byte{}, good[:16]...), 0x81, 0x00, 0, 3), good[16:]...), errTooManyTag},
 		{"ver/type", func() []byte { b := append([]byte{}, good...); b[22] = 0x12; return b }(), errVerType},
 		{"length", func() []byte { b := append([]byte{}, good...); b[26], b[27] = 0x01, 0x00; return b }(), errPPPoELen},
@@ -78,6 +78,11 @@ func TestDecodeFrameErrors(t *testing.T) {
 		if _, err := decodeFrame(c.b); !errors.Is(err, c.err) {
 			t.Errorf("%s: %v, want %v", c.name, err, c.err)
 		}
+	}
+	// IPv4 (IPoE): the packet after the tags, checked by the DHCP parser
+	if d, err := decodeFrame(append(append([]byte{}, good[:20]...), 0x08, 0x00, 0x45)); err != nil ||
+		d.etherType != etherTypeIPv4 || len(d.payload) != 1 || d.ctag != 2 {
+		t.Fatalf("ipv4: %+v %v", d, err)
 	}
 	// Padding is trimmed by the PPPoE length.
 	d, err := decodeFrame(good)

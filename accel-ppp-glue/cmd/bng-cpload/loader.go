@@ -8,6 +8,7 @@ import (
 	"math"
 	"net"
 	"net/netip"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -58,6 +59,11 @@ type Config struct {
 	// Protocol-Reject the CP's IPv6CP.
 	DualStackEvery int
 	DualStackDPs   []uint32
+	// IPoEDPs: every session of these DP instances is an IPoE CPE
+	// (session_ipoe.go), its option 82 circuit id IPoEUserFmt with the
+	// 1-based session number; these instances announce IPoE.
+	IPoEDPs     []uint32
+	IPoEUserFmt string
 }
 
 // Result is the JSON line the loader prints.
@@ -72,6 +78,10 @@ type Result struct {
 	// With dual-stack dials: the completed sessions, p50 and p99 of each kind
 	IPv4 *KindResult `json:"ipv4,omitempty"`
 	Dual *KindResult `json:"dual_stack,omitempty"`
+	// With IPoE CPEs (-ipoe-dp): each kind's completed sessions, p50, p99,
+	// and its rate: completed / (its last completion - the first dial)
+	PPPoE *KindResult `json:"pppoe,omitempty"`
+	IPoE  *KindResult `json:"ipoe,omitempty"`
 }
 
 // KindResult is the result of one kind of dial (IPv4 only, dual stack).
@@ -79,6 +89,8 @@ type KindResult struct {
 	Completed int     `json:"completed"`
 	P50MS     float64 `json:"p50_ms"`
 	P99MS     float64 `json:"p99_ms"`
+	// -ipoe-dp only
+	SessionsPerSecond float64 `json:"sessions_per_second,omitempty"`
 }
 
 type stats struct {
@@ -102,6 +114,9 @@ type Loader struct {
 	mu            sync.Mutex
 	durations     []time.Duration
 	dualDurations []time.Duration
+	ipoeDurations []time.Duration
+	ipoeLast      time.Time
+	pppoeLast     time.Time
 	failures      map[string]int
 	examples      map[string]string // failure class -> the first full reason
 	failed        int
@@ -214,6 +229,13 @@ func New(cfg Config) (*Loader, error) {
 		}
 		for _, id := range cfg.DualStackDPs {
 			s.dual = s.dual || id == spec.ID
+		}
+		for _, id := range cfg.IPoEDPs {
+			s.ipoe = s.ipoe || id == spec.ID
+		}
+		if s.ipoe {
+			s.dual = false
+			s.dhcp.circuit = fmt.Sprintf(cfg.IPoEUserFmt, i+1)
 		}
 		s.user = fmt.Sprintf(cfg.UserFmt, i+1)
 		s.password = []byte(fmt.Sprintf(cfg.PassFmt, i+1))
@@ -332,6 +354,12 @@ func (l *Loader) finish(s *session, ok bool, reason string, d time.Duration) {
 		if s.dual {
 			l.dualDurations = append(l.dualDurations, d)
 		}
+		if s.ipoe {
+			l.ipoeDurations = append(l.ipoeDurations, d)
+			l.ipoeLast = time.Now()
+		} else {
+			l.pppoeLast = time.Now()
+		}
 		prev := s.start
 		for i, m := range s.marks {
 			if m.IsZero() {
@@ -385,6 +413,29 @@ func (l *Loader) result() Result {
 		}
 		r.Dual = &KindResult{Completed: len(dual), P50MS: percentile(dual, 0.50), P99MS: percentile(dual, 0.99)}
 		r.IPv4 = &KindResult{Completed: len(v4), P50MS: percentile(v4, 0.50), P99MS: percentile(v4, 0.99)}
+	}
+	if len(l.cfg.IPoEDPs) > 0 {
+		ip := append([]time.Duration(nil), l.ipoeDurations...)
+		sort.Slice(ip, func(i, j int) bool { return ip[i] < ip[j] })
+		var pp []time.Duration
+		i := 0
+		for _, d := range ds { // ds less ipoe (both sorted)
+			if i < len(ip) && d == ip[i] {
+				i++
+				continue
+			}
+			pp = append(pp, d)
+		}
+		rate := func(n int, last time.Time) float64 {
+			if n == 0 || !last.After(l.first) {
+				return 0
+			}
+			return round(float64(n)/last.Sub(l.first).Seconds(), 1)
+		}
+		r.IPoE = &KindResult{Completed: len(ip), P50MS: percentile(ip, 0.50), P99MS: percentile(ip, 0.99),
+			SessionsPerSecond: rate(len(ip), l.ipoeLast)}
+		r.PPPoE = &KindResult{Completed: len(pp), P50MS: percentile(pp, 0.50), P99MS: percentile(pp, 0.99),
+			SessionsPerSecond: rate(len(pp), l.pppoeLast)}
 	}
 	r.SessionsPerSecond = round(r.SessionsPerSecond, 1)
 	r.DurationS = round(r.DurationS, 3)
@@ -579,8 +630,12 @@ func (d *dp) answer(m *pfcpMsg) (pfcpOut, bool) {
 		if !node || !rts {
 			return pfcpOut{b: p.cause(causeMandatoryMiss).bytes()}, true
 		}
+		bbf := byte(0x11) // PPPoE | LCP keepalive offload
+		if slices.Contains(l.cfg.IPoEDPs, d.id) {
+			bbf |= 0x02 // IPoE
+		}
 		p.cause(causeAccepted).rts(d.rts).ie(ieUPFeatures, 0x00, 0x00, 0x10).
-			ie(ieBBFUPFeatures, 0x0d, 0xe9, 0x11, 0x00, 0x00, 0x00)
+			ie(ieBBFUPFeatures, 0x0d, 0xe9, bbf, 0x00, 0x00, 0x00)
 		d.assocOnce.Do(func() { close(d.assoc) })
 		return pfcpOut{b: p.bytes()}, true
 	case pfcpAssocUpdReq, pfcpAssocRelReq:

@@ -123,6 +123,9 @@ A session is timed from its PADI to the moment its PFCP Session Establishment wa
 	assoc := fs.Duration("assoc-timeout", 30*time.Second, "wait this long for the CP's PFCP association")
 	var dualDPs dualDPFlags
 	fs.Var(&dualDPs, "dual-stack-dp", "every session of this DP instance (id, repeat) dials dual stack")
+	var ipoeDPs dualDPFlags
+	fs.Var(&ipoeDPs, "ipoe-dp", "every session of this DP instance (id, repeat) is an IPoE CPE: DHCP DORA with option 82 (the instance announces IPoE)")
+	ipoeUser := fs.String("ipoe-user", "ipoe%d", "option 82 circuit id pattern of IPoE CPEs (session number 1..N): bng-cp's ipoe.username circuit_id")
 	dualEvery := fs.Int("dual-stack-every", 0, "every this many sessions one dials dual stack (IPv6CP, RS/RA, DHCPv6 PD with Rapid Commit), interleaved (0: none, 1: all)")
 	verbose := fs.Bool("v", false, "print counters, failure reasons, per-step mean latencies and CPU time to stderr")
 	cpuProfile := fs.String("cpuprofile", "", "write the loader's CPU profile to this file (go tool pprof)")
@@ -183,6 +186,7 @@ A session is timed from its PADI to the moment its PFCP Session Establishment wa
 		DPs: dps, Sessions: *n, Window: *window, OuterTPID: outer, Auth: *auth,
 		UserFmt: *userFmt, PassFmt: *passFmt, MRU: uint16(*mru), DNS: *dns, AccessLine: *accessLine,
 		Timeout: *timeout, Resend: *resend, AssocWait: *assoc, DualStackEvery: *dualEvery, DualStackDPs: dualDPs,
+		IPoEDPs: ipoeDPs, IPoEUserFmt: *ipoeUser,
 	}
 	l, err := New(cfg)
 	if err != nil {

@@ -156,6 +156,7 @@ type establishment struct {
 	stag, ctag uint16
 	pppoeSID   uint16
 	ueIP       netip.Addr // downstream PDR's UE IP Address
+	upUEIP     netip.Addr // upstream PDR's (IPoE: the anti-spoofing source match)
 	mtu        uint16
 	lcpOffload bool   // BBF PPP LCP Connectivity present (with both children)
 	magicTx    uint32 // the BNG's magic number in it
@@ -283,7 +284,7 @@ func (e *establishment) parsePDR(pdr []byte) error {
 		case 0:
 			if hasMAC && !e.hasUp {
 				e.hasUp = true
-				e.mac, e.stag, e.ctag, e.pppoeSID = mac, stag, ctag, sid
+				e.mac, e.stag, e.ctag, e.pppoeSID, e.upUEIP = mac, stag, ctag, sid, ue
 			}
 		case 1:
 			if ue.IsValid() && !e.ueIP.IsValid() {

@@ -94,6 +94,10 @@ type session struct {
 	rejID uint8 // our LCP Protocol-Rejects
 	est   bool  // the Session Establishment matched (a dual-stack session waits for IPv6 too)
 
+	// IPoE (session_ipoe.go)
+	ipoe bool
+	dhcp dhcpCPE
+
 	marks     [nMarks]time.Time // when each step completed (phase breakdown)
 	start     time.Time
 	lastSent  time.Time
@@ -104,6 +108,9 @@ type session struct {
 }
 
 func (s *session) step() string {
+	if s.ipoe && s.ph == phPPP {
+		return s.ipoeStep()
+	}
 	switch {
 	case s.ph != phPPP:
 		return s.ph.String()
@@ -172,8 +179,12 @@ func (s *session) hostUniq() []byte {
 func (s *session) begin(now time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.ph = phPADI
 	s.start = now
+	if s.ipoe {
+		s.beginIPoE(now)
+		return
+	}
+	s.ph = phPADI
 	s.sendPADI(now)
 }
 
@@ -208,6 +219,14 @@ func (s *session) onFrame(f *frame, now time.Time) {
 	}
 	if f.etherType == etherTypeDiscovery {
 		s.onDiscovery(f, now)
+		return
+	}
+	if f.etherType == etherTypeIPv4 {
+		if !s.ipoe {
+			s.l.count(&s.l.st.unexpected)
+			return
+		}
+		s.onIPoE(f, now)
 		return
 	}
 	if f.code != codeSession || s.ph < phPPP || f.sessionID != s.sid || f.src != s.acMAC {
@@ -650,6 +669,8 @@ func (s *session) onEstablished(d *dp, e *establishment, now time.Time) {
 	}
 	var why string
 	switch {
+	case s.ipoe:
+		why = s.checkIPoE(d, e)
 	case d != s.dp:
 		why = fmt.Sprintf("establishment on another instance: %d, expected %d", d.id, s.dp.id)
 	case e.pppoeSID != s.sid:
@@ -679,7 +700,7 @@ func (s *session) onEstablished(d *dp, e *establishment, now time.Time) {
 
 // maybeDone completes the session: established, and with IPv6 when dual stack.
 func (s *session) maybeDone(now time.Time) {
-	if s.ph != phPPP || !s.est || (s.dual && (!s.v6.bound || !s.v6.pdrs)) {
+	if s.ph != phPPP || !s.est || (s.dual && (!s.v6.bound || !s.v6.pdrs)) || (s.ipoe && !s.dhcp.acked) {
 		return
 	}
 	s.ph = phDone

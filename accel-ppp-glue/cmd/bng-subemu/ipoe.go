@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"math/rand/v2"
 	"net/http"
@@ -21,7 +22,9 @@ import (
 // the stop. With --option82 each DISCOVER/REQUEST carries option 82 as an
 // access node would add it: circuit id = the users.json user, remote id =
 // the MAC (bng-cp's ipoe.username: circuit_id then authorizes the users of
-// users.json). One goroutine owns every client; no traffic is sent.
+// users.json). A bound client answers ARP requests for its address (the
+// DP's ARP ping, ipoe.arp_ping) as a CPE's IP stack does. One goroutine owns
+// every client; with --rate, bound clients send UDP datagrams to --target.
 
 // IPoEConfig configures the IPoE emulator.
 type IPoEConfig struct {
@@ -64,6 +67,7 @@ type ipoeClient struct {
 	phaseStart time.Time
 	attempt    int
 	upAt       time.Time
+	everUp     bool
 	serverMAC  [6]byte // where unicast renewals go: the MAC the server's replies came from
 	setupMs    float64
 	nextTx     time.Time
@@ -76,7 +80,8 @@ type ipoeClient struct {
 type IPoEStats struct {
 	Type     string `json:"type"`
 	Clients  int    `json:"subscribers"`
-	Bound    int    `json:"up"` // clients holding a lease now
+	Bound    int    `json:"up"`      // clients holding a lease now
+	EverUp   int    `json:"ever_up"` // clients that got a lease at least once
 	Discover uint64 `json:"discover"`
 	Request  uint64 `json:"request"`
 	Offer    uint64 `json:"offer"`
@@ -90,6 +95,8 @@ type IPoEStats struct {
 	SetupMS  uint64 `json:"setup_ms_sum"` // DISCOVER to ACK, summed over the first leases
 	TxPkts   uint64 `json:"tx_pkts"`      // UDP datagrams to --target
 	RxPkts   uint64 `json:"rx_pkts"`      // their echoes
+	Lost     uint64 `json:"lost"`         // tx_pkts - rx_pkts (0 when more came back)
+	ARPAsked uint64 `json:"arp_requests"` // ARP requests for a bound client's address (the DP's ARP ping)
 }
 
 // IPoEEmu is the IPoE client population on one transport.
@@ -136,6 +143,9 @@ func (e *IPoEEmu) Stats() IPoEStats {
 	s := e.st
 	if s.Type == "" {
 		s.Type = "stats"
+	}
+	if s.TxPkts > s.RxPkts {
+		s.Lost = s.TxPkts - s.RxPkts
 	}
 	return s
 }
@@ -295,8 +305,52 @@ func (e *IPoEEmu) flush() {
 	e.out = e.out[:0]
 }
 
-// input handles a received frame: a DHCP reply to one of our clients.
+// ARP in a QinQ frame: the offset of the ARP packet and its length.
+const (
+	qinqARPOff = 22
+	arpLen     = 28
+)
+
+// arp answers an ARP request (QinQ, Ethernet/IPv4) for the address of a bound
+// client on its line; true when b was ARP (answered or not: never DHCP).
+func (e *IPoEEmu) arp(b []byte) bool {
+	if len(b) < qinqARPOff+arpLen || b[20] != 0x08 || b[21] != 0x06 {
+		return false
+	}
+	a := b[qinqARPOff:]
+	var dst [6]byte
+	copy(dst[:], b[:6])
+	c := e.byMAC[dst]
+	if c == nil || a[0] != 0 || a[1] != 1 || a[2] != 0x08 || a[3] != 0 || a[4] != 6 || a[5] != 4 || a[6] != 0 || a[7] != 1 ||
+		c.state < ipBound || netip.AddrFrom4([4]byte(a[24:28])) != c.addr ||
+		binary.BigEndian.Uint16(b[14:16])&0xfff != c.sub.STag || binary.BigEndian.Uint16(b[18:20])&0xfff != c.sub.CTag {
+		e.count(func(s *IPoEStats) { s.Bad++ })
+		return true
+	}
+	e.count(func(s *IPoEStats) { s.ARPAsked++ })
+	r := make([]byte, 60)
+	copy(r[0:6], b[6:12]) // to the asker
+	copy(r[6:12], c.mac[:])
+	copy(r[12:22], b[12:22]) // its tags (TPIDs, tag values)
+	r[14] &= 0x0f            // PCP 0
+	r[18] &= 0x0f
+	ra := r[qinqARPOff:]
+	copy(ra[0:6], a[0:6])
+	ra[7] = 2 // reply
+	copy(ra[8:14], c.mac[:])
+	copy(ra[14:18], a[24:28]) // our address
+	copy(ra[18:24], a[8:14])  // the asker's MAC and address
+	copy(ra[24:28], a[14:18])
+	e.out = append(e.out, r)
+	return true
+}
+
+// input handles a received frame: a DHCP reply to one of our clients, or an
+// ARP request for one's address.
 func (e *IPoEEmu) input(b []byte, now time.Time) {
+	if e.arp(b) {
+		return
+	}
 	f, err := dhcp4.DecodeFrame(b)
 	if err == nil && e.cfg.Rate > 0 && f.SrcIP == e.cfg.Target.Addr() && f.SrcPort == e.cfg.Target.Port() {
 		if c := e.byMAC[f.Dst]; c != nil && f.DstPort == ipoeDataPort {
@@ -350,14 +404,19 @@ func (e *IPoEEmu) input(b []byte, now time.Time) {
 			t2 = lease / 8 * 7
 		}
 		first := c.state == ipRequesting
+		firstEver := first && !c.everUp
 		if first {
 			e.active--
+			c.everUp = true
 			c.attempt = 0
 			c.upAt = now
 			c.setupMs = float64(now.Sub(c.phaseStart).Microseconds()) / 1000
 		}
 		e.count(func(s *IPoEStats) {
 			s.Ack++
+			if firstEver {
+				s.EverUp++
+			}
 			if first {
 				s.Bound++
 				s.SetupMS += uint64(now.Sub(c.phaseStart).Milliseconds())

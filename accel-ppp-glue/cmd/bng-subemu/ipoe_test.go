@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/binary"
 	"net/netip"
 	"os"
 	"sync"
@@ -24,6 +25,31 @@ type ipoeServer struct {
 	echoes   int
 	bad      int
 	nakOnce  map[[6]byte]bool // NAK the first renewal of these
+	// after each ACK the server asks the client for its address (the DP's ARP
+	// ping) and for another address (never answered)
+	arpOut     [][]byte
+	arpReplies int
+}
+
+// arpRequest is the DP's ARP ping: QinQ from the AC MAC and the gateway to mac for addr.
+func arpRequest(mac [6]byte, tpid, stag, ctag uint16, addr netip.Addr) []byte {
+	b := make([]byte, 60)
+	copy(b[0:6], mac[:])
+	copy(b[6:12], ipoeAC[:])
+	binary.BigEndian.PutUint16(b[12:], tpid)
+	binary.BigEndian.PutUint16(b[14:], 7<<13|stag)
+	binary.BigEndian.PutUint16(b[16:], 0x8100)
+	binary.BigEndian.PutUint16(b[18:], 7<<13|ctag)
+	binary.BigEndian.PutUint16(b[20:], 0x0806)
+	a := b[22:]
+	copy(a, []byte{0, 1, 8, 0, 6, 4, 0, 1})
+	copy(a[8:14], ipoeAC[:])
+	gw := ipoeGW.As4()
+	copy(a[14:18], gw[:])
+	copy(a[18:24], mac[:])
+	t := addr.As4()
+	copy(a[24:28], t[:])
+	return b
 }
 
 var ipoeGW = netip.MustParseAddr("10.9.0.1")
@@ -43,6 +69,10 @@ func (s *ipoeServer) serve(tr Transport) {
 				out = append(out, r)
 			}
 		}
+		s.mu.Lock()
+		out = append(out, s.arpOut...)
+		s.arpOut = nil
+		s.mu.Unlock()
 		if len(out) > 0 {
 			tr.Send(out)
 		}
@@ -52,6 +82,21 @@ func (s *ipoeServer) serve(tr Transport) {
 func (s *ipoeServer) handle(b []byte) []byte {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if len(b) >= 50 && b[20] == 0x08 && b[21] == 0x06 {
+		// an ARP reply to our ping: from the client's MAC and address to the gateway, on its line
+		var src [6]byte
+		copy(src[:], b[6:12])
+		a := b[22:]
+		addr, ok := s.addrs[src]
+		if !ok || a[7] != 2 || string(a[8:14]) != string(src[:]) || netip.AddrFrom4([4]byte(a[14:18])) != addr ||
+			string(a[18:24]) != string(ipoeAC[:]) || netip.AddrFrom4([4]byte(a[24:28])) != ipoeGW ||
+			string(b[0:6]) != string(ipoeAC[:]) || b[14]>>5 != 0 {
+			s.bad++
+			return nil
+		}
+		s.arpReplies++
+		return nil
+	}
 	f, err := dhcp4.DecodeFrame(b)
 	if err == nil && f.DstIP == ipoeTarget.Addr() && f.DstPort == ipoeTarget.Port() {
 		// the echo target, behind the gateway: from a leased address, to the AC MAC
@@ -100,6 +145,8 @@ func (s *ipoeServer) handle(b []byte) []byte {
 			return nil
 		}
 		r.Type = dhcp4.Ack
+		s.arpOut = append(s.arpOut, arpRequest(f.Src, f.OuterTPID, f.STag, f.CTag, a),
+			arpRequest(f.Src, f.OuterTPID, f.STag, f.CTag, netip.MustParseAddr("10.9.255.1")))
 		if !hasSID {
 			if s.nakOnce[f.Src] {
 				delete(s.nakOnce, f.Src)
@@ -157,9 +204,14 @@ func TestIPoEEmulator(t *testing.T) {
 	srv.mu.Lock()
 	defer srv.mu.Unlock()
 	// 3 lines x 2 MACs, and the users.json entry with its own MAC (MACs beyond the first of it: generated)
-	if st.Clients != 8 || st.Bound != 8 || st.Nak != 1 || st.Renewed < 8 || st.Bad != 0 || st.Type != "final" ||
-		st.TxPkts < 100 || st.RxPkts == 0 || st.RxPkts > st.TxPkts {
+	if st.Clients != 8 || st.Bound != 8 || st.EverUp != 8 || st.Nak != 1 || st.Renewed < 8 || st.Type != "final" ||
+		st.TxPkts < 100 || st.RxPkts == 0 || st.RxPkts > st.TxPkts || st.Lost != st.TxPkts-st.RxPkts {
 		t.Fatalf("stats %+v", st)
+	}
+	// ARP: every ping for a client's address answered (the first ACK's may cross
+	// the request: answered once bound), pings for other addresses counted bad
+	if st.ARPAsked < 8 || srv.arpReplies != int(st.ARPAsked) || st.Bad == 0 || st.Bad > st.Ack*2 {
+		t.Fatalf("ARP: asked %d, replies at the server %d, bad %d", st.ARPAsked, srv.arpReplies, st.Bad)
 	}
 	if srv.bad != 0 || srv.renewals < 8 || len(srv.released) != 8 || len(srv.addrs) != 8 || srv.echoes == 0 {
 		t.Fatalf("server: bad %d renewals %d released %d clients %d echoes %d", srv.bad, srv.renewals, len(srv.released), len(srv.addrs), srv.echoes)
@@ -198,4 +250,40 @@ func TestLoadKinds(t *testing.T) {
 	if _, err := loadKind(path, "a", 0, 0, true); err == nil {
 		t.Fatal("a multicast MAC accepted")
 	}
+}
+
+// FuzzIPoEInput feeds hostile frames to --ipoe's receive path (ARP, DHCP,
+// echoes) with one client bound and one selecting: counted, never a panic, and
+// anything queued in answer is an ARP reply of 60 bytes from the bound client.
+func FuzzIPoEInput(f *testing.F) {
+	subs := []Subscriber{{Index: 1, User: "u1", STag: 100, CTag: 1}, {Index: 2, User: "u2", STag: 100, CTag: 2}}
+	mk := func() (*IPoEEmu, *ipoeClient) {
+		e := NewIPoEEmu(IPoEConfig{MACs: 1, Concurrency: 1, Retransmit: time.Second, PhaseTimeout: time.Second,
+			Backoff: time.Second, TPID: 0x8100}, &discard{}, subs)
+		c := e.clients[0]
+		c.state, c.addr, c.server, c.xid = ipBound, netip.MustParseAddr("10.9.0.10"), ipoeGW, 7
+		e.clients[1].state, e.clients[1].xid = ipSelecting, 8
+		return e, c
+	}
+	e0, c := mk()
+	f.Add(arpRequest(c.mac, 0x8100, 100, 1, c.addr))
+	f.Add(arpRequest(c.mac, 0x88a8, 100, 1, c.addr))
+	f.Add(arpRequest(c.mac, 0x8100, 100, 2, c.addr))
+	f.Add(arpRequest(c.mac, 0x8100, 100, 1, ipoeGW)[:49])
+	r := &dhcp4.Message{Op: dhcp4.OpReply, XID: 8, CHAddr: e0.clients[1].mac[:], YIAddr: netip.MustParseAddr("10.9.0.11"), Type: dhcp4.Offer}
+	r.Set(dhcp4.OptServerID, dhcp4.A4(ipoeGW))
+	f.Add(dhcp4.AppendFrame(nil, &dhcp4.Frame{Dst: [6]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, Src: ipoeAC, OuterTPID: 0x8100,
+		STag: 100, CTag: 2, SrcIP: ipoeGW, DstIP: netip.AddrFrom4([4]byte{255, 255, 255, 255}), SrcPort: 67, DstPort: 68, Payload: r.Encode()}))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		e, c := mk()
+		e.input(b, time.Now())
+		for _, o := range e.out {
+			if len(o) != 60 || o[20] != 0x08 || o[21] != 0x06 || o[29] != 2 || string(o[6:12]) != string(c.mac[:]) {
+				// a DHCP REQUEST after an OFFER is the other legitimate answer
+				if _, err := dhcp4.DecodeFrame(o); err != nil {
+					t.Fatalf("sent %x", o)
+				}
+			}
+		}
+	})
 }

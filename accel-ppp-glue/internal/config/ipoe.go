@@ -51,10 +51,24 @@ type IPoE struct {
 	Password  string
 	ProxyARP  bool
 	Relay     *IPoERelay // mode relay only
+	ARPPing   *ARPPing   // nil: off (the default)
 }
 
 // RebindTime is T2: 7/8 of the lease.
 func (i *IPoE) RebindTime() uint32 { return uint32(uint64(i.LeaseTime) * 7 / 8) }
+
+// ARPPing is IPoE liveness: the DP ARP-pings a subscriber idle for Interval
+// seconds and reports it dead after Count unanswered pings.
+type ARPPing struct {
+	Interval uint16 // seconds, 1..MaxARPPingInterval
+	Count    uint8  // 1..MaxARPPingCount
+}
+
+// ARP ping bounds.
+const (
+	MaxARPPingInterval = 3600
+	MaxARPPingCount    = 255
+)
 
 // IPoERelay is the relay mode's servers and option 82 policy.
 type IPoERelay struct {
@@ -177,6 +191,16 @@ func (b *builder) lineGroupIPoE(g *LineGroup, r *rawLineGroup, path string) {
 				c.ProxyARP = v
 			}
 		}
+	}
+	if ri.ARPPing != nil {
+		ap := &ARPPing{}
+		if v, ok := b.uintIn(&ri.ARPPing.Interval, path+".arp_ping.interval", 1, MaxARPPingInterval); ok {
+			ap.Interval = uint16(v)
+		}
+		if v, ok := b.uintIn(&ri.ARPPing.Count, path+".arp_ping.count", 1, MaxARPPingCount); ok {
+			ap.Count = uint8(v)
+		}
+		c.ARPPing = ap
 	}
 	switch {
 	case c.Mode == IPoEModeRelay && ri.Relay == nil:

@@ -76,6 +76,11 @@ func TestIPoEConfig(t *testing.T) {
 	if g, _ := cfg.LineGroup("lg1"); g.IPoE.Relay.Option82 != Option82Keep {
 		t.Errorf("option82 %q", g.IPoE.Relay.Option82)
 	}
+	// ARP ping: off by default (above), on with both values
+	cfg = mustParse(t, []byte(ipoeDoc(t, `{arp_ping: {interval: 30, count: 3}}`)))
+	if g, _ := cfg.LineGroup("lg1"); g.IPoE.ARPPing == nil || *g.IPoE.ARPPing != (ARPPing{Interval: 30, Count: 3}) {
+		t.Errorf("arp_ping %+v", g.IPoE.ARPPing)
+	}
 	// a PPPoE-only pool may carry a gateway
 	mustParse(t, []byte(applyEdits(t, string(readFixture(t, "valid.yaml")), []edit{
 		{"{name: pool2, prefix: 100.80.4.0/22,", "{name: pool2, prefix: 100.80.4.0/22, gateway: 100.80.7.254,"}})))
@@ -137,6 +142,14 @@ func TestIPoEReject(t *testing.T) {
 			[]string{`line_groups[0].ipoe.relay.servers[0]: 100.80.5.1 is in pool "pool2" (100.80.4.0/22)`}},
 		{"relay option82", ipoeDoc(t, "{mode: relay, relay: {servers: [10.0.0.50], option82: drop}}"),
 			[]string{`line_groups[0].ipoe.relay.option82: "drop": expected keep or replace`}},
+		{"arp_ping interval 0", ipoeDoc(t, "{arp_ping: {interval: 0, count: 3}}"),
+			[]string{"line_groups[0].ipoe.arp_ping.interval: 0 is out of range 1..3600"}},
+		{"arp_ping count 256", ipoeDoc(t, "{arp_ping: {interval: 30, count: 256}}"),
+			[]string{"line_groups[0].ipoe.arp_ping.count: 256 is out of range 1..255"}},
+		{"arp_ping without count", ipoeDoc(t, "{arp_ping: {interval: 30}}"),
+			[]string{"line_groups[0].ipoe.arp_ping.count"}},
+		{"arp_ping unknown key", ipoeDoc(t, "{arp_ping: {interval: 30, count: 3, retries: 2}}"),
+			[]string{"line_groups[0].ipoe.arp_ping.retries: unknown key"}},
 		{"unknown ipoe key", ipoeDoc(t, "{leases: 5}"),
 			[]string{"line_groups[0].ipoe.leases: unknown key"}},
 		{"pool too small for IPoE", ipoeDoc(t, "", edit{"prefix: 100.80.0.0/22, gateway: 100.80.0.1", "prefix: 100.80.0.0/31, gateway: 100.80.0.1"}),

@@ -139,6 +139,12 @@ type rawIPoE struct {
 	Password  yaml.Node     `yaml:"password"`
 	ProxyARP  yaml.Node     `yaml:"proxy_arp"`
 	Relay     *rawIPoERelay `yaml:"relay"`
+	ARPPing   *rawARPPing   `yaml:"arp_ping"`
+}
+
+type rawARPPing struct {
+	Interval yaml.Node `yaml:"interval"`
+	Count    yaml.Node `yaml:"count"`
 }
 
 type rawIPoERelay struct {

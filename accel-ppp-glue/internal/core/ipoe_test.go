@@ -699,3 +699,35 @@ func TestIPoECoAAndDisconnect(t *testing.T) {
 	c.send(dhcp4.Request, func(m *dhcp4.Message) { m.CIAddr = c.addr }, true)
 	c.expectDHCP(dhcp4.Nak)
 }
+
+// ARP ping (ipoe.arp_ping): the DP gets the IE with the group's values; its
+// dead report ends the session with Lost-Carrier, like the LCP dead report.
+// Off by default: no IE.
+func TestIPoEARPPing(t *testing.T) {
+	c := defaultIPoE()
+	c.ARPPing = &config.ARPPing{Interval: 30, Count: 3}
+	p := newTestPod(t, ipoeTune(t, c, "", nil), nil)
+	cl := p.dhcpClient(1, 21)
+	cl.dora()
+	p.plane.fixIPoE()
+	p.plane.mu.Lock()
+	es := p.plane.ests[0]
+	p.plane.mu.Unlock()
+	if es.ARPPing == nil || *es.ARPPing != (pfcpcp.ARPPing{Interval: 30, Count: 3}) {
+		t.Fatalf("established ARP ping %+v", es.ARPPing)
+	}
+	v, _ := cl.session()
+	p.d.LCPDead(podInstance, es.CPSEID)
+	checkEnd(t, p, v.ID, 0, causeLostCarrier)
+	p.quiet("after an ARP ping death (no PADT)", 200*time.Millisecond)
+
+	off := newTestPod(t, ipoeTune(t, defaultIPoE(), "", nil), nil)
+	off.dhcpClient(1, 22).dora()
+	off.plane.fixIPoE()
+	off.plane.mu.Lock()
+	es = off.plane.ests[0]
+	off.plane.mu.Unlock()
+	if es.ARPPing != nil {
+		t.Fatalf("ARP ping without arp_ping: %+v", es.ARPPing)
+	}
+}

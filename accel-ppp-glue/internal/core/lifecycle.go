@@ -150,6 +150,11 @@ func (d *Daemon) pfcpSession(r *record) *pfcpcp.Session {
 			TxMagic: r.MagicTx, RxMagic: r.MagicRx,
 		}
 	}
+	if ps.IPoE {
+		if g, ok := d.cfg.LineGroup(r.LineGroup); ok && g.IPoE != nil && g.IPoE.ARPPing != nil {
+			ps.ARPPing = &pfcpcp.ARPPing{Interval: g.IPoE.ARPPing.Interval, Count: g.IPoE.ARPPing.Count}
+		}
+	}
 	return ps
 }
 

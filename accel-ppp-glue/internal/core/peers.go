@@ -91,14 +91,19 @@ func (d *Daemon) Usage(inst uint32, cpSEID uint64, u pfcpcp.Usage) {
 	s.sh.post(func() { s.sh.usage(s, u) })
 }
 
-// LCPDead is the DP's report that the subscriber stopped answering LCP echoes.
+// LCPDead is the DP's report that the subscriber stopped answering LCP echoes
+// (PPPoE) or ARP pings (IPoE): the session ends with Lost-Carrier.
 func (d *Daemon) LCPDead(inst uint32, cpSEID uint64) {
 	s := d.lookupSEID(cpSEID)
 	if s == nil {
 		d.m.drops.WithLabelValues("lcp_dead_unknown_session").Inc()
 		return
 	}
-	s.sh.post(func() { s.sh.teardown(s, causeLostCarrier, padtSend, "LCP echoes unanswered (DP report)") })
+	why := "LCP echoes unanswered (DP report)"
+	if s.ipoe != nil {
+		why = "ARP pings unanswered (DP report)"
+	}
+	s.sh.post(func() { s.sh.teardown(s, causeLostCarrier, padtSend, why) })
 }
 
 func (d *Daemon) instanceName(id uint32) string {

@@ -46,6 +46,8 @@ func validSession(s *Session) error {
 		return fmt.Errorf("%w: tags %d/%d", ErrInvalidSession, s.STag, s.CTag)
 	case s.IPoE && (s.PPPoESessionID != 0 || !s.IPv4.IsValid() || s.IPv6 != nil || s.RA != nil || s.LCP != nil):
 		return fmt.Errorf("%w: IPoE is IPv4 only, without PPPoE session id or LCP", ErrInvalidSession)
+	case s.ARPPing != nil && (!s.IPoE || s.ARPPing.Interval == 0 || s.ARPPing.Count == 0):
+		return fmt.Errorf("%w: ARP ping %+v (IPoE only, interval and count >= 1)", ErrInvalidSession, *s.ARPPing)
 	case !s.IPoE && (s.PPPoESessionID == 0 || s.PPPoESessionID == 0xffff):
 		return fmt.Errorf("%w: PPPoE session id %#x", ErrInvalidSession, s.PPPoESessionID)
 	case len(s.LogicalPort) > 63 || len(s.QosProfile) > 63:

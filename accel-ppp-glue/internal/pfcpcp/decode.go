@@ -111,6 +111,16 @@ func (l ies) first(typ uint16) (rawIE, bool) {
 	return rawIE{}, false
 }
 
+// vendor is the first IE of type typ from enterprise eid.
+func (l ies) vendor(typ, eid uint16) (rawIE, bool) {
+	for _, i := range l {
+		if i.typ == typ && i.eid == eid {
+			return i, true
+		}
+	}
+	return rawIE{}, false
+}
+
 func (l ies) all(typ uint16) []rawIE {
 	var out []rawIE
 	for _, i := range l {
@@ -283,6 +293,9 @@ func (m *msg) report() (report, error) {
 	if rt&reportTypeUPIR != 0 {
 		if _, ok := m.ies.first(ieBBFLCPConn); ok {
 			r.lcpDead = true
+		}
+		if _, ok := m.ies.vendor(ieBngpodARPPing, enterpriseBngpod); ok {
+			r.lcpDead = true // IPoE: the ARP ping found the subscriber dead
 		}
 	}
 	return r, nil

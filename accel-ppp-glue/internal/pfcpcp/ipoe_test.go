@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net/netip"
 	"testing"
 	"time"
@@ -168,6 +169,9 @@ func TestIPoEAgainstDPUserPlaneFunction(t *testing.T) {
 		sub.CTag != 7 || sub.MTU != 1500 || sub.QoS != "gold" || sub.LCPOffload || sub.MbrDL != 50_000_000 {
 		t.Fatalf("data path got %+v", st)
 	}
+	if sub.ARPPingIv != 0 || sub.ARPPingCount != 0 {
+		t.Fatalf("ARP ping without the IE: %+v", sub)
+	}
 	// (a second session of the same line and MAC is the data path's refusal, 73:
 	// the pipe's fake data path takes it; tests/dp has the real one)
 	// CoA and the end as for PPPoE
@@ -182,5 +186,63 @@ func TestIPoEAgainstDPUserPlaneFunction(t *testing.T) {
 	}
 	if st := dp.state(); st.Live != 0 {
 		t.Fatalf("after deletion %+v", st)
+	}
+
+	// with ARP ping: the DP gets the IE; its dead report (UPIR + the ARP ping
+	// IE, no LCP IE) reaches the handler as LCPDead
+	s = sampleIPoE()
+	s.CPSEID = 0x2002
+	s.ARPPing = &ARPPing{Interval: 30, Count: 3}
+	if up, err = f.Establish(ctx, 11, s); err != nil {
+		t.Fatal(err)
+	}
+	st = dp.state()
+	if st.Sub.ARPPingIv != 30 || st.Sub.ARPPingCount != 3 {
+		t.Fatalf("ARP ping at the DP: %+v", st.Sub)
+	}
+	dp.do(fmt.Sprintf("dead %d %d", st.LastHandle, dp.now()))
+	if e := rec.wait(t, "dead", 3*time.Second); e.seid != 0x2002 || e.inst != 11 {
+		t.Fatalf("ARP ping dead event %+v", e)
+	}
+	if _, err := f.Delete(ctx, 11, up); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestARPPingIE(t *testing.T) {
+	s := sampleIPoE()
+	s.ARPPing = &ARPPing{Interval: 0x0102, Count: 3}
+	if err := validSession(s); err != nil {
+		t.Fatal(err)
+	}
+	b := encoder(60*time.Second).encEstablish(0, s)
+	// the sample establishment + the IE at the end
+	want := append(unhex(t, wantIPoEEstablishHex), unhex(t, "80020005"+"7ed9"+"010203")...)
+	setSeq(b, 3)
+	want[2], want[3] = byte((len(want)-4)>>8), byte(len(want)-4)
+	if !bytes.Equal(b, want) {
+		t.Fatalf("establishment with ARP ping:\n got %x\nwant %x", b, want)
+	}
+	for name, a := range map[string]ARPPing{"interval 0": {0, 3}, "count 0": {30, 0}} {
+		s.ARPPing = &a
+		if err := validSession(s); !errors.Is(err, ErrInvalidSession) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	p := sampleSession()
+	p.ARPPing = &ARPPing{Interval: 30, Count: 3}
+	if err := validSession(p); !errors.Is(err, ErrInvalidSession) {
+		t.Errorf("ARP ping on PPPoE: %v", err)
+	}
+	// the dead report: UPIR + the IE of enterprise bngpod; the same type of another enterprise is not it
+	for _, c := range []struct {
+		eid  uint16
+		dead bool
+	}{{enterpriseBngpod, true}, {enterpriseBBF, false}, {1, false}} {
+		m := &msg{ies: ies{{typ: ieReportType, val: []byte{reportTypeUPIR}},
+			{typ: ieBngpodARPPing, eid: c.eid, val: []byte{0, 30, 3}}}}
+		if r, err := m.report(); err != nil || r.lcpDead != c.dead {
+			t.Errorf("enterprise %d: %+v %v", c.eid, r, err)
+		}
 	}
 }

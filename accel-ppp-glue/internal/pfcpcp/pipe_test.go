@@ -235,6 +235,7 @@ type pipeState struct {
 	Live, Installs, Modifies, Removes, Redirects int
 	Sessions                                     int
 	SubSessions                                  int `json:"sub_sessions"`
+	LastHandle                                   int `json:"last_handle"`
 	Sub                                          struct {
 		LogicalPort  string `json:"logical_port"`
 		STag, CTag   int
@@ -252,6 +253,8 @@ type pipeState struct {
 		EchoInterval int    `json:"echo_interval"`
 		EchoMisses   int    `json:"echo_misses"`
 		URRPeriod    int    `json:"urr_period"`
+		ARPPingIv    int    `json:"arp_ping_interval"`
+		ARPPingCount int    `json:"arp_ping_count"`
 	}
 	Redirect struct {
 		CPIP     string `json:"cp_ip"`

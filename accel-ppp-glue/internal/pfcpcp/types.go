@@ -43,7 +43,7 @@ type Handler interface {
 	PeerUp(inst uint32, rts time.Time, f Features) // associated (again); default session installed
 	PeerDown(inst uint32)                          // N1 heartbeats lost, the association failed, or the DP restarted
 	Usage(inst uint32, cpSEID uint64, u Usage)     // Session Report USAR, and usage in modification/deletion answers
-	LCPDead(inst uint32, cpSEID uint64)            // Session Report UPIR + BBF PPP LCP Connectivity
+	LCPDead(inst uint32, cpSEID uint64)            // Session Report UPIR + BBF PPP LCP Connectivity or bngpod IPoE ARP ping
 }
 
 // Session is one subscriber session as the DP gets it.
@@ -69,6 +69,17 @@ type Session struct {
 	// with IPv6 and no IPv4 address, an IPv6-only session.
 	IPv6 *IPv6Rules
 	RA   *RAOffload // the DP's unsolicited Router Advertisements; nil = none
+	// ARPPing: IPoE liveness (bngpod IE 32770): the DP ARP-pings the idle
+	// subscriber and reports it dead (LCPDead) after Count unanswered pings.
+	// nil = off. IPoE only.
+	ARPPing *ARPPing
+}
+
+// ARPPing are the parameters of bngpod's IPoE ARP ping IE (enterprise 32473,
+// type 32770).
+type ARPPing struct {
+	Interval uint16 // seconds without an upstream frame before a ping (>= 1)
+	Count    uint8  // unanswered pings before the session is dead (>= 1)
 }
 
 // URR ids of a dual-stack session: the total of both families, IPv4, IPv6.

@@ -95,6 +95,7 @@ const (
 
 	// bngpod's own IEs (EnterpriseBngpod, docs/dp/pfcp.md)
 	ieBngpodRAOffload = 32769
+	ieBngpodARPPing   = 32770
 	enterpriseBngpod  = EnterpriseBngpod
 )
 
@@ -307,6 +308,9 @@ func (f *Function) encEstablish(seq uint32, s *Session) []byte {
 	if s.RA != nil {
 		ies = append(ies, raOffloadIE(s.RA))
 	}
+	if s.ARPPing != nil {
+		ies = append(ies, arpPingIE(s.ARPPing))
+	}
 	return marshalMsg(msgSessEstReq, true, 0, seq, ies)
 }
 
@@ -452,6 +456,12 @@ func downFAR(s *Session) *ie.IE {
 		ie.New(ieApplyAction, []byte{0x02}),
 		group(ieForwardingParams, fwdDown...),
 	)
+}
+
+// arpPingIE is bngpod's IPoE ARP ping IE (docs/dp/pfcp.md): interval (2
+// octets), count (1 octet).
+func arpPingIE(a *ARPPing) *ie.IE {
+	return ie.NewVendorSpecificIE(ieBngpodARPPing, enterpriseBngpod, []byte{byte(a.Interval >> 8), byte(a.Interval), a.Count})
 }
 
 // raOffloadIE is bngpod's RA offload IE (docs/dp/pfcp.md); nil: offload off.
