@@ -338,7 +338,7 @@ def onos_netcfg(pod: m.Pod, emulated: bool = False) -> str:
         "ports": [
             {"name": p.name, "number": p.number, "role": p.role, "tpid": p.tpid, "rate": p.rate}
             if p.role == "access"
-            else {"name": p.name, "number": p.number, "role": p.role, "rate": p.rate}
+            else {"name": p.name, "number": p.number, "role": p.role, **({"rate": p.rate} if p.rate else {})}
             for p in pod.ports
         ],
         "servers": [

@@ -26,6 +26,9 @@ public final class SwitchPort {
     private final PortNumber number;
     private final PortRole role;
     private final Integer tpid;
+    /** The rate of an uplink the pod file states no rate for (only an uplink may). */
+    public static final long RATE_NOT_STATED = 0;
+
     private final long rate;
 
     private SwitchPort(Builder builder) {
@@ -43,7 +46,8 @@ public final class SwitchPort {
         checkArgument(role != PortRole.ACCESS || builder.tpid != null,
                       "access port %s has no TPID", name);
         this.tpid = builder.tpid;
-        this.rate = Checks.positive(builder.rate, "port " + name + " rate");
+        this.rate = role == PortRole.UPLINK && builder.rate == RATE_NOT_STATED
+                ? RATE_NOT_STATED : Checks.positive(builder.rate, "port " + name + " rate");
     }
 
     /**
@@ -106,7 +110,8 @@ public final class SwitchPort {
     /**
      * Returns the port's rate.
      *
-     * @return rate in bit/s
+     * @return rate in bit/s; {@link #RATE_NOT_STATED} for an uplink whose rate the pod
+     *         file does not state
      */
     public long rate() {
         return rate;

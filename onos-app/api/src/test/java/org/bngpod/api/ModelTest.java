@@ -107,7 +107,12 @@ public class ModelTest {
         assertMessage("port p: 0 is not a physical port number", () -> SwitchPort.builder()
                 .name("p").number(0).role(PortRole.UPLINK).rate(1).build());
         assertMessage("port p rate must be positive: 0", () -> SwitchPort.builder()
-                .name("p").number(5).role(PortRole.UPLINK).build());
+                .name("p").number(5).role(PortRole.SERVER).build());
+        assertMessage("port p rate must be positive: -1", () -> SwitchPort.builder()
+                .name("p").number(5).role(PortRole.UPLINK).rate(-1).build());
+        // Only an uplink may leave its rate unstated (the pod file's rule).
+        assertEquals(SwitchPort.RATE_NOT_STATED, SwitchPort.builder()
+                .name("p").number(5).role(PortRole.UPLINK).build().rate());
         assertEquals(Optional.of(PortRole.SERVER), PortRole.fromConfigName("server"));
         assertEquals(Optional.empty(), PortRole.fromConfigName("SERVER"));
         assertEquals("uplink", PortRole.UPLINK.configName());

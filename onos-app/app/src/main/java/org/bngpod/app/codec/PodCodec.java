@@ -22,7 +22,10 @@ public final class PodCodec extends JsonCodec<Pod> {
         ArrayNode ports = n.putArray("ports");
         for (SwitchPort p : pod.ports()) {
             ObjectNode o = ports.addObject().put("name", p.name()).put("number", p.number().toLong())
-                    .put("role", p.role().configName()).put("rate", p.rate());
+                    .put("role", p.role().configName());
+            if (p.rate() != SwitchPort.RATE_NOT_STATED) {
+                o.put("rate", p.rate());
+            }
             p.tpid().ifPresent(t -> o.put("tpid", String.format("0x%04x", t)));
         }
         ObjectNode core = n.putObject("core").put("uplink", pod.core().uplink())

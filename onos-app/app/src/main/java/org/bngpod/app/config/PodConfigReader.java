@@ -57,8 +57,8 @@ final class PodConfigReader {
     private static final ImmutableList<String> POD = ImmutableList.of(
             "name", "deviceId", "ports", "servers", "core", "controlPlane",
             "pools", "qosProfiles", "lineGroups", "instances");
-    private static final ImmutableList<String> PORT = ImmutableList.of("name", "number", "role", "rate");
-    private static final ImmutableList<String> PORT_OPT = ImmutableList.of("tpid");
+    private static final ImmutableList<String> PORT = ImmutableList.of("name", "number", "role");
+    private static final ImmutableList<String> PORT_OPT = ImmutableList.of("tpid", "rate");
     private static final ImmutableList<String> SERVER = ImmutableList.of("name", "ports");
     private static final ImmutableList<String> SERVER_PORT = ImmutableList.of("name", "switchPort", "vfs");
     private static final ImmutableList<String> VF = ImmutableList.of("vf", "mac", "rate");
@@ -184,7 +184,12 @@ final class PodConfigReader {
         } else if (role == PortRole.ACCESS) {
             throw tpidNode.error("required field is missing: an access port needs the TPID of its outer tag");
         }
-        long rate = node.field("rate").rate();
+        // The pod file states every access and server port's rate; an uplink's is optional.
+        ConfigNode rateNode = node.field("rate");
+        if (!rateNode.isPresent() && role != PortRole.UPLINK) {
+            throw rateNode.error("required field is missing: an " + role.configName() + " port needs its rate");
+        }
+        long rate = rateNode.isPresent() ? rateNode.rate() : SwitchPort.RATE_NOT_STATED;
         Integer portTpid = tpid;
         SwitchPort port = node.build(() -> SwitchPort.builder()
                 .name(name).number(number).role(role).tpid(portTpid).rate(rate).build());

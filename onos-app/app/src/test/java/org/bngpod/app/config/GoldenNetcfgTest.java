@@ -5,6 +5,8 @@ import org.bngpod.api.AccessLine;
 import org.bngpod.api.DpInstance;
 import org.bngpod.api.LineGroup;
 import org.bngpod.api.Pod;
+import org.bngpod.api.PortRole;
+import org.bngpod.api.SwitchPort;
 import org.junit.Test;
 
 import java.io.IOException;
@@ -35,6 +37,24 @@ public class GoldenNetcfgTest {
     static final String PROPERTY = "bngpod.golden.netcfg";
 
     private static final String DEFAULT = "../../topology/tests/golden/lab/onos-netcfg.json";
+
+    /**
+     * minimal.yaml states no uplink rate (the pod file makes it optional): its netcfg
+     * has none and must read, the uplink's rate "not stated". A real run in controller
+     * mode stopped on {@code ports[2].rate} before.
+     */
+    @Test
+    public void minimalGoldenWithoutAnUplinkRateReads() throws IOException {
+        Path golden = Paths.get("../../topology/tests/golden/minimal/onos-netcfg.json");
+        assumeTrue("no golden netcfg at " + golden + " yet", Files.isRegularFile(golden));
+        JsonNode netcfg = MAPPER.readTree(golden.toFile());
+        BngPodConfig config = config(podNode(netcfg), new NetcfgFixtures.RecordingDelegate());
+        assertTrue(config.isValid());
+        Pod pod = config.pod();
+        SwitchPort uplink = pod.ports().stream().filter(p -> p.role() == PortRole.UPLINK)
+                .findFirst().orElseThrow();
+        assertEquals(SwitchPort.RATE_NOT_STATED, uplink.rate());
+    }
 
     @Test
     public void labGoldenReadsIntoAConsistentPod() throws IOException {

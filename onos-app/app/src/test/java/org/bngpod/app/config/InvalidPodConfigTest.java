@@ -91,6 +91,13 @@ public class InvalidPodConfigTest {
     }
 
     @Test
+    public void missingRateOfAccessPort() {
+        assertInvalid("ports[1].rate",
+                      "ports[1].rate: required field is missing: an access port needs its rate",
+                      pod -> at(pod, "/ports/1").remove("rate"));
+    }
+
+    @Test
     public void missingTpidOfAccessPort() {
         assertInvalid("ports[1].tpid",
                       "ports[1].tpid: required field is missing: an access port needs the TPID of its outer tag",
