@@ -301,6 +301,8 @@ def test_python_cp_against_the_c_up_function(pipe, samples, tmp_path):
         "has_ipv6": False,
         "prefixes6": [],
         "ra": {"on": False, "interval": 0, "lifetime": 0, "flags": 0, "mtu": 0, "dns": 0},
+        "arp_ping_interval": 0,  # IPoE liveness: a PPPoE session has none
+        "arp_ping_count": 0,
     }
     # two independent encoders agree byte for byte (sequence number and CP SEID aside)
     c_est = bytearray(samples["cp_session_establishment_req"][0])
