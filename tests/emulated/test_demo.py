@@ -80,8 +80,9 @@ def test_headless_demo_shows_sessions_traffic_and_drops_then_leaves_nothing(clea
         # echo replies arrive there together. Measured per session (docs/dp/hqos.md, "The
         # demo's echo loss"): bng-dp receives every echo request and sends every echo reply
         # that reaches it, with hsched and rte_sched alike; 77-83% came back at load average
-        # 3-5, 30-60% at 15-30 (where the loaded subscribers also miss their rate above).
-        assert int(echoed) > 0.6 * int(sent) > 0, port
+        # 3-5, 30-60% at 15-30 (where the loaded subscribers also miss their rate above);
+        # 63-78% in the last run on a quiet host (2026-12-06, load 3.4-4.5, the demo itself).
+        assert int(echoed) > 0.5 * int(sent) > 0, port
     assert "the control plane holds 0 session(s) after the hang-up" in out
 
     # The dual-stack subscriber: a /64 and a delegated prefix of its group's pool, echoes
