@@ -522,21 +522,7 @@ func (sh *shard) ipoeEstablish(now time.Time, s *session, x *ipoeIn) {
 	d.setState(s, stEstablishing)
 	s.ipoe.request = x.m
 	s.rec.LeaseEnd = now.Add(time.Duration(s.group.IPoE.LeaseTime) * time.Second).UTC()
-	s.rec.Started = time.Now().UTC().Truncate(time.Second)
-	rec := s.rec
-	d.index(s, true)
-	go func() {
-		err := d.persist(&rec)
-		var up uint64
-		if err == nil {
-			up, err = d.establishPFCP(&rec)
-		}
-		if err == nil {
-			rec.UPSEID, rec.Established, rec.AcctStarted = up, true, true
-			err = d.persist(&rec)
-		}
-		sh.post(func() { sh.established(s, up, err) })
-	}()
+	sh.install(s)
 }
 
 // ipoeInstalled: the DP has the session; the pending REQUEST gets its ACK.

@@ -199,6 +199,13 @@ func (sh *shard) establish(now time.Time, s *session, e ppp.EvUp) {
 	s.rec.IPv6Installed = s.rec.hasIPv6()
 	s.rec.MTU = s.link.MRU()
 	s.rec.MagicTx, s.rec.MagicRx = s.link.Magic()
+	sh.install(s)
+}
+
+// install stores the session's intent, has the DP establish it and stores the result,
+// off the shard's goroutine; sh.established settles it. PPPoE and IPoE alike.
+func (sh *shard) install(s *session) {
+	d := sh.d
 	s.rec.Started = time.Now().UTC().Truncate(time.Second)
 	rec := s.rec // the goroutine works on a copy
 	d.index(s, true)
