@@ -77,7 +77,8 @@ for target in config:FuzzParse pppoe:FuzzDecodeFrame pppoe:FuzzParseTags ppp:Fuz
     dhcp4:FuzzDecode \
     onos:FuzzDecodePlacement onos:FuzzDecodeSubscribers onos:FuzzDecodeTeardowns vxlan:FuzzDecode \
     cmd/bng-subemu:FuzzInput cmd/bng-subemu:FuzzIPoEInput cmd/bng-cpload:FuzzParseDHCPReply \
-    accel:FuzzEvent accel:FuzzHook accel:FuzzCLI accel:FuzzRESP accel:FuzzProcAndRadattr; do
+    accel:FuzzEvent accel:FuzzHook accel:FuzzCLI accel:FuzzRESP accel:FuzzProcAndRadattr \
+    api:FuzzReadExportCSV; do
     pkg=${target%%:*} fn=${target#*:}
     case $pkg in */*) dir=$pkg ;; *) dir=internal/$pkg ;; esac
     echo "== Go: $fn ($pkg) for ${seconds}s"

@@ -4,6 +4,9 @@
 //	bngcpctl [--socket PATH] [-o table|json] COMMAND [ARGS]
 //
 //	sessions [--instance N] [--user U] [--state S]   list sessions
+//	sessions --export json|csv [filters]            the established sessions (the
+//	                                                state filter may widen it) as
+//	                                                the line-rate tools take them
 //	session show ID                                 one session in detail
 //	session terminate ID                            end a session (PADT, RADIUS Stop)
 //	pools                                           address pools and their use
@@ -37,6 +40,8 @@ const usageText = `usage: bngcpctl [--socket PATH] [-o table|json] COMMAND [ARGS
 
 commands:
   sessions [--instance N] [--user U] [--state S]   list sessions
+  sessions --export json|csv [filters]            established sessions for the line-rate
+                                                  tools (docs/linerate.md)
   session show ID                                 one session in detail
   session terminate ID                            end a session
   pools                                           address pools and their use
@@ -151,11 +156,12 @@ func (c *cli) dispatch(args []string, getenv func(string) string) error {
 	cmd, rest := rest[0], rest[1:]
 
 	fs := c.flags(cmd)
-	var instance, user, state string
+	var instance, user, state, export string
 	if cmd == "sessions" {
 		fs.StringVar(&instance, "instance", "", "DP instance id")
 		fs.StringVar(&user, "user", "", "user name")
 		fs.StringVar(&state, "state", "", "session state")
+		fs.StringVar(&export, "export", "", "export format: json or csv")
 	}
 	pos, err := parse(fs, rest)
 	if err != nil {
@@ -181,6 +187,12 @@ func (c *cli) dispatch(args []string, getenv func(string) string) error {
 		if len(pos) != 0 {
 			return badUsage("sessions: unexpected argument %q", pos[0])
 		}
+		if export != "" && export != "json" && export != "csv" {
+			return badUsage("--export %q: want json or csv", export)
+		}
+		if export != "" && state == "" {
+			state = "established" // what carries traffic
+		}
 		f := api.SessionFilter{User: user, State: state}
 		if instance != "" {
 			n, err := strconv.ParseUint(instance, 10, 32)
@@ -192,6 +204,9 @@ func (c *cli) dispatch(args []string, getenv func(string) string) error {
 		list, err := client.Sessions(ctx, f)
 		if err != nil {
 			return err
+		}
+		if export != "" {
+			return api.WriteExport(c.stdout, export, api.Export(list))
 		}
 		return c.sessions(list)
 	case "session":

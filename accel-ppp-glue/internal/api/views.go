@@ -24,16 +24,22 @@ const DefaultSocket = "/run/bngpod/cp.sock"
 
 // SessionView is one subscriber session.
 type SessionView struct {
-	ID             string     `json:"id"`
-	State          string     `json:"state"`               // e.g. discovery, lcp, auth, ipcp, installing, up, terminating
-	Kind           string     `json:"kind"`                // pppoe or ipoe (IPoE: DHCP; PPPoESessionID 0)
-	LeaseEnd       *time.Time `json:"lease_end,omitempty"` // IPoE: when the DHCP lease runs out
-	User           string     `json:"user"`
-	Instance       uint32     `json:"instance"`
-	AccessPort     string     `json:"access_port"`
-	STag           uint16     `json:"stag"`
-	CTag           uint16     `json:"ctag"` // 0: single-tagged line
-	MAC            string     `json:"mac"`  // subscriber MAC, aa:bb:cc:dd:ee:ff
+	ID         string     `json:"id"`
+	State      string     `json:"state"`               // e.g. discovery, lcp, auth, ipcp, installing, up, terminating
+	Kind       string     `json:"kind"`                // pppoe or ipoe (IPoE: DHCP; PPPoESessionID 0)
+	LeaseEnd   *time.Time `json:"lease_end,omitempty"` // IPoE: when the DHCP lease runs out
+	User       string     `json:"user"`
+	Instance   uint32     `json:"instance"`
+	AccessPort string     `json:"access_port"`
+	STag       uint16     `json:"stag"`
+	CTag       uint16     `json:"ctag"` // 0: single-tagged line
+	MAC        string     `json:"mac"`  // subscriber MAC, aa:bb:cc:dd:ee:ff
+	// where the session is served: its line group, that group's AC MAC (the
+	// source of the session's downstream frames) and the access port's outer
+	// TPID (empty or 0 from a bng-cp that does not say)
+	LineGroup      string     `json:"line_group,omitempty"`
+	ACMAC          string     `json:"ac_mac,omitempty"`
+	TPID           uint16     `json:"tpid,omitempty"`
 	PPPoESessionID uint16     `json:"pppoe_session_id"`
 	IPv4           netip.Addr `json:"ipv4"` // "" before IPCP
 	QosProfile     string     `json:"qos_profile"`

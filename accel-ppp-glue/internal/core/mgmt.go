@@ -22,7 +22,7 @@ import (
 
 func (s *session) view() api.SessionView {
 	r := &s.rec
-	return api.SessionView{
+	v := api.SessionView{
 		ID: r.ID, State: s.state.String(), Kind: r.kind(), LeaseEnd: timePtr(r.LeaseEnd), User: r.User, Instance: r.Instance, AccessPort: r.AccessPort,
 		STag: r.STag, CTag: r.CTag, MAC: macString(r.MAC), PPPoESessionID: r.PPPoESID, IPv4: r.IPv4,
 		QosProfile: r.QosProfile, RateDown: r.RateDown, RateUp: r.RateUp, AcctSessionID: r.ID,
@@ -33,6 +33,13 @@ func (s *session) view() api.SessionView {
 		IPv6Up: r.IIDLocal != 0, PrefixBound: r.DHCP6.PDBound, V6UpOctets: r.V6UpOctets,
 		V6DownOctets: r.V6DownOctets, V6UpPackets: r.V6UpPackets, V6DownPackets: r.V6DownPackets,
 	}
+	if s.group != nil {
+		v.LineGroup, v.ACMAC = s.group.Name, s.group.ACMAC.String()
+	}
+	if s.line != nil && s.line.AccessPort != nil {
+		v.TPID = s.line.AccessPort.TPID
+	}
+	return v
 }
 
 // snapshot collects every shard's sessions.
