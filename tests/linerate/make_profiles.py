@@ -9,8 +9,10 @@
   streams use established sessions; and --core-gateway-mac).
 
 users.json is the generated directory's radius/users.json (`bngpod generate`); the session
-export is a JSON list of sessions (port, stag, ctag, pppoe_id, mac, ac_mac, address), as
-bng-subemu's /v1/sessions gives them."""
+export is `bngcpctl sessions --export json` (or csv) of the running pod, or bng-subemu's
+/v1/sessions. With --sessions every profile takes exactly the exported sessions: TRex their
+session ids, MACs and addresses; BNG Blaster their lines and users (it picks its own MACs,
+and the BNG gives ids and addresses when it dials); Spirent their lines, users and MACs."""
 
 from __future__ import annotations
 
@@ -32,7 +34,9 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--pod", required=True)
     ap.add_argument("--users", required=True, help="users.json of the generated directory")
-    ap.add_argument("--sessions", help="a session export (JSON list) for the TRex profile")
+    ap.add_argument(
+        "--sessions", help="a session export (bngcpctl sessions --export json|csv): the sessions of every profile"
+    )
     ap.add_argument("--out", required=True)
     ap.add_argument("--core-address", default="198.51.100.99/24")
     ap.add_argument("--core-gateway", default="198.51.100.1")
@@ -48,16 +52,16 @@ def main(argv=None) -> int:
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     size = a.size if a.size == "imix" else int(a.size)
-    (out / "bngblaster.json").write_text(
-        json.dumps(bngblaster.render(pod, users, core, a.access_if, a.network_if, size=size), indent=1) + "\n"
-    )
-    (out / "spirent_bngpod.py").write_text(spirent.render(pod, users, core))
+    sessions = common.load_sessions(pod, Path(a.sessions)) if a.sessions else None
+    cfg = bngblaster.render(pod, users, core, a.access_if, a.network_if, size=size, sessions=sessions)
+    (out / "bngblaster.json").write_text(json.dumps(cfg, indent=1) + "\n")
+    (out / "spirent_bngpod.py").write_text(spirent.render(pod, users, core, sessions=sessions))
     written = ["bngblaster.json", "spirent_bngpod.py"]
-    if a.sessions:
-        sessions = common.load_sessions(pod, Path(a.sessions))
+    if sessions is not None:
         (out / "trex_bngpod.py").write_text(trex.render(pod, sessions, core))
         written.append("trex_bngpod.py")
-    print(json.dumps({"out": str(out), "written": written, "users": len(users)}))
+    n = len(sessions) if sessions is not None else len(users)
+    print(json.dumps({"out": str(out), "written": written, "users": len(users), "sessions": n}))
     return 0
 
 

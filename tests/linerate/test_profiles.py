@@ -241,3 +241,128 @@ def test_make_profiles_writes_all_three(pod, users, tmp_path):
     cfg = json.loads((tmp_path / "p" / "bngblaster.json").read_text())
     assert {a["interface"] for a in cfg["interfaces"]["access"]} == {"ens1f0"}
     assert len(load_profile(tmp_path / "p" / "trex_bngpod.py").get_streams(side="core")) == len(users)
+
+
+# ---- profiles from bng-cp's own export (testdata/cp-export.*: TestSessionExport in
+# accel-ppp-glue/internal/core writes them from a real bng-cp with three PPPoE sessions and an
+# IPoE one, on the pod of testdata/cp-export-pod.yaml) ----
+
+CP_POD = HERE / "testdata" / "cp-export-pod.yaml"
+CP_EXPORT = HERE / "testdata" / "cp-export"
+CP_PASSWORD = "pw-alice"  # the Go test pod's users file
+
+
+@pytest.fixture(scope="module")
+def cp_pod():
+    return validate.load(CP_POD)
+
+
+def cp_export(fmt: str) -> list[dict]:
+    return common.read_export(CP_EXPORT.with_suffix("." + fmt))
+
+
+def cp_users() -> list[dict]:
+    return [{"user": s["user"], "password": CP_PASSWORD} for s in cp_export("json") if s["kind"] == "pppoe"]
+
+
+def test_the_cp_export_reads_the_same_as_json_and_csv(cp_pod):
+    js, cs = (common.load_sessions(cp_pod, CP_EXPORT.with_suffix(f".{f}")) for f in ("json", "csv"))
+    assert js == cs and [s.kind for s in js].count("ipoe") == 1 and len(js) == 4
+    raw = cp_export("json")
+    for s, r in zip(js, raw, strict=True):
+        assert (s.port, s.stag, s.ctag, s.pppoe_id, s.mac, s.address) == (
+            r["port"], r["stag"], r["ctag"], r["pppoe_id"], r["mac"], r["address"]
+        )  # fmt: skip
+        assert s.tpid == r["tpid"] == 0x8100 and s.ac_mac == r["ac_mac"] and s.instance == 1
+
+
+def test_trex_profile_from_the_cp_export_sends_exactly_those_sessions(cp_pod, tmp_path):
+    raw = cp_export("csv")
+    path = tmp_path / "trex_cp.py"
+    path.write_text(trex.render(cp_pod, common.load_sessions(cp_pod, CP_EXPORT.with_suffix(".csv")), CORE))
+    prof = load_profile(path)
+    st = prof.get_streams(side="access", access_port="access1", size="512", pps="400")
+    assert len(st) == len(raw) == 4
+    for r, x in zip(raw, st, strict=True):
+        frame = x.packet.get_pkt()
+        if r["kind"] == "pppoe":
+            s = dict(r, stag=int(r["stag"]), ctag=int(r["ctag"]), pppoe_id=int(r["pppoe_id"]))
+            check_upstream_frame(cp_pod, frame, s, 512)
+            continue
+        f = Ether(frame)  # IPoE: QinQ + IPv4 to the group's AC MAC (its gateway), no PPPoE
+        assert f.type == 0x8100 and f[Dot1Q].vlan == int(r["stag"]) and f[Dot1Q].payload.vlan == int(r["ctag"])
+        assert f[Dot1Q].payload.type == 0x0800 and PPPoE not in f
+        assert f.src == r["mac"] and f.dst == r["ac_mac"] and f[IP].src == r["address"] and len(frame) + 4 == 512
+    down = prof.get_streams(side="core", size="512", pps="400")
+    assert [Ether(x.packet.get_pkt())[IP].dst for x in down] == [r["address"] for r in raw]
+    # IPoE's core frame is 8 bytes shorter than its access one, PPPoE's 16
+    assert [len(x.packet.get_pkt()) + 4 for x in down] == [496, 496, 496, 504]
+
+
+def test_bngblaster_and_spirent_from_the_cp_export_dial_its_lines_and_users(cp_pod, tmp_path):
+    sessions = common.load_sessions(cp_pod, CP_EXPORT.with_suffix(".json"))
+    raw = cp_export("json")
+    cfg = bngblaster.render(cp_pod, cp_users(), CORE, sessions=sessions)
+    acc = cfg["interfaces"]["access"]
+    assert cfg["sessions"]["count"] == len(acc) == len(raw)
+    for a, r in zip(acc, raw, strict=True):
+        assert (a["type"], a["outer-vlan"], a["inner-vlan"], a["qinq"]) == (r["kind"], r["stag"], r["ctag"], False)
+        if r["kind"] == "pppoe":
+            assert (a["username"], a["password"], a["authentication-protocol"]) == (r["user"], CP_PASSWORD, "PAP")
+        else:
+            assert a["dhcp"] is True and "username" not in a
+    with pytest.raises(ValueError, match="no such user"):
+        bngblaster.render(cp_pod, [], CORE, sessions=sessions)
+    script = tmp_path / "spirent_cp.py"
+    script.write_text(spirent.render(cp_pod, cp_users(), CORE, sessions=sessions))
+    calls_file = tmp_path / "calls.json"
+    subprocess.run([sys.executable, str(script), "--dry-run", str(calls_file)], check=True, capture_output=True,
+                   timeout=60)  # fmt: skip
+    calls = json.loads(calls_file.read_text())
+    created = {c["handle"]: c for c in calls if c["call"] == "create"}
+    devs = [c for c in created.values() if c["type"] == "EmulatedDevice" and c["attributes"]["Name"] != "core"]
+    assert len(devs) == len(raw)
+    for dev, r in zip(devs, raw, strict=True):
+        kids = {c["type"]: c for c in created.values() if c["under"] == dev["handle"] and c["type"] != "VlanIf"}
+        vlans = [c["attributes"] for c in created.values() if c["under"] == dev["handle"] and c["type"] == "VlanIf"]
+        assert dev["attributes"]["DeviceCount"] == 1 and kids["EthIIIf"]["attributes"]["SourceMac"] == r["mac"]
+        assert [(v["VlanId"], v["Tpid"]) for v in vlans] == [(r["stag"], r["tpid"]), (r["ctag"], 0x8100)]
+        if r["kind"] == "pppoe":
+            blk = kids["PppoeClientBlockConfig"]["attributes"]
+            assert (blk["Username"], blk["Password"]) == (r["user"], CP_PASSWORD) and "Dhcpv4BlockConfig" not in kids
+        else:
+            assert "Dhcpv4BlockConfig" in kids and "PppoeIf" not in kids
+    performed = [c.get("command") for c in calls if c["call"] == "perform"]
+    assert "PppoxConnectCommand" in performed and "Dhcpv4BindCommand" in performed
+
+
+def test_a_cp_export_that_does_not_fit_the_pod_is_refused(cp_pod, tmp_path):
+    good = cp_export("json")
+    ipoe = next(s for s in good if s["kind"] == "ipoe")
+    cases = {
+        "TPID 0x88a8": dict(good[0], tpid=0x88A8),
+        "an IPoE session with PPPoE session id": dict(ipoe, pppoe_id=7),
+        "MAC": dict(good[0], mac="02:00:00:00:00"),
+        "no line group serves": dict(good[0], stag=102),
+    }
+    for why, bad in cases.items():
+        p = tmp_path / "bad.json"
+        p.write_text(json.dumps([bad]))
+        with pytest.raises(ValueError, match=why):
+            common.load_sessions(cp_pod, p)
+    # a group that allows PPPoE only refuses an IPoE session
+    lab = validate.load(LAB)
+    g = lab.groups[0]
+    line = g.lines[0]
+    p = tmp_path / "ipoe.json"
+    addr = str(next(g.pools[0].prefix.hosts()))
+    bad = dict(ipoe, port=line.port.name, stag=line.stag.lo, ctag=line.ctags.lo, ac_mac=g.ac_mac, line_group=g.name,
+               address=addr, tpid=None)  # fmt: skip
+    p.write_text(json.dumps([bad]))
+    with pytest.raises(ValueError, match="kind 'ipoe'"):
+        common.load_sessions(lab, p)
+    # CSV: the header must be bngcpctl's
+    p = tmp_path / "bad.csv"
+    p.write_text(CP_EXPORT.with_suffix(".csv").read_text().replace("pppoe_id", "session_id", 1))
+    with pytest.raises(ValueError, match="columns"):
+        common.load_sessions(cp_pod, p)
