@@ -14,14 +14,19 @@
    16 bytes shorter; 64 B upstream cannot carry the headers and the signature: the smallest
    that can, 78 B, is used and reported), and the 89/11 mix of layer-1 bandwidth (downstream
    504 B, upstream 128 B): binary search for the highest rate without loss, then the highest
-   with at most 0.001% loss (reported apart).
-4. Latency: the probe at 1000 pps each way (2000 pps in all) under 0%, 10% and 90% of the
+   with at most 0.001% loss (reported apart). --search mlr|both: FD.io's MLRsearch finds both
+   in one search, reported apart from the binary search.
+4. Per direction and size beside throughput (--tests): latency at the throughput rate (RFC 2544
+   26.2), back-to-back bursts at the generator's ceiling (26.4), the frame loss rate curve from
+   the ceiling down in 10% steps (26.3).
+5. Latency: the probe at 1000 pps each way (2000 pps in all) under 0%, 10% and 90% of the
    mix's throughput as background.
 
-JSON lines on stdout (one per result), results.json, report.md and SVG plots in --out.
-The short run (default) is not conformant (RFC 2544 wants 60 s trials and 20 latency trials
-of 120 s): --full runs every size with conformant durations. Needs root, the built programs
-and the bngpod-netns lock (bench_rfc2544.sh takes it)."""
+JSON lines on stdout (one per result), results.json, report.md and PNG plots (SVG beside) in
+--out. The short run (default) is not conformant and says so: --conformant (alias --full) runs
+every size with 60 s trials, 1% resolution, latency over 20 trials of 120 s at the throughput
+rate and 50 back-to-back repeats (RFC 2544 sections 24 and 26). Needs root, the built
+programs and the bngpod-netns lock (bench_rfc2544.sh takes it)."""
 
 from __future__ import annotations
 
@@ -123,12 +128,20 @@ class Runner:
         self.log.append(res)
         return res
 
-    def direction(self, direction: str, size, pps: float) -> search.TrialResult:
+    def direction(self, direction: str, size, pps: float, duration: float | None = None) -> search.TrialResult:
+        return self.direction_doc(direction, size, pps, duration)[0]
+
+    def direction_doc(self, direction: str, size, pps: float, duration: float | None = None):
+        """(the trial's result, the generator's group document: latency and all)."""
         g = G_UP if direction == "up" else G_DOWN
-        res = self.run({f"rate{g}": float(pps), f"size{g}": size})
+        res = self.run({f"rate{g}": float(pps), f"size{g}": size}, duration)
         x = group(res, g)
         tx, lost = self._counts(res, x, pps)
-        return search.TrialResult(pps, tx, x["rx"], lost)
+        return search.TrialResult(pps, tx, x["rx"], lost), x
+
+    def burst(self, direction: str, size, pps: float, frames: int) -> search.TrialResult:
+        """frames back to back at pps (the generator's ceiling): one trial of frames / pps s."""
+        return self.direction(direction, size, pps, duration=max(frames / pps, 1e-4))
 
     def mix(self, l1_bps: float) -> search.TrialResult:
         down, up = search.mix_rates(l1_bps)
@@ -398,6 +411,56 @@ def dial(pod, users_file: Path, total: int, timeout: float):
     return emus, sessions
 
 
+def extras(a, r: Runner, direction: str, size, hi: float, ndr_pps: float, result: dict) -> None:
+    """What RFC 2544 asks beside the binary search, for one direction and size: MLRsearch's
+    throughput (reported apart), latency at the throughput rate (26.2), back-to-back bursts
+    at the generator's ceiling (26.4), the frame loss rate curve from it (26.3)."""
+    label = size_label(size)
+    base = {"direction": direction, "size": label, "conformant": a.full}
+    if a.search in ("mlr", "both"):
+        m = search.mlr_search(
+            lambda pps, d: r.direction(direction, size, pps, d),
+            hi,
+            max(100.0, hi * 1e-4),
+            loss_ratios=(0.0, PDR_LOSS),
+            resolution=a.resolution,
+            trial_s=a.trial_s,
+            initial_trial_s=1.0 if a.full else None,
+            search_s_max=a.mlr_max_s,
+        )
+        ndr, pdr = m.goals
+        doc = dict(base, test="throughput_mlr", ndr_pps=round(ndr.rate), ndr_lower=ndr.lower, ndr_upper=ndr.upper,
+                   pdr_pps=round(pdr.rate), pdr_lower=pdr.lower, pdr_upper=pdr.upper, trial_count=len(m.trials),
+                   trial_s=a.trial_s, trials=[vars(t) for t in m.trials])  # fmt: skip
+        result["throughput_mlr"].append(doc)
+        emit({k: v for k, v in doc.items() if k != "trials"})
+    if "latency" in a.tests and ndr_pps > 0:
+        docs = [r.direction_doc(direction, size, ndr_pps, a.rate_latency_s) for _ in range(a.latency_trials)]
+        lat = [x["latency_ns"] for _, x in docs if x.get("latency_ns")]
+        avg = (lambda k: round(sum(v[k] for v in lat) / len(lat) / 1e3, 1)) if lat else (lambda k: None)
+        doc = dict(base, test="latency_at_throughput", rate_pps=round(ndr_pps), trials=len(docs),
+                   trial_s=a.rate_latency_s, min_us=round(min(v["min"] for v in lat) / 1e3, 1) if lat else None,
+                   avg_us=avg("avg"), p99_us=avg("p99"), max_us=round(max(v["max"] for v in lat) / 1e3, 1) if lat
+                   else None, lost=sum(t.lost for t, _ in docs))  # fmt: skip
+        result["latency_at_throughput"].append(doc)
+        emit(doc)
+    if "b2b" in a.tests:
+        frames = max(1, int(hi * a.b2b_s))
+        b = search.back_to_back(lambda n: r.burst(direction, size, hi, n), hi, frames, min_frames=1,
+                                repeats=a.b2b_repeats, resolution=a.resolution)  # fmt: skip
+        doc = dict(base, test="back_to_back", rate_pps=round(hi), frames=round(b.frames, 1), repeats=b.repeats,
+                   at_ceiling=b.at_ceiling, longest_tried=frames, trials=len(b.trials))  # fmt: skip
+        result["back_to_back"].append(doc)
+        emit(doc)
+    if "curve" in a.tests:
+        c = search.loss_curve(lambda pps: r.direction(direction, size, pps), hi, step=a.curve_step)
+        doc = dict(base, test="loss_curve", max_rate_pps=round(hi), max_rate_is="generator ceiling",
+                   points=[{"fraction": f, "rate": round(t.rate), "tx": t.tx, "lost": t.lost,
+                            "loss_pct": round(search.loss_percent(t), 4)} for f, t in c])  # fmt: skip
+        result["loss_curve"].append(doc)
+        emit(doc)
+
+
 def measure(a, r: Runner, sizes, cal: dict, result: dict, alive) -> None:
     """Throughput per direction and size, the 89/11 mix, then the probe's latency under
     background; alive() counts the sessions still up (after every result)."""
@@ -424,6 +487,7 @@ def measure(a, r: Runner, sizes, cal: dict, result: dict, alive) -> None:
             doc["sessions_up_after"] = alive()
             result["throughput"].append(doc)
             emit({k: v for k, v in doc.items() if k != "trials"})
+            extras(a, r, direction, size, hi, ndr.rate, result)
     # the 89/11 mix: a share of layer-1 bandwidth
     cap_down = search.l1_bps(min(cal["down"].get("512", a.max_pps), a.max_pps), search.MIX_DOWN_SIZE)
     hi = cap_down / search.MIX_DOWN_SHARE
@@ -446,6 +510,9 @@ def measure(a, r: Runner, sizes, cal: dict, result: dict, alive) -> None:
     result["throughput"].append(doc)
     emit({k: v for k, v in doc.items() if k != "trials"})
     # latency of the probe under background of the mix, after the last overload has drained
+    if "probe" not in a.tests:
+        (Path(a.out) / "trials.jsonl").write_text("".join(json.dumps(x) + "\n" for x in r.log))
+        return
     time.sleep(SETTLE_S)
     for frac in (0.0, 0.1, 0.9):
         down, up = search.mix_rates(ndr.rate * frac)
@@ -524,11 +591,28 @@ def run_pod(a, pod, sizes, result: dict) -> None:
             emu.down(quiet=True)
 
 
-def main(argv=None) -> int:
+def options(argv=None) -> argparse.Namespace:
+    """The command line, with every default that depends on --conformant and --attach filled in."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--pod", default=str(POD))
-    ap.add_argument("--full", action="store_true",
-                    help="every frame size, 60 s trials, 1%% resolution, 20 latency trials of 120 s")  # fmt: skip
+    ap.add_argument("--conformant", "--full", dest="full", action="store_true",
+                    help="the full, RFC 2544-conformant run: every frame size, 60 s trials, 1%% resolution, "
+                    "latency over 20 trials of 120 s, 50 back-to-back repeats of 2 s bursts")  # fmt: skip
+    ap.add_argument("--search", choices=("binary", "mlr", "both"), default="binary",
+                    help="throughput search: binary (RFC 2544's), mlr (FD.io's MLRsearch) or both, reported apart "
+                    "(default: %(default)s)")  # fmt: skip
+    ap.add_argument(
+        "--tests",
+        default="latency,b2b,curve,probe",
+        help="besides throughput: latency (at the throughput rate, 26.2), b2b (back-to-back, 26.4), "
+        "curve (frame loss rate, 26.3), probe (VoIP probe under background) (default: %(default)s)",
+    )
+    ap.add_argument("--rate-latency-s", type=float, help="seconds per latency trial at the throughput rate "
+                    "(default: the trial length; --conformant 120)")  # fmt: skip
+    ap.add_argument("--b2b-s", type=float, help="the longest burst tried, seconds at the ceiling (0.5; --conformant 2)")
+    ap.add_argument("--b2b-repeats", type=int, help="back-to-back repeats (2; --conformant 50)")
+    ap.add_argument("--curve-step", type=float, default=0.1, help="loss curve step, share of the maximum rate")
+    ap.add_argument("--mlr-max-s", type=float, help="MLRsearch's time limit per search (600; --conformant 7200)")
     ap.add_argument("--sizes", help="comma-separated access frame sizes and/or imix (default: 64,512,1518,imix; "
                     "--full: 64,128,256,512,1024,1280,1518,imix)")  # fmt: skip
     ap.add_argument("--sessions-per-group", type=int, default=256, help="sessions dialled per line group")
@@ -562,8 +646,22 @@ def main(argv=None) -> int:
     a.resolution = a.resolution or (0.01 if full else 0.1)
     a.max_trials = a.max_trials or (14 if full else 7)
     a.pdr_trials = a.pdr_trials if a.pdr_trials is not None else (8 if full else 2)
+    a.rate_latency_s = a.rate_latency_s or (120.0 if full else a.trial_s)
+    a.b2b_s = a.b2b_s or (2.0 if full else 0.5)
+    a.b2b_repeats = a.b2b_repeats or (50 if full else 2)
+    a.mlr_max_s = a.mlr_max_s or (7200.0 if full else 600.0)
+    a.tests = {t.strip() for t in a.tests.split(",") if t.strip()}
+    if a.tests - {"latency", "b2b", "curve", "probe"}:
+        ap.error(f"--tests: unknown {', '.join(sorted(a.tests - {'latency', 'b2b', 'curve', 'probe'}))}")
     default_sizes = [*search.SIZES, "imix"] if full else [64, 512, 1518, "imix"]
     sizes = [s if s == "imix" else int(s) for s in a.sizes.split(",")] if a.sizes else default_sizes
+    a.sizes = sizes
+    return a
+
+
+def main(argv=None) -> int:
+    a = options(argv)
+    full, sizes = a.full, a.sizes
     if os.geteuid() != 0:
         print("bench-rfc2544: needs root", file=sys.stderr)
         return 2
@@ -583,8 +681,12 @@ def main(argv=None) -> int:
         "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "pod": a.pod,
         "loadavg_start": loadavg(),
-        "settings": {k: v for k, v in vars(a).items() if k not in ("out",)},
+        "settings": {k: sorted(v) if isinstance(v, set) else v for k, v in vars(a).items() if k not in ("out",)},
         "throughput": [],
+        "throughput_mlr": [],
+        "back_to_back": [],
+        "loss_curve": [],
+        "latency_at_throughput": [],
         "latency": [],
     }
     emit(
