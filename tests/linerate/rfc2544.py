@@ -141,7 +141,7 @@ class Runner:
 
     def burst(self, direction: str, size, pps: float, frames: int) -> search.TrialResult:
         """frames back to back at pps (the generator's ceiling): one trial of frames / pps s."""
-        return self.direction(direction, size, pps, duration=max(frames / pps, 1e-4))
+        return self.direction(direction, size, pps, duration=frames / pps)
 
     def mix(self, l1_bps: float) -> search.TrialResult:
         down, up = search.mix_rates(l1_bps)
