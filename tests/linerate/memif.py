@@ -354,3 +354,21 @@ def memif_pair(directory: Path) -> list[tuple[str, str]]:
     sock = directory / "cal.sock"
     opts = f"id=0,socket={sock},socket-abstract=no,rsize={MEMIF_RSIZE}"
     return [("", f"net_memif0,role=server,{opts}"), ("", f"net_memif1,role=client,{opts}")]
+
+
+def vhost_pair(directory: Path) -> list[tuple[str, str]]:
+    """Calibration of the vhost attachment without bng-dp: the generator's port 0 a net_vhost
+    server, port 1 a net_virtio_user on its socket, in one process."""
+    sock = directory / "cal-vhost.sock"
+    return [
+        ("", f"net_vhost0,iface={sock},queues=1"),
+        ("", f"net_virtio_user1,path={sock},queues=1,queue_size={VHOST_QSIZE}"),
+    ]
+
+
+def min_frames(family: str) -> tuple[int, int]:
+    """The smallest upstream access frame and the smallest core frame (with FCS) that carry a
+    stream's headers and signature: IPv4 78 and 64, IPv6 98 and 82; "both" (one stream of
+    each family per session and direction, sent alternately): their means, 88 and 73, which
+    give the mean access frame of any size (search.access_size's arithmetic)."""
+    return {"4": (78, 64), "6": (98, 82), "both": (88, 73)}[family]
