@@ -74,13 +74,16 @@ VHOST_QSIZE = 1024  # virtio ring slots (1024: the largest virtio-user takes for
 def dp_config(path: Path, rate: int | None = None) -> Path:
     """dp1.ini with every rate at 400 Gbit/s: the trials measure forwarding, not policing.
     With rate (bit/s): the access ports (the HQoS subports) and the profiles' downstream rate
-    at rate instead, the rest as before (a latency bench's load is a share of it)."""
+    at rate instead, and no class rate limit (gold's voice class has one), the rest as before
+    (a latency bench's load is a share of it)."""
     text = DP_INI.read_text()
     big, sub = 400_000_000_000, rate or 400_000_000_000
     text = re.sub(r"(?m)^(port_rate\s*=\s*)\d+", rf"\g<1>{big}", text)
     text = re.sub(r"(?m)^(rate\s*=\s*)\d+", rf"\g<1>{sub}", text)
     text = re.sub(r"(?m)^(down_rate\s*=\s*)\d+", rf"\g<1>{sub}", text)
     text = re.sub(r"(?m)^((?:up_pir|up_cir)\s*=\s*)\d+", rf"\g<1>{big}", text)
+    if rate:
+        text = re.sub(r"(?m)^(tc_rates\s*=).*$", r"\g<1>", text)
     path.write_text(text)
     return path
 
@@ -157,7 +160,9 @@ ATTACHES = ("memif", "vhost")
 class MemifDp:
     """bng-dp on a net_memif server port (attach "memif") or a vhost-user port (net_vhost,
     the socket's server; attach "vhost": the generator is a net_virtio_user) with n sessions
-    installed through PFCP, of IP family "4", "6" or "both" (subscribers())."""
+    installed through PFCP, of IP family "4", "6" or "both" (subscribers()). rate, dp_args,
+    binary, qos: a latency bench's (dp_config(), bng-dp's options, another bng-dp, the
+    sessions' QoS profile)."""
 
     def __init__(
         self,
@@ -170,6 +175,7 @@ class MemifDp:
         rate: int | None = None,
         dp_args: tuple[str, ...] = (),
         binary: Path | None = None,
+        qos: str | None = None,
     ):
         if attach not in ATTACHES:
             raise ValueError(f"attach {attach!r}: one of {ATTACHES}")
@@ -182,6 +188,8 @@ class MemifDp:
         self.prefix = f"lrmdp{self.pid}"
         self.socket = self.dir / "dp.sock"
         self.subs = subscribers(n_sessions, echo_misses, family)
+        for sub in self.subs:
+            sub.qos = qos  # a QoS profile of dp1.ini by name (Forwarding Policy); None: the group's
         self.proc: subprocess.Popen | None = None
         self.cp: Cp | None = None
         self.log_path = log or self.dir / "bng-dp.log"
