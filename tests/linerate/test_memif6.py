@@ -1,10 +1,10 @@
 """bng-lrgen's IPv6 streams against bng-dp over net_memif (memif.py): dual-stack sessions
 installed through PFCP (PDR 3 upstream PPP 0x0057, PDR 4 the /64, PDR 5 the delegated /56),
-and IPv6-only ones (no IPv4 PDRs), the generator answering bng-dp's Neighbor Solicitations for the core router's IPv6 address
-as it answers ARP for the IPv4 one. One trial at a low rate: every frame of every IPv4 and
-IPv6 stream comes back, upstream decapsulated and routed to the router's MAC, downstream
-encapsulated into its session with PPP protocol 0x0057. Root; tests/conftest.py holds the
-bngpod-netns lock."""
+and IPv6-only ones (no IPv4 PDRs); the generator answers bng-dp's Neighbor Solicitations
+for the core router's IPv6 address as it answers ARP for the IPv4 one. One trial at a low
+rate: every frame of every IPv4 and IPv6 stream comes back, upstream decapsulated and
+routed to the router's MAC, downstream encapsulated into its session with PPP protocol
+0x0057. Root; tests/conftest.py holds the bngpod-netns lock."""
 
 from __future__ import annotations
 
