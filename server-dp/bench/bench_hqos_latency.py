@@ -14,6 +14,17 @@ veth included). Configurations, each started afresh, interleaved per round:
     .venv/bin/python server-dp/bench/bench_hqos_latency.py --before DIR/bng-dp [--rounds 2]
     .venv/bin/python server-dp/bench/bench_hqos_latency.py --before X --calibrate
 
+--attach memif (`make bench-qos-latency`): no kernel on the data path. bng-dp alone on a
+net_memif port (tests/linerate/memif.py: the lab pod's dp1, its access ports and the
+profiles' downstream rate at --rate, every other rate out of the way), one session
+installed through PFCP with profile gold (EF in class 0, no class rate limit), the generator on the memif client end answering ARP and LCP
+echoes; the same probe and background, downstream. Configurations interleaved per round:
+--idle-sleep-us 0 and each --idle-us (--before adds that binary beside); each round also
+runs the baseline: the generator's two ports joined by net_memif, no bng-dp (one crossing;
+through bng-dp a frame makes two), the same streams and loads.
+
+    .venv/bin/python server-dp/bench/bench_hqos_latency.py --attach memif [--rounds 3]
+
 One JSON line per trial, then one summary line per configuration and load (median
 over rounds of p50, p99, max, in us), with the load average."""
 
@@ -34,6 +45,7 @@ sys.path[:0] = [str(REPO / "tests"), str(REPO / "topology"), str(REPO)]
 from dp import share_rig  # noqa: E402
 from harness import netns_lock  # noqa: E402
 from harness.frames import CORE_MAC, ROUTER_MAC  # noqa: E402
+from linerate import memif  # noqa: E402
 from linerate import streams as st  # noqa: E402
 from linerate.lrgen import LrGen, af_packet  # noqa: E402
 
@@ -148,18 +160,111 @@ def calibrate(args) -> None:
         subprocess.run(["ip", "netns", "delete", ns], check=False)
 
 
+def _record(config: str, idle_us: int | None, rnd: int, load: float, la: float, res: dict) -> dict:
+    g = {x["group"]: x for x in res["groups"]}
+    lat = g[0]["latency_ns"] or {}
+    return {
+        "config": config, "idle_sleep_us": idle_us, "round": rnd, "load": load, "loadavg": la,
+        "probe_tx": g[0]["tx"], "probe_rx": g[0]["rx"], "probe_lost": g[0]["lost"],
+        "bg_tx": g.get(1, {}).get("tx", 0), "bg_rx": g.get(1, {}).get("rx", 0),
+        "p50_us": lat.get("p50", 0) / 1000, "p99_us": lat.get("p99", 0) / 1000,
+        "max_us": lat.get("max", 0) / 1000,
+    }  # fmt: skip
+
+
+def _loads(gen: LrGen, args, config: str, idle_us: int | None, rnd: int, out: list, dp=None) -> None:
+    for load in args.loads:
+        kw = {"rate0": PROBE_PPS, "size0": PROBE_SIZE}
+        if load > 0:
+            kw |= {"rate1": load * args.rate / ((BG_SIZE + 20) * 8), "size1": BG_SIZE}
+        la = os.getloadavg()[0]
+        rec = _record(config, idle_us, rnd, load, la, gen.trial(args.seconds, drain_ms=300, **kw))
+        if dp is not None:
+            stats = dp.telemetry("/bng/stats")
+            rec["idle_sleeps"] = stats.get("idle_sleeps")
+            rec["idle_sleeps_held"] = stats.get("idle_sleeps_held")
+            rec["drops"] = {k: v for k, v in stats.items() if k.startswith("drop_") and v}
+        print(json.dumps(rec), flush=True)
+        out.append(rec)
+
+
+def run_memif(tmp: Path, args, name: str, binary: str, idle_us: int, rnd: int, out: list) -> None:
+    """One configuration on the memif rig: bng-dp with --idle-sleep-us idle_us."""
+    dp_args = ("--idle-sleep-us", str(idle_us), "--mbufs", "16384")
+    kw = {"rate": args.rate, "dp_args": dp_args, "binary": Path(binary), "qos": "gold"}
+    with memif.MemifDp(1, log=tmp / "bng-dp.log", **kw) as dp:
+        sub = memif.session_of(dp.subs[0])
+        probe = st.downstream(sub, "02:aa:00:00:00:01", memif.CORE_MAC, "198.51.100.7", 0, 0, 5060, dscp=st.DSCP_EF)
+        bg = st.downstream(sub, "02:aa:00:00:00:01", memif.CORE_MAC, "198.51.100.8", 0, 1, 4000)
+        path = st.write(tmp / "streams.txt", [probe, bg])
+        with LrGen(path, [("", dp.devargs())], arp={0: memif.ROUTER_ADDR}, prefix="b20mem",
+                   lcp_magic=memif.LCP_MAGIC, log=tmp / "gen.log") as gen:  # fmt: skip
+            gen.trial(1.0, rate0=PROBE_PPS, size0=PROBE_SIZE)  # warm-up: ARP, the session's path
+            _loads(gen, args, name, idle_us, rnd, out, dp)
+
+
+def baseline_memif(tmp: Path, args, rnd: int, out: list) -> None:
+    """The attachment alone: the generator's two ports joined by net_memif, no bng-dp."""
+    probe = st.plain("02:00:00:00:00:01", "02:00:00:00:00:02", "10.9.0.1", "10.9.0.2", 0, 0, 5060)
+    bg = st.plain("02:00:00:00:00:01", "02:00:00:00:00:02", "10.9.0.1", "10.9.0.2", 0, 1, 4000)
+    path = st.write(tmp / "s.txt", [probe, bg])
+    with LrGen(path, memif.memif_pair(tmp), prefix="b20mcal") as gen:
+        gen.trial(1.0, rate0=PROBE_PPS, size0=PROBE_SIZE)
+        _loads(gen, args, "memif_alone", None, rnd, out)
+
+
+def main_memif(args) -> list[dict]:
+    out: list[dict] = []
+    configs = [("after", args.after)] + ([("before", args.before)] if args.before else [])
+    with netns_lock.hold():
+        for rnd in range(args.rounds):
+            with tempfile.TemporaryDirectory(prefix="b20mcal") as d:
+                baseline_memif(Path(d), args, rnd, out)
+            for idle in (0, *args.idle_us_list):
+                for name, binary in configs:
+                    with tempfile.TemporaryDirectory(prefix="b20mem") as d:
+                        run_memif(Path(d), args, name, binary, idle, rnd, out)
+    return out
+
+
+def summarise(out: list[dict]) -> None:
+    keys = sorted({(r["config"], r["idle_sleep_us"] if r["idle_sleep_us"] is not None else -1, r["load"]) for r in out})
+    for c, idle, load in keys:
+        rs = [r for r in out if (r["config"], r["idle_sleep_us"] if r["idle_sleep_us"] is not None else -1,
+                                 r["load"]) == (c, idle, load)]  # fmt: skip
+        p99 = [r["p99_us"] for r in rs]
+        print(json.dumps({
+            "summary": True, "config": c, "idle_sleep_us": None if idle < 0 else idle, "load": load,
+            "rounds": len(rs), "p50_us": statistics.median(r["p50_us"] for r in rs),
+            "p99_us": statistics.median(p99), "p99_us_spread": [min(p99), max(p99)], "p99_us_all": p99,
+            "max_us": max(r["max_us"] for r in rs), "max_us_median": statistics.median(r["max_us"] for r in rs),
+            "probe_lost": sum(r["probe_lost"] for r in rs), "loadavg": [r["loadavg"] for r in rs],
+        }), flush=True)  # fmt: skip
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--before", required=True, help="bng-dp built from the commit before")
+    ap.add_argument("--attach", choices=("af_packet", "memif"), default="af_packet",
+                    help="af_packet: bng-dp on a veth (default); memif: on net_memif, no kernel")  # fmt: skip
+    ap.add_argument("--before", help="bng-dp built from the commit before (required with af_packet)")
     ap.add_argument("--after", default=str(REPO / "server-dp" / "build" / "bng-dp"))
     ap.add_argument("--rate", type=int, default=100_000_000, help="the subport (access port) rate, bit/s")
-    ap.add_argument("--idle-us", type=int, default=100, help="--idle-sleep-us of the back-off runs (the pod's)")
+    ap.add_argument("--idle-us", type=int, nargs="+", default=[100],
+                    help="--idle-sleep-us of the back-off runs (the pod's: 100); memif: several allowed")  # fmt: skip
     ap.add_argument("--idle-only", action="store_true", help="only the back-off runs")
     ap.add_argument("--seconds", type=float, default=3.0)
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--loads", type=float, nargs="+", default=[0.0, 0.1, 0.9])
     ap.add_argument("--calibrate", action="store_true", help="only the attachment: generator to generator")
     args = ap.parse_args()
+    args.idle_us_list, args.idle_us = args.idle_us, args.idle_us[0]
+    if args.attach == "memif":
+        if args.rate == 100_000_000 and "--rate" not in sys.argv:
+            args.rate = 1_000_000_000
+        summarise(main_memif(args))
+        return 0
+    if not args.before:
+        ap.error("--before is required with --attach af_packet")
     out: list[dict] = []
     if args.calibrate:
         with netns_lock.hold():

@@ -32,7 +32,8 @@ def af_packet(index: int, iface: str, framecnt: int = 4096) -> str:
 
 class LrGen:
     """bng-lrgen --serve. ports: (netns, devargs) in port order ('' = the current netns);
-    arp: {port index: IPv4 address the generator answers ARP for on that port}; lcp_magic: when
+    arp: {port index: IPv4 address the generator answers ARP for on that port}; nd: the same for
+    IPv6 (it answers Neighbor Solicitations for the address); lcp_magic: when
     set, the generator answers LCP Echo-Requests on every port with this magic number."""
 
     def __init__(
@@ -46,6 +47,7 @@ class LrGen:
         per_stream: bool = False,
         lcp_magic: int = 0,
         lcore: int = 0,
+        nd: dict[int, str] | None = None,
     ):
         cmd = [str(binary()), *eal_args(f"{prefix}{os.getpid()}", lcore), "--", "--streams", str(streams), "--serve"]
         if lcp_magic:
@@ -56,6 +58,8 @@ class LrGen:
             cmd += ["--netns-vdev", f"{ns},{dev}"]
         for port, ip in (arp or {}).items():
             cmd += ["--arp", f"{port}={ip}"]
+        for port, ip in (nd or {}).items():
+            cmd += ["--nd", f"{port}={ip}"]
         if netns:
             cmd = ["ip", "netns", "exec", netns, *cmd]
         self.cmd = cmd

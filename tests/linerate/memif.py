@@ -14,10 +14,18 @@ go unanswered is reported dead (counted by `lcp_dead`). The generator answers bn
 ARP for its next hop (the core router's address) on the same port; downstream frames come
 from that address's MAC to the group's core MAC.
 
+Family "6" or "both": the sessions are IPv6-only or dual stack (PDR 3 upstream PPP 0x0057,
+PDR 4 a /64 of 2001:db8:100::/48, PDR 5 a delegated /56 of 2001:db8:2000::/40), and the
+generator answers bng-dp's Neighbor Solicitations for the router's IPv6 address (--nd).
+Attach "vhost": the data port is a vhost-user socket instead, bng-dp's net_vhost its server
+(the backend) and the generator's net_virtio_user the frontend, whose memory (memfd-backed
+under --no-huge) holds the rings and buffers.
+
 Needs root and the bngpod-netns lock (the caller holds it: bench_rfc2544.sh, pytest)."""
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 import shutil
@@ -49,6 +57,8 @@ except ImportError:
 DP_INI = REPO / "topology" / "tests" / "golden" / "lab" / "dp" / "dp1.ini"
 CP_ADDR, DP_CTRL = "10.200.0.1", "10.200.0.11"
 ROUTER_ADDR = "100.64.0.1"  # [core] router_address: bng-dp's next hop, answered by the generator
+ROUTER6_ADDR = "2001:db8:64::1"  # [core] router_address6: its IPv6 next hop (Neighbor Discovery)
+FAMILIES = ("4", "6", "both")
 GROUP = "lg1"
 AC_MAC, CORE_MAC, TPID, STAGS = "02:bb:00:00:00:01", "02:cc:00:00:00:01", 0x8100, range(100, 150)
 PREFIX = "100.80.0.0"  # lg1's pool 100.80.0.0/22
@@ -58,32 +68,53 @@ ECHO_INTERVAL, ECHO_MISSES = 5, 3
 # of either process off its core (2 shared cores here) do not overflow a ring
 MEMIF_RSIZE = 14
 MAX_SESSIONS = 1000  # 50 S-tags x 20 C-tags, inside the /22
+VHOST_QSIZE = 1024  # virtio ring slots (1024: the largest virtio-user takes for a split ring)
 
 
-def dp_config(path: Path) -> Path:
-    """dp1.ini with every rate at 400 Gbit/s: the trials measure forwarding, not policing."""
+def dp_config(path: Path, rate: int | None = None) -> Path:
+    """dp1.ini with every rate at 400 Gbit/s: the trials measure forwarding, not policing.
+    With rate (bit/s): the access ports (the HQoS subports) and the profiles' downstream rate
+    at rate instead, and no class rate limit (gold's voice class has one), the rest as before
+    (a latency bench's load is a share of it)."""
     text = DP_INI.read_text()
-    text = re.sub(r"(?m)^(port_rate\s*=\s*)\d+", r"\g<1>400000000000", text)
-    text = re.sub(r"(?m)^(rate\s*=\s*)\d+", r"\g<1>400000000000", text)
-    text = re.sub(r"(?m)^((?:down_rate|up_pir|up_cir)\s*=\s*)\d+", r"\g<1>400000000000", text)
+    big, sub = 400_000_000_000, rate or 400_000_000_000
+    text = re.sub(r"(?m)^(port_rate\s*=\s*)\d+", rf"\g<1>{big}", text)
+    text = re.sub(r"(?m)^(rate\s*=\s*)\d+", rf"\g<1>{sub}", text)
+    text = re.sub(r"(?m)^(down_rate\s*=\s*)\d+", rf"\g<1>{sub}", text)
+    text = re.sub(r"(?m)^((?:up_pir|up_cir)\s*=\s*)\d+", rf"\g<1>{big}", text)
+    if rate:
+        text = re.sub(r"(?m)^(tc_rates\s*=).*$", r"\g<1>", text)
     path.write_text(text)
     return path
 
 
-def subscribers(n: int, echo_misses: int = ECHO_MISSES) -> list[Sub]:
+def prefixes6(i: int) -> tuple[str, str]:
+    """Session i's /64 (from lg1's pool 2001:db8:100::/48) and delegated /56 (from
+    2001:db8:2000::/40)."""
+    return f"2001:db8:100:{i + 1:x}::/64", f"2001:db8:20{i >> 8:02x}:{i & 255:02x}00::/56"
+
+
+def subscribers(n: int, echo_misses: int = ECHO_MISSES, family: str = "4") -> list[Sub]:
+    """n sessions of lg1; family "4": IPv4 only, "6": IPv6 only (a /64 and a delegated /56),
+    "both": dual stack."""
     if not 0 < n <= MAX_SESSIONS:
         raise ValueError(f"1..{MAX_SESSIONS} sessions on the memif rig")
+    if family not in FAMILIES:
+        raise ValueError(f"family {family!r}: one of {FAMILIES}")
     out = []
     for i in range(n):
         stag, ctag = STAGS[i % len(STAGS)], 1 + i // len(STAGS)
         a = 4 + i  # 100.80.0.4 ...
+        wan, pd = prefixes6(i) if family != "4" else (None, None)
         out.append(
             Sub(
                 stag=stag,
                 ctag=ctag,
                 mac=f"02:11:00:{(i >> 16) & 255:02x}:{(i >> 8) & 255:02x}:{i & 255:02x}",
                 sid=0x100 + i,
-                ipv4=f"100.80.{a >> 8}.{a & 255}",
+                ipv4=f"100.80.{a >> 8}.{a & 255}" if family != "6" else None,
+                ipv6_prefix=wan,
+                delegated_prefix=pd,
                 lcp_magic=0x10000000 + i,
                 lcp_peer_magic=LCP_MAGIC,
                 echo_interval=ECHO_INTERVAL,
@@ -95,7 +126,14 @@ def subscribers(n: int, echo_misses: int = ECHO_MISSES) -> list[Sub]:
 
 
 def session_of(sub: Sub) -> streams.Session:
-    return streams.Session("access1", sub.stag, sub.ctag, TPID, sub.sid, sub.mac, AC_MAC, sub.ipv4)
+    v4 = sub.ipv4 or "192.0.2.1"  # an IPv6-only session: no IPv4 stream uses it
+    return streams.Session("access1", sub.stag, sub.ctag, TPID, sub.sid, sub.mac, AC_MAC, v4)
+
+
+def addresses6(sub: Sub) -> tuple[str, str]:
+    """A host of the session's /64 (its WAN address) and one of its delegated prefix (a LAN
+    host behind it)."""
+    return (str(ipaddress.IPv6Network(sub.ipv6_prefix)[2]), str(ipaddress.IPv6Network(sub.delegated_prefix)[0x100]))
 
 
 def _ip(*args: str, check: bool = True) -> None:
@@ -116,17 +154,42 @@ def cleanup_stale() -> None:
             shutil.rmtree(d, ignore_errors=True)
 
 
-class MemifDp:
-    """bng-dp on a net_memif server port with n sessions installed through PFCP."""
+ATTACHES = ("memif", "vhost")
 
-    def __init__(self, n_sessions: int, log: Path | None = None, lcores: str = "0,1", echo_misses: int = ECHO_MISSES):
+
+class MemifDp:
+    """bng-dp on a net_memif server port (attach "memif") or a vhost-user port (net_vhost,
+    the socket's server; attach "vhost": the generator is a net_virtio_user) with n sessions
+    installed through PFCP, of IP family "4", "6" or "both" (subscribers()). rate, dp_args,
+    binary, qos: a latency bench's (dp_config(), bng-dp's options, another bng-dp, the
+    sessions' QoS profile)."""
+
+    def __init__(
+        self,
+        n_sessions: int,
+        log: Path | None = None,
+        lcores: str = "0,1",
+        echo_misses: int = ECHO_MISSES,
+        family: str = "4",
+        attach: str = "memif",
+        rate: int | None = None,
+        dp_args: tuple[str, ...] = (),
+        binary: Path | None = None,
+        qos: str | None = None,
+    ):
+        if attach not in ATTACHES:
+            raise ValueError(f"attach {attach!r}: one of {ATTACHES}")
+        self.attach, self.family = attach, family
+        self.rate, self.dp_args, self.binary = rate, tuple(dp_args), binary or BNG_DP
         self.pid = os.getpid()
         cleanup_stale()
         self.dir = Path(tempfile.mkdtemp(prefix=f"lrmemif-{self.pid}-"))
         self.ns_dp, self.ns_cp = f"lrm-dp-{self.pid}", f"lrm-cp-{self.pid}"
         self.prefix = f"lrmdp{self.pid}"
         self.socket = self.dir / "dp.sock"
-        self.subs = subscribers(n_sessions, echo_misses)
+        self.subs = subscribers(n_sessions, echo_misses, family)
+        for sub in self.subs:
+            sub.qos = qos  # a QoS profile of dp1.ini by name (Forwarding Policy); None: the group's
         self.proc: subprocess.Popen | None = None
         self.cp: Cp | None = None
         self.log_path = log or self.dir / "bng-dp.log"
@@ -160,16 +223,25 @@ class MemifDp:
         _ip("-n", self.ns_cp, "addr", "add", f"{CP_ADDR}/24", "dev", "cp0")
 
     def devargs(self) -> str:
-        """The generator's end: a memif client on bng-dp's socket."""
+        """The generator's end: a memif client on bng-dp's socket, or a virtio-user device on
+        its vhost-user socket."""
+        if self.attach == "vhost":
+            return f"net_virtio_user0,path={self.socket},queues=1,queue_size={VHOST_QSIZE}"
         return f"net_memif0,role=client,id=0,socket={self.socket},socket-abstract=no,rsize={MEMIF_RSIZE}"
+
+    def dp_vdev(self) -> str:
+        if self.attach == "vhost":
+            return f"net_vhost0,iface={self.socket},queues=1"
+        return f"net_memif0,role=server,id=0,socket={self.socket},socket-abstract=no,rsize={MEMIF_RSIZE}"
 
     def _start(self) -> None:
         cmd = [
-            "ip", "netns", "exec", self.ns_dp, str(BNG_DP),
+            "ip", "netns", "exec", self.ns_dp, str(self.binary),
             "-l", self.lcores, "--no-huge", "-m", "512", "--no-pci",
             f"--file-prefix={self.prefix}", "--log-level=notice",
-            "--vdev", f"net_memif0,role=server,id=0,socket={self.socket},socket-abstract=no,rsize={MEMIF_RSIZE}",
-            "--", "--config", str(dp_config(self.dir / "dp1.ini")), "--sessions", "4096",
+            "--vdev", self.dp_vdev(),
+            "--", "--config", str(dp_config(self.dir / "dp1.ini", self.rate)), "--sessions", "4096",
+            *self.dp_args,
         ]  # fmt: skip
         self.log = open(self.log_path, "wb")  # noqa: SIM115
         self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
@@ -251,17 +323,37 @@ class MemifDp:
         self.close()
 
 
+DST4, DST6 = "198.51.100.99", "2001:db8:99::99"  # upstream destinations, behind the core router
+
+
 def dp_streams(dp: MemifDp, gen_mac: str, probes: int, g_up: int, g_down: int, g_pu: int, g_pd: int):
-    """Upstream one per session to 198.51.100.99 (routed via the core router: the generator),
-    downstream one per session from the router's address and the generator's MAC to the
-    group's core MAC; probes on the first sessions. All on the generator's one port."""
-    dst = "198.51.100.99"
-    ses = [session_of(s) for s in dp.subs]
-    st = [streams.upstream(s, dst, 0, g_up, 10000 + i) for i, s in enumerate(ses)]
-    st += [streams.downstream(s, gen_mac, CORE_MAC, dst, 0, g_down, 10000 + i) for i, s in enumerate(ses)]
-    st += [streams.upstream(s, dst, 0, g_pu, 7000 + i, streams.DSCP_EF) for i, s in enumerate(ses[:probes])]
-    st += [streams.downstream(s, gen_mac, CORE_MAC, dst, 0, g_pd, 7000 + i, streams.DSCP_EF)
-           for i, s in enumerate(ses[:probes])]  # fmt: skip
+    """Upstream one per session and family to DST4 / DST6 (routed via the core router: the
+    generator), downstream one per session and family from the router's address and the
+    generator's MAC to the group's core MAC; probes on the first sessions. All on the
+    generator's one port. Stream ids: IPv4 up, IPv4 down, IPv4 probes up, down, then the
+    same for IPv6. An IPv6 stream of an even session uses its /64 (the WAN address), of an
+    odd one its delegated prefix (a LAN host)."""
+    st = []
+    if dp.family != "6":
+        ses = [session_of(s) for s in dp.subs]
+        st += [streams.upstream(s, DST4, 0, g_up, 10000 + i) for i, s in enumerate(ses)]
+        st += [streams.downstream(s, gen_mac, CORE_MAC, DST4, 0, g_down, 10000 + i) for i, s in enumerate(ses)]
+        st += [streams.upstream(s, DST4, 0, g_pu, 7000 + i, streams.DSCP_EF) for i, s in enumerate(ses[:probes])]
+        st += [streams.downstream(s, gen_mac, CORE_MAC, DST4, 0, g_pd, 7000 + i, streams.DSCP_EF)
+               for i, s in enumerate(ses[:probes])]  # fmt: skip
+    if dp.family != "4":
+        ses6 = [(session_of(s), addresses6(s)[i % 2]) for i, s in enumerate(dp.subs)]
+
+        def up(i, s, a, g, sport, dscp=0):
+            return streams.upstream6(s, a, DST6, 0, g, sport, dscp)
+
+        def down(i, s, a, g, sport, dscp=0):
+            return streams.downstream6(a, gen_mac, CORE_MAC, ROUTER6_ADDR, 0, g, sport, dscp)
+
+        st += [up(i, s, a, g_up, 10000 + i) for i, (s, a) in enumerate(ses6)]
+        st += [down(i, s, a, g_down, 10000 + i) for i, (s, a) in enumerate(ses6)]
+        st += [up(i, s, a, g_pu, 7000 + i, streams.DSCP_EF) for i, (s, a) in enumerate(ses6[:probes])]
+        st += [down(i, s, a, g_pd, 7000 + i, streams.DSCP_EF) for i, (s, a) in enumerate(ses6[:probes])]
     return st
 
 
@@ -270,3 +362,21 @@ def memif_pair(directory: Path) -> list[tuple[str, str]]:
     sock = directory / "cal.sock"
     opts = f"id=0,socket={sock},socket-abstract=no,rsize={MEMIF_RSIZE}"
     return [("", f"net_memif0,role=server,{opts}"), ("", f"net_memif1,role=client,{opts}")]
+
+
+def vhost_pair(directory: Path) -> list[tuple[str, str]]:
+    """Calibration of the vhost attachment without bng-dp: the generator's port 0 a net_vhost
+    server, port 1 a net_virtio_user on its socket, in one process."""
+    sock = directory / "cal-vhost.sock"
+    return [
+        ("", f"net_vhost0,iface={sock},queues=1"),
+        ("", f"net_virtio_user1,path={sock},queues=1,queue_size={VHOST_QSIZE}"),
+    ]
+
+
+def min_frames(family: str) -> tuple[int, int]:
+    """The smallest upstream access frame and the smallest core frame (with FCS) that carry a
+    stream's headers and signature: IPv4 78 and 64, IPv6 98 and 82; "both" (one stream of
+    each family per session and direction, sent alternately): their means, 88 and 73, which
+    give the mean access frame of any size (search.access_size's arithmetic)."""
+    return {"4": (78, 64), "6": (98, 82), "both": (88, 73)}[family]

@@ -207,7 +207,7 @@ def calibrate(st: list[streams.Stream], sizes, a) -> dict:
     return out
 
 
-def calibrate_memif(st: list[streams.Stream], sizes, a) -> dict:
+def calibrate_memif(st: list[streams.Stream], sizes, a) -> dict:  # and vhost
     """The generator's ceiling on the memif attachment without bng-dp: its two ports joined
     by net_memif in one process (one lcore sends and receives, as against bng-dp), the same
     streams out of port 0 and counted at port 1, one trial at a rate it cannot reach."""
@@ -216,14 +216,15 @@ def calibrate_memif(st: list[streams.Stream], sizes, a) -> dict:
     path = streams.write(Path(a.out) / "calibration-streams.txt", cal)
     d = Path(tempfile.mkdtemp(prefix="lrmemif-cal-"))
     try:
-        with lrgen.LrGen(path, memif.memif_pair(d), prefix="lrmcal", log=Path(a.out) / "calibration.log") as gen:
+        pair = memif.vhost_pair(d) if a.attach == "vhost" else memif.memif_pair(d)
+        with lrgen.LrGen(path, pair, prefix="lrmcal", log=Path(a.out) / "calibration.log") as gen:
             time.sleep(0.5)  # the client connects
             for direction, g in (("up", G_UP), ("down", G_DOWN)):
                 for size in sizes:
                     res = gen.trial(min(a.trial_s, 2.0), drain_ms=300, **{f"rate{g}": 50e6, f"size{g}": size})
                     x = group(res, g)
                     pps = out[direction][size_label(size)] = x["rx"] / res["duration_s"]
-                    log(f"  generator ceiling (memif) {direction} {size_label(size)}: {pps:.0f} pps")
+                    log(f"  generator ceiling ({a.attach}) {direction} {size_label(size)}: {pps:.0f} pps")
     finally:
         shutil.rmtree(d, ignore_errors=True)
     return out
@@ -233,13 +234,15 @@ def run_memif(a, sizes, result: dict) -> None:
     """bng-dp alone on a net_memif port (memif.py), sessions installed through PFCP, the
     generator on the other end answering ARP and LCP echoes."""
     n = a.memif_sessions
-    log(f"bng-dp on net_memif, {n} sessions through PFCP (LCP echo every {memif.ECHO_INTERVAL} s, "
+    log(f"bng-dp on {a.attach}, {n} sessions (IP {a.family}) through PFCP (LCP echo every {memif.ECHO_INTERVAL} s, "
         f"{MEMIF_ECHO_MISSES} misses allowed)")  # fmt: skip
-    with memif.MemifDp(n, log=Path(a.out) / "bng-dp.log", echo_misses=MEMIF_ECHO_MISSES) as dp:
+    kw = {"family": a.family, "attach": a.attach}
+    with memif.MemifDp(n, log=Path(a.out) / "bng-dp.log", echo_misses=MEMIF_ECHO_MISSES, **kw) as dp:
         st = memif.dp_streams(dp, "02:aa:00:00:00:01", a.probe_sessions, G_UP, G_DOWN, G_PROBE_UP, G_PROBE_DOWN)
         result["sessions"] = dp.established
         result["pod_ports"] = {
-            "attach": "memif",
+            "attach": a.attach,
+            "family": a.family,
             "ports": [dp.devargs()],
             "streams_sessions": n,
             "dp_lcores": dp.lcores,
@@ -252,11 +255,17 @@ def run_memif(a, sizes, result: dict) -> None:
             path,
             [("", dp.devargs())],
             arp={0: memif.ROUTER_ADDR},
+            nd={0: memif.ROUTER6_ADDR} if a.family != "4" else None,
             prefix="lrmemif",
             log=Path(a.out) / "generator.log",
             lcp_magic=memif.LCP_MAGIC,
         ) as gen:
             r = Runner(gen, a.trial_s, a.drain_ms, refused_is_loss=True)
+            deadline = time.monotonic() + 15  # IPv6: bng-dp resolves its next hop through our NA
+            while a.family != "4" and dp.telemetry("/bng/stats").get("router6_resolved") != 1:
+                if time.monotonic() > deadline:
+                    raise RuntimeError("bng-dp did not resolve the router's IPv6 address (router6_resolved 0)")
+                time.sleep(0.2)
             warm = r.run({f"rate{G_UP}": 500.0, f"rate{G_DOWN}": 500.0}, duration=2.0)
             log(f"  learning trial: up rx {group(warm, G_UP)['rx']}/{group(warm, G_UP)['tx']}, "
                 f"down rx {group(warm, G_DOWN)['rx']}/{group(warm, G_DOWN)['tx']}")  # fmt: skip
@@ -625,7 +634,9 @@ def options(argv=None) -> argparse.Namespace:
     ap.add_argument("--max-trials", type=int, help="trials per zero-loss search (7; --full 14)")
     ap.add_argument("--pdr-trials", type=int, help="trials per 0.001%% search (2; --full 8)")
     ap.add_argument("--max-pps", type=float, help="upper bound of every search (1e6; memif: 5e7)")
-    ap.add_argument("--memif-sessions", type=int, default=1000, help="sessions of --attach memif (at most 1000)")
+    ap.add_argument("--memif-sessions", type=int, default=1000, help="sessions of --attach memif|vhost (at most 1000)")
+    ap.add_argument("--family", choices=memif.FAMILIES, default="4",
+                    help="memif|vhost: IPv4, IPv6 or dual-stack sessions and streams (%(default)s)")  # fmt: skip
     ap.add_argument("--dial-timeout", type=float, default=120)
     ap.add_argument("--out", default=str(HERE / "report"), help="results.json, report.md, plots")
     ap.add_argument("--keep", action="store_true", help="leave the pod up (bngpod down removes it)")
@@ -634,11 +645,17 @@ def options(argv=None) -> argparse.Namespace:
         default="pod",
         help="pod: the generator on the access ports and behind the core router (the whole pod); dp:NAME: on "
         "instance NAME's VF veth, bng-dp alone on af_packet, only its sessions; memif: bng-dp alone on a "
-        "net_memif port, sessions through PFCP, no kernel on the data path (default: %(default)s)",
+        "net_memif port, sessions through PFCP, no kernel on the data path; vhost: the same on a vhost-user port "
+        "(bng-dp net_vhost, the generator net_virtio_user) (default: %(default)s)",
     )
     a = ap.parse_args(argv)
     full = a.full
-    a.max_pps = a.max_pps or (5e7 if a.attach == "memif" else 1e6)
+    direct = a.attach in ("memif", "vhost")
+    if a.family != "4" and not direct:
+        ap.error("--family 6|both needs --attach memif or vhost (the pod's subscriber emulator dials IPv4)")
+    # the smallest frames of the family (memif.min_frames), for search's frame arithmetic
+    search.MIN_UPSTREAM, search.MIN_FRAME = memif.min_frames(a.family)
+    a.max_pps = a.max_pps or (5e7 if direct else 1e6)
     a.trial_s = a.trial_s or (60.0 if full else 2.0)
     a.drain_ms = a.drain_ms if a.drain_ms is not None else (2000 if full else 1000)
     a.latency_s = a.latency_s or (120.0 if full else 5.0)
@@ -698,7 +715,7 @@ def main(argv=None) -> int:
         }
     )
     try:
-        if a.attach == "memif":
+        if direct:
             run_memif(a, sizes, result)
         else:
             run_pod(a, pod, sizes, result)

@@ -4,8 +4,10 @@ sessions, and the stream file the generator reads.
 A stream is one direction of one session: upstream, a QinQ + PPPoE session + IPv4 + UDP
 frame from the subscriber's MAC to its line group's AC MAC with the session's tags and id;
 downstream, an untagged IPv4 + UDP frame from the core side to the session's address. The
-generator fills in the lengths, the IPv4 checksum and the signature (stream, sequence
-number, TSC) of every frame."""
+IPv6 streams (upstream6, downstream6) are the same with PPP protocol 0x0057 and IPv6 +
+UDP, from or to an address of the session's /64 or delegated prefix. The generator fills
+in the lengths, the IPv4 checksum or the IPv6 UDP checksum and the signature (stream,
+sequence number, TSC) of every frame."""
 
 from __future__ import annotations
 
@@ -76,6 +78,30 @@ def ipv4_udp(src: str, dst: str, sport: int, dport: int, dscp: int = 0) -> bytes
         ipaddress.IPv4Address(dst).packed,
     )
     return ip + struct.pack("!HHHH", sport, dport, 0, 0)
+
+
+def ipv6_udp(src: str, dst: str, sport: int, dport: int, dscp: int = 0) -> bytes:
+    """IPv6 (no extension headers, hop limit 64, payload length 0: the generator sets it and the
+    UDP length and checksum) + UDP."""
+    ip = struct.pack("!IHBB", 6 << 28 | dscp << 22, 0, 17, 64)
+    ip += ipaddress.IPv6Address(src).packed + ipaddress.IPv6Address(dst).packed
+    return ip + struct.pack("!HHHH", sport, dport, 0, 0)
+
+
+def upstream6(s: Session, src_ip: str, dst_ip: str, tx_port: int, group: int, sport: int, dscp: int = 0) -> Stream:
+    """Upstream IPv6 from src_ip (an address of the session's prefixes) in PPP 0x0057."""
+    eth = mac_bytes(s.ac_mac) + mac_bytes(s.mac)
+    tags = struct.pack("!HHHH", s.tpid, s.stag, 0x8100, s.ctag)
+    pppoe = struct.pack("!HBBHHH", 0x8864, 0x11, 0, s.pppoe_id, 0, 0x0057)
+    return Stream(tx_port, group, 0, 22, 30, eth + tags + pppoe + ipv6_udp(src_ip, dst_ip, sport, UDP_DST_PORT, dscp))
+
+
+def downstream6(
+    dst_ip: str, src_mac: str, dst_mac: str, src_ip: str, tx_port: int, group: int, sport: int, dscp: int = 0
+) -> Stream:
+    """Downstream IPv6 from the core side to dst_ip (an address of a session's prefixes)."""
+    hdr = mac_bytes(dst_mac) + mac_bytes(src_mac) + b"\x86\xdd" + ipv6_udp(src_ip, dst_ip, sport, UDP_DST_PORT, dscp)
+    return Stream(tx_port, group, -ACCESS_EXTRA, -1, 14, hdr)
 
 
 def upstream(s: Session, dst_ip: str, tx_port: int, group: int, sport: int, dscp: int = 0) -> Stream:

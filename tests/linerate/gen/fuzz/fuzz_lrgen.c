@@ -6,7 +6,9 @@
  * - odd: the rest is a received frame. lr_rx_parse reads only within it; what it accepts
  *   is recorded (a stream of a 4-stream table) and the counters stay consistent. The LCP
  *   echo responder reads and writes only within it, changes nothing but the MACs, the code
- *   and the magic number when it answers, and nothing at all when it does not. */
+ *   and the magic number when it answers, and nothing at all when it does not. The Neighbor
+ *   Solicitation responder writes only within the frame's room and answers only an NS for
+ *   its address, with a Neighbor Advertisement that carries the address and the MAC. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,7 +51,7 @@ fuzz_streams(const uint8_t *data, size_t size)
 	check(per_group == t.n && t.n > 0);
 	for (uint32_t i = 0; i < t.n && i < 8; i++) {
 		const struct lr_stream *s = &t.s[i];
-		check(s->hdr_len == s->l3_off + 28 && s->group < LR_GROUPS);
+		check(s->hdr_len == s->l3_off + (s->v6 ? 48 : 28) && s->group < LR_GROUPS);
 		for (uint32_t size = LR_MIN_FRAME; size <= LR_MAX_FRAME; size += 227) {
 			uint16_t len = lr_stream_frame_len(s, size);
 			check(len >= s->hdr_len + sizeof(struct lr_sig) && len <= sizeof(frame));
@@ -102,6 +104,22 @@ fuzz_rx(const uint8_t *data, size_t size)
 		for (size_t i = 12; i < size; i++)
 			diff += f[i] != data[i];
 		check(diff <= 5); /* code and magic number */
+	} else {
+		check(memcmp(f, data, size) == 0);
+	}
+	free(f);
+	/* the Neighbor Solicitation responder, with 32 bytes of room beyond the frame */
+	static const uint8_t ip6[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 0x64, [15] = 1};
+	static const uint8_t mac[6] = {2, 0x4c, 0x52, 0, 0, 1};
+	f = malloc(size + 32);
+	if (!f)
+		return;
+	memcpy(f, data, size);
+	uint32_t n = lr_nd_na_reply(f, (uint32_t)size, (uint32_t)size + 32, ip6, mac);
+	if (n) {
+		check(n <= size + 32 && n >= 14 + 40 + 32 && memcmp(f + 6, mac, 6) == 0);
+		check(memcmp(f + n - 32 + 8, ip6, 16) == 0 && memcmp(f + n - 6, mac, 6) == 0);
+		check(f[n - 32] == 136);
 	} else {
 		check(memcmp(f, data, size) == 0);
 	}

@@ -1,18 +1,18 @@
 /* bng-lrgen: the in-box line-rate generator and analyser (tests/linerate/README.md).
  *
  *   bng-lrgen EAL-ARGS -- --streams FILE [--netns-vdev NS,DEVARGS]... [--arp PORT=IPV4]...
- *       [--lcp-echo MAGIC]
+ *       [--nd PORT=IPV6]... [--lcp-echo MAGIC]
  *       (--serve | --rx-only S [--expect N] | TRIAL-OPTIONS) [--per-stream]
  *
- * One lcore does everything, run to completion: per loop it polls every port (answering ARP
- * and, with --lcp-echo, LCP Echo-Requests; analysing signed frames) and sends what each
- * group's rate makes due, in bursts of up to 32.
+ * One lcore does everything, run to completion: per loop it polls every port (answering ARP,
+ * Neighbor Solicitations and, with --lcp-echo, LCP Echo-Requests; analysing signed frames)
+ * and sends what each group's rate makes due, in bursts of up to 32.
  * A trial: every group g with a rate sends round robin over its streams at rate g pps, frames
  * of size g (access-side Ethernet frame with FCS, or IMIX 7:4:1 of 64/594/1518) for the
  * duration, then the receive side keeps counting for the drain time; one JSON document per
  * trial on stdout. --serve reads trials from stdin, one a line:
  *   trial duration=S drain_ms=M rate0=PPS size0=N|imix rate1=... (groups 0..3)
- * and answers ARP between trials, sleeping when idle. */
+ * and answers ARP and Neighbor Solicitations between trials, sleeping when idle. */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -90,7 +90,8 @@ poll_rx(struct gen *G)
 		p->rx += n;
 		for (uint16_t k = 0; k < n; k++) {
 			struct rte_mbuf *m = b[k];
-			if (lr_port_arp_answer(p, m) || lr_port_lcp_answer(p, m)) {
+			if (lr_port_arp_answer(p, m) || lr_port_lcp_answer(p, m) ||
+			    lr_port_nd_answer(p, m)) {
 				if (rte_eth_tx_burst(p->id, 0, &m, 1) == 1)
 					continue;
 			} else {
@@ -231,8 +232,10 @@ report(struct gen *G, const struct trial *tr, const struct group_state *gs, doub
 	for (uint16_t i = 0; i < G->n_ports; i++) {
 		struct lr_port *p = &G->ports[i];
 		printf("%s{\"port\":%u,\"tx\":%" PRIu64 ",\"tx_fail\":%" PRIu64 ",\"rx\":%" PRIu64
-		       ",\"arp_replies\":%" PRIu64 ",\"lcp_replies\":%" PRIu64 "}",
-		       i ? "," : "", i, p->tx, p->tx_fail, p->rx, p->arp_replies, p->lcp_replies);
+		       ",\"arp_replies\":%" PRIu64 ",\"nd_replies\":%" PRIu64
+		       ",\"lcp_replies\":%" PRIu64 "}",
+		       i ? "," : "", i, p->tx, p->tx_fail, p->rx, p->arp_replies, p->nd_replies,
+		       p->lcp_replies);
 	}
 	printf("],\"rx_other\":%" PRIu64 ",\"rx_bad_stream\":%" PRIu64 ",\"rx_stale\":%" PRIu64,
 	       G->rx.other, G->rx.bad_stream, G->stale);
@@ -264,7 +267,7 @@ reset_counters(struct gen *G)
 		G->t.s[i].next_seq = 0;
 	for (uint16_t i = 0; i < G->n_ports; i++) {
 		struct lr_port *p = &G->ports[i];
-		p->tx = p->tx_fail = p->rx = p->arp_replies = p->lcp_replies = 0;
+		p->tx = p->tx_fail = p->rx = p->arp_replies = p->lcp_replies = p->nd_replies = 0;
 	}
 }
 
@@ -413,7 +416,8 @@ usage(void)
 {
 	fprintf(stderr,
 		"usage: bng-lrgen EAL-ARGS -- --streams FILE [--netns-vdev NS,DEVARGS]...\n"
-		"  [--arp PORT=IPV4]... [--lcp-echo MAGIC] [--per-stream] [--idle-sleep-us N]\n"
+		"  [--arp PORT=IPV4]... [--nd PORT=IPV6]... [--lcp-echo MAGIC] [--per-stream] "
+		"[--idle-sleep-us N]\n"
 		"  (--serve | --rx-only SECONDS [--expect N] | --trial 'duration=S rate0=PPS "
 		"size0=N|imix ...')\n");
 	exit(2);
@@ -439,6 +443,11 @@ main(int argc, char **argv)
 		uint32_t ip;
 	} arps[MAX_PORTS];
 	unsigned n_arp = 0;
+	struct {
+		unsigned port;
+		uint8_t ip[16];
+	} nds[MAX_PORTS];
+	unsigned n_nd = 0;
 	uint32_t lcp_magic = 0;
 	int serve_mode = 0;
 	double rx_only = 0;
@@ -447,6 +456,7 @@ main(int argc, char **argv)
 		{"streams", required_argument, 0, 's'},
 		{"netns-vdev", required_argument, 0, 'v'},
 		{"arp", required_argument, 0, 'a'},
+		{"nd", required_argument, 0, 'n'},
 		{"lcp-echo", required_argument, 0, 'l'},
 		{"per-stream", no_argument, 0, 'p'},
 		{"serve", no_argument, 0, 'S'},
@@ -482,6 +492,14 @@ main(int argc, char **argv)
 				die("--arp PORT=IPV4");
 			arps[n_arp].port = (unsigned)atoi(optarg);
 			arps[n_arp++].ip = a.s_addr;
+			break;
+		}
+		case 'n': {
+			char *eq = strchr(optarg, '=');
+			if (!eq || n_nd == MAX_PORTS ||
+			    inet_pton(AF_INET6, eq + 1, nds[n_nd].ip) != 1)
+				die("--nd PORT=IPV6");
+			nds[n_nd++].port = (unsigned)atoi(optarg);
 			break;
 		}
 		case 'p':
@@ -556,6 +574,12 @@ main(int argc, char **argv)
 		if (arps[i].port >= G->n_ports)
 			die("--arp names a port that does not exist");
 		G->ports[arps[i].port].arp_ip = arps[i].ip;
+	}
+	for (unsigned i = 0; i < n_nd; i++) {
+		if (nds[i].port >= G->n_ports)
+			die("--nd names a port that does not exist");
+		G->ports[nds[i].port].has_nd = 1;
+		memcpy(G->ports[nds[i].port].nd_ip, nds[i].ip, 16);
 	}
 	G->hz = rte_get_tsc_hz();
 	G->ns_per_tick = 1e9 / (double)G->hz;

@@ -149,3 +149,19 @@ lr_port_lcp_answer(struct lr_port *p, struct rte_mbuf *m)
 	p->lcp_replies++;
 	return 1;
 }
+
+int
+lr_port_nd_answer(struct lr_port *p, struct rte_mbuf *m)
+{
+	if (!p->has_nd || !rte_pktmbuf_is_contiguous(m))
+		return 0;
+	uint32_t cap = rte_pktmbuf_data_len(m) + rte_pktmbuf_tailroom(m);
+	uint32_t n = lr_nd_na_reply(rte_pktmbuf_mtod(m, uint8_t *), rte_pktmbuf_data_len(m), cap,
+				    p->nd_ip, p->mac.addr_bytes);
+	if (!n)
+		return 0;
+	m->data_len = (uint16_t)n;
+	m->pkt_len = n;
+	p->nd_replies++;
+	return 1;
+}

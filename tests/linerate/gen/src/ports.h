@@ -1,7 +1,8 @@
 /* The generator's ports: DPDK virtual devices, possibly in other network namespaces (an
  * af_packet or af_xdp socket belongs to the namespace it was opened in, so the device is
  * probed after a setns() there), one RX and one TX queue each; and the ARP responder that
- * answers for an address on a core-side port so that a router can send to it. */
+ * answers for an address on a core-side port so that a router can send to it, and its IPv6
+ * counterpart, the Neighbor Solicitation responder. */
 #ifndef LRGEN_PORTS_H
 #define LRGEN_PORTS_H
 
@@ -16,7 +17,9 @@ struct lr_port {
 	struct rte_ether_addr mac;
 	uint32_t arp_ip;    /* network order; 0: no ARP answers */
 	uint32_t lcp_magic; /* answer LCP Echo-Requests with this magic number; 0: do not */
-	uint64_t tx, tx_fail, rx, arp_replies, lcp_replies;
+	int has_nd;	    /* answer Neighbor Solicitations for nd_ip */
+	uint8_t nd_ip[16];
+	uint64_t tx, tx_fail, rx, arp_replies, lcp_replies, nd_replies;
 };
 
 /* Enters network namespace ns (a name under /run/netns; "" or NULL: stays) and returns a
@@ -45,5 +48,8 @@ int lr_port_arp_answer(struct lr_port *p, struct rte_mbuf *m);
  * Echo-Reply in place (MACs swapped, code 10, p's magic number; identifier, tags, session
  * id and data kept) and returns 1 (the caller sends it); else 0. */
 int lr_port_lcp_answer(struct lr_port *p, struct rte_mbuf *m);
+/* If p answers Neighbor Solicitations and m is one for p's nd_ip, turns it into the Neighbor
+ * Advertisement in place (lr_nd_na_reply; the mbuf's length set) and returns 1; else 0. */
+int lr_port_nd_answer(struct lr_port *p, struct rte_mbuf *m);
 
 #endif

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include <rte_byteorder.h>
+#include <rte_ip.h>
 
 int
 lr_rx_init(struct lr_rx *rx, uint32_t n_streams)
@@ -144,20 +145,28 @@ lr_rx_parse(const uint8_t *f, uint32_t len, struct lr_sig *sig)
 	}
 	off += 2;
 	if (et == 0x8864) {
-		/* PPPoE session: ver/type, code 0, id, length, then PPP protocol IPv4 */
+		/* PPPoE session: ver/type, code 0, id, length, then PPP protocol IPv4 or IPv6 */
 		if (off + 8 > len || f[off] != 0x11 || f[off + 1] != 0 || f[off + 6] != 0 ||
-		    f[off + 7] != 0x21)
+		    (f[off + 7] != 0x21 && f[off + 7] != 0x57))
 			return -1;
+		et = f[off + 7] == 0x21 ? 0x0800 : 0x86dd;
 		off += 8;
-	} else if (et != 0x0800) {
+	}
+	if (et == 0x86dd) {
+		/* IPv6 without extension headers, UDP */
+		if (off + 40 > len || (f[off] >> 4) != 6 || f[off + 6] != 17)
+			return -1;
+		off += 40 + 8;
+	} else if (et == 0x0800) {
+		if (off + 20 > len || (f[off] >> 4) != 4 || f[off + 9] != 17)
+			return -1;
+		uint32_t ihl = (uint32_t)(f[off] & 0xf) * 4;
+		if (ihl < 20)
+			return -1;
+		off += ihl + 8;
+	} else {
 		return -1;
 	}
-	if (off + 20 > len || (f[off] >> 4) != 4 || f[off + 9] != 17)
-		return -1;
-	uint32_t ihl = (uint32_t)(f[off] & 0xf) * 4;
-	if (ihl < 20)
-		return -1;
-	off += ihl + 8;
 	if (off + sizeof(*sig) > len)
 		return -1;
 	memcpy(sig, f + off, sizeof(*sig));
@@ -198,4 +207,66 @@ lr_lcp_echo_reply(uint8_t *f, uint32_t len, uint32_t magic)
 	lcp[6] = (uint8_t)(magic >> 8);
 	lcp[7] = (uint8_t)magic;
 	return 1;
+}
+
+/* sum of the ICMPv6 message at ip + 40 (plen bytes) with the pseudo-header, not inverted */
+static uint16_t
+icmp6_sum(const uint8_t *ip, uint32_t plen)
+{
+	uint32_t sum = __rte_raw_cksum(ip + 8, 32, 0); /* source and destination */
+	sum += rte_cpu_to_be_16((uint16_t)plen);       /* upper-layer length (< 64K) */
+	sum += rte_cpu_to_be_16(58);		       /* next header */
+	sum = __rte_raw_cksum(ip + 40, plen, sum);
+	return __rte_raw_cksum_reduce(sum);
+}
+
+uint32_t
+lr_nd_na_reply(uint8_t *f, uint32_t len, uint32_t cap, const uint8_t ip6[16], const uint8_t mac[6])
+{
+	uint32_t off = 12;
+	if (len < 14)
+		return 0;
+	if (f[12] == 0x81 && f[13] == 0x00) /* one 802.1Q tag (a core VLAN) */
+		off += 4;
+	/* EtherType 2, IPv6 40, NS 24 (type, code, checksum, reserved, target) */
+	if (off + 2 + 40 + 24 > len || f[off] != 0x86 || f[off + 1] != 0xdd)
+		return 0;
+	uint8_t *ip = f + off + 2, *ns = ip + 40;
+	uint32_t plen = (uint32_t)(ip[4] << 8 | ip[5]);
+	if ((ip[0] >> 4) != 6 || ip[6] != 58 || ip[7] != 255 || plen < 24 ||
+	    (uint32_t)(ns - f) + plen > len || ns[0] != 135 || ns[1] != 0 ||
+	    memcmp(ns + 8, ip6, 16) != 0 || icmp6_sum(ip, plen) != 0xffff)
+		return 0;
+	/* options: each of a non-zero length within the message (RFC 4861 4.3) */
+	for (uint32_t o = 24; o < plen;) {
+		if (o + 2 > plen || ns[o + 1] == 0 || o + ns[o + 1] * 8u > plen)
+			return 0;
+		o += ns[o + 1] * 8u;
+	}
+	static const uint8_t unspec[16];
+	int dad = memcmp(ip + 8, unspec, 16) == 0;
+	/* the Neighbor Advertisement, written over the solicitation: 14 (+4) + 40 + 32 bytes */
+	uint32_t n = (uint32_t)(ns - f) + 32;
+	if (n > cap)
+		return 0;
+	memcpy(f, f + 6, 6); /* to the solicitor's MAC */
+	memcpy(f + 6, mac, 6);
+	if (dad) { /* to all nodes */
+		static const uint8_t all[16] = {0xff, 2, [15] = 1};
+		memcpy(ip + 24, all, 16);
+		f[0] = 0x33, f[1] = 0x33, f[2] = 0, f[3] = 0, f[4] = 0, f[5] = 1;
+	} else {
+		memcpy(ip + 24, ip + 8, 16);
+	}
+	memcpy(ip + 8, ip6, 16);
+	ip[4] = 0, ip[5] = 32;
+	ns[0] = 136, ns[1] = 0, ns[2] = ns[3] = 0;
+	ns[4] = dad ? 0xa0 : 0xe0; /* router, solicited (not for DAD), override */
+	ns[5] = ns[6] = ns[7] = 0;
+	/* target (ns + 8) kept: it is ip6 */
+	ns[24] = 2, ns[25] = 1; /* target link-layer address */
+	memcpy(ns + 26, mac, 6);
+	uint16_t ck = (uint16_t)~icmp6_sum(ip, 32);
+	memcpy(ns + 2, &ck, 2);
+	return n;
 }

@@ -50,7 +50,8 @@ void lr_rx_free(struct lr_rx *rx);
 void lr_rx_record(struct lr_rx *rx, uint8_t group, uint16_t id, uint32_t seq, uint64_t lat_ns);
 
 /* Finds the signature of a received frame: Ethernet, up to two VLAN tags, optionally
- * PPPoE session + PPP IPv4, IPv4, UDP. Returns 0 and the signature, or -1. */
+ * PPPoE session + PPP IPv4 (0x0021) or IPv6 (0x0057), IPv4 or IPv6 (no extension
+ * headers), UDP. Returns 0 and the signature, or -1. */
 int lr_rx_parse(const uint8_t *frame, uint32_t len, struct lr_sig *sig);
 
 uint64_t lr_hist_bucket_value(uint32_t idx);
@@ -63,5 +64,14 @@ uint64_t lr_hist_quantile(const struct lr_hist *h, double q);
  * place (MACs swapped, code 10, magic number `magic`; identifier, tags, session id and data
  * kept) and returns 1; else 0 and f is untouched. Reads and writes only within f. */
 int lr_lcp_echo_reply(uint8_t *f, uint32_t len, uint32_t magic);
+
+/* If frame f (len bytes, room for cap) is an ICMPv6 Neighbor Solicitation (untagged or one
+ * 802.1Q tag, hop limit 255, code 0, right checksum, options of non-zero length inside it)
+ * for target ip6, turns it into the Neighbor Advertisement in place (from mac and ip6 to the
+ * solicitor, or to all nodes when it came from ::; flags router, solicited, override; the
+ * target link-layer option mac) and returns its length; else 0. Reads and writes only
+ * within f and cap. */
+uint32_t lr_nd_na_reply(uint8_t *f, uint32_t len, uint32_t cap, const uint8_t ip6[16],
+			const uint8_t mac[6]);
 
 #endif

@@ -59,18 +59,24 @@ parse_line(char *line, struct lr_stream *s, uint32_t *id, char *why, size_t whyl
 	s->size_adjust = (int16_t)v[3];
 	s->pppoe_off = (int16_t)v[4];
 	s->l3_off = (uint16_t)v[5];
-	s->hdr_len = (uint16_t)(s->l3_off + 28);
+	s->v6 = n > s->l3_off && (s->hdr[s->l3_off] >> 4) == 6;
+	s->hdr_len = (uint16_t)(s->l3_off + (s->v6 ? 48 : 28));
 	if (n != s->hdr_len) {
-		snprintf(why, whylen, "header is %zu bytes, l3_off + IPv4 20 + UDP 8 is %u", n,
-			 s->hdr_len);
+		snprintf(why, whylen, "header is %zu bytes, l3_off + IP %u + UDP 8 is %u", n,
+			 s->v6 ? 40u : 20u, s->hdr_len);
 		return -1;
 	}
 	if (s->pppoe_off >= 0 && s->pppoe_off + 8 > s->l3_off) {
-		snprintf(why, whylen, "PPPoE header overlaps IPv4");
+		snprintf(why, whylen, "PPPoE header overlaps IP");
 		return -1;
 	}
-	if ((s->hdr[s->l3_off] >> 4) != 4 || (s->hdr[s->l3_off] & 0xf) != 5 ||
-	    s->hdr[s->l3_off + 9] != IPPROTO_UDP) {
+	if (s->v6) {
+		if (s->hdr[s->l3_off + 6] != IPPROTO_UDP) {
+			snprintf(why, whylen, "not an IPv6 header carrying UDP");
+			return -1;
+		}
+	} else if ((s->hdr[s->l3_off] >> 4) != 4 || (s->hdr[s->l3_off] & 0xf) != 5 ||
+		   s->hdr[s->l3_off + 9] != IPPROTO_UDP) {
 		snprintf(why, whylen, "not an IPv4 header without options carrying UDP");
 		return -1;
 	}
@@ -171,15 +177,24 @@ lr_stream_build(const struct lr_stream *s, uint16_t id, uint8_t *buf, uint16_t l
 		buf[s->pppoe_off + 4] = (uint8_t)(pl >> 8);
 		buf[s->pppoe_off + 5] = (uint8_t)pl;
 	}
-	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(buf + s->l3_off);
-	ip->total_length = rte_cpu_to_be_16(ip_len);
-	ip->hdr_checksum = 0;
-	ip->hdr_checksum = rte_ipv4_cksum(ip);
-	uint8_t *udp = buf + s->l3_off + 20;
-	uint16_t udp_len = (uint16_t)(ip_len - 20);
+	uint8_t *udp;
+	uint16_t udp_len;
+	if (s->v6) {
+		struct rte_ipv6_hdr *ip6 = (struct rte_ipv6_hdr *)(buf + s->l3_off);
+		udp_len = (uint16_t)(ip_len - 40);
+		ip6->payload_len = rte_cpu_to_be_16(udp_len);
+		udp = buf + s->l3_off + 40;
+	} else {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(buf + s->l3_off);
+		ip->total_length = rte_cpu_to_be_16(ip_len);
+		ip->hdr_checksum = 0;
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+		udp = buf + s->l3_off + 20;
+		udp_len = (uint16_t)(ip_len - 20);
+	}
 	udp[4] = (uint8_t)(udp_len >> 8);
 	udp[5] = (uint8_t)udp_len;
-	udp[6] = udp[7] = 0; /* no UDP checksum */
+	udp[6] = udp[7] = 0; /* IPv4: no UDP checksum */
 	struct lr_sig sig = {
 		.magic = rte_cpu_to_be_16(LR_MAGIC),
 		.stream = rte_cpu_to_be_16(id),
@@ -188,4 +203,15 @@ lr_stream_build(const struct lr_stream *s, uint16_t id, uint8_t *buf, uint16_t l
 	};
 	memcpy(buf + s->hdr_len, &sig, sizeof(sig));
 	memset(buf + s->hdr_len + sizeof(sig), 0, (size_t)(len - s->hdr_len - sizeof(sig)));
+	if (s->v6) {
+		/* the padding is zeros: the sum over the pseudo-header, the UDP header and the
+		 * signature is the sum over the whole datagram */
+		uint32_t sum =
+			rte_ipv6_phdr_cksum((const struct rte_ipv6_hdr *)(buf + s->l3_off), 0);
+		sum = __rte_raw_cksum(udp, 8 + sizeof(sig), sum);
+		uint16_t ck = (uint16_t)~__rte_raw_cksum_reduce(sum);
+		if (ck == 0)
+			ck = 0xffff;
+		memcpy(udp + 6, &ck, 2);
+	}
 }

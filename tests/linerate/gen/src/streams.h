@@ -9,7 +9,9 @@
  * its own rate and frame size in a trial (e.g. upstream, downstream, and a probe each way);
  * size_adjust: added to the requested (access-side) frame size, e.g. -16 for a
  * core-side frame; pppoe_off: offset of the PPPoE header (its length field is set);
- * l3_off: offset of the IPv4 header, followed by a UDP header. */
+ * l3_off: offset of the IP header (IPv4 without options, or IPv6 without extension headers:
+ * the version nibble tells), followed by a UDP header. IPv6 frames get a UDP checksum (it
+ * is mandatory there); IPv4 frames none. */
 #ifndef LRGEN_STREAMS_H
 #define LRGEN_STREAMS_H
 
@@ -17,7 +19,7 @@
 #include <stdio.h>
 
 #define LR_MAX_STREAMS 65535u
-#define LR_MAX_HDR 96u
+#define LR_MAX_HDR 128u
 #define LR_GROUPS 4u
 #define LR_FCS 4u
 #define LR_MIN_FRAME 64u
@@ -34,12 +36,13 @@ struct lr_sig {
 
 struct lr_stream {
 	uint8_t hdr[LR_MAX_HDR];
-	uint16_t hdr_len; /* l3_off + 20 + 8 */
+	uint16_t hdr_len; /* l3_off + 20 (IPv4) or 40 (IPv6) + 8 */
 	int16_t pppoe_off;
 	uint16_t l3_off;
 	int16_t size_adjust;
 	uint16_t tx_port;
 	uint8_t group;
+	uint8_t v6;	   /* the IP header is IPv6 */
 	uint32_t next_seq; /* sender side */
 };
 
@@ -57,8 +60,8 @@ void lr_streams_free(struct lr_stream_table *t);
 /* Length of the frame without FCS for a requested access-side frame size (with FCS). */
 uint16_t lr_stream_frame_len(const struct lr_stream *s, uint32_t size);
 
-/* Writes stream s's frame of len bytes (no FCS) into buf: header, lengths, IPv4 checksum,
- * signature (stream id, seq, tsc), zero padding. */
+/* Writes stream s's frame of len bytes (no FCS) into buf: header, lengths, IPv4 header
+ * checksum or IPv6 UDP checksum, signature (stream id, seq, tsc), zero padding. */
 void lr_stream_build(const struct lr_stream *s, uint16_t id, uint8_t *buf, uint16_t len,
 		     uint32_t seq, uint64_t tsc);
 
