@@ -17,8 +17,8 @@ veth included). Configurations, each started afresh, interleaved per round:
 --attach memif (`make bench-qos-latency`): no kernel on the data path. bng-dp alone on a
 net_memif port (tests/linerate/memif.py: the lab pod's dp1, its access ports and the
 profiles' downstream rate at --rate, every other rate out of the way), one session
-installed through PFCP with profile gold (EF in class 0, no class rate limit), the generator on the memif client end answering ARP and LCP
-echoes; the same probe and background, downstream. Configurations interleaved per round:
+installed through PFCP with profile gold (EF in class 0, no class rate limit), the
+generator on the memif client end answering ARP and LCP echoes; the same probe and background, downstream. Configurations interleaved per round:
 --idle-sleep-us 0 and each --idle-us (--before adds that binary beside); each round also
 runs the baseline: the generator's two ports joined by net_memif, no bng-dp (one crossing;
 through bng-dp a frame makes two), the same streams and loads.

@@ -600,6 +600,11 @@ def run_pod(a, pod, sizes, result: dict) -> None:
             emu.down(quiet=True)
 
 
+def direct_attach(a) -> bool:
+    """bng-dp alone on a kernel-free port (memif or vhost), sessions through PFCP."""
+    return a.attach in ("memif", "vhost")
+
+
 def options(argv=None) -> argparse.Namespace:
     """The command line, with every default that depends on --conformant and --attach filled in."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -650,7 +655,7 @@ def options(argv=None) -> argparse.Namespace:
     )
     a = ap.parse_args(argv)
     full = a.full
-    direct = a.attach in ("memif", "vhost")
+    direct = direct_attach(a)
     if a.family != "4" and not direct:
         ap.error("--family 6|both needs --attach memif or vhost (the pod's subscriber emulator dials IPv4)")
     # the smallest frames of the family (memif.min_frames), for search's frame arithmetic
@@ -678,7 +683,7 @@ def options(argv=None) -> argparse.Namespace:
 
 def main(argv=None) -> int:
     a = options(argv)
-    full, sizes = a.full, a.sizes
+    full, sizes, direct = a.full, a.sizes, direct_attach(a)
     if os.geteuid() != 0:
         print("bench-rfc2544: needs root", file=sys.stderr)
         return 2
