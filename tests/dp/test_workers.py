@@ -164,6 +164,57 @@ def test_a_session_deleted_under_traffic_stops_and_its_id_comes_back_clean(dp, c
     assert dp.proc is not None and dp.proc.poll() is None, "bng-dp died"
 
 
+def test_a_flood_both_ways_is_accounted_for(dp, cp):
+    """As fast as this test's raw sockets send, both directions at once for 3 s (16 gold
+    sessions, 100 Mbit/s each): every frame ends in exactly one place (test_counters_add_up
+    after it) and nothing waits on the other lcore's ring at the end. Prints what the two
+    workers forwarded per second: the sender's rate on 2 shared CPUs, not a speed of bng-dp."""
+    subs = [new_sub(qos="gold") for _ in range(16)]
+    seids = []
+    for s in subs:
+        _c, up_seid, cause = cp.establish(s)
+        assert cause == 1
+        seids.append(up_seid)
+    try:
+        ups = [bytes(up_ipv4(s)) for s in subs]
+        downs = [bytes(core_ipv4(s.ipv4)) for s in subs]
+        stop = threading.Event()
+        sent = {"up": 0, "down": 0}
+
+        def send(kind: str, frames: list[bytes]) -> None:
+            i = 0
+            while not stop.is_set():
+                dp.wire.send(frames[i % len(frames)])
+                i += 1
+            sent[kind] = i
+
+        before, t0 = dp.stats(), time.monotonic()
+        threads = [threading.Thread(target=send, args=a) for a in (("up", ups), ("down", downs))]
+        for t in threads:
+            t.start()
+        time.sleep(3.0)
+        stop.set()
+        for t in threads:
+            t.join()
+        elapsed = time.monotonic() - t0
+        assert wait_for(lambda: dp.stats()["rx_pkts"] - before["rx_pkts"] >= sum(sent.values()) * 0.5, 5)
+        time.sleep(1.0)  # HQoS drains
+        after = dp.stats()
+        up = after["up_pkts"] - before["up_pkts"]
+        down = after["down_sent"] - before["down_sent"]
+        full = after["drop_handoff_full"] - before["drop_handoff_full"]
+        print(f"\nsplit workers, flood: sent {sent}, forwarded up {up / elapsed:.0f}/s, "
+              f"down {down / elapsed:.0f}/s, handoff_full {full}")  # fmt: skip
+        assert up > 0 and down > 0
+        assert after["rx_pkts"] - before["rx_pkts"] <= sum(sent.values())
+        hq = dp.telemetry("/bng/hqos")
+        assert hq["enq_pkts"] + after["drop_hqos_queue_full"] == after["down_pkts"]
+    finally:
+        for up_seid in seids:
+            cp.delete(up_seid)
+    test_counters_add_up(dp, cp)
+
+
 def test_the_split_instance_stops_cleanly(dp, cp):
     """SIGTERM: both workers leave their loops, the ring and the port are released, the
     process says it stopped and exits 0. (Last in the module: it stops the instance.)"""
