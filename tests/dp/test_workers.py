@@ -10,12 +10,13 @@ carry traffic with exact counts, a session deleted under traffic, a clean stop."
 
 from __future__ import annotations
 
+import subprocess
 import threading
 import time
 
 import pytest
 from harness.frames import INTERNET, IP, Dot1Q, Ether, PPPoE, core_ipv4, parse, up_ipv4
-from harness.rig import DpRig, cleanup_stale
+from harness.rig import BNG_DP, NS_DP, DpRig, cleanup_stale
 
 from .conftest import LAB_DP1
 from .test_datapath import (  # noqa: F401 (collected again on the split instance)
@@ -60,6 +61,18 @@ def dp(dp_prereqs):
 
 def test_the_instance_runs_two_workers(dp):
     assert dp.stats()["workers"] == 2
+
+
+def test_a_port_without_a_tx_queue_per_worker_is_refused(dp):
+    """af_packet without qpairs=2 has one queue pair: --workers 2 stops at start, naming
+    the option (run beside the module's instance, on its data port, before the port is
+    started: nothing is sent)."""
+    cmd = ["ip", "netns", "exec", NS_DP, str(BNG_DP), *SPLIT["lcores"], "--no-huge", "-m", "512", "--no-pci",
+           "--no-shconf", "--file-prefix=bngdpt-q1", "--log-level=error", "--vdev", "net_af_packet1,iface=data0",
+           "--", "--config", str(LAB_DP1), "--workers", "2", "--sessions", "1024"]  # fmt: skip
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1, r.stderr
+    assert "--workers 2 needs 2 TX and RX queues" in r.stderr and "qpairs=2" in r.stderr, r.stderr
 
 
 def count_on_wire(dp, pred, want: int, timeout: float) -> int:
