@@ -5,7 +5,7 @@
  *   bench_dp [EAL options, with --vdev net_null0] -- --config INI --sessions CSV
  *            --pcap FILE --scenario up|down [--seconds S | --bursts K] [--runs R]
  *            [--qsize N] [--copy B] [--stats-period-us U] [--mbufs N] [--serve]
- *            [--hqos hsched|rte_sched] [--hqos-batch auto|N] [--v6] [--ipoe]
+ *            [--hqos hsched|rte_sched] [--hqos-batch auto|N] [--v6] [--ipoe] [--split]
  *
  * --ipoe: the sessions are IPoE (issue 19): installed with kind IPoE, keyed by
  * (line, MAC); use the IPoE pcap and INI of vbng_traffic.py (up_ipoe_N.pcap,
@@ -245,6 +245,43 @@ resolve_router(struct app *a)
 	return 0;
 }
 
+/*
+ * --split: the two workers' parts of the pipeline (worker.h, "Split mode")
+ * run one after the other on this lcore, the ring between them emptied after
+ * every burst, so each part can be counted on its own (callgrind inclusive
+ * costs of bench_up_side and bench_down_side; TSC per side in
+ * the timed windows). It measures what each lcore would spend per packet, not
+ * the two lcores running at once.
+ */
+static int split;
+static uint64_t tsc_up, tsc_down; /* split: TSC ticks spent by each side */
+
+__attribute__((noinline)) uint32_t
+bench_down_side(struct app *d, uint64_t now)
+{
+	struct app_handoff h[APP_BURST];
+	uint32_t n, total = 0;
+
+	hqos_worker_apply(d->hqos, now);
+	while ((n = rte_ring_sc_dequeue_burst_elem(d->down_ring, h, sizeof(h[0]), APP_BURST,
+						   NULL)) > 0) {
+		d->rx_last = n;
+		worker_down_burst(d, h, (uint16_t)n, now);
+		total += n;
+	}
+	worker_flush(d);
+	return total;
+}
+
+/* The upstream worker's part of one burst: classify, upstream, control frames,
+ * the hand-off of core frames, its transmit. */
+__attribute__((noinline)) void
+bench_up_side(struct app *a, struct rte_mbuf **m, uint64_t now)
+{
+	worker_burst(a, m, APP_BURST, now);
+	worker_tx_flush(a);
+}
+
 /* Exactly `bursts` bursts through the pipeline; frames from *next on. */
 static inline __attribute__((always_inline)) uint64_t
 run_bursts(struct app *a, uint64_t bursts, uint32_t *next)
@@ -271,6 +308,20 @@ run_bursts(struct app *a, uint64_t bursts, uint32_t *next)
 				k = 0;
 		}
 		now = rte_rdtsc();
+		if (split) {
+			uint64_t t1, t2;
+
+			bench_up_side(a, m, now);
+			t1 = rte_rdtsc();
+			bench_down_side(a->down, t1);
+			t2 = rte_rdtsc();
+			tsc_up += t1 - now;
+			tsc_down += t2 - t1;
+			session_worker_quiescent(a->sessions, 0);
+			session_worker_quiescent(a->sessions, 1);
+			pkts += APP_BURST;
+			continue;
+		}
 		hqos_worker_apply(a->hqos, now);
 		worker_burst(a, m, APP_BURST, now);
 		worker_flush(a);
@@ -303,13 +354,18 @@ warm_loop(struct app *a, uint64_t bursts, uint32_t *next)
 static uint64_t
 forwarded(const struct app *a)
 {
-	return a->wstats.up_pkts + a->wstats.down_sent;
+	const struct app *d = a->down;
+
+	return a->wstats.up_pkts + a->wstats.down_sent +
+	       (d != NULL ? d->wstats.up_pkts + d->wstats.down_sent : 0);
 }
 
 static void
 drain(struct app *a)
 {
-	a->rx_last = 0; /* nothing more to receive: the batch does not wait (hqos_batch.h) */
+	if (a->down != NULL)
+		a = a->down; /* split: the HQoS is the downstream side's */
+	a->rx_last = 0;	     /* nothing more to receive: the batch does not wait (hqos_batch.h) */
 	for (int i = 0; i < 100000; i++) {
 		if (worker_flush(a) == 0 && a->hqos->backlog == 0 && i > 100)
 			break;
@@ -331,16 +387,23 @@ port_open(struct app *a)
 		fprintf(stderr, "bench_dp: give exactly one port (--vdev net_null0)\n");
 		return -1;
 	}
-	if (rte_eth_dev_configure(a->port_id, 1, 1, &conf) != 0 ||
-	    rte_eth_rx_queue_setup(a->port_id, 0, 512, (unsigned int)rte_socket_id(), NULL,
-				   a->pool) != 0 ||
-	    rte_eth_tx_queue_setup(a->port_id, 0, 512, (unsigned int)rte_socket_id(), NULL) != 0 ||
-	    rte_eth_dev_start(a->port_id) != 0) {
-		fprintf(stderr, "bench_dp: port setup failed\n");
-		return -1;
-	}
+	uint16_t nq = split ? 2 : 1;
+
+	if (rte_eth_dev_configure(a->port_id, nq, nq, &conf) != 0)
+		goto fail;
+	for (uint16_t q = 0; q < nq; q++)
+		if (rte_eth_rx_queue_setup(a->port_id, q, 512, (unsigned int)rte_socket_id(), NULL,
+					   a->pool) != 0 ||
+		    rte_eth_tx_queue_setup(a->port_id, q, 512, (unsigned int)rte_socket_id(),
+					   NULL) != 0)
+			goto fail;
+	if (rte_eth_dev_start(a->port_id) != 0)
+		goto fail;
 	a->port_ready = true;
 	return 0;
+fail:
+	fprintf(stderr, "bench_dp: port setup failed\n");
+	return -1;
 }
 
 static double
@@ -373,6 +436,8 @@ run_window(struct app *a, double seconds, uint32_t *next, struct window *w)
 	uint64_t until = t0 + (uint64_t)(seconds * (double)hz);
 	double c0 = thread_cpu_s();
 
+	tsc_up = tsc_down = 0;
+
 	do {
 		bench_loop(a, 64, next);
 		t1 = rte_rdtsc();
@@ -392,6 +457,12 @@ print_window(const char *scenario, int r, const struct window *w, uint64_t hz)
 	       scenario, r, w->pkts, w->cpu_s, w->wall_s, w->cpu_s / w->wall_s,
 	       w->cpu_s * (double)hz / (double)w->pkts, (double)w->pkts / w->cpu_s / 1e6,
 	       w->wall_s * (double)hz / (double)w->pkts, (double)w->pkts / w->wall_s / 1e6);
+	if (split)
+		printf("{\"impl\": \"bng-dp split\", \"scenario\": \"%s\", \"run\": %d, "
+		       "\"up_side_cycles_per_packet\": %.1f, \"down_side_cycles_per_packet\": "
+		       "%.1f}\n",
+		       scenario, r, (double)tsc_up / (double)w->pkts,
+		       (double)tsc_down / (double)w->pkts);
 	fflush(stdout);
 }
 
@@ -464,6 +535,7 @@ bench_main(int argc, char **argv)
 		{"hqos-batch", required_argument, NULL, 'B'},
 		{"v6", no_argument, NULL, '6'},
 		{"ipoe", no_argument, NULL, 'I'},
+		{"split", no_argument, NULL, 'W'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *csv = NULL, *pcap = NULL, *scenario = "down";
@@ -537,6 +609,9 @@ bench_main(int argc, char **argv)
 		case 'I':
 			with_ipoe = 1;
 			break;
+		case 'W':
+			split = 1;
+			break;
 		default:
 			return 1;
 		}
@@ -566,6 +641,7 @@ bench_main(int argc, char **argv)
 	a->opts.mbufs = mbufs;
 	a->opts.qsize = (uint16_t)qsize;
 	a->opts.hqos_spare_subports = -1; /* the sessions are spread evenly */
+	a->opts.workers = split ? 2 : 1;
 	if (app_init(a, err, sizeof(err)) != 0) {
 		fprintf(stderr, "bench_dp: %s\n", err);
 		return 1;
@@ -575,7 +651,13 @@ bench_main(int argc, char **argv)
 	/* The IPv6 router as Neighbor Discovery would have resolved it (02:ee:00:00:00:01). */
 	if (with_v6)
 		__atomic_store_n(&a->router6_mac, 0x02ee00000001ULL, __ATOMIC_RELAXED);
+	if (split && worker_split_init(a, err, sizeof(err)) != 0) {
+		fprintf(stderr, "bench_dp: %s\n", err);
+		return 1;
+	}
 	session_worker_register(a->sessions, 0);
+	if (split)
+		session_worker_register(a->sessions, 1);
 	hqos_worker_apply(a->hqos, rte_rdtsc());
 	hz = rte_get_tsc_hz();
 	{
@@ -658,8 +740,11 @@ bench_main(int argc, char **argv)
 	       scenario, n_sess, runs, cpp[runs / 2], mpps[runs / 2], wcpp[runs / 2],
 	       wmpps[runs / 2], hz, heap_mb, hqos_mb);
 	session_worker_unregister(a->sessions, 0);
+	if (split)
+		session_worker_unregister(a->sessions, 1);
 	rte_eth_dev_stop(a->port_id);
 	rte_eth_dev_close(a->port_id);
+	worker_split_fini(a);
 	app_fini(a);
 	return 0;
 }

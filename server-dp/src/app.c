@@ -171,7 +171,10 @@ app_init(struct app *a, char *err, size_t errlen)
 		rc = line_map_build(a->lmap, a->cfg, why, sizeof(why));
 	if (rc != 0)
 		return fail(err, errlen, a->opts.config_path, why);
-	a->sessions = session_tables_create("sess", a->opts.sessions, 1, (int)rte_socket_id());
+	/* one QSBR reader per worker lcore (worker.h) */
+	a->sessions = session_tables_create("sess", a->opts.sessions,
+					    a->opts.workers > 1 ? a->opts.workers : 1,
+					    (int)rte_socket_id());
 	if (a->sessions == NULL)
 		return fail(err, errlen, "session tables", rte_strerror(rte_errno));
 	{

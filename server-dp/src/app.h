@@ -80,6 +80,7 @@ struct app_opts {
 	uint32_t hqos_stats_period_us; /* 0: HQoS default (10 ms) */
 	uint8_t hqos_sched;	       /* 0: HQoS default; enum hqos_sched_kind */
 	const char *qos_share_path;    /* --qos-share FILE (share_ctl.h); NULL: none */
+	uint32_t workers; /* worker lcores: 1 (run to completion) or 2 (split, worker.h) */
 	uint16_t rx_desc;
 	uint16_t tx_desc;
 };
@@ -194,6 +195,20 @@ struct app {
 	unsigned int worker_lcore;
 	uint64_t start_time; /* seconds since the epoch: the Recovery Time Stamp */
 	volatile bool stop;
+	/*
+	 * Split mode (--workers 2, worker.h): the upstream worker runs on this
+	 * struct and hands downstream frames over down_ring to the downstream
+	 * worker, which runs the same stage code on its own view (down): a copy
+	 * of this struct taken before launch, with its own worker-only fields
+	 * and tx_queue 1, and main pointing back here. One worker: down_ring,
+	 * down and main are NULL, tx_queue and the RX queue are 0.
+	 */
+	struct rte_ring *down_ring;
+	struct app *down;
+	struct app *main;
+	unsigned int down_lcore;
+	uint16_t tx_queue;    /* the data port's TX queue of the worker running on this view */
+	uint16_t n_rx_queues; /* RX queues the (upstream) worker polls */
 	struct app_worker_stats wstats;
 };
 

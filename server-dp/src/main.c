@@ -83,7 +83,10 @@ usage(const char *prog)
 		"  --hqos-batch N|auto  HQoS dequeue batch: auto (default: from the load) or a\n"
 		"                       fixed N frames, 1..512 (1: dequeue every iteration)\n"
 		"  --qos-share FILE     share an access port's rate with peer instances "
-		"(docs/dp/hqos.md)\n",
+		"(docs/dp/hqos.md)\n"
+		"  --workers N          worker lcores: 1 (default: every stage on one) or 2\n"
+		"                       (upstream | downstream + HQoS; the port needs 2 TX\n"
+		"                       queues, e.g. net_af_packet qpairs=2)\n",
 		prog, MAX_SESSIONS, SESSION_DEFAULT_CAPACITY);
 }
 
@@ -122,6 +125,7 @@ parse_args(struct app_opts *o, int argc, char **argv)
 		{"hqos-batch", required_argument, NULL, 'B'},
 		{"hqos", required_argument, NULL, 'H'},
 		{"qos-share", required_argument, NULL, 'S'},
+		{"workers", required_argument, NULL, 'W'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -129,6 +133,7 @@ parse_args(struct app_opts *o, int argc, char **argv)
 	int c;
 
 	o->sessions = SESSION_DEFAULT_CAPACITY;
+	o->workers = 1;
 	o->mbufs = 16384;
 	o->qsize = HQOS_DEFAULT_QSIZE;
 	o->rx_desc = 1024;
@@ -183,6 +188,10 @@ parse_args(struct app_opts *o, int argc, char **argv)
 		case 'S':
 			o->qos_share_path = optarg;
 			break;
+		case 'W':
+			if (parse_u32("--workers", optarg, 1, 2, &o->workers) != 0)
+				return -1;
+			break;
 		case 'h':
 			usage(argv[0]);
 			exit(0);
@@ -228,8 +237,11 @@ port_find(const char *name, uint16_t *port_id)
 }
 
 /*
- * One RX and one TX queue, promiscuous: the port receives frames for every
- * line group's AC and core MAC, which are not the port's own address.
+ * One RX and one TX queue per worker lcore, promiscuous: the port receives
+ * frames for every line group's AC and core MAC, which are not the port's own
+ * address. With two workers, each transmits on its own TX queue and the
+ * upstream worker polls both RX queues (net_af_packet qpairs=2 spreads
+ * received frames over its two sockets).
  */
 static int
 port_init(struct app *a)
@@ -237,12 +249,20 @@ port_init(struct app *a)
 	struct rte_eth_conf conf = {0};
 	struct rte_eth_dev_info info;
 	uint16_t rxd = a->opts.rx_desc, txd = a->opts.tx_desc;
+	uint16_t q, nq = (uint16_t)a->opts.workers;
 	int socket, rc;
 
 	rc = rte_eth_dev_info_get(a->port_id, &info);
 	if (rc != 0)
 		goto fail;
-	rc = rte_eth_dev_configure(a->port_id, 1, 1, &conf);
+	if (info.max_tx_queues < nq || info.max_rx_queues < nq) {
+		fprintf(stderr,
+			"bng-dp: --workers %u needs %u TX and RX queues on port %u, it has %u and "
+			"%u (net_af_packet: qpairs=%u)\n",
+			nq, nq, a->port_id, info.max_tx_queues, info.max_rx_queues, nq);
+		return -1;
+	}
+	rc = rte_eth_dev_configure(a->port_id, nq, nq, &conf);
 	if (rc != 0)
 		goto fail;
 	rc = rte_eth_dev_adjust_nb_rx_tx_desc(a->port_id, &rxd, &txd);
@@ -251,12 +271,16 @@ port_init(struct app *a)
 	socket = rte_eth_dev_socket_id(a->port_id);
 	if (socket < 0)
 		socket = (int)rte_socket_id();
-	rc = rte_eth_rx_queue_setup(a->port_id, 0, rxd, (unsigned int)socket, NULL, a->pool);
-	if (rc != 0)
-		goto fail;
-	rc = rte_eth_tx_queue_setup(a->port_id, 0, txd, (unsigned int)socket, NULL);
-	if (rc != 0)
-		goto fail;
+	for (q = 0; q < nq; q++) {
+		rc = rte_eth_rx_queue_setup(a->port_id, q, rxd, (unsigned int)socket, NULL,
+					    a->pool);
+		if (rc != 0)
+			goto fail;
+		rc = rte_eth_tx_queue_setup(a->port_id, q, txd, (unsigned int)socket, NULL);
+		if (rc != 0)
+			goto fail;
+	}
+	a->n_rx_queues = nq;
 	rc = rte_eth_dev_start(a->port_id);
 	if (rc != 0)
 		goto fail;
@@ -270,17 +294,19 @@ fail:
 	return -1;
 }
 
-/* The worker lcore: the configuration's first worker core, enabled in the EAL. */
+/*
+ * The worker lcore: the configuration's first worker core, enabled in the
+ * EAL. With --workers 2 the downstream worker's: the configuration's second
+ * worker core, or else the next EAL worker lcore (e.g. --lcores 0@0,1@1,2@0).
+ */
 static int
 worker_lcore_pick(struct app *a)
 {
 	unsigned int lc = a->cfg->instance.worker_cores[0];
 
-	if (a->cfg->instance.n_worker_cores > 1)
-		fprintf(stderr,
-			"bng-dp: %u worker cores configured; run-to-completion uses "
-			"the first (%u)\n",
-			a->cfg->instance.n_worker_cores, lc);
+	if (a->cfg->instance.n_worker_cores > a->opts.workers)
+		fprintf(stderr, "bng-dp: %u worker cores configured; --workers %u uses %u\n",
+			a->cfg->instance.n_worker_cores, a->opts.workers, a->opts.workers);
 	if (lc >= RTE_MAX_LCORE || !rte_lcore_is_enabled(lc) || lc == rte_get_main_lcore()) {
 		fprintf(stderr,
 			"bng-dp: worker core %u of [instance] is not an EAL worker lcore "
@@ -289,6 +315,19 @@ worker_lcore_pick(struct app *a)
 		return -1;
 	}
 	a->worker_lcore = lc;
+	if (a->opts.workers < 2)
+		return 0;
+	lc = a->cfg->instance.n_worker_cores > 1 ? a->cfg->instance.worker_cores[1]
+						 : rte_get_next_lcore(a->worker_lcore, 1, 1);
+	if (lc >= RTE_MAX_LCORE || !rte_lcore_is_enabled(lc) || lc == rte_get_main_lcore() ||
+	    lc == a->worker_lcore) {
+		fprintf(stderr,
+			"bng-dp: --workers 2: no second EAL worker lcore for the downstream "
+			"worker (give the EAL e.g. --lcores 0@0,%u@1,%u@0)\n",
+			a->worker_lcore, a->worker_lcore + 1);
+		return -1;
+	}
+	a->down_lcore = lc;
 	return 0;
 }
 
@@ -306,7 +345,13 @@ app_setup(struct app *a)
 	}
 	if (worker_lcore_pick(a) != 0)
 		return -1;
-	return port_init(a);
+	if (port_init(a) != 0)
+		return -1;
+	if (a->opts.workers > 1 && worker_split_init(a, err, sizeof(err)) != 0) {
+		fprintf(stderr, "bng-dp: %s\n", err);
+		return -1;
+	}
+	return 0;
 }
 
 static void
@@ -316,6 +361,7 @@ app_teardown(struct app *a)
 		rte_eth_dev_stop(a->port_id);
 		rte_eth_dev_close(a->port_id);
 	}
+	worker_split_fini(a);
 	app_fini(a);
 }
 
@@ -348,8 +394,18 @@ main(int argc, char **argv)
 	printf("bng-dp: instance %s (id %" PRIu32 ") up: port %u, worker lcore %u, %u sessions\n",
 	       a->cfg->instance.name, a->cfg->instance.id, a->port_id, a->worker_lcore,
 	       a->opts.sessions);
+	if (a->down != NULL)
+		printf("bng-dp: split workers: upstream lcore %u, downstream and HQoS lcore %u\n",
+		       a->worker_lcore, a->down_lcore);
 	fflush(stdout);
 	rc = rte_eal_remote_launch(worker_main, a, a->worker_lcore);
+	if (rc == 0 && a->down != NULL) {
+		rc = rte_eal_remote_launch(worker_down_main, a->down, a->down_lcore);
+		if (rc != 0) {
+			a->stop = true;
+			rte_eal_wait_lcore(a->worker_lcore);
+		}
+	}
 	if (rc != 0) {
 		fprintf(stderr, "bng-dp: worker launch: %s\n", rte_strerror(-rc));
 		rc = 1;
@@ -358,6 +414,8 @@ main(int argc, char **argv)
 	control_run(a); /* returns when a->stop is set */
 	a->stop = true;
 	rte_eal_wait_lcore(a->worker_lcore);
+	if (a->down != NULL)
+		rte_eal_wait_lcore(a->down_lcore);
 	rc = 0;
 out_control:
 	telemetry_close();

@@ -15,6 +15,7 @@
 #include "control.h"
 #include "subs.h"
 #include "telemetry.h"
+#include "worker.h"
 
 static struct app *tel_app;
 /* Telemetry commands run on DPDK's telemetry thread; the process tears down on the main
@@ -65,13 +66,19 @@ ipv4_str(uint32_t host, char *out, size_t len)
 static int
 tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	const struct app_worker_stats *w = &tel_app->wstats;
+	static struct app_worker_stats sum; /* under tel_mu */
+	const struct app_worker_stats *w = &sum;
+	/* the HQoS batch is the downstream worker's in split mode (worker.h) */
+	const struct hqos_batch *b =
+		tel_app->down != NULL ? &tel_app->down->batch : &tel_app->batch;
 	char key[RTE_TEL_MAX_STRING_LEN];
 
 	(void)cmd;
 	(void)params;
+	worker_stats_sum(tel_app, &sum);
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_string(d, "instance", tel_app->cfg->instance.name);
+	rte_tel_data_add_dict_u64(d, "workers", tel_app->down != NULL ? 2 : 1);
 	rte_tel_data_add_dict_u64(d, "rx_pkts", w->rx_pkts);
 	rte_tel_data_add_dict_u64(d, "rx_bursts", w->rx_bursts);
 	rte_tel_data_add_dict_u64(d, "tx_pkts", w->tx_pkts);
@@ -101,8 +108,8 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "injected", w->injected);
 	rte_tel_data_add_dict_u64(d, "idle_sleeps", w->idle_sleeps);
 	rte_tel_data_add_dict_u64(d, "idle_sleeps_held", w->idle_sleeps_held);
-	rte_tel_data_add_dict_u64(d, "hqos_batch_deferred", tel_app->batch.deferred);
-	rte_tel_data_add_dict_u64(d, "hqos_batch_timeouts", tel_app->batch.timeouts);
+	rte_tel_data_add_dict_u64(d, "hqos_batch_deferred", b->deferred);
+	rte_tel_data_add_dict_u64(d, "hqos_batch_timeouts", b->timeouts);
 	add_counters(d, "kind_", cls_kind_names, w->cls.kind, CLS_KIND_MAX, 0);
 	add_counters(d, "drop_", cls_drop_names, w->cls.drop, CLS_DROP_MAX, 1);
 	add_counters(d, "drop_", app_drop_names, w->drop, APP_DROP_MAX, 0);

@@ -25,7 +25,9 @@
 #include <time.h>
 
 #include <rte_cycles.h>
+#include <rte_errno.h>
 #include <rte_ethdev.h>
+#include <rte_malloc.h>
 #include <rte_mbuf.h>
 
 #include "worker.h"
@@ -820,6 +822,34 @@ ipoe_arp(struct app *a, const struct line_map *lm, struct rte_mbuf *m, const str
 	out_tx(a, m);
 }
 
+/* --- split mode: the hand-off to the downstream worker ------------------------- */
+
+/*
+ * Core frames of one burst onto the downstream worker's ring, with their
+ * classification (the downstream worker never classifies). What does not fit
+ * is dropped and counted here: the ring is the only queue between the two
+ * lcores, and the upstream worker must never wait for the other.
+ */
+static __rte_noinline void
+handoff(struct app *a, struct rte_mbuf **d4, const struct cls_result *r4, uint16_t n4,
+	struct rte_mbuf **d6, const struct cls_result *r6, uint16_t n6)
+{
+	struct app_handoff h[2 * APP_BURST];
+	unsigned int i, n = 0, k;
+
+	for (i = 0; i < n4; i++, n++) {
+		h[n].m = d4[i];
+		h[n].r = r4[i];
+	}
+	for (i = 0; i < n6; i++, n++) {
+		h[n].m = d6[i];
+		h[n].r = r6[i];
+	}
+	k = rte_ring_sp_enqueue_burst_elem(a->down_ring, h, sizeof(h[0]), n, NULL);
+	for (i = k; i < n; i++)
+		drop(a, h[i].m, APP_DROP_HANDOFF);
+}
+
 /* --- the burst ----------------------------------------------------------------- */
 
 void
@@ -898,6 +928,12 @@ worker_burst(struct app *a, struct rte_mbuf **pkts, uint16_t n, uint64_t now)
 	}
 	if (nu > 0)
 		upstream(a, up, ures, nu, now);
+	if (unlikely(a->down_ring != NULL)) {
+		/* split mode: downstream runs on the downstream worker */
+		if (nd + nd6 > 0)
+			handoff(a, down, dres, nd, down6, d6res, nd6);
+		nd = nd6 = 0;
+	}
 	if (nd > 0)
 		downstream(a, down, dres, nd, now);
 	if (nc > 0)
@@ -915,13 +951,23 @@ tx_burst(struct app *a, struct rte_mbuf **pkts, uint16_t n)
 
 	if (n == 0)
 		return 0;
-	sent = rte_eth_tx_burst(a->port_id, 0, pkts, n);
+	sent = rte_eth_tx_burst(a->port_id, a->tx_queue, pkts, n);
 	a->wstats.tx_pkts += sent;
 	if (unlikely(sent < n)) {
 		a->wstats.drop[APP_DROP_TX] += n - sent;
 		rte_pktmbuf_free_bulk(&pkts[sent], n - sent);
 	}
 	return sent;
+}
+
+void
+worker_tx_flush(struct app *a)
+{
+	struct app_out *o = a->out;
+
+	for (uint32_t k = 0; k < o->n_tx; k += APP_BURST)
+		tx_burst(a, &o->tx[k], (uint16_t)RTE_MIN((uint32_t)APP_BURST, o->n_tx - k));
+	o->n_tx = 0;
 }
 
 /* Count a dequeued frame on its session; drop frames of deleted sessions. */
@@ -984,10 +1030,194 @@ worker_flush(struct app *a)
 			o->n_tx = (uint16_t)(o->n_tx +
 					     sched_account(a, &o->tx[o->n_tx], (uint16_t)d));
 	}
-	for (k = 0; k < o->n_tx; k += APP_BURST)
-		tx_burst(a, &o->tx[k], (uint16_t)RTE_MIN((uint32_t)APP_BURST, o->n_tx - k));
-	o->n_tx = 0;
+	worker_tx_flush(a);
 	return d;
+}
+
+/* --- split mode: the two loops ------------------------------------------------- */
+
+/*
+ * The upstream worker (QSBR reader 0): receives on every RX queue, classifies,
+ * runs upstream and the control frames, hands core frames to the downstream
+ * worker, transmits on TX queue 0 (upstream frames and every answer it makes
+ * in place: LCP echoes, IPoE ARP, ICMP to subscribers) and the control
+ * thread's frames of the inject ring. It never touches HQoS.
+ */
+static int
+up_main(struct app *a)
+{
+	struct rte_mbuf *pkts[APP_BURST];
+	uint32_t n;
+	uint16_t q, r, k;
+	uint64_t now;
+
+	session_worker_register(a->sessions, 0);
+	if (a->opts.idle_sleep_us > 0)
+		prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+	while (!a->stop) {
+		now = rte_rdtsc();
+		n = 0;
+		for (q = 0; q < a->n_rx_queues; q++) {
+			r = rte_eth_rx_burst(a->port_id, q, pkts, APP_BURST);
+			if (r > 0)
+				worker_burst(a, pkts, r, now);
+			n += r;
+		}
+		worker_tx_flush(a);
+		k = (uint16_t)rte_ring_sc_dequeue_burst(a->inject_ring, (void **)pkts, APP_BURST,
+							NULL);
+		if (k > 0)
+			a->wstats.injected += tx_burst(a, pkts, k);
+		session_worker_quiescent(a->sessions, 0);
+		if (hqos_batch_may_sleep(a->opts.idle_sleep_us, n, k, 0, 0, 0)) {
+			a->wstats.idle_sleeps++;
+			idle_sleep(a->opts.idle_sleep_us);
+		}
+	}
+	session_worker_unregister(a->sessions, 0);
+	return 0;
+}
+
+void
+worker_down_burst(struct app *a, const struct app_handoff *h, uint16_t n, uint64_t now)
+{
+	struct cls_result r4[APP_BURST], r6[APP_BURST];
+	struct rte_mbuf *d4[APP_BURST], *d6[APP_BURST];
+	uint16_t i, n4 = 0, n6 = 0;
+
+	for (i = 0; i < n; i++) {
+		if (h[i].r.kind == CLS_CORE_IPV6) {
+			r6[n6] = h[i].r;
+			d6[n6++] = h[i].m;
+		} else {
+			r4[n4] = h[i].r;
+			d4[n4++] = h[i].m;
+		}
+	}
+	if (n4 > 0)
+		downstream(a, d4, r4, n4, now);
+	if (n6 > 0)
+		downstream6(a, d6, r6, n6, now);
+}
+
+/*
+ * The downstream worker (QSBR reader 1), on its own view of the app (a->main
+ * is the upstream worker's): applies HQoS commands, takes up to a burst of
+ * core frames from the ring, runs downstream on them, HQoS enqueue and
+ * dequeue, transmits on TX queue 1. Its idle back-off is the single worker's
+ * with the ring in place of the receive queue.
+ */
+int
+worker_down_main(void *arg)
+{
+	struct app *a = arg;
+	struct app_handoff h[APP_BURST];
+	uint32_t d;
+	uint16_t n;
+	uint64_t now;
+
+	session_worker_register(a->sessions, 1);
+	if (a->opts.idle_sleep_us > 0)
+		prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+	while (!a->main->stop) {
+		now = rte_rdtsc();
+		hqos_worker_apply(a->hqos, now);
+		n = (uint16_t)rte_ring_sc_dequeue_burst_elem(a->down_ring, h, sizeof(h[0]),
+							     APP_BURST, NULL);
+		a->rx_last = n;
+		if (n > 0)
+			worker_down_burst(a, h, n, now);
+		d = worker_flush(a);
+		session_worker_quiescent(a->sessions, 1);
+		if (hqos_batch_may_sleep(a->opts.idle_sleep_us, n, 0, d, a->hqos->backlog,
+					 a->hqos_tried)) {
+			a->wstats.idle_sleeps++;
+			idle_sleep(a->opts.idle_sleep_us);
+		} else if (n == 0 && d == 0 && a->opts.idle_sleep_us > 0) {
+			a->wstats.idle_sleeps_held++;
+		}
+	}
+	session_worker_unregister(a->sessions, 1);
+	return 0;
+}
+
+int
+worker_split_init(struct app *a, char *err, size_t errlen)
+{
+	struct app *d;
+
+	a->down_ring = rte_ring_create_elem("down", sizeof(struct app_handoff), APP_HANDOFF_RING,
+					    (int)rte_socket_id(), RING_F_SP_ENQ | RING_F_SC_DEQ);
+	d = rte_zmalloc("down_view", sizeof(*d), RTE_CACHE_LINE_SIZE);
+	if (a->down_ring == NULL || d == NULL) {
+		rte_free(d);
+		snprintf(err, errlen, "split workers: %s", rte_strerror(rte_errno));
+		return -1;
+	}
+	a->down = d;
+	memcpy(d, a, sizeof(*d));
+	memset(&d->wstats, 0, sizeof(d->wstats));
+	/* What the downstream stages never use is absent from the view: a
+	 * mistaken use crashes at once instead of racing the upstream worker. */
+	d->lmap = d->lmap_spare = NULL;
+	d->punt_ring = d->arp_ring = d->inject_ring = NULL;
+	d->police = NULL;
+	d->neigh = NULL;
+	d->routes = NULL;
+	d->punt = NULL;
+	d->lcp = NULL;
+	d->arpping = NULL;
+	d->ra = NULL;
+	d->pfcp = NULL;
+	d->down = NULL;
+	d->main = a;
+	d->tx_queue = 1;
+	d->n_rx_queues = 0;
+	/* its own ICMP bucket; IPv4 ids from the other half of the space */
+	d->icmp.next_id = (uint16_t)(a->icmp.next_id ^ 0x8000);
+	d->core_hdr = rte_zmalloc("down_core_hdr", sizeof(*d->core_hdr) * DP_MAX_LINE_GROUPS,
+				  RTE_CACHE_LINE_SIZE);
+	d->out = rte_zmalloc("down_out", sizeof(*d->out), RTE_CACHE_LINE_SIZE);
+	if (d->core_hdr == NULL || d->out == NULL) {
+		snprintf(err, errlen, "split workers: out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+void
+worker_split_fini(struct app *a)
+{
+	struct app_handoff h;
+
+	if (a->down_ring != NULL) {
+		while (rte_ring_sc_dequeue_elem(a->down_ring, &h, sizeof(h)) == 0)
+			rte_pktmbuf_free(h.m);
+		rte_ring_free(a->down_ring);
+		a->down_ring = NULL;
+	}
+	if (a->down != NULL) {
+		rte_free(a->down->out);
+		rte_free(a->down->core_hdr);
+		rte_free(a->down);
+		a->down = NULL;
+	}
+}
+
+void
+worker_stats_sum(const struct app *a, struct app_worker_stats *sum)
+{
+	uint64_t *y = (uint64_t *)sum;
+	const uint64_t *x;
+
+	/* every counter is a uint64_t (app.h); the tail padding is zero in both */
+	RTE_BUILD_BUG_ON(sizeof(*sum) % sizeof(uint64_t) != 0);
+	memcpy(sum, &a->wstats, sizeof(*sum));
+	if (a->down != NULL) {
+		x = (const uint64_t *)&a->down->wstats;
+		for (size_t i = 0; i < sizeof(*sum) / sizeof(uint64_t); i++)
+			y[i] += x[i];
+	}
 }
 
 int
@@ -999,6 +1229,8 @@ worker_main(void *arg)
 	uint32_t d;
 	uint64_t now;
 
+	if (a->down_ring != NULL)
+		return up_main(a);
 	session_worker_register(a->sessions, 0);
 	/* The idle back-off sleeps for what it asks, not 50 us more (the default slack). */
 	if (a->opts.idle_sleep_us > 0)

@@ -28,6 +28,9 @@ def test_refuses_bad_arguments(dp_prereqs):
         (("--config", str(LAB_DP1), "--port", "net_nothing"), "no such DPDK device"),
         (("--config", "/nonexistent.ini"), "/nonexistent.ini"),
         (("--config", str(LAB_DP1), "stray"), "unexpected argument 'stray'"),
+        (("--config", str(LAB_DP1), "--workers", "3"), "--workers: '3' is not a number in 1..2"),
+        # -l 0,1: no lcore left for the downstream worker
+        (("--config", str(LAB_DP1), "--workers", "2", "--sessions", "1024"), "no second EAL worker lcore"),
     ]
     for args, message in cases:
         r = _run(*args)

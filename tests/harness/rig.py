@@ -66,9 +66,19 @@ class DpRig:
     CP_ADDR = "10.200.0.1"
     DP_CTRL = "10.200.0.11"
 
-    def __init__(self, config: Path, extra_args: tuple[str, ...] = ()):
+    def __init__(
+        self,
+        config: Path,
+        extra_args: tuple[str, ...] = (),
+        lcores: tuple[str, ...] = ("-l", "0,1"),
+        vdev_extra: str = "",
+    ):
+        """lcores: the EAL's lcore options; vdev_extra: more af_packet options
+        (",qpairs=2" for --workers 2)."""
         self.config = config
         self.extra_args = extra_args
+        self.lcores = lcores
+        self.vdev_extra = vdev_extra
         self.proc: subprocess.Popen | None = None
         self.wire: RawPort | None = None
         self.log = b""
@@ -114,9 +124,9 @@ class DpRig:
     def _start_dp(self) -> None:
         cmd = [
             "ip", "netns", "exec", NS_DP, str(BNG_DP),
-            "-l", "0,1", "--no-huge", "-m", "512", "--no-pci", "--no-shconf",
+            *self.lcores, "--no-huge", "-m", "512", "--no-pci", "--no-shconf",
             f"--file-prefix={FILE_PREFIX}", "--log-level=notice",
-            "--vdev", "net_af_packet0,iface=data0,framecnt=4096",
+            "--vdev", "net_af_packet0,iface=data0,framecnt=4096" + self.vdev_extra,
             "--", "--config", str(self.config), "--idle-sleep-us", "50", "--sessions", "4096",
             *self.extra_args,
         ]  # fmt: skip
