@@ -314,6 +314,8 @@ sub_usage(void *ctx, uint32_t handle, struct up_usage *out)
 	out->ul_bytes = __atomic_load_n(&s->bytes_up, __ATOMIC_RELAXED);
 	out->dl_pkts = __atomic_load_n(&s->pkts_down, __ATOMIC_RELAXED);
 	out->dl_bytes = __atomic_load_n(&s->bytes_down, __ATOMIC_RELAXED);
+	out->ul_drops = __atomic_load_n(&s->drops_up, __ATOMIC_RELAXED);
+	out->dl_drops = __atomic_load_n(&s->drops_down, __ATOMIC_RELAXED);
 	{
 		const struct dp_session6 *s6 = session6_get(a->sessions, handle);
 
