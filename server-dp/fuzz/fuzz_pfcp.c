@@ -28,7 +28,9 @@
  * IEs; (ipoe-*, msg-cp_ipoe_*, msg-cp_default_session_dhcp_*) an IPoE
  * session and the default session's dhcp class. The fake data path has two
  * line groups, lg1 (S-tags < 200, served) and lg2 (standby); after a release
- * none of the group's sessions may stay.
+ * none of the group's sessions may stay. (report_usage_dropped) A Session Report
+ * Request with the bngpod Dropped Packets IE (the codec decodes it; the UP
+ * function answers no request of that type).
  */
 
 #include <errno.h>
@@ -149,6 +151,8 @@ f_usage(void *ctx, uint32_t h, struct up_usage *out)
 	out->ul_bytes = h * 300u;
 	out->dl_pkts = h * 7u;
 	out->dl_bytes = h * 700u;
+	out->ul_drops = h; /* the reports' bngpod Dropped Packets IE round-trips too */
+	out->dl_drops = h * 2u;
 }
 
 static void

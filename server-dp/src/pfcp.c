@@ -285,10 +285,25 @@ pfcp_ra_offload_encode(const struct pfcp_ra_offload *ra, uint8_t *buf, size_t ca
  * counted; anything else of bngpod's is skipped.
  */
 static int
-bngpod_ie(struct dctx *c, const struct ie *ie, uint16_t container)
+bngpod_ie(struct dctx *c, const struct ie *ie, uint16_t container, void *obj)
 {
 	struct pfcp_msg *m = c->m;
 
+	if ((container == PFCP_IE_USAGE_REPORT_SMR || container == PFCP_IE_USAGE_REPORT_SDR ||
+	     container == PFCP_IE_USAGE_REPORT_SRR) &&
+	    ie->type == PFCP_IE_BNGPOD_DROPPED) {
+		struct pfcp_usage_report *r = obj;
+
+		/* another length, or a repeat: skipped, the report stands */
+		if ((size_t)ie->len - 2 != PFCP_DROPPED_LEN || (r->present & PFCP_UR_DROPPED)) {
+			m->n_skipped++;
+			return PFCP_OK;
+		}
+		r->present |= PFCP_UR_DROPPED;
+		r->dropped_ul = rd64(ie->v + 2);
+		r->dropped_dl = rd64(ie->v + 10);
+		return PFCP_OK;
+	}
 	if (container == 0 && ie->type == PFCP_IE_BNGPOD_RA_OFFLOAD) {
 		if (m->present & PFCP_M_BNGPOD_RA) {
 			m->n_dup++;
@@ -355,7 +370,7 @@ walk(struct dctx *c, const uint8_t *p, size_t n, uint16_t container, int depth, 
 			if (ie.len < 2)
 				return fail(c, PFCP_CAUSE_INVALID_LENGTH, ie.type);
 			if (rd16(ie.v) == PFCP_ENTERPRISE_BNGPOD) {
-				rc = bngpod_ie(c, &ie, container);
+				rc = bngpod_ie(c, &ie, container, obj);
 				if (rc != PFCP_OK)
 					return rc;
 				continue;
@@ -1764,6 +1779,13 @@ enc_usage(struct w *w, const struct pfcp_usage_report *r)
 		ie_u32(w, PFCP_IE_TIME_OF_FIRST_PACKET, r->first_pkt);
 	if (r->present & PFCP_UR_LAST_PKT)
 		ie_u32(w, PFCP_IE_TIME_OF_LAST_PACKET, r->last_pkt);
+	if (r->present & PFCP_UR_DROPPED) {
+		w_u16(w, PFCP_IE_BNGPOD_DROPPED);
+		w_u16(w, PFCP_DROPPED_LEN + 2);
+		w_u16(w, PFCP_ENTERPRISE_BNGPOD);
+		w_u64(w, r->dropped_ul);
+		w_u64(w, r->dropped_dl);
+	}
 	w_end(w);
 }
 

@@ -272,6 +272,17 @@ struct pfcp_arp_ping {
 int pfcp_arp_ping_decode(const uint8_t *v, size_t len, struct pfcp_arp_ping *ap);
 int pfcp_arp_ping_encode(const struct pfcp_arp_ping *ap, uint8_t *buf, size_t cap);
 
+/*
+ * The bngpod Dropped Packets IE (inside a Usage Report only; docs/dp/pfcp.md
+ * "bngpod Dropped Packets IE"): value after the enterprise id:
+ *   octets 0-7   upstream packets of the session the DP dropped
+ *   octets 8-15  downstream packets of the session the DP dropped
+ * both since the URR's previous report, and nothing after. Elsewhere, or
+ * of another length, it is skipped (counted in n_skipped) like an unknown IE.
+ */
+#define PFCP_IE_BNGPOD_DROPPED 32771u
+#define PFCP_DROPPED_LEN 16
+
 struct pfcp_ra_offload {
 	bool on; /* false: the empty IE (offload off) */
 	uint8_t flags;
@@ -620,6 +631,7 @@ struct pfcp_urr {	  /* Create URR, Update URR, Remove URR and Query URR (id only
 #define PFCP_UR_DURATION 0x40
 #define PFCP_UR_FIRST_PKT 0x80
 #define PFCP_UR_LAST_PKT 0x100
+#define PFCP_UR_DROPPED 0x200 /* bngpod Dropped Packets IE */
 struct pfcp_usage_report {
 	uint32_t present; /* PFCP_UR_* */
 	uint16_t ie_type; /* PFCP_IE_USAGE_REPORT_SMR / SDR / SRR */
@@ -632,6 +644,8 @@ struct pfcp_usage_report {
 	uint32_t first_pkt;
 	uint32_t last_pkt;
 	struct pfcp_volume vol;
+	uint64_t dropped_ul; /* bngpod Dropped Packets: packets */
+	uint64_t dropped_dl;
 };
 
 #define PFCP_LCP_TIMERS 0x01

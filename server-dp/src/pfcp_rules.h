@@ -180,6 +180,7 @@ struct up_urr {
 #define UP_DIR_DL 0x02	/* IPv4 downlink */
 #define UP_DIR_UL6 0x04 /* IPv6 uplink */
 #define UP_DIR_DL6 0x08 /* IPv6 downlink */
+#define UP_DIR_ALL 0x10 /* every PDR of the session names it: it carries the session's drops */
 
 struct up_rules {
 	uint8_t n_pdr, n_far, n_qer, n_urr;

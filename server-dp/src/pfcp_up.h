@@ -129,6 +129,8 @@ struct up_usage {
 	uint64_t ul_bytes6;
 	uint64_t dl_pkts6;
 	uint64_t dl_bytes6;
+	uint64_t ul_drops; /* packets of the session dropped, both families */
+	uint64_t dl_drops;
 };
 
 /* Control classes the redirect sends to the CP. */

@@ -69,7 +69,7 @@ struct pend {
 	struct { /* what a usage report carried, put back when it is lost */
 		uint32_t urr_id;
 		uint32_t start_ntp;
-		uint64_t d[4];
+		uint64_t d[UP_ND];
 	} ur[UP_SESS_MAX_URR];
 	uint8_t buf[UP_PEND_MAX];
 };

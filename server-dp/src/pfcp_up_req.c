@@ -115,7 +115,7 @@ send_usage_report(struct pfcp_up *u, struct up_sess *s, uint32_t mask,
 		for (int k = 0; k < p->n_ur; k++) {
 			int i = up_rule_find(&s->r, UP_RULE_URR, p->ur[k].urr_id);
 
-			for (int c = 0; c < 4; c++)
+			for (int c = 0; c < UP_ND; c++)
 				s->meas[i].carry[c] += p->ur[k].d[c];
 			s->meas[i].start_ntp = p->ur[k].start_ntp;
 		}
@@ -208,7 +208,7 @@ pend_done(struct pfcp_up *u, struct pend *p, bool ok, uint8_t cause)
 
 			if (i < 0)
 				continue;
-			for (int c = 0; c < 4; c++)
+			for (int c = 0; c < UP_ND; c++)
 				s->meas[i].carry[c] += p->ur[k].d[c];
 			if (p->ur[k].start_ntp < s->meas[i].start_ntp)
 				s->meas[i].start_ntp = p->ur[k].start_ntp;
@@ -330,7 +330,7 @@ tick_scan(struct pfcp_up *u, uint64_t now_ms, pfcp_send_fn send, void *arg)
 				trig[i] |= PFCP_URT_PERIO;
 			}
 			if ((q->triggers & PFCP_RT_VOLTH) && (q->has & UPU_VOLTH)) {
-				uint64_t d[4];
+				uint64_t d[UP_ND];
 
 				if (!have_cur) {
 					up_usage_get(u, s->handle, cur);

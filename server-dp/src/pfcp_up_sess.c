@@ -391,7 +391,7 @@ sess_modify(struct pfcp_up *u, uint32_t slot, const struct pfcp_msg *m, uint64_t
 		s->handle = handle;
 		up_index_put(&u->by_handle, handle, slot);
 		for (int k = 0; k < r->n_urr; k++) {
-			uint64_t d[4];
+			uint64_t d[UP_ND];
 
 			up_urr_delta(&s->meas[k], cur, d);
 			memcpy(s->meas[k].carry, d, sizeof(d));

@@ -17,27 +17,35 @@ up_meas_init(struct up_meas *ms, const struct up_urr *q, const uint64_t cur[UP_N
 		ms->next_ms = now_ms + (uint64_t)q->period * 1000;
 }
 
+static uint64_t
+since(const uint64_t cur[UP_NC], const uint64_t base[UP_NC], int c)
+{
+	/* a counter below its base restarted (the data path re-added the session) */
+	return cur[c] >= base[c] ? cur[c] - base[c] : cur[c];
+}
+
 void
-up_urr_delta(const struct up_meas *ms, const uint64_t cur[UP_NC], uint64_t d[4])
+up_urr_delta(const struct up_meas *ms, const uint64_t cur[UP_NC], uint64_t d[UP_ND])
 {
 	for (int k = 0; k < 4; k++) {
 		d[k] = ms->carry[k];
 		for (int f = 0; f < 2; f++) {
 			uint8_t bit = (k < 2) ? (f ? UP_DIR_UL6 : UP_DIR_UL)
 					      : (f ? UP_DIR_DL6 : UP_DIR_DL);
-			int c = k + f * UP_C_V6;
-			/* a counter below its base restarted (the data path re-added the session)
-			 */
-			uint64_t v = cur[c] >= ms->base[c] ? cur[c] - ms->base[c] : cur[c];
-
 			if (ms->dirs & bit)
-				d[k] += v;
+				d[k] += since(cur, ms->base, k + f * UP_C_V6);
 		}
+	}
+	d[UP_D_UL_DROPS] = ms->carry[UP_D_UL_DROPS];
+	d[UP_D_DL_DROPS] = ms->carry[UP_D_DL_DROPS];
+	if (ms->dirs & UP_DIR_ALL) {
+		d[UP_D_UL_DROPS] += since(cur, ms->base, UP_C_DROPS);
+		d[UP_D_DL_DROPS] += since(cur, ms->base, UP_C_DROPS + 1);
 	}
 }
 
 bool
-up_urr_volume_due(const struct up_urr *q, const uint64_t d[4])
+up_urr_volume_due(const struct up_urr *q, const uint64_t d[UP_ND])
 {
 	return ((q->vol_flags & PFCP_VOL_TOVOL) &&
 		d[UP_C_UL_BYTES] + d[UP_C_DL_BYTES] >= q->vol_thresh[0]) ||
@@ -48,9 +56,9 @@ up_urr_volume_due(const struct up_urr *q, const uint64_t d[4])
 void
 up_urr_report(struct up_meas *ms, const struct up_urr *q, const uint64_t cur[UP_NC],
 	      uint32_t trigger, uint16_t ie_type, uint32_t now_ntp, struct pfcp_usage_report *r,
-	      uint64_t d_out[4])
+	      uint64_t d_out[UP_ND])
 {
-	uint64_t d[4];
+	uint64_t d[UP_ND];
 
 	up_urr_delta(ms, cur, d);
 	memset(r, 0, sizeof(*r));
@@ -70,6 +78,11 @@ up_urr_report(struct up_meas *ms, const struct up_urr *q, const uint64_t cur[UP_
 		r->vol.ul_pkts = d[UP_C_UL_PKTS];
 		r->vol.dl_pkts = d[UP_C_DL_PKTS];
 		r->vol.total_pkts = d[UP_C_UL_PKTS] + d[UP_C_DL_PKTS];
+		if (ms->dirs & UP_DIR_ALL) {
+			r->present |= PFCP_UR_DROPPED;
+			r->dropped_ul = d[UP_D_UL_DROPS];
+			r->dropped_dl = d[UP_D_DL_DROPS];
+		}
 	}
 	if (q->method & PFCP_METHOD_DURAT) {
 		r->present |= PFCP_UR_DURATION;

@@ -455,10 +455,20 @@ validate_sub(const struct up_names *names, const struct up_rules *r, const struc
 		if ((q->triggers & PFCP_RT_VOLTH) && (!(q->has & UPU_VOLTH) || q->vol_flags == 0))
 			return up_err_ie(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING,
 					 PFCP_IE_VOLUME_THRESHOLD);
-		for (size_t j = 0; j < sizeof(by) / sizeof(by[0]); j++)
+		bool all = true;
+
+		for (size_t j = 0; j < sizeof(by) / sizeof(by[0]); j++) {
+			bool named = false;
+
 			for (int k = 0; by[j] != NULL && k < by[j]->n_urr; k++)
-				if (by[j]->urr_id[k] == q->id)
-					d->dirs[i] |= bit[j];
+				named |= by[j]->urr_id[k] == q->id;
+			if (named)
+				d->dirs[i] |= bit[j];
+			else if (by[j] != NULL)
+				all = false;
+		}
+		if (d->dirs[i] && all)
+			d->dirs[i] |= UP_DIR_ALL;
 		if (d->dirs[i] && (q->triggers & PFCP_RT_PERIO) &&
 		    (s->urr_period_s == 0 || q->period < s->urr_period_s))
 			s->urr_period_s = q->period;

@@ -314,6 +314,15 @@ sub_usage(void *ctx, uint32_t handle, struct up_usage *out)
 	out->ul_bytes = __atomic_load_n(&s->bytes_up, __ATOMIC_RELAXED);
 	out->dl_pkts = __atomic_load_n(&s->pkts_down, __ATOMIC_RELAXED);
 	out->dl_bytes = __atomic_load_n(&s->bytes_down, __ATOMIC_RELAXED);
+	out->ul_drops = __atomic_load_n(&s->drops_up, __ATOMIC_RELAXED);
+	out->dl_drops = __atomic_load_n(&s->drops_down, __ATOMIC_RELAXED);
+	{
+		/* and what the HQoS queues of its pipe dropped (as far as the sweep read them) */
+		uint64_t qpkts, qbytes;
+
+		if (a->hqos != NULL && hqos_pipe_drops(a->hqos, s->sched, &qpkts, &qbytes) == 0)
+			out->dl_drops += qpkts;
+	}
 	{
 		const struct dp_session6 *s6 = session6_get(a->sessions, handle);
 

@@ -460,10 +460,64 @@ test_decode_vectors(void)
 		      M.usage[0].vol.ul == 3000 && M.usage[0].vol.dl_pkts == 90 &&
 		      M.usage[0].duration == 30 && M.usage[0].end_time == NTP0 + 130,
 	      "delrsp usage");
+	CHECK((M.usage[0].present & PFCP_UR_DROPPED) && M.usage[0].dropped_ul == 2 &&
+		      M.usage[0].dropped_dl == 5 && M.n_skipped == 0,
+	      "delrsp dropped packets");
 
 	CHECK(pfcp_msg_decode(v_dead_req, sizeof(v_dead_req), &M, &e) == PFCP_OK, "dead dec");
 	CHECK(M.report_type == PFCP_REPORT_UPIR && (M.present & PFCP_M_BBF_LCP) && M.lcp.count == 3,
 	      "dead fields");
+}
+
+/* The bngpod Dropped Packets IE: of another length, repeated or outside a Usage Report it is
+ * skipped and counted, and the message stands. */
+static void
+test_dropped_ie(void)
+{
+	static const uint8_t ie_short[] = {0x80, 0x03, 0x00, 0x11, 0x7e, 0xd9, 0, 0, 0, 0, 0,
+					   0,	 0,    9,    0,	   0,	 0,    0, 0, 0, 0};
+	uint8_t v[sizeof(v_report_req) + 64];
+	size_t n = sizeof(v_report_req);
+	struct pfcp_derr e;
+
+	/* the IE's length 18 -> 17, one octet fewer (usage report and header shrink too) */
+	memcpy(v, v_report_req, n - 22);
+	memcpy(v + n - 22, ie_short, sizeof(ie_short));
+	n = n - 22 + sizeof(ie_short);
+	v[3] = (uint8_t)(n - 4);
+	v[24] = (uint8_t)(v[24] - 1);
+	CHECK(pfcp_msg_decode(v, n, &M, &e) == PFCP_OK && M.n_usage == 1 &&
+		      !(M.usage[0].present & PFCP_UR_DROPPED) && M.n_skipped == 1 &&
+		      M.usage[0].vol.ul == 1000,
+	      "short dropped IE skipped");
+
+	/* repeated: the first wins, the second is counted */
+	n = sizeof(v_report_req);
+	memcpy(v, v_report_req, n);
+	memcpy(v + n, v_report_req + n - 22, 22);
+	v[n + 13] = 99;
+	n += 22;
+	v[3] = (uint8_t)(n - 4);
+	v[24] = (uint8_t)(v[24] + 22);
+	CHECK(pfcp_msg_decode(v, n, &M, &e) == PFCP_OK && M.n_usage == 1 &&
+		      M.usage[0].dropped_ul == 4 && M.n_skipped == 1,
+	      "repeated dropped IE: first wins");
+
+	/* at the message level: skipped */
+	n = sizeof(v_report_req);
+	memcpy(v, v_report_req, n);
+	memcpy(v + n, v_report_req + n - 22, 22);
+	n += 22;
+	v[3] = (uint8_t)(n - 4);
+	CHECK(pfcp_msg_decode(v, n, &M, &e) == PFCP_OK && M.n_usage == 1 &&
+		      M.usage[0].dropped_dl == 7 && M.n_skipped == 1,
+	      "dropped IE at the top level skipped");
+
+	/* the encoder writes what the decoder read */
+	CHECK(pfcp_msg_decode(v_report_req, sizeof(v_report_req), &M, &e) == PFCP_OK &&
+		      pfcp_msg_encode(&M, v, sizeof(v)) == (int)sizeof(v_report_req) &&
+		      memcmp(v, v_report_req, sizeof(v_report_req)) == 0,
+	      "dropped IE round trip");
 }
 
 /* ---- codec: what the builders and the encoder write ---------------------------------------- */
@@ -1187,8 +1241,12 @@ test_up_lifecycle(void)
 	feed(u, v_est_req, sizeof(v_est_req), 100000);
 	up_seid = up_seid_of_last();
 	handle = 0;
-	F.use[handle] =
-		(struct up_usage){.ul_pkts = 10, .ul_bytes = 1000, .dl_pkts = 50, .dl_bytes = 5000};
+	F.use[handle] = (struct up_usage){.ul_pkts = 10,
+					  .ul_bytes = 1000,
+					  .dl_pkts = 50,
+					  .dl_bytes = 5000,
+					  .ul_drops = 4,
+					  .dl_drops = 7};
 	/* period 60 s: nothing before, one report at 160 s, byte for byte */
 	pfcp_up_tick(u, 159999, cap_send, NULL);
 	CHECK(last()->b[1] != PFCP_SESS_REPORT_REQ, "no report before the period");
@@ -1300,8 +1358,12 @@ test_up_lifecycle(void)
 	associate(u, 100000);
 	feed(u, v_est_req, sizeof(v_est_req), 100000);
 	up_seid = up_seid_of_last();
-	F.use[0] =
-		(struct up_usage){.ul_pkts = 30, .ul_bytes = 3000, .dl_pkts = 90, .dl_bytes = 9000};
+	F.use[0] = (struct up_usage){.ul_pkts = 30,
+				     .ul_bytes = 3000,
+				     .dl_pkts = 90,
+				     .dl_bytes = 9000,
+				     .ul_drops = 2,
+				     .dl_drops = 5};
 	memcpy(v, v_del_req, sizeof(v_del_req));
 	put64(v + 4, up_seid);
 	feed(u, v, sizeof(v_del_req), 130000);
@@ -1601,21 +1663,32 @@ test_up_report_carry(void)
 	s.urr_period = 10;
 	up_seid = establish(u, &s, 0x1001, 2, 0);
 	F.use[0].ul_bytes = 1000;
+	F.use[0].dl_drops = 3;
 	pfcp_up_tick(u, 10000, cap_send, NULL);
-	CHECK(last_cause() == 0 && M2.n_usage == 1 && M2.usage[0].vol.ul == 1000, "first report");
+	CHECK(last_cause() == 0 && M2.n_usage == 1 && M2.usage[0].vol.ul == 1000 &&
+		      (M2.usage[0].present & PFCP_UR_DROPPED) && M2.usage[0].dropped_dl == 3,
+	      "first report");
 	pfcp_up_tick(u, 13000, cap_send, NULL);
 	pfcp_up_tick(u, 16000, cap_send, NULL);
 	pfcp_up_tick(u, 19000, cap_send, NULL); /* third retransmission expires */
 	F.use[0].ul_bytes = 1500;
+	F.use[0].ul_drops = 1;
+	F.use[0].dl_drops = 4;
 	pfcp_up_tick(u, 20000, cap_send, NULL);
 	CHECK(last_cause() == 0 && M2.n_usage == 1 && M2.usage[0].vol.ul == 1500 &&
 		      M2.usage[0].start_time == NTP0 && M2.usage[0].seqn == 1,
 	      "lost usage carried: ul %" PRIu64, M2.usage[0].vol.ul);
+	CHECK(M2.usage[0].dropped_ul == 1 && M2.usage[0].dropped_dl == 4,
+	      "lost drops carried: ul %" PRIu64 " dl %" PRIu64, M2.usage[0].dropped_ul,
+	      M2.usage[0].dropped_dl);
 	pb_report_rsp(&M, up_seid, M2.h.seq, 1);
 	feed_msg(u, &M, 20001);
 	F.use[0].ul_bytes = 1600;
+	F.use[0].dl_drops = 6;
 	pfcp_up_tick(u, 30000, cap_send, NULL);
-	CHECK(last_cause() == 0 && M2.usage[0].vol.ul == 100 && M2.usage[0].start_time == NTP0 + 20,
+	CHECK(last_cause() == 0 && M2.usage[0].vol.ul == 100 &&
+		      M2.usage[0].start_time == NTP0 + 20 && M2.usage[0].dropped_ul == 0 &&
+		      M2.usage[0].dropped_dl == 2,
 	      "then only the new usage");
 	/* a volume threshold */
 	pfcp_up_free(u);
@@ -2003,7 +2076,9 @@ test_up_dual_stack(void)
 				     .ul_pkts6 = 4,
 				     .ul_bytes6 = 600,
 				     .dl_pkts6 = 5,
-				     .dl_bytes6 = 2500};
+				     .dl_bytes6 = 2500,
+				     .ul_drops = 8,
+				     .dl_drops = 9};
 	pfcp_up_tick(u, 10000, cap_send, NULL);
 	CHECK(last_cause() == 0 && M2.n_usage == 3, "three usage reports: %u", M2.n_usage);
 	for (int i = 0; i < M2.n_usage && i < 3; i++) {
@@ -2017,6 +2092,11 @@ test_up_dual_stack(void)
 			      r->vol.dl_pkts == want[r->urr_id][3],
 		      "urr %u: ul %" PRIu64 " dl %" PRIu64 " ulp %" PRIu64 " dlp %" PRIu64,
 		      r->urr_id, r->vol.ul, r->vol.dl, r->vol.ul_pkts, r->vol.dl_pkts);
+		/* the session's drops ride with URR 1 only (every PDR names it) */
+		CHECK(r->urr_id == 1 ? ((r->present & PFCP_UR_DROPPED) && r->dropped_ul == 8 &&
+					r->dropped_dl == 9)
+				     : !(r->present & PFCP_UR_DROPPED),
+		      "urr %u: dropped packets", r->urr_id);
 	}
 	pb_report_rsp(&M, up_seid, M2.h.seq, 1);
 	feed_msg(u, &M, 10001);
@@ -2629,6 +2709,7 @@ main(void)
 	test_header();
 	test_decode_vectors();
 	test_encode_vectors();
+	test_dropped_ie();
 	test_round_trip();
 	test_malformed();
 	test_up_create_refuses();

@@ -19,7 +19,9 @@ through the switch fold and bng-dp; the test asserts:
   hold-down) ends the session: PADT at the subscriber, the session gone from bng-cp and
   bng-dp, an Accounting-Stop with Acct-Terminate-Cause Lost-Carrier;
 - SESSION_INIT and AUTH_SUCCESS posted for bng.pppoe, and the session reported to
-  org.bngpod.app with the SEBA rates.
+  org.bngpod.app with the SEBA rates, and at its end with the packets bng-dp's policer and
+  HQoS dropped of it and the control frames bng-cp counted (bng.stats's upDropPackets,
+  downDropPackets, controlPackets).
 
 Rates are Ethernet frame rates on the access line with FCS (docs/dp/hqos.md,
 docs/dp/forwarding.md): a PPPoE session frame is QinQ + PPPoE + PPP, 30 bytes before IPv4."""
@@ -327,3 +329,11 @@ def test_sadis_identity_rates_and_lost_carrier(seba):
     onos.wait(lambda: any(e["event"] == "down" for e in onos.events), what="the session's down event")
     up = next(e["session"] for e in onos.events if e["event"] == "up")
     assert (up["id"], up["downRate"], up["upRate"]) == (asid, DOWN_PEAK, UP_PEAK), up
+    # its final usage: the frames bng-dp's policer and HQoS dropped of it (offered at 1.5
+    # times the peaks; the DP's Dropped Packets IE) and its control frames bng-cp counted,
+    # what bng.stats carries as upDropPackets, downDropPackets and controlPackets
+    down = next(e["session"] for e in onos.events if e["event"] == "down")
+    usage = down["usage"]
+    assert usage["upDropPackets"] > 100 and usage["downDropPackets"] > 100, usage
+    assert usage["controlPackets"] >= 10, usage
+    print(f"final usage reported: {usage}")

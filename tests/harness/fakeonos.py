@@ -37,7 +37,15 @@ OTHER_USERS = {"onos": "rocks", "viewer": "viewer"}  # known to ONOS, without th
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,62}")
 MAC = re.compile(r"[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}")
 MAX_RATE = 1_000_000_000_000  # bit/s: the app's SessionCodec.MAX_RATE
-COUNTERS = ("upBytes", "downBytes", "upPackets", "downPackets")
+COUNTERS = (
+    "upBytes",
+    "downBytes",
+    "upPackets",
+    "downPackets",
+    "upDropPackets",  # issue 16: the DP's drops, the session's control frames
+    "downDropPackets",
+    "controlPackets",
+)
 
 
 def check_session(s, path: str) -> None:

@@ -42,6 +42,7 @@ BNGPOD = 32473
 BNGPOD_LINE_GROUP = 32768
 BNGPOD_RA_OFFLOAD = 32769  # docs/dp/pfcp.md "bngpod RA offload IE"
 BNGPOD_ARP_PING = 32770  # docs/dp/pfcp.md "bngpod IPoE ARP ping IE"
+BNGPOD_DROPPED = 32771  # docs/dp/pfcp.md "bngpod Dropped Packets IE" (in a Usage Report)
 DHCP_FLOW = b"permit out 17 from any 68 to any 67"  # the default session's dhcp class
 LG_ADOPT, LG_RELEASE = 1, 2
 
@@ -114,6 +115,8 @@ class Usage:
     ul_pkts: int = 0
     dl_pkts: int = 0
     duration: int | None = None
+    ul_dropped: int | None = None  # bngpod Dropped Packets IE: packets
+    dl_dropped: int | None = None
 
 
 @dataclass
@@ -273,6 +276,8 @@ def _usage(ie) -> Usage:
             u.end = struct.unpack("!I", v[:4])[0]
         elif t == 67:
             u.duration = struct.unpack("!I", v[:4])[0]
+        elif t == BNGPOD_DROPPED and len(v) == 18 and struct.unpack("!H", v[:2])[0] == BNGPOD:
+            u.ul_dropped, u.dl_dropped = struct.unpack("!QQ", v[2:18])
         elif t == 66:
             flags, pos = v[0], 1
             names = ["total_bytes", "ul_bytes", "dl_bytes", "total_pkts", "ul_pkts", "dl_pkts"]

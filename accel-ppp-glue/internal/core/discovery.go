@@ -190,6 +190,7 @@ func (sh *shard) padrIn(now time.Time, inst *config.Instance, line *config.Line,
 	if old := sh.byLine[lk]; old != nil {
 		if old.state == stNegotiating && !old.lcpSeen && bytes.Equal(old.hostUniq, tags.HostUniq) {
 			// The PADS was lost: the same PADR again. Answer with the same session.
+			old.rec.CtrlPackets++
 			sh.sendPADS(old, tags.ServiceName)
 			return
 		}
@@ -216,7 +217,7 @@ func (sh *shard) padrIn(now time.Time, inst *config.Instance, line *config.Line,
 	s.rec = record{
 		ID: id, CPSEID: seid, Instance: inst.ID, AccessPort: lk.port, STag: lk.stag, CTag: lk.ctag,
 		MAC: lk.mac, PPPoESID: sid, LineGroup: line.Group.Name, QosProfile: line.Group.QosProfile.Name,
-		Interim: int64(d.opt.Interim / time.Second),
+		Interim: int64(d.opt.Interim / time.Second), CtrlPackets: 1, // its PADR
 	}
 	if tags.AccessLine != nil {
 		s.rec.CircuitID, s.rec.RemoteID = tags.AccessLine.CircuitID, tags.AccessLine.RemoteID
@@ -273,6 +274,7 @@ func (sh *shard) sendPADS(s *session, service []byte) {
 	}
 	rep.Payload = p
 	sh.sendDiscovery(s.inst, rep, "pads")
+	s.rec.CtrlPackets++
 }
 
 func (sh *shard) sendPADT(inst *config.Instance, line *config.Line, lk lineKey, sid uint16, msg string) {

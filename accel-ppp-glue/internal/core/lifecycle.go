@@ -454,6 +454,8 @@ func addUsage(r *record, u pfcpcp.Usage) {
 	r.DownOctets += u.DLOctets
 	r.UpPackets += u.ULPackets
 	r.DownPackets += u.DLPackets
+	r.UpDropped += u.ULDropped
+	r.DownDropped += u.DLDropped
 	at := u.End
 	if at.IsZero() {
 		at = time.Now()

@@ -36,7 +36,8 @@ func (d *Daemon) onosSession(r *record) onos.Session {
 		ID: r.ID, LineGroup: r.LineGroup, Instance: r.Instance, AccessPort: r.AccessPort,
 		STag: r.STag, CTag: r.CTag, PPPoEID: r.PPPoESID, MAC: macString(r.MAC),
 		Username: r.User, QosProfile: r.QosProfile, DownRate: r.RateDown, UpRate: r.RateUp, Since: r.Started.UTC(),
-		Usage: onos.Usage{UpBytes: r.UpOctets, DownBytes: r.DownOctets, UpPackets: r.UpPackets, DownPackets: r.DownPackets},
+		Usage: onos.Usage{UpBytes: r.UpOctets, DownBytes: r.DownOctets, UpPackets: r.UpPackets, DownPackets: r.DownPackets,
+			UpDropPackets: r.UpDropped, DownDropPackets: r.DownDropped, ControlPackets: r.CtrlPackets},
 	}
 	if !r.UsageAt.IsZero() {
 		at := r.UsageAt.UTC()

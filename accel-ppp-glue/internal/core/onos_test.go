@@ -1,11 +1,14 @@
 package core
 
 import (
+	"context"
+	"encoding/binary"
 	"net/netip"
 	"testing"
 	"time"
 
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/pfcpcp"
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/ppp"
 )
 
 // A session without an address is reported without "ipv4": ONOS refuses
@@ -66,4 +69,38 @@ func TestAddUsageReading(t *testing.T) {
 	if r.UsageAt.Before(before) {
 		t.Fatalf("a report without End Time: reading %v, want its arrival (>= %v)", r.UsageAt, before)
 	}
+}
+
+// ONOS gets the session's drops (the DP's usage reports) and its control
+// frames (what the CP received and sent for it, from its PADR on).
+func TestONOSSessionDropsAndControlPackets(t *testing.T) {
+	r := record{}
+	addUsage(&r, pfcpcp.Usage{URRID: pfcpcp.URRTotal, ULPackets: 5, ULDropped: 3, DLDropped: 1})
+	addUsage(&r, pfcpcp.Usage{URRID: pfcpcp.URRIPv4, ULDropped: 9}) // per-family URRs carry none
+	addUsage(&r, pfcpcp.Usage{URRID: pfcpcp.URRTotal, DLDropped: 2})
+	if r.UpDropped != 3 || r.DownDropped != 3 {
+		t.Fatalf("drops %d/%d, want 3/3", r.UpDropped, r.DownDropped)
+	}
+
+	p := newTestPod(t, nil, nil)
+	c := p.client(1)
+	c.dial()
+	control := func() uint64 {
+		ss, err := p.d.onosSnapshot(context.Background())
+		if err != nil || len(ss) != 1 {
+			t.Fatalf("snapshot %+v %v", ss, err)
+		}
+		return ss[0].Usage.ControlPackets
+	}
+	// PADR, PADS, LCP (two Configure-Requests, two Acks), PAP, IPCP: 10 at least
+	n := control()
+	if n < 10 {
+		t.Fatalf("control packets after dialling: %d", n)
+	}
+	c.id++
+	p.send(c.cpFrame(ppp.ProtoLCP, ppp.CodeEchoReq, c.id, binary.BigEndian.AppendUint32(nil, c.magic)))
+	p.expect("LCP Echo-Reply", 2*time.Second, func(r rxFrame) bool {
+		return r.proto == ppp.ProtoLCP && r.code == ppp.CodeEchoRep
+	})
+	p.waitFor("the echo counted", time.Second, func() bool { return control() == n+2 })
 }

@@ -151,6 +151,12 @@ type record struct {
 	UpPackets      uint64     `json:"up_packets"`
 	DownPackets    uint64     `json:"down_packets"`
 	UsageAt        time.Time  `json:"usage_at"` // when the DP measured the totals; zero: not yet known
+	// The session's packets the DP dropped (its usage reports' bngpod Dropped
+	// Packets IE), and the PPPoE/PPP control frames of the session the CP
+	// received and sent (shard.go: from its PADR on; PADI/PADO precede it)
+	UpDropped   uint64 `json:"up_dropped,omitempty"`
+	DownDropped uint64 `json:"down_dropped,omitempty"`
+	CtrlPackets uint64 `json:"control_packets,omitempty"`
 	// IPoE (ipoe.go): Kind "ipoe" (PPPoESID 0), the lease's end
 	Kind     string    `json:"kind,omitempty"` // "" = PPPoE
 	LeaseEnd time.Time `json:"lease_end,omitempty"`

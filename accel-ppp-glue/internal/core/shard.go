@@ -167,6 +167,7 @@ func (sh *shard) frame(in inFrame) {
 				sh.drop("padt_unknown", "PADT for no session", "instance", in.inst.Name, "sid", f.SessionID)
 				return
 			}
+			s.rec.CtrlPackets++
 			if s.closeWait != waitNone {
 				sh.closingPADT(s)
 				return
@@ -205,6 +206,7 @@ func (sh *shard) sendPPP(s *session, proto uint16, data []byte) {
 	sh.out = pppoe.AppendFrame(sh.out[:0], f)
 	sh.emit(s.inst, sh.out)
 	sh.d.m.sent.WithLabelValues("ppp").Inc()
+	s.rec.CtrlPackets++
 }
 
 func (sh *shard) sessionIn(now time.Time, s *session, payload []byte) {
@@ -214,6 +216,7 @@ func (sh *shard) sessionIn(now time.Time, s *session, payload []byte) {
 		return
 	}
 	if proto == ppp.ProtoIPv6 && s.rec.hasIPv6() {
+		s.rec.CtrlPackets++
 		sh.ipv6In(s, data) // RS, NS, DHCPv6 (the DP redirects only those)
 		return
 	}
@@ -222,6 +225,7 @@ func (sh *shard) sessionIn(now time.Time, s *session, payload []byte) {
 		sh.d.m.drops.WithLabelValues("data_frame").Inc()
 		return
 	}
+	s.rec.CtrlPackets++ // a control frame of the session (LCP, authentication, NCPs)
 	if s.state == stTerminating {
 		sh.closingIn(s, proto, data)
 		return

@@ -53,6 +53,12 @@ type Usage struct {
 	V6DownBytes   uint64 `json:"v6DownBytes,omitempty"`
 	V6UpPackets   uint64 `json:"v6UpPackets,omitempty"`
 	V6DownPackets uint64 `json:"v6DownPackets,omitempty"`
+	// The session's packets the DP dropped (both families; its usage reports'
+	// bngpod Dropped Packets IE), and its PPPoE/PPP control frames the CP
+	// received and sent (contract B additions, issue 16)
+	UpDropPackets   uint64 `json:"upDropPackets"`
+	DownDropPackets uint64 `json:"downDropPackets"`
+	ControlPackets  uint64 `json:"controlPackets"`
 }
 
 // Event kinds.

@@ -263,6 +263,11 @@ func (m *msg) usage(typ uint16) ([]Usage, error) {
 				v = v[8:]
 			}
 		}
+		// bngpod's Dropped Packets IE: of another length it is skipped, the report stands
+		if i, ok := kids.vendor(ieBngpodDropped, enterpriseBngpod); ok && len(i.val) == 16 {
+			u.ULDropped = binary.BigEndian.Uint64(i.val)
+			u.DLDropped = binary.BigEndian.Uint64(i.val[8:])
+		}
 		out = append(out, u)
 	}
 	return out, nil

@@ -409,11 +409,13 @@ func TestAgainstDPUserPlaneFunction(t *testing.T) {
 	}
 
 	// periodic usage report -> Handler.Usage
-	dp.do("usage 0 10 1000 50 5000")
+	// (with the session's drops: the DP's bngpod Dropped Packets IE)
+	dp.do("usage 0 10 1000 50 5000 0 0 0 0 3 4")
 	dp.jump(61 * time.Second)
 	e = rec.wait(t, "usage", 3*time.Second)
 	if e.seid != s.CPSEID || e.u.ULOctets != 1000 || e.u.DLOctets != 5000 || e.u.ULPackets != 10 ||
-		e.u.DLPackets != 50 || e.u.Trigger != TriggerPERIO || e.u.URRID != 1 {
+		e.u.DLPackets != 50 || e.u.Trigger != TriggerPERIO || e.u.URRID != 1 ||
+		e.u.ULDropped != 3 || e.u.DLDropped != 4 {
 		t.Fatalf("usage event %+v", e)
 	}
 	// LCP keepalive failure -> Handler.LCPDead

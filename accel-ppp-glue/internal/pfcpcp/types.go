@@ -126,6 +126,10 @@ type Usage struct {
 	Start, End           time.Time
 	ULOctets, DLOctets   uint64
 	ULPackets, DLPackets uint64
+	// The session's packets the DP dropped in the same interval (bngpod's
+	// Dropped Packets IE; only in the report of the URR every PDR names, and
+	// zero from a DP that does not send it).
+	ULDropped, DLDropped uint64
 }
 
 // Mod is a Session Modification. Rates: when any of UpMBR, UpGBR, DownMBR is

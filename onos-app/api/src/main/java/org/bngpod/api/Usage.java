@@ -30,10 +30,22 @@ public final class Usage {
     private final boolean measured;
     private final long atSeconds;
     private final int atNanos;
+    private final long upDropPackets;
+    private final long downDropPackets;
+    private final long controlPackets;
 
     private Usage(long upBytes, long downBytes, long upPackets, long downPackets, Instant at) {
-        checkArgument(upBytes >= 0 && downBytes >= 0 && upPackets >= 0 && downPackets >= 0,
+        this(upBytes, downBytes, upPackets, downPackets, at, 0, 0, 0);
+    }
+
+    private Usage(long upBytes, long downBytes, long upPackets, long downPackets, Instant at,
+                  long upDropPackets, long downDropPackets, long controlPackets) {
+        checkArgument(upBytes >= 0 && downBytes >= 0 && upPackets >= 0 && downPackets >= 0
+                              && upDropPackets >= 0 && downDropPackets >= 0 && controlPackets >= 0,
                       "usage counters must not be negative");
+        this.upDropPackets = upDropPackets;
+        this.downDropPackets = downDropPackets;
+        this.controlPackets = controlPackets;
         this.upBytes = upBytes;
         this.downBytes = downBytes;
         this.upPackets = upPackets;
@@ -70,6 +82,51 @@ public final class Usage {
      */
     public static Usage of(long upBytes, long downBytes, long upPackets, long downPackets, Instant at) {
         return new Usage(upBytes, downBytes, upPackets, downPackets, checkNotNull(at, "at is null"));
+    }
+
+    /**
+     * Returns these counters with the session's drops and control frames.
+     *
+     * @param upDropPackets   packets from the subscriber the DP dropped
+     * @param downDropPackets packets to the subscriber the DP dropped
+     * @param controlPackets  PPPoE/PPP control frames of the session the control plane received and sent
+     * @return the usage
+     * @throws IllegalArgumentException if a counter is negative
+     */
+    public Usage withDropsAndControl(long upDropPackets, long downDropPackets, long controlPackets) {
+        return new Usage(upBytes, downBytes, upPackets, downPackets, at().orElse(null), upDropPackets,
+                         downDropPackets, controlPackets);
+    }
+
+    /**
+     * Returns the packets from the subscriber the DP dropped (anti-spoofing,
+     * ACL, policer, no route, TTL), both families.
+     *
+     * @return upstream dropped packets
+     */
+    public long upDropPackets() {
+        return upDropPackets;
+    }
+
+    /**
+     * Returns the packets to the subscriber the DP dropped (HQoS, no
+     * neighbour, ...), both families.
+     *
+     * @return downstream dropped packets
+     */
+    public long downDropPackets() {
+        return downDropPackets;
+    }
+
+    /**
+     * Returns the session's PPPoE/PPP control frames the control plane
+     * received and sent (from its PADR on; the DP's LCP echo offload not
+     * included).
+     *
+     * @return control packets
+     */
+    public long controlPackets() {
+        return controlPackets;
     }
 
     /**
@@ -129,18 +186,21 @@ public final class Usage {
         Usage that = (Usage) obj;
         return upBytes == that.upBytes && downBytes == that.downBytes && upPackets == that.upPackets
                 && downPackets == that.downPackets && measured == that.measured && atSeconds == that.atSeconds
-                && atNanos == that.atNanos;
+                && atNanos == that.atNanos && upDropPackets == that.upDropPackets
+                && downDropPackets == that.downDropPackets && controlPackets == that.controlPackets;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(upBytes, downBytes, upPackets, downPackets, measured, atSeconds, atNanos);
+        return Objects.hash(upBytes, downBytes, upPackets, downPackets, measured, atSeconds, atNanos, upDropPackets,
+                            downDropPackets, controlPackets);
     }
 
     @Override
     public String toString() {
         return MoreObjects.toStringHelper(this).omitNullValues().add("upBytes", upBytes).add("downBytes", downBytes)
-                .add("upPackets", upPackets).add("downPackets", downPackets).add("at", at().orElse(null))
+                .add("upPackets", upPackets).add("downPackets", downPackets).add("upDropPackets", upDropPackets)
+                .add("downDropPackets", downDropPackets).add("controlPackets", controlPackets).add("at", at().orElse(null))
                 .toString();
     }
 }

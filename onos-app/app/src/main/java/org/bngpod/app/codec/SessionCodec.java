@@ -70,7 +70,10 @@ public final class SessionCodec extends JsonCodec<Session> {
                 .put("upBytes", s.usage().upBytes())
                 .put("downBytes", s.usage().downBytes())
                 .put("upPackets", s.usage().upPackets())
-                .put("downPackets", s.usage().downPackets());
+                .put("downPackets", s.usage().downPackets())
+                .put("upDropPackets", s.usage().upDropPackets())
+                .put("downDropPackets", s.usage().downDropPackets())
+                .put("controlPackets", s.usage().controlPackets());
         s.usage().at().ifPresent(at -> usage.put("at", at.toString()));
         s.throughput().ifPresent(t -> n.putObject("throughput")
                 .put("upBitsPerSecond", t.upBitsPerSecond())
@@ -144,8 +147,13 @@ public final class SessionCodec extends JsonCodec<Session> {
             long upPackets = orZero(optInteger(usage, "upPackets", u, 0, MAX_COUNTER));
             long downPackets = orZero(optInteger(usage, "downPackets", u, 0, MAX_COUNTER));
             Instant measured = time(usage, "at", u);
-            b.usage(measured == null ? Usage.of(upBytes, downBytes, upPackets, downPackets)
-                            : Usage.of(upBytes, downBytes, upPackets, downPackets, measured));
+            // issue 16's additions; a control plane before them leaves them out
+            long upDrop = orZero(optInteger(usage, "upDropPackets", u, 0, MAX_COUNTER));
+            long downDrop = orZero(optInteger(usage, "downDropPackets", u, 0, MAX_COUNTER));
+            long control = orZero(optInteger(usage, "controlPackets", u, 0, MAX_COUNTER));
+            b.usage((measured == null ? Usage.of(upBytes, downBytes, upPackets, downPackets)
+                             : Usage.of(upBytes, downBytes, upPackets, downPackets, measured))
+                            .withDropsAndControl(upDrop, downDrop, control));
         }
         try {
             return b.build();

@@ -88,6 +88,28 @@ public class CodecsTest {
         assertEquals(s, codec.decode(json, context));
     }
 
+    /**
+     * The session's drops and control frames (issue 16) go both ways; a
+     * control plane that leaves them out gives 0.
+     */
+    @Test
+    public void dropsAndControlPackets() throws IOException {
+        SessionCodec codec = new SessionCodec();
+        Session s = session().toBuilder().usage(Usage.of(1, 2, 3, 4).withDropsAndControl(5, 6, 7)).build();
+        ObjectNode json = codec.encode(s, context);
+        assertEquals(5, json.path("usage").path("upDropPackets").asLong());
+        assertEquals(6, json.path("usage").path("downDropPackets").asLong());
+        assertEquals(7, json.path("usage").path("controlPackets").asLong());
+        assertEquals(s, codec.decode((ObjectNode) mapper.readTree(json.toString()), context));
+        ObjectNode old = json.deepCopy();
+        ((ObjectNode) old.path("usage")).remove(List.of("upDropPackets", "downDropPackets", "controlPackets"));
+        assertEquals(Usage.of(1, 2, 3, 4), codec.decode(old, context).usage());
+        ((ObjectNode) old.path("usage")).put("controlPackets", -1);
+        assertEquals("s.usage.controlPackets: -1 is out of range (0..9223372036854775807)",
+                     assertThrows(IllegalArgumentException.class,
+                                  () -> SessionCodec.decode(old, "cp1", "s")).getMessage());
+    }
+
     @Test
     public void sessionInputRfc3339OffsetsAndUnknownFields() throws IOException {
         ObjectNode json = new SessionCodec().encode(session(), context);

@@ -9,6 +9,7 @@ import org.bngpod.api.GroupPlacement;
 import org.bngpod.api.InstanceStatus;
 import org.bngpod.api.Session;
 import org.bngpod.api.Throughput;
+import org.bngpod.api.Usage;
 import org.bngpod.api.SessionEvent;
 import org.bngpod.app.impl.Testbed;
 import org.junit.Test;
@@ -236,6 +237,10 @@ public class ContractFixturesTest extends TestbedResourceTest {
         assertEquals(List.of("up", "update", "down"), kinds);
         assertEquals(List.of("cp1-00000001", "cp1-00000003"), new ArrayList<>(expected.keySet()));
         assertStore(expected, cp);
+        // bng-cp's update carries the DP's drops and the session's control frames
+        Usage updated = bed.sessions.session("cp1-00000003").orElseThrow().usage();
+        assertEquals(List.of(4L, 7L, 23L),
+                     List.of(updated.upDropPackets(), updated.downDropPackets(), updated.controlPackets()));
         // cp1-00000003's up and update are two readings 300 s apart: ONOS measured its rate
         assertEquals(Throughput.of(15_000 * 8 / 300, Math.round(250_000 * 8 / 300.0), 300_000),
                      bed.sessions.session("cp1-00000003").orElseThrow().throughput().orElseThrow());
@@ -309,6 +314,9 @@ public class ContractFixturesTest extends TestbedResourceTest {
         assertEquals(id, u.path("downBytes").asLong(), got.usage().downBytes());
         assertEquals(id, u.path("upPackets").asLong(), got.usage().upPackets());
         assertEquals(id, u.path("downPackets").asLong(), got.usage().downPackets());
+        assertEquals(id, u.path("upDropPackets").asLong(), got.usage().upDropPackets());
+        assertEquals(id, u.path("downDropPackets").asLong(), got.usage().downDropPackets());
+        assertEquals(id, u.path("controlPackets").asLong(), got.usage().controlPackets());
         assertTrue(id, want.has("usage"));
         assertEquals(id, want.has("cause") ? want.path("cause").asText() : null, got.cause().orElse(null));
     }

@@ -52,8 +52,12 @@ final class BngEvents {
     /**
      * The session's counters as bng-api's: the DP's usage totals (what RADIUS
      * accounting reports) as the forwarded directions, UPSTREAM_TX and
-     * DOWNSTREAM_TX; CONTROL_PLANE always present (kafka-onos reads it
-     * unconditionally), 0: control packets are not counted per session.
+     * DOWNSTREAM_TX; the DP's drops of the session as UPSTREAM_DROPPED and
+     * DOWNSTREAM_DROPPED (packets; the DP does not count dropped octets: 0);
+     * CONTROL_PLANE (always present, kafka-onos reads it unconditionally) the
+     * session's PPPoE/PPP control frames bng-cp received and sent (packets, 0
+     * octets). No RX counters: the DP counts what it forwarded and what it
+     * dropped, not what it received.
      */
     static Map<BngCounterType, PiCounterCellData> stats(Session session) {
         Map<BngCounterType, PiCounterCellData> stats = new EnumMap<>(BngCounterType.class);
@@ -61,7 +65,9 @@ final class BngEvents {
                   new PiCounterCellData(session.usage().upPackets(), session.usage().upBytes()));
         stats.put(BngCounterType.DOWNSTREAM_TX,
                   new PiCounterCellData(session.usage().downPackets(), session.usage().downBytes()));
-        stats.put(BngCounterType.CONTROL_PLANE, new PiCounterCellData(0, 0));
+        stats.put(BngCounterType.UPSTREAM_DROPPED, new PiCounterCellData(session.usage().upDropPackets(), 0));
+        stats.put(BngCounterType.DOWNSTREAM_DROPPED, new PiCounterCellData(session.usage().downDropPackets(), 0));
+        stats.put(BngCounterType.CONTROL_PLANE, new PiCounterCellData(session.usage().controlPackets(), 0));
         return stats;
     }
 

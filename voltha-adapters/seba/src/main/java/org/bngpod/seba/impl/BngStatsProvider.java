@@ -99,10 +99,18 @@ public class BngStatsProvider extends AbstractListenerManager<BngStatsEvent, Bng
         return sessionService.session(attachmentKey).map(BngEvents::stats).orElse(Map.of());
     }
 
+    /**
+     * The BNG's control-plane counter: the control frames of every session
+     * bngpod knows, as bng-cp reported them (packets; octets not counted).
+     * Frames of no session (PADIs, PADOs, refused PADRs) are not in it.
+     */
     @Override
     public PiCounterCellData getControlStats() {
-        // bng-cp does not report its control packets to ONOS (Contract B)
-        return new PiCounterCellData(0, 0);
+        long packets = 0;
+        for (Session session : sessionService.sessions()) {
+            packets += session.usage().controlPackets();
+        }
+        return new PiCounterCellData(packets, 0);
     }
 
     /**

@@ -225,7 +225,10 @@ public class KafkaOssIT {
             assertTrue("a bng.stats record", statsRecord != null);
             assertEquals(1000, statsRecord.get("upTxBytes").asLong());
             assertEquals(20, statsRecord.get("downTxPackets").asLong());
-            assertEquals(0, statsRecord.get("controlPackets").asLong());
+            // the session's control frames (bng-cp's count) and the DP's drops of it
+            assertEquals(14, statsRecord.get("controlPackets").asLong());
+            assertEquals(3, statsRecord.get("upDropPackets").asLong());
+            assertEquals(2, statsRecord.get("downDropPackets").asLong());
             assertEquals(6, out.sent());
             assertEquals(0, out.dropped());
         } finally {
