@@ -69,6 +69,7 @@
 
 /* Default MTU and the range a BBF MTU IE may ask for. */
 #define UP_DEFAULT_MTU 1492
+#define UP_DEFAULT_MTU_IPOE 1500 /* an IPoE session's (no PPPoE header) */
 #define UP_MIN_MTU 576
 #define UP_MAX_MTU 9000
 

@@ -500,7 +500,7 @@ validate_sub(const struct up_names *names, const struct up_rules *r, const struc
 	/* RA offload: the /64 must be one of the session's, the MTU within the session's */
 	if (a->ra.on) {
 		bool match = false;
-		uint16_t mtu = a->mtu ? a->mtu : UP_DEFAULT_MTU;
+		uint16_t mtu = a->mtu ? a->mtu : ipoe ? UP_DEFAULT_MTU_IPOE : UP_DEFAULT_MTU;
 
 		for (int i = 0; i < n6; i++)
 			match |= dn6[i]->ue_plen == 64 &&

@@ -2621,10 +2621,29 @@ test_up_ipoe6(void)
 		      memcmp(F.last.prefix6[0], PB_V6_WAN, 16) == 0 && F.last.ra.on &&
 		      F.last.stag == 100 && F.last.ctag == 7 && F.last.mac[5] == 7,
 	      "ipoe dual stack description");
+	/* the RA's MTU option up to the IPoE default MTU, 1500, without a BBF MTU IE */
+	pb_establish_ipoe(&M, &s, seid++, seq);
+	M.present &= ~(uint32_t)PFCP_M_BBF_MTU;
+	M.create_pdr[0].pdi.eth.ctag.vid = 8;
+	M.create_pdr[0].pdi.eth.mac.src[5] = 8;
+	pb_add_ipoe6(&M, false);
+	memcpy(M.create_pdr[3].pdi.ue_ip.ipv6 + 6, "\x99", 1);
+	memcpy(M.create_pdr[4].pdi.ue_ip.ipv6 + 5, "\x99", 1);
+	M.create_pdr[1].pdi.ue_ip.ipv4 = M.create_pdr[0].pdi.ue_ip.ipv4 = 0x64500009;
+	pb_ra(&M);
+	memcpy(M.ra.prefix, M.create_pdr[3].pdi.ue_ip.ipv6, 8);
+	M.ra.mtu = 1500;
+	expect_est(u, &seq, "ipoe ra mtu 1500 with the default mtu", 1, 0, -1, 0);
+	pb_establish_ipoe(&M, &s, seid++, seq);
+	pb_add_ipoe6(&M, false);
+	pb_ra(&M);
+	M.ra.mtu = 1501;
+	expect_est(u, &seq, "ipoe ra mtu above the session's", 69, PFCP_IE_BNGPOD_RA_OFFLOAD, -1,
+		   0);
 	/* IPv6 only: the (line, MAC) key from PDR 3 */
 	pb_establish_ipoe(&M, &s, seid++, seq++);
 	pb_add_ipoe6(&M, true);
-	CHECK(feed_msg(u, &M, 0) == 1 && F.live == 2, "ipoe ipv6-only accepted (cause %u ie %u)",
+	CHECK(feed_msg(u, &M, 0) == 1 && F.live == 3, "ipoe ipv6-only accepted (cause %u ie %u)",
 	      M2.cause, M2.offending_ie);
 	useid = up_seid_of_last();
 	CHECK(F.last.kind == UP_SUB_IPOE && !F.last.has_ipv4 && F.last.ipv4 == 0 &&
