@@ -2374,6 +2374,16 @@ pb_sub_ipoe(void)
 	return s;
 }
 
+/* Whether the n bytes of v occur in the len bytes of buf. */
+static bool
+bytes_in(const uint8_t *buf, size_t len, const uint8_t *v, size_t n)
+{
+	for (size_t i = 0; i + n <= len; i++)
+		if (memcmp(buf + i, v, n) == 0)
+			return true;
+	return false;
+}
+
 static void
 test_ipoe_vectors(void)
 {
@@ -2415,6 +2425,42 @@ test_ipoe_vectors(void)
 		      M.create_pdr[3].pdi.sdf.fd_len == 35 &&
 		      memcmp(M.create_pdr[3].pdi.sdf.fd, PFCP_SDF_DHCP_FD, 35) == 0,
 	      "default+dhcp decodes");
+
+	/* dual stack over IPoE: PDR 3 and the dhcp class's IPv6 PDR, inside what the builders
+	 * encode */
+	{
+		static uint8_t buf[2048];
+		int n;
+
+		pb_establish_ipoe(&M, &s, 0x1003, 10);
+		pb_add_ipoe6(&M, false);
+		n = pfcp_msg_encode(&M, buf, sizeof(buf));
+		CHECK(n > 0 && bytes_in(buf, (size_t)n, v_ipoe6_up_pdr, sizeof(v_ipoe6_up_pdr)),
+		      "ipoe6: pdr 3 == vector");
+		CHECK(pfcp_msg_decode(buf, (size_t)n, &M, &e) == PFCP_OK && M.n_create_pdr == 5 &&
+			      M.create_pdr[2].id == 3 &&
+			      M.create_pdr[2].bbf_ohr == PFCP_BBF_OHR_ETHERNET &&
+			      M.create_pdr[2].pdi.eth.ethertype == 0x86dd &&
+			      !(M.create_pdr[2].pdi.present &
+				(PFCP_PDI_UE_IP | PFCP_PDI_PPPOE_SID | PFCP_PDI_PPP_PROTO)),
+		      "ipoe6: pdr 3 decodes");
+		pb_default(&M, 1, 8, PB_CP_IP, 4789);
+		pb_default_dhcp(&M);
+		pb_default_dhcp6(&M);
+		n = pfcp_msg_encode(&M, buf, sizeof(buf));
+		CHECK(n > 0 &&
+			      bytes_in(buf, (size_t)n, v_default_dhcp6_pdr,
+				       sizeof(v_default_dhcp6_pdr)) &&
+			      bytes_in(buf, (size_t)n, v_default_dhcp_pdr,
+				       sizeof(v_default_dhcp_pdr)),
+		      "default+dhcp+dhcp6: both dhcp pdrs == vectors");
+		CHECK(pfcp_msg_decode(buf, (size_t)n, &M, &e) == PFCP_OK && M.n_create_pdr == 5 &&
+			      M.create_pdr[4].pdi.eth.ethertype == 0x86dd &&
+			      M.create_pdr[4].pdi.sdf.flags == PFCP_SDF_FD &&
+			      M.create_pdr[4].pdi.sdf.fd_len == 37 &&
+			      memcmp(M.create_pdr[4].pdi.sdf.fd, PFCP_SDF_DHCP6_FD, 37) == 0,
+		      "dhcp6 pdr decodes");
+	}
 }
 
 static void
