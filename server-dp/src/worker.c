@@ -926,11 +926,13 @@ ipoe6_ns(struct app *a, const struct line_map *lm, struct rte_mbuf *m, const str
 
 /*
  * An IPoE IPv6 frame (CLS_IPOE_IPV6): 1 when it is data for upstream6()
- * (unicast MAC, global source and destination); else consumed here:
+ * (unicast MAC, global source and destination, not Neighbor Discovery, so a
+ * unicast NS for a neighbour of the /64 is answered, never routed); else
+ * consumed here:
  * Router Solicitations (hop limit 255) and DHCPv6 client frames (UDP 546 ->
  * 547 to ff02::1:2 or the BNG's link-local) punted in class dhcp whether or
  * not the MAC has a session, NS answered (ipoe6_ns()), the rest of
- * link-local / multicast dropped and counted.
+ * link-local / multicast and Neighbor Discovery dropped and counted.
  */
 static inline int
 ipoe6_sort(struct app *a, const struct line_map *lm, struct rte_mbuf *m, const struct cls_result *r,
@@ -944,7 +946,9 @@ ipoe6_sort(struct app *a, const struct line_map *lm, struct rte_mbuf *m, const s
 		drop(a, m, APP_DROP_IPOE);
 		return 0;
 	}
-	if (likely(!(f[0] & 1) && ip6_is_global(ip + 8) && ip6_is_global(ip + 24)))
+	/* data: unicast MAC, global addresses, not Neighbor Discovery (ICMPv6 133..137) */
+	if (likely(!(f[0] & 1) && ip6_is_global(ip + 8) && ip6_is_global(ip + 24) &&
+		   (ip[6] != ICMP6_NH || r->l3_len <= 40 || ip[40] < 133 || ip[40] > 137)))
 		return 1;
 	if (ip[6] == ICMP6_NH && r->l3_len >= 40 + 8) {
 		if (ip[40] == 133 && ip[7] == 255) {

@@ -136,11 +136,14 @@ def solicit(sub: Sub, dst: str = "ff02::1:2") -> bytes:
     return bytes(qinq(sub, dst=mac) / IPv6(src=client_ll(sub), dst=dst, hlim=1) / UDP(sport=546, dport=547) / Raw(body))
 
 
-def ns(sub: Sub, target: str, src: str | None = None) -> bytes:
+def ns(sub: Sub, target: str, src: str | None = None, unicast: bool = False) -> bytes:
+    """An NS to the target's solicited-node address, or (unicast) to the target via the AC MAC."""
     src = client_ll(sub) if src is None else src
     t = ipaddress.IPv6Address(target).packed
     sn = str(ipaddress.IPv6Address(bytes.fromhex("ff0200000000000000000001ff") + t[13:]))
     mac = "33:33:" + ":".join(f"{x:02x}" for x in bytes.fromhex("ff") + t[13:])
+    if unicast:
+        sn, mac = target, AC_MAC
     msg = ICMPv6ND_NS(tgt=target)
     if src != "::":
         msg = msg / ICMPv6NDOptSrcLLAddr(lladdr=sub.mac)
@@ -244,16 +247,22 @@ def test_rs_and_dhcpv6_punted_with_or_without_a_session_mld_dropped(dp, cp, vx):
 def test_ns_answered_for_the_bng_link_local_and_the_64_never_for_dad(dp, cp):
     sub = new_sub()
     with installed(cp, sub):
-        for target in (bng_ll(), wan_addr(sub, 1)):
+        # the BNG's link-local; a neighbour of the /64 (proxy), also by a unicast NS from its
+        # global address (NUD): answered, never routed
+        for target, src, unicast in (
+            (bng_ll(), None, False),
+            (wan_addr(sub, 1), None, False),
+            (wan_addr(sub, 1), wan_addr(sub), True),
+        ):
             dp.wire.drain()
             before = dp.stats()
-            dp.wire.send(ns(sub, target))
+            dp.wire.send(ns(sub, target, src=src, unicast=unicast))
             got = frames_where(dp, lambda p, t=target: ICMPv6ND_NA in p and p[ICMPv6ND_NA].tgt == t)
             assert got, f"no NA for {target}"
             p = got[0]
             assert p[Ether].dst == sub.mac and p[Ether].src == AC_MAC
             assert p[Dot1Q].vlan == sub.stag and p[Dot1Q].payload.vlan == sub.ctag
-            assert p[IPv6].src == bng_ll() and p[IPv6].dst == client_ll(sub) and p[IPv6].hlim == 255
+            assert p[IPv6].src == bng_ll() and p[IPv6].dst == (src or client_ll(sub)) and p[IPv6].hlim == 255
             na = p[ICMPv6ND_NA]
             assert na.R == 1 and na.S == 1 and na.O == 0 and p[ICMPv6NDOptDstLLAddr].lladdr == AC_MAC
             ck = na.cksum
