@@ -315,7 +315,9 @@ def traffic(out: str, sessions: list[int], frames: int, bpp: int) -> dict:
     paths = {}
     for n in sessions:
         p = {
-            "full": {s: os.path.join(out, f"{s}_{n}.pcap") for s in ("down", "up", "down6", "up6", "up_ipoe", "up6_ipoe")},
+            "full": {
+                s: os.path.join(out, f"{s}_{n}.pcap") for s in ("down", "up", "down6", "up6", "up_ipoe", "up6_ipoe")
+            },
             "ipp": {s: os.path.join(out, f"{s}_{n}.snap{bpp}.pcap") for s in ("down", "up")},
             "csv": os.path.join(out, f"sessions_{n}.csv"),
         }
