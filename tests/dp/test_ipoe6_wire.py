@@ -27,7 +27,7 @@ from scapy.layers.inet6 import (
     IPv6,
 )
 
-from .test_datapath import frames_where, resolve_router, stat_delta, vxlan_recv
+from .test_datapath import frames_where, resolve_router, stat_delta, vxlan_recv, wait_for
 from .test_ipoe_wire import IPOE_KEY_NAMES, IPOE_KEYS
 from .test_ipv6_wire import INTERNET6, resolve_router6, v6_ini
 
@@ -292,3 +292,28 @@ def test_ra_offload_over_ethernet_with_the_source_link_layer_option(dp, cp):
         assert p[ICMPv6NDOptSrcLLAddr].lladdr == AC_MAC
         pi = p[ICMPv6NDOptPrefixInfo]
         assert f"{pi.prefix}/{pi.prefixlen}" == sub.ipv6_prefix and pi.L == 1 and pi.A == 1
+
+
+def test_rs_and_dhcpv6_need_the_dhcp_class_ipv6_pdr_of_the_default_session(dp, cp, vx):
+    """Without the dhcp class's IPv6 PDR (Ethertype 0x86DD, `permit out 17 from any 546 to
+    any 547`) the default session redirects no RS or DHCPv6; with it, both go to the CP."""
+    sub = new_sub()
+    _c, up_seid, cause = cp.default_session("10.200.0.1", port=4789, classes=("discovery", "control", "dhcp"))
+    assert cause == 1
+    try:
+        assert dp.telemetry("/bng/punt")["redirect_classes"] == 0x0B
+        before = dp.telemetry("/bng/punt")
+        dp.wire.send(rs(sub))
+        dp.wire.send(solicit(sub))
+        assert wait_for(lambda: dp.telemetry("/bng/punt")["low_not_redirected"] - before["low_not_redirected"] == 2)
+    finally:
+        assert cp.delete(up_seid)[0] == 1
+    _c, up_seid, cause = cp.default_session("10.200.0.1", port=4789, classes=("discovery", "dhcp", "dhcp6"))
+    assert cause == 1
+    try:
+        assert dp.telemetry("/bng/punt")["redirect_classes"] == 0x19
+        for frame in (rs(sub), solicit(sub)):
+            dp.wire.send(frame)
+            assert vxlan_recv(vx)[0] == frame
+    finally:
+        assert cp.delete(up_seid)[0] == 1
