@@ -8,8 +8,10 @@ the instance's data port; counters come from DPDK telemetry."""
 
 from __future__ import annotations
 
+import dataclasses
 import ipaddress
 import itertools
+import time
 
 import pytest
 from harness.frames import AC_MAC, CORE_MAC, ROUTER_MAC, UDP, Dot1Q, Ether, Raw, Sub
@@ -317,3 +319,30 @@ def test_rs_and_dhcpv6_need_the_dhcp_class_ipv6_pdr_of_the_default_session(dp, c
             assert vxlan_recv(vx)[0] == frame
     finally:
         assert cp.delete(up_seid)[0] == 1
+
+
+def test_ipv6_added_by_modification_is_counted_in_urr_3(dp, cp):
+    """DHCPv4 first, then IPv6 by a Session Modification (Create PDR 3, 4, 5 naming URRs 1
+    and 3, Create URR 3): the IPv6 octets are reported in URR 3 and in the total URR 1."""
+    sub = new_sub(urr_period=3600)
+    v4 = dataclasses.replace(sub, ipv6_prefix=None, delegated_prefix=None)
+    _c, up_seid, cause = cp.establish(v4)
+    assert cause == 1
+    try:
+        up, downs = cp.ipv6_pdrs(sub)
+        cause, _ = cp.modify(up_seid, ies=[up, *downs, cp._urr(3, 3600)])
+        assert cause == 1, f"IPv6 added by modification: cause {cause}"
+        dp.wire.drain()
+        for _ in range(3):
+            dp.wire.send(up6(sub))
+        assert wait_for(lambda: len(frames_where(dp, lambda p: core_out(p, wan_addr(sub)), timeout=0.3)) >= 1)
+        dp.wire.send(core6(lan_addr(sub)))
+        assert frames_where(dp, lambda p: access_out(p, sub))
+        time.sleep(0.3)
+    finally:
+        cause, usage = cp.delete(up_seid)
+    assert cause == 1
+    by = {u.urr_id: u for u in usage}
+    assert by[3].ul_pkts == 3 and by[3].ul_bytes == 3 * 80, by[3]
+    assert by[3].dl_pkts == 1 and by[3].dl_bytes == 80, by[3]
+    assert by[1].ul_bytes == 3 * 80 and by[1].dl_bytes == 80, by[1]
