@@ -71,6 +71,9 @@ SCEN = {
     # IPoE (the same sessions as IPoE subscribers, QinQ + Ethernet), bng-dp only
     "downstream_ipoe": ("down", vt.DOWN_FRAME_LEN),
     "upstream_ipoe": ("up_ipoe", vt.UP_FRAME_LEN - 8),
+    # IPoE IPv6 (dual stack over IPoE: the IPv6 sessions as IPoE subscribers), bng-dp only
+    "downstream6_ipoe": ("down6", vt.DOWN_FRAME_LEN),
+    "upstream6_ipoe": ("up6_ipoe", vt.UP_FRAME_LEN - 8),
 }
 
 
@@ -86,10 +89,10 @@ def eal(huge: bool, file_prefix: str, lcores: str = "1") -> list[str]:
 
 def args_of(out: str, n: int, scen: str, args, hqos: str | None) -> list[str]:
     short, _ = SCEN[scen]
-    v6 = short.endswith("6")
+    v6 = scen.startswith(("downstream6", "upstream6"))
     ipoe = scen.endswith("_ipoe")
     return [
-        "--config", os.path.join(out, f"bng_dp{'6' if v6 else '_ipoe' if ipoe else ''}_{n}.ini"),
+        "--config", os.path.join(out, f"bng_dp{'6' if v6 else ''}{'_ipoe' if ipoe else ''}_{n}.ini"),
         "--sessions", os.path.join(out, f"sessions_{n}.csv"),
         "--pcap", os.path.join(out, f"{short}_{n}.pcap"), "--scenario", scen,
         "--qsize", str(args.qsize), "--mbufs", str(args.mbufs),

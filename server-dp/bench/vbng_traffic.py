@@ -54,7 +54,8 @@ draws) behind Ethernet client MAC -> AC MAC, S-tag 0x88a8, C-tag 0x8100, type 0x
 
 usage: vbng_traffic.py OUTDIR [--sessions N ...] [--frames K] [--check]
 writes, per N: sessions_N.csv, down_N.pcap, up_N.pcap, bng_dp_N.ini, for IPv6
-down6_N.pcap, up6_N.pcap, bng_dp6_N.ini, and for IPoE up_ipoe_N.pcap, bng_dp_ipoe_N.ini
+down6_N.pcap, up6_N.pcap, bng_dp6_N.ini, for IPoE up_ipoe_N.pcap, bng_dp_ipoe_N.ini, and
+for IPoE IPv6 up6_ipoe_N.pcap, bng_dp6_ipoe_N.ini
 """
 
 from __future__ import annotations
@@ -272,6 +273,31 @@ def up6_frames(sess: list[Session], count: int):
         yield l2 + ipv6_udp(src, SERVER6, 0, ip_total, sport)
 
 
+def up6_ipoe_frames(sess: list[Session], count: int):
+    """IPoE IPv6 (dual stack over IPoE): up6_frames()' IPv6 packets behind QinQ + Ethernet
+    (0x86dd) instead of QinQ + PPPoE + PPP."""
+    rng = SplitMix64(SEED_UP)
+    n = len(sess)
+    ip_total = UP_FRAME_LEN - 30
+    for _ in range(count):
+        a, b, c = rng.next(), rng.next(), rng.next()
+        s = sess[a % n]
+        src = wan6(s.i) if c % 2 == 0 else lan6(s.i)
+        sport = 1024 + ((b >> 32) % 64512)
+        l2 = AC_MAC + s.mac + struct.pack("!HHHHH", 0x88A8, s.stag, 0x8100, s.ctag, 0x86DD)
+        yield l2 + ipv6_udp(src, SERVER6, 0, ip_total, sport)
+
+
+def bng_dp6_ipoe_ini(n: int) -> str:
+    """bng_dp6_ini() with IPoE allowed on the line group, as bng_dp_ipoe_ini()."""
+    out = []
+    for line in bng_dp6_ini(n).split("\n"):
+        out.append(line)
+        if line == "[line_group.0]":
+            out += ["session_types = pppoe ipoe", "ipoe_gateways = 100.80.0.1/15", "ipoe_proxy_arp = yes"]
+    return "\n".join(out)
+
+
 def bng_dp6_ini(n: int) -> str:
     """bng_dp_ini() with the IPv6 keys: the core subnet6, router, core address and pools."""
     out = []
@@ -431,6 +457,9 @@ def main(argv: list[str]) -> int:
         with open(os.path.join(args.outdir, f"bng_dp_ipoe_{n}.ini"), "w") as f:
             f.write(bng_dp_ipoe_ini(n))
         write_pcap(os.path.join(args.outdir, f"up_ipoe_{n}{sfx}.pcap"), up_ipoe_frames(sess, args.frames), args.snaplen)
+        with open(os.path.join(args.outdir, f"bng_dp6_ipoe_{n}.ini"), "w") as f:
+            f.write(bng_dp6_ipoe_ini(n))
+        write_pcap(os.path.join(args.outdir, f"up6_ipoe_{n}.pcap"), up6_ipoe_frames(sess, args.frames))
         if args.check and not sfx:
             check(args.outdir, n, args.frames)
     return 0

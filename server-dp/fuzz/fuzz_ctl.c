@@ -23,7 +23,9 @@
  * Both modes: vxlan_inject_check() on the bytes; a frame it accepts is QinQ
  * on the line it returns, from that line's AC MAC to a unicast MAC, PPPoE;
  * or (the lab group is given IPoE here) a DHCP answer: IPv4 UDP 67 -> 68 to a
- * unicast or the broadcast MAC.
+ * unicast or the broadcast MAC; or an IPv6 RA / NA (hop limit 255) or DHCPv6
+ * reply (UDP 547 -> 546) from the BNG's link-local (EUI-64 of the AC MAC) to a
+ * unicast MAC.
  * VXLAN mode: vxlan_decap() of the bytes; an accepted inner frame lies inside
  * the datagram within the length limits, goes through inject_check, and
  * encapsulating it again gives the same datagram up to the reserved bits.
@@ -215,6 +217,22 @@ fuzz_inject(const uint8_t *f, uint16_t len)
 		CHECK(len >= 22 + 28 && (ip[0] >> 4) == 4 && ihl >= 20 && ip[9] == 17);
 		CHECK(cls_be16(ip + 2) >= ihl + 8 && cls_be16(ip + 2) <= len - 22u);
 		CHECK(cls_be16(ip + ihl) == 67 && cls_be16(ip + ihl + 2) == 68);
+		return;
+	}
+	if (cls_be16(f + 20) == CLS_ETH_IPV6) {
+		/* IPoE IPv6: RA / NA (hop limit 255) or DHCPv6 547 -> 546 from the BNG's link-local
+		 */
+		const uint8_t *ip = f + 22, *ac = cfg->line_groups[cfg->lines[line].group].ac_mac;
+
+		CHECK(cfg->line_groups[cfg->lines[line].group].session_types &
+		      DP_SESSION_TYPE_IPOE);
+		CHECK(mac_key(f) != 0 && !(f[0] & 1));
+		CHECK(len >= 22 + 48 && (ip[0] >> 4) == 6 && cls_be16(ip + 4) <= len - 62u);
+		CHECK(ip[8] == 0xfe && ip[9] == 0x80 && ip[16] == (ac[0] ^ 2) && ip[17] == ac[1] &&
+		      ip[18] == ac[2] && ip[19] == 0xff && ip[20] == 0xfe &&
+		      memcmp(ip + 21, ac + 3, 3) == 0);
+		CHECK((ip[6] == 58 && ip[7] == 255 && (ip[40] == 134 || ip[40] == 136)) ||
+		      (ip[6] == 17 && cls_be16(ip + 40) == 547 && cls_be16(ip + 42) == 546));
 		return;
 	}
 	CHECK(!(f[0] & 1) && mac_key(f) != 0);

@@ -122,6 +122,8 @@ struct app_worker_stats {
 	uint64_t lcp_answered;	   /* Echo-Requests answered in place */
 	uint64_t lcp_consumed;	   /* Echo-Replies recorded */
 	uint64_t ipoe_arp_replies; /* IPoE ARP requests answered in place (gateway, proxy) */
+	uint64_t ipoe_na_replies;  /* IPoE IPv6 NS answered in place (BNG link-local, proxy) */
+	uint64_t ipoe6_punted;	   /* IPoE RS and DHCPv6 offered to the CP (class dhcp) */
 	uint64_t icmp_sent;	   /* ICMP errors transmitted (the frame became the error) */
 	uint64_t fragmented;	   /* packets split; their fragments count in down_pkts */
 	uint64_t injected;	   /* frames of the control thread transmitted */

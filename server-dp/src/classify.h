@@ -27,7 +27,8 @@
  * plus the binary search for S-tags split between several lines.
  *
  * Destination MAC rule: an access frame must be sent to the AC MAC of its
- * line's group (broadcast is accepted for PPPoE discovery and IPoE only); a
+ * line's group (broadcast is accepted for PPPoE discovery, IPoE IPv4 and
+ * ARP, an IPv6 multicast MAC 33:33:xx:xx:xx:xx for IPoE IPv6); a
  * core frame must be sent to one of the core MACs (broadcast for ARP only).
  * Everything else, multicast included, is CLS_DROP_DST_MAC.
  *
@@ -459,14 +460,17 @@ classify_frame(const struct line_map *m, const uint8_t *frame, uint32_t len, str
 		break;
 	case CLS_ETH_PPPOE_DISC:
 	case CLS_ETH_IPV4:
-	case CLS_ETH_IPV6:
 	case CLS_ETH_ARP:
 		bcast_ok = 1;
+		break;
+	case CLS_ETH_IPV6:
+		bcast_ok = 2; /* IPv6 multicast 33:33:xx:xx:xx:xx, not broadcast */
 		break;
 	default:
 		return cls_drop_frame(r, c, CLS_DROP_UNKNOWN_ETHERTYPE);
 	}
-	if (dst != m->lines[line].ac_mac && !(bcast_ok && dst == CLS_MAC_BCAST))
+	if (dst != m->lines[line].ac_mac && !(bcast_ok == 1 && dst == CLS_MAC_BCAST) &&
+	    !(bcast_ok == 2 && (dst >> 32) == 0x3333))
 		return cls_drop_frame(r, c, CLS_DROP_DST_MAC);
 	if (et == CLS_ETH_PPPOE_DISC || et == CLS_ETH_PPPOE_SESS)
 		return cls_pppoe(frame, len, 22, et == CLS_ETH_PPPOE_SESS, r, c);

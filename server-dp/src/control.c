@@ -527,7 +527,8 @@ ra_send(void *arg, uint32_t id, const struct pfcp_ra_offload *ra)
 
 	if (!session_live(s))
 		return 0; /* gone: the entry is switched off by the session's removal */
-	n = ra_build(f, sizeof(f), s->encap.hdr, ra);
+	n = s->encap.ipoe ? ra_build_ipoe(f, sizeof(f), s->encap.hdr, ra)
+			  : ra_build(f, sizeof(f), s->encap.hdr, ra);
 	return n > 0 ? control_inject(a, f, (uint16_t)n) : -1;
 }
 

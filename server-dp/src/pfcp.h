@@ -506,6 +506,8 @@ struct pfcp_sdf {
 
 /* The only Flow Description bngpod's DP accepts: the DHCP class of the default session. */
 #define PFCP_SDF_DHCP_FD "permit out 17 from any 68 to any 67"
+/* the dhcp class's IPv6 PDR (Ethertype 0x86DD): DHCPv6 client -> server, and RS */
+#define PFCP_SDF_DHCP6_FD "permit out 17 from any 546 to any 547"
 struct pfcp_pdi {
 	uint32_t present; /* PFCP_PDI_* */
 	uint8_t src_if;

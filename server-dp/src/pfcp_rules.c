@@ -65,6 +65,7 @@ pdi_apply(struct up_names *names, struct up_pdr *d, const struct pfcp_pdi *p, st
 	d->has &= (uint16_t) ~(UPR_UE_IP | UPR_STAG | UPR_CTAG | UPR_MAC | UPR_SID | UPR_ETHERTYPE |
 			       UPR_PPP | UPR_MAC_OTHER | UPR_LPORT | UPR_SDF);
 	d->sdf_dhcp = false;
+	d->sdf_dhcp6 = false;
 	d->src_if = p->src_if;
 	d->ue_ip = 0;
 	d->ue_flags = 0;
@@ -100,6 +101,9 @@ pdi_apply(struct up_names *names, struct up_pdr *d, const struct pfcp_pdi *p, st
 		d->sdf_dhcp = p->sdf.flags == PFCP_SDF_FD && !p->sdf.fd_long &&
 			      p->sdf.fd_len == sizeof(PFCP_SDF_DHCP_FD) - 1 &&
 			      memcmp(p->sdf.fd, PFCP_SDF_DHCP_FD, p->sdf.fd_len) == 0;
+		d->sdf_dhcp6 = p->sdf.flags == PFCP_SDF_FD && !p->sdf.fd_long &&
+			       p->sdf.fd_len == sizeof(PFCP_SDF_DHCP6_FD) - 1 &&
+			       memcmp(p->sdf.fd, PFCP_SDF_DHCP6_FD, p->sdf.fd_len) == 0;
 	}
 	if (p->present & PFCP_PDI_PPP_PROTO) {
 		d->has |= UPR_PPP;

@@ -97,7 +97,7 @@ int up_name_intern(struct up_names *t, const struct pfcp_str *s);
 #define UPR_OHR 0x0400
 #define UPR_MAC_OTHER 0x0800 /* a MAC address IE with more than the source MAC */
 #define UPR_LPORT 0x1000
-#define UPR_SDF 0x2000 /* an SDF Filter; sdf_dhcp says whether it is the DHCP class's */
+#define UPR_SDF 0x2000 /* an SDF Filter; sdf_dhcp(6) say whether it is the DHCP class's */
 
 struct up_pdr {
 	uint32_t precedence;
@@ -123,7 +123,8 @@ struct up_pdr {
 	uint8_t bbf_ohr;
 	uint8_t ohr;
 	uint8_t n_urr;
-	bool sdf_dhcp; /* flags FD only, Flow Description PFCP_SDF_DHCP_FD exactly */
+	bool sdf_dhcp;	/* flags FD only, Flow Description PFCP_SDF_DHCP_FD exactly */
+	bool sdf_dhcp6; /* flags FD only, Flow Description PFCP_SDF_DHCP6_FD exactly */
 };
 
 #define UPF_FWD 0x01

@@ -69,6 +69,7 @@
 
 /* Default MTU and the range a BBF MTU IE may ask for. */
 #define UP_DEFAULT_MTU 1492
+#define UP_DEFAULT_MTU_IPOE 1500 /* an IPoE session's (no PPPoE header) */
 #define UP_MIN_MTU 576
 #define UP_MAX_MTU 9000
 
@@ -76,7 +77,7 @@
 
 /* struct up_sub kind: what the access side carries (BBF Outer Header Removal). */
 #define UP_SUB_PPPOE 0 /* QinQ + PPPoE + PPP (OHR 3) */
-#define UP_SUB_IPOE 1  /* QinQ + Ethernet + IPv4 (OHR 1), keyed by (line, MAC) */
+#define UP_SUB_IPOE 1  /* QinQ + Ethernet + IPv4/IPv6 (OHR 1), keyed by (line, MAC) */
 
 /* One subscriber session, flat. IPv4 addresses in host byte order. */
 struct up_sub {
@@ -138,7 +139,8 @@ struct up_usage {
 #define UP_REDIRECT_PPP_CONTROL 0x02 /* LCP (except offloaded echoes), PAP, CHAP, IPCP, IPv6CP */
 #define UP_REDIRECT_UNKNOWN_SESSION 0x04 /* PPPoE session frames of no installed session */
 #define UP_REDIRECT_DHCP 0x08		 /* IPoE DHCPv4 client -> server (UDP 68 -> 67) */
-#define UP_REDIRECT_ALL 0x0f
+#define UP_REDIRECT_DHCP6 0x10 /* IPoE IPv6: RS and DHCPv6 client -> server (546 -> 547) */
+#define UP_REDIRECT_ALL 0x1f
 
 struct up_redirect {
 	uint32_t cp_ip;	  /* VXLAN endpoint of the CP, host order */

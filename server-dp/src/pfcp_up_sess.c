@@ -300,6 +300,17 @@ sess_modify(struct pfcp_up *u, uint32_t slot, const struct pfcp_msg *m, uint64_t
 			up_err_rule(e, PFCP_RULE_URR, m->query_urr[i]);
 			return;
 		}
+	if (s->kind == UP_KIND_SUBSCRIBER && m->n_remove_pdr > 0) {
+		bool upstream = false;
+
+		/* the session's last upstream PDR removed: the CP deletes the session instead */
+		for (int i = 0; i < r->n_pdr; i++)
+			upstream |= r->pdr[i].src_if == PFCP_IF_ACCESS;
+		if (!upstream) {
+			up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_REMOVE_PDR);
+			return;
+		}
+	}
 	if (up_attr_apply(&a, m, e) != 0 || up_validate(&u->names, r, &a, &nd, e) != 0)
 		return;
 	if (nd.kind != s->kind) {

@@ -56,9 +56,19 @@ validate_default(const struct up_rules *r, struct up_derived *d, struct up_err *
 					 PFCP_IE_BBF_OUTER_HEADER_REMOVAL);
 		if (!(p->has & UPR_ETHERTYPE))
 			return up_err_ie(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING, PFCP_IE_ETHERTYPE);
-		if ((p->has & UPR_SDF) && (p->ethertype != 0x0800 || !p->sdf_dhcp))
+		if ((p->has & UPR_SDF) && !(p->ethertype == 0x0800 && p->sdf_dhcp) &&
+		    !(p->ethertype == 0x86dd && p->sdf_dhcp6))
 			return up_err_ie(e, PFCP_CAUSE_SERVICE_NOT_SUPPORTED, PFCP_IE_SDF_FILTER);
-		if (p->ethertype == 0x0800) {
+		if (p->ethertype == 0x86dd) {
+			/* IPoE IPv6: RS and DHCPv6, named by the DHCPv6 SDF Filter */
+			if (p->has & UPR_PPP)
+				return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT,
+						 PFCP_IE_BBF_PPP_PROTOCOL);
+			if (!(p->has & UPR_SDF))
+				return up_err_ie(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING,
+						 PFCP_IE_SDF_FILTER);
+			d->redir.classes |= UP_REDIRECT_DHCP6;
+		} else if (p->ethertype == 0x0800) {
 			/* IPoE DHCP: the SDF Filter says which IPv4 frames */
 			if (p->has & UPR_PPP)
 				return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT,
@@ -133,6 +143,20 @@ check_sub_far(const struct up_far *f, uint8_t dst_if, struct up_err *e)
 	return 0;
 }
 
+/* BBF Outer Header Removal 1 (Ethernet) on an upstream PDR makes the session IPoE. */
+static bool
+is_ipoe(const struct up_pdr *p)
+{
+	return (p->has & UPR_BBF_OHR) && p->bbf_ohr == PFCP_BBF_OHR_ETHERNET;
+}
+
+/* An IPoE upstream PDR's family: Ethertype 0x86DD is IPv6 (PDR 3), else IPv4. */
+static bool
+ipoe_is_ipv6(const struct up_pdr *p)
+{
+	return (p->has & UPR_ETHERTYPE) && p->ethertype == 0x86dd;
+}
+
 static bool
 ppp_is_ipv6(const struct up_pdr *p)
 {
@@ -194,34 +218,51 @@ check_dn6(const struct up_pdr *p, const struct up_pdr *dn, struct up_err *e)
 	return 0;
 }
 
-/* BBF Outer Header Removal 1 (Ethernet) on an upstream PDR makes the session IPoE. */
-static bool
-is_ipoe(const struct up_pdr *p)
-{
-	return (p->has & UPR_BBF_OHR) && p->bbf_ohr == PFCP_BBF_OHR_ETHERNET;
-}
-
 /*
  * What an IPoE session (docs/dp/pfcp.md, "IPoE subscriber session") must
- * and must not carry beyond the common checks: the UE IP Address upstream
- * (anti-spoofing), no PPPoE Session ID, PPP Protocol or LCP keepalive, no
- * IPv6 (this profile's IPoE is IPv4 only).
+ * and must not carry beyond the common checks, for each upstream PDR: BBF
+ * Outer Header Removal 1 on all of them (an IPoE and a PPPoE upstream PDR
+ * together: 69), no PPPoE Session ID or PPP Protocol, the same MAC and tags,
+ * the IPv4 one with the UE IP Address (anti-spoofing) and Ethertype 0x0800
+ * when given; and no LCP keepalive.
  */
 static int
-check_ipoe(const struct up_pdr *up, int n6, const struct up_attr *a, struct up_err *e)
+check_ipoe(const struct up_pdr *up4, const struct up_pdr *up6, const struct up_attr *a,
+	   struct up_err *e)
 {
-	if (up->has & UPR_SID)
-		return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT,
-				 PFCP_IE_BBF_PPPOE_SESSION_ID);
-	if (up->has & UPR_PPP)
-		return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_BBF_PPP_PROTOCOL);
+	const struct up_pdr *const ups[2] = {up4, up6};
+
+	for (int i = 0; i < 2; i++) {
+		const struct up_pdr *p = ups[i];
+
+		if (p == NULL)
+			continue;
+		if (p->has & UPR_SID)
+			return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT,
+					 PFCP_IE_BBF_PPPOE_SESSION_ID);
+		if (p->has & UPR_PPP)
+			return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT,
+					 PFCP_IE_BBF_PPP_PROTOCOL);
+		if (!is_ipoe(p))
+			return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT,
+					 PFCP_IE_BBF_OUTER_HEADER_REMOVAL);
+	}
 	if (a->lcp_on)
 		return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT,
 				 PFCP_IE_BBF_PPP_LCP_CONNECTIVITY);
-	if (n6 > 0)
-		return up_err_ie(e, PFCP_CAUSE_SERVICE_NOT_SUPPORTED, PFCP_IE_UE_IP_ADDRESS);
-	if (!(up->has & UPR_UE_IP))
+	if (up4 != NULL && !(up4->has & UPR_UE_IP))
 		return up_err_ie(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING, PFCP_IE_UE_IP_ADDRESS);
+	if (up4 != NULL && (up4->has & UPR_ETHERTYPE) && up4->ethertype != 0x0800)
+		return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_ETHERTYPE);
+	if (up4 != NULL && up6 != NULL) {
+		if ((up4->has & UPR_MAC) != (up6->has & UPR_MAC) ||
+		    memcmp(up4->mac, up6->mac, 6) != 0)
+			return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_MAC_ADDRESS);
+		if ((up4->has & UPR_STAG) != (up6->has & UPR_STAG) || up4->stag != up6->stag)
+			return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_S_TAG);
+		if ((up4->has & UPR_CTAG) != (up6->has & UPR_CTAG) || up4->ctag != up6->ctag)
+			return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_C_TAG);
+	}
 	return 0;
 }
 
@@ -245,12 +286,9 @@ validate_sub(const struct up_names *names, const struct up_rules *r, const struc
 		if (p->has & UPR_SDF)
 			return up_err_ie(e, PFCP_CAUSE_SERVICE_NOT_SUPPORTED, PFCP_IE_SDF_FILTER);
 		if (p->src_if == PFCP_IF_ACCESS) {
-			const struct up_pdr **slot = ppp_is_ipv6(p) ? &up6 : &up4;
-
-			if (is_ipoe(p) && (((p->has & UPR_UE_IP) && (p->ue_flags & PFCP_UEIP_V6)) ||
-					   ((p->has & UPR_ETHERTYPE) && p->ethertype == 0x86dd)))
-				return up_err_ie(e, PFCP_CAUSE_SERVICE_NOT_SUPPORTED,
-						 PFCP_IE_UE_IP_ADDRESS);
+			/* the family: PPPoE's PPP Protocol, IPoE's Ethertype */
+			const struct up_pdr **slot =
+				(is_ipoe(p) ? ipoe_is_ipv6(p) : ppp_is_ipv6(p)) ? &up6 : &up4;
 
 			if (*slot != NULL)
 				return up_err_rule(e, PFCP_RULE_PDR, p->id);
@@ -273,9 +311,6 @@ validate_sub(const struct up_names *names, const struct up_rules *r, const struc
 					 PFCP_IE_SOURCE_INTERFACE);
 		}
 	}
-	up = up4 != NULL ? up4 : up6;
-	if (up != NULL && is_ipoe(up) && (up6 != NULL || n6 > 0)) /* IPoE is IPv4 only */
-		return up_err_ie(e, PFCP_CAUSE_SERVICE_NOT_SUPPORTED, PFCP_IE_UE_IP_ADDRESS);
 	if ((up4 == NULL && up6 == NULL) || (dn4 == NULL && n6 == 0))
 		return up_err_ie(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING, PFCP_IE_CREATE_PDR);
 	/* each family present in both directions */
@@ -283,8 +318,8 @@ validate_sub(const struct up_names *names, const struct up_rules *r, const struc
 		return up_err_ie(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING, PFCP_IE_CREATE_PDR);
 	up = up4 != NULL ? up4 : up6;
 	dn = dn4 != NULL ? dn4 : dn6[0];
-	if (is_ipoe(up)) {
-		if (check_ipoe(up, n6, a, e) != 0)
+	if ((up4 != NULL && is_ipoe(up4)) || (up6 != NULL && is_ipoe(up6))) {
+		if (check_ipoe(up4, up6, a, e) != 0)
 			return -1;
 		ipoe = true;
 	} else if (a->arp_ping.on) {
@@ -316,10 +351,8 @@ validate_sub(const struct up_names *names, const struct up_rules *r, const struc
 	if (!ipoe && (up->sid == 0 || up->sid == 0xffff))
 		return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT,
 				 PFCP_IE_BBF_PPPOE_SESSION_ID);
-	if (ipoe && (up->has & UPR_ETHERTYPE) && up->ethertype != 0x0800)
-		return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_ETHERTYPE);
 	if (ipoe)
-		; /* the PPPoE ethertype and PPP protocol checks do not apply */
+		; /* the PPPoE ethertype and PPP protocol checks do not apply (check_ipoe()) */
 	else if (((up4 != NULL && (up4->has & UPR_ETHERTYPE) && up4->ethertype != 0x8864)) ||
 		 (up6 != NULL && (up6->has & UPR_ETHERTYPE) && up6->ethertype != 0x8864))
 		return up_err_ie(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_ETHERTYPE);
@@ -477,7 +510,7 @@ validate_sub(const struct up_names *names, const struct up_rules *r, const struc
 	/* RA offload: the /64 must be one of the session's, the MTU within the session's */
 	if (a->ra.on) {
 		bool match = false;
-		uint16_t mtu = a->mtu ? a->mtu : UP_DEFAULT_MTU;
+		uint16_t mtu = a->mtu ? a->mtu : ipoe ? UP_DEFAULT_MTU_IPOE : UP_DEFAULT_MTU;
 
 		for (int i = 0; i < n6; i++)
 			match |= dn6[i]->ue_plen == 64 &&

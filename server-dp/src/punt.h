@@ -6,14 +6,16 @@
  * answers, PAP, CHAP, IPCP, IPV6CP), PPPoE session frames of unknown
  * sessions (so the CP can answer them with PADT) and IPoE DHCPv4 client
  * frames (class dhcp: UDP 68 -> 67 to broadcast or a gateway of the line's
- * group, whether or not the client has a session). The worker puts them on an
- * SP/SC rte_ring (the punt ring) that the control thread drains.
+ * group, whether or not the client has a session), and IPoE IPv6 Router
+ * Solicitations and DHCPv6 client frames (class dhcp too, redirect bit
+ * PUNT_REDIRECT_DHCP6: UDP 546 -> 547 to ff02::1:2 or the BNG's link-local). The worker puts them
+ * on an SP/SC rte_ring (the punt ring) that the control thread drains.
  *
  * Priority classes, so that one flooding CPE cannot starve discovery or
  * keepalives of its neighbours on the same OLT port:
  *   PUNT_HIGH  session control: LCP, PAP, CHAP, IPCP, IPV6CP; and PADT
  *   PUNT_MID   PADR
- *   PUNT_LOW   PADI; session frames (IPv4/IPv6) of unknown sessions; DHCP
+ *   PUNT_LOW   PADI; session frames (IPv4/IPv6) of unknown sessions; DHCP, RS, DHCPv6
  * Which frames are redirected at all is a mask of PUNT_REDIRECT_* bits set by
  * the control thread (the CP's PFCP default session; a static fallback of
  * PUNT_REDIRECT_ALL until a CP associates). Discovery = PADI/PADR/PADT.
@@ -75,7 +77,8 @@ enum punt_class {
 #define PUNT_REDIRECT_PPP_CTRL (1u << 1)	/* LCP, PAP, CHAP, IPCP, IPV6CP */
 #define PUNT_REDIRECT_UNKNOWN_SESSION (1u << 2) /* session frames of no session */
 #define PUNT_REDIRECT_DHCP (1u << 3)		/* IPoE DHCPv4 client -> server */
-#define PUNT_REDIRECT_ALL 15u
+#define PUNT_REDIRECT_DHCP6 (1u << 4)		/* IPoE IPv6: RS, DHCPv6 client -> server */
+#define PUNT_REDIRECT_ALL 31u
 
 enum punt_reason {
 #define PUNT_REASON_DEF(sym, name) PUNT_##sym,
@@ -192,6 +195,9 @@ punt_class_of(const struct cls_result *r, const uint8_t *frame, uint32_t *bit)
 		return PUNT_LOW;
 	case CLS_IPOE_IPV4: /* the worker offers only DHCP (worker_ipoe_is_dhcp()) */
 		*bit = PUNT_REDIRECT_DHCP;
+		return PUNT_LOW;
+	case CLS_IPOE_IPV6: /* the worker offers only RS and DHCPv6 (class dhcp too) */
+		*bit = PUNT_REDIRECT_DHCP6;
 		return PUNT_LOW;
 	default:
 		*bit = 0;

@@ -192,23 +192,23 @@ ra_tick(struct ra_table *t, uint64_t now_ms, ra_send_fn send, void *arg)
 	return sent;
 }
 
-size_t
-ra_build(uint8_t *f, size_t cap, const uint8_t *hdr30, const struct pfcp_ra_offload *ra)
+/*
+ * The IPv6 header and RA at ip (zeroed here); slla: the Source Link-Layer
+ * Address option's MAC, NULL for none (PPP). Returns the IPv6 packet's
+ * length, or 0 when it does not fit in cap.
+ */
+static size_t
+ra_fill(uint8_t *ip, size_t cap, const uint8_t *slla, const struct pfcp_ra_offload *ra)
 {
 	static const uint8_t all_nodes[16] = {0xff, 0x02, [15] = 1};
 	size_t n_dns = ra->n_dns > PFCP_RA_MAX_DNS ? PFCP_RA_MAX_DNS : ra->n_dns;
-	size_t plen = 16 + 32 + (ra->mtu ? 8 : 0) + (n_dns ? 8 + 16 * n_dns : 0);
-	size_t total = 30 + 40 + plen, o;
-	uint8_t *ip = f + 30, *r = ip + 40;
+	size_t plen = 16 + (slla ? 8 : 0) + 32 + (ra->mtu ? 8 : 0) + (n_dns ? 8 + 16 * n_dns : 0);
+	uint8_t *r = ip + 40;
 	uint16_t ck;
+	size_t o;
 
-	if (cap < total)
+	if (cap < 40 + plen)
 		return 0;
-	memcpy(f, hdr30, 30);
-	f[26] = (uint8_t)((40 + plen + 2) >> 8); /* PPPoE length */
-	f[27] = (uint8_t)(40 + plen + 2);
-	f[28] = 0x00;
-	f[29] = 0x57;
 	memset(ip, 0, 40 + plen);
 	ip[0] = 0x60;
 	ip[4] = (uint8_t)(plen >> 8);
@@ -226,6 +226,12 @@ ra_build(uint8_t *f, size_t cap, const uint8_t *hdr30, const struct pfcp_ra_offl
 	r[7] = (uint8_t)ra->lifetime_s;
 	/* Reachable Time, Retrans Timer: 0 (unspecified) */
 	o = 16;
+	if (slla) {
+		r[o] = 1; /* Source Link-Layer Address */
+		r[o + 1] = 1;
+		memcpy(r + o + 2, slla, 6);
+		o += 8;
+	}
 	r[o] = 3; /* Prefix Information */
 	r[o + 1] = 4;
 	r[o + 2] = 64;
@@ -254,5 +260,40 @@ ra_build(uint8_t *f, size_t cap, const uint8_t *hdr30, const struct pfcp_ra_offl
 	ck = ip6_l4_csum(ip, r, (uint32_t)plen, ICMP6_NH);
 	r[2] = (uint8_t)(ck >> 8);
 	r[3] = (uint8_t)ck;
-	return total;
+	return 40 + plen;
+}
+
+size_t
+ra_build(uint8_t *f, size_t cap, const uint8_t *hdr30, const struct pfcp_ra_offload *ra)
+{
+	size_t l3;
+
+	if (cap < 30)
+		return 0;
+	l3 = ra_fill(f + 30, cap - 30, NULL, ra);
+	if (l3 == 0)
+		return 0;
+	memcpy(f, hdr30, 30);
+	f[26] = (uint8_t)((l3 + 2) >> 8); /* PPPoE length */
+	f[27] = (uint8_t)(l3 + 2);
+	f[28] = 0x00;
+	f[29] = 0x57;
+	return 30 + l3;
+}
+
+size_t
+ra_build_ipoe(uint8_t *f, size_t cap, const uint8_t *hdr22, const struct pfcp_ra_offload *ra)
+{
+	size_t l3;
+
+	if (cap < 22)
+		return 0;
+	/* the SLLA option: the frame's source, the AC MAC */
+	l3 = ra_fill(f + 22, cap - 22, hdr22 + 6, ra);
+	if (l3 == 0)
+		return 0;
+	memcpy(f, hdr22, 22);
+	f[20] = 0x86;
+	f[21] = 0xdd;
+	return 22 + l3;
 }

@@ -51,6 +51,15 @@ struct ra_counters {
  */
 size_t ra_build(uint8_t *frame, size_t cap, const uint8_t *hdr30, const struct pfcp_ra_offload *ra);
 
+/*
+ * The same RA for an IPoE session: hdr22 is its 22-byte QinQ + Ethernet
+ * header (rewrite.h IPoE template: client MAC, AC MAC, tags), whose
+ * Ethertype becomes 0x86DD; the RA carries a Source Link-Layer Address
+ * option with the AC MAC before the Prefix Information.
+ */
+size_t ra_build_ipoe(uint8_t *frame, size_t cap, const uint8_t *hdr22,
+		     const struct pfcp_ra_offload *ra);
+
 /* Per-session table for capacity sessions; NULL on no memory. */
 struct ra_table *ra_create(uint32_t capacity, uint32_t max_sends, uint64_t seed);
 void ra_free(struct ra_table *t);

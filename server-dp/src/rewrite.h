@@ -9,6 +9,7 @@
  *   rw_core_strip()    core Ethernet header and padding off (CLS_CORE_IPV4);
  *   rw_encap_pppoe()   the session's 30-byte access header on, from a template;
  *   rw_encap_ipoe()    an IPoE session's 22-byte header (QinQ + Ethernet);
+ *   rw_encap_ipoe6()   the same with Ethertype IPv6;
  * Both directions:
  *   rw_ipv4_ttl_dec()  TTL - 1, RFC 1624 incremental checksum;
  *   rw_ipv4_dscp_set() DSCP rewrite (ECN kept), incremental checksum;
@@ -291,8 +292,9 @@ rw_decap_pppoe(struct rte_mbuf *m, const struct cls_result *r, const struct rw_c
 	uint8_t *h;
 
 	if ((r->kind != CLS_PPPOE_SESS_IPV4 && r->kind != CLS_PPPOE_SESS_IPV6 &&
-	     r->kind != CLS_IPOE_IPV4) ||
-	    r->l3_off < (r->kind == CLS_IPOE_IPV4 ? RW_IPOE_LEN : RW_ENCAP_LEN) ||
+	     r->kind != CLS_IPOE_IPV4 && r->kind != CLS_IPOE_IPV6) ||
+	    r->l3_off < ((r->kind == CLS_IPOE_IPV4 || r->kind == CLS_IPOE_IPV6) ? RW_IPOE_LEN
+										: RW_ENCAP_LEN) ||
 	    r->l3_off < ct->len || end > rte_pktmbuf_data_len(m) || end > rte_pktmbuf_pkt_len(m))
 		return -EINVAL;
 	pad = rte_pktmbuf_pkt_len(m) - end;
@@ -434,6 +436,44 @@ rw_encap_pppoe6(struct rte_mbuf *m, const struct rw_encap_tmpl *t, const struct 
 	h[RW_ENCAP_LEN - 2] = 0x00;
 	h[RW_ENCAP_LEN - 1] = 0x57;
 	return 0;
+}
+
+/*
+ * IPoE IPv6: the IPoE template's 22-byte header with Ethertype 0x86DD, for m
+ * holding exactly an IPv6 packet. -EINVAL for a PPPoE template or a length
+ * that is not the packet's; -ENOSPC without the headroom.
+ */
+static inline int
+rw_encap_ipoe6(struct rte_mbuf *m, const struct rw_encap_tmpl *t, const struct rw_pcp_map *pcp,
+	       uint8_t tc)
+{
+	const uint8_t *ip = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint16_t tci_pcp;
+	uint8_t *h;
+
+	if (!t->ipoe || rte_pktmbuf_data_len(m) < 40 ||
+	    40u + rte_be_to_cpu_16(rw_load16(ip + 4)) != rte_pktmbuf_pkt_len(m))
+		return -EINVAL;
+	h = (uint8_t *)rte_pktmbuf_prepend(m, RW_IPOE_LEN);
+	if (h == NULL)
+		return -ENOSPC;
+	memcpy(h, t->hdr, RW_IPOE_LEN);
+	tci_pcp = (uint16_t)((pcp->pcp[tc & (RW_NUM_TC - 1)] & 7) << 5);
+	h[RW_STAG_TCI_OFF] |= (uint8_t)tci_pcp;
+	h[RW_CTAG_TCI_OFF] |= (uint8_t)tci_pcp;
+	h[RW_IPOE_LEN - 2] = 0x86;
+	h[RW_IPOE_LEN - 1] = 0xdd;
+	return 0;
+}
+
+/* The access header of a session's IPv6 packet: PPPoE or IPoE by its template. */
+static inline int
+rw_encap_ipv6(struct rte_mbuf *m, const struct rw_encap_tmpl *t, const struct rw_pcp_map *pcp,
+	      uint8_t tc)
+{
+	if (t->ipoe)
+		return rw_encap_ipoe6(m, t, pcp, tc);
+	return rw_encap_pppoe6(m, t, pcp, tc);
 }
 
 /* The DSCP of the IPv6 header at ip (upper 6 bits of the traffic class). */

@@ -116,7 +116,8 @@ arpping_apply(struct app *a, uint32_t id, const struct up_sub *u)
 {
 	const struct dp_session *s = session_get(a->sessions, id);
 
-	if (u->kind != UP_SUB_IPOE || !u->arp_ping.on ||
+	/* the ping is an ARP request to the session's IPv4 address: not without IPv4 */
+	if (u->kind != UP_SUB_IPOE || !u->arp_ping.on || u->ipv4 == 0 ||
 	    arpping_enable(a->arpping, id, u->arp_ping.interval_s, u->arp_ping.count,
 			   __atomic_load_n(&s->pkts_up, __ATOMIC_RELAXED), control_now_ms()) != 0)
 		arpping_disable(a->arpping, id);
@@ -140,8 +141,7 @@ sub_install(void *ctx, const struct up_sub *u, uint32_t *handle)
 	p.group = a->cfg->lines[line].group;
 	g = &a->cfg->line_groups[p.group];
 	if (!(g->session_types &
-	      (u->kind == UP_SUB_IPOE ? DP_SESSION_TYPE_IPOE : DP_SESSION_TYPE_PPPOE)) ||
-	    (u->kind == UP_SUB_IPOE && (u->ipv4 == 0 || u->n_prefix6 != 0))) {
+	      (u->kind == UP_SUB_IPOE ? DP_SESSION_TYPE_IPOE : DP_SESSION_TYPE_PPPOE))) {
 		subs_stats.refused_type++;
 		return -EINVAL;
 	}
@@ -344,7 +344,8 @@ sub_redirect(void *ctx, const struct up_redirect *r)
 			((r->classes & UP_REDIRECT_PPP_CONTROL) ? PUNT_REDIRECT_PPP_CTRL : 0) |
 			((r->classes & UP_REDIRECT_UNKNOWN_SESSION) ? PUNT_REDIRECT_UNKNOWN_SESSION
 								    : 0) |
-			((r->classes & UP_REDIRECT_DHCP) ? PUNT_REDIRECT_DHCP : 0),
+			((r->classes & UP_REDIRECT_DHCP) ? PUNT_REDIRECT_DHCP : 0) |
+			((r->classes & UP_REDIRECT_DHCP6) ? PUNT_REDIRECT_DHCP6 : 0),
 	};
 
 	control_redirect_set(ctx, &cr);

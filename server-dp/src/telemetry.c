@@ -92,6 +92,8 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "lcp_answered", w->lcp_answered);
 	rte_tel_data_add_dict_u64(d, "lcp_consumed", w->lcp_consumed);
 	rte_tel_data_add_dict_u64(d, "ipoe_arp_replies", w->ipoe_arp_replies);
+	rte_tel_data_add_dict_u64(d, "ipoe_na_replies", w->ipoe_na_replies);
+	rte_tel_data_add_dict_u64(d, "ipoe6_punted", w->ipoe6_punted);
 	rte_tel_data_add_dict_u64(d, "icmp_sent", w->icmp_sent);
 	rte_tel_data_add_dict_u64(d, "fragmented", w->fragmented);
 	rte_tel_data_add_dict_u64(d, "up6_pkts", w->up6_pkts);

@@ -134,6 +134,48 @@ vxlan_ipoe_check(const struct line_map *lm, uint16_t line, const uint8_t *frame,
 	return vxlan_count(c, VXLAN_INJECT_OK, line);
 }
 
+/*
+ * IPoE IPv6: the CP's answers on the redirect (docs/dp/control-frames.md): on a
+ * line of a group that allows IPoE, from its AC MAC to a unicast client MAC,
+ * IPv6 from the BNG's link-local (fe80:: + modified EUI-64 of the AC MAC),
+ * no extension header: a Router Advertisement or Neighbor Advertisement with
+ * hop limit 255, or UDP from port 547 to port 546 (DHCPv6 server -> client).
+ */
+static int
+vxlan_ipoe6_check(const struct line_map *lm, uint16_t line, const uint8_t *frame, uint16_t len,
+		  struct vxlan_counters *c)
+{
+	const uint8_t *ip = frame + 22;
+	uint64_t ac = lm->lines[line].ac_mac;
+	uint16_t paylen;
+	uint8_t ll[16] = {0xfe, 0x80};
+
+	if (!(lm->lines[line].flags & LM_LINE_IPOE))
+		return vxlan_count(c, VXLAN_INJECT_IPOE, -EPERM);
+	if (mac_key(frame + 6) != ac)
+		return vxlan_count(c, VXLAN_INJECT_SRC_MAC, -EPERM);
+	if (mac_key(frame) == 0 || (frame[0] & 0x01))
+		return vxlan_count(c, VXLAN_INJECT_DST_MAC, -EPERM);
+	if (len < 22 + 40 + 8 || (ip[0] >> 4) != 6)
+		return vxlan_count(c, VXLAN_INJECT_IPOE6, -EPERM);
+	paylen = cls_be16(ip + 4);
+	ll[8] = (uint8_t)(ac >> 40) ^ 0x02;
+	ll[9] = (uint8_t)(ac >> 32);
+	ll[10] = (uint8_t)(ac >> 24);
+	ll[11] = 0xff;
+	ll[12] = 0xfe;
+	ll[13] = (uint8_t)(ac >> 16);
+	ll[14] = (uint8_t)(ac >> 8);
+	ll[15] = (uint8_t)ac;
+	if (paylen < 8 || paylen > len - 22 - 40 || memcmp(ip + 8, ll, 16) != 0)
+		return vxlan_count(c, VXLAN_INJECT_IPOE6, -EPERM);
+	if (ip[6] == 58 && ip[7] == 255 && (ip[40] == 134 || ip[40] == 136))
+		return vxlan_count(c, VXLAN_INJECT_OK, line);
+	if (ip[6] == 17 && cls_be16(ip + 40) == 547 && cls_be16(ip + 42) == 546)
+		return vxlan_count(c, VXLAN_INJECT_OK, line);
+	return vxlan_count(c, VXLAN_INJECT_IPOE6, -EPERM);
+}
+
 int
 vxlan_inject_check(const struct line_map *lm, const uint8_t *frame, uint16_t len,
 		   struct vxlan_counters *c)
@@ -155,6 +197,8 @@ vxlan_inject_check(const struct line_map *lm, const uint8_t *frame, uint16_t len
 	et = cls_be16(frame + 20);
 	if (et == CLS_ETH_IPV4)
 		return vxlan_ipoe_check(lm, line, frame, len, c);
+	if (et == CLS_ETH_IPV6)
+		return vxlan_ipoe6_check(lm, line, frame, len, c);
 	if (et != CLS_ETH_PPPOE_DISC && et != CLS_ETH_PPPOE_SESS)
 		return vxlan_count(c, VXLAN_INJECT_ETHERTYPE, -EPERM);
 	if (mac_key(frame + 6) != lm->lines[line].ac_mac)

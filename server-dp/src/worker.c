@@ -6,7 +6,9 @@
  *   2. sort by kind into the upstream IPv4, downstream IPv4 and control lists;
  *      discovery and IPoE DHCP are punted, core ARP goes to the control
  *      thread, IPoE ARP is answered in place; IPoE IPv4 data joins the
- *      upstream list (keyed by line and MAC, PPPoE session id 0);
+ *      upstream list (keyed by line and MAC, PPPoE session id 0); IPoE IPv6:
+ *      RS and DHCPv6 are punted, NS answered in place, data joins the IPv6
+ *      upstream list with PPPoE IPv6;
  *   3. upstream (PPPoE and IPoE): one bulk session lookup, anti-spoofing; then for the frames
  *      left one bulk ACL classification and one bulk route lookup; then per
  *      frame policer, route kind, TTL, DSCP, MSS, next hop, decapsulation;
@@ -30,6 +32,7 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
+#include "nd.h"
 #include "worker.h"
 
 const char *const app_drop_names[APP_DROP_MAX] = {
@@ -493,12 +496,16 @@ upstream6(struct app *a, struct rte_mbuf **pkts, struct cls_result *res, uint16_
 		enum app_drop why;
 
 		if (ids[i] == SESSION_ID_NONE) {
-			punt(a, m, r, now); /* unknown session: the CP answers PADT */
+			if (r->kind == CLS_IPOE_IPV6) /* never punted: RS/DHCPv6 went already */
+				drop(a, m, APP_DROP_IPOE_NO_SESSION);
+			else
+				punt(a, m, r, now); /* unknown session: the CP answers PADT */
 			continue;
 		}
 		s = session_get(a->sessions, ids[i]);
 		s6 = session6_get(a->sessions, ids[i]);
-		if (unlikely(v6_is_control(ip, r->l3_len))) {
+		/* (IPoE control never gets here: ipoe6_sort()) */
+		if (unlikely(r->kind == CLS_PPPOE_SESS_IPV6 && v6_is_control(ip, r->l3_len))) {
 			struct cls_result cr = *r;
 
 			/* with the PPP control class (docs/dp/pfcp.md section 7) */
@@ -516,7 +523,7 @@ upstream6(struct app *a, struct rte_mbuf **pkts, struct cls_result *res, uint16_
 			goto refused;
 		}
 		if (unlikely(!session6_src_ok(s6, session6_hi64(ip + 8)))) {
-			why = APP_DROP_SPOOF;
+			why = r->kind == CLS_IPOE_IPV6 ? APP_DROP_IPOE6_SPOOF : APP_DROP_SPOOF;
 			goto refused;
 		}
 		if (unlikely(acl_classify6(a->acl, ACL_UP, ip, r->l3_len, &w->acl))) {
@@ -535,7 +542,7 @@ upstream6(struct app *a, struct rte_mbuf **pkts, struct cls_result *res, uint16_
 				continue;
 			}
 			rte_pktmbuf_adj(m, r->l3_off);
-			if (rw_encap_pppoe6(m, &s->encap, &a->pcp, 0) != 0) {
+			if (rw_encap_ipv6(m, &s->encap, &a->pcp, 0) != 0) {
 				drop(a, m, APP_DROP_REWRITE);
 				continue;
 			}
@@ -641,7 +648,7 @@ downstream6(struct app *a, struct rte_mbuf **pkts, struct cls_result *res, uint1
 		if (ip[6] == RW_IPPROTO_TCP)
 			rw_tcp6_mss_clamp(ip, r->l3_len, (uint16_t)(s->mtu - 60));
 		if (unlikely(rw_core_strip(m, r) != 0 ||
-			     rw_encap_pppoe6(m, &s->encap, &a->pcp, tc) != 0)) {
+			     rw_encap_ipv6(m, &s->encap, &a->pcp, tc) != 0)) {
 			s->drops_down++;
 			drop(a, m, APP_DROP_REWRITE);
 			continue;
@@ -657,7 +664,8 @@ downstream6(struct app *a, struct rte_mbuf **pkts, struct cls_result *res, uint1
 		w->down6_pkts++;
 		w->down6_bytes += len;
 		hqos_mark(m, s->sched, tc, queue);
-		m->packet_type = RTE_PTYPE_L3_IPV6; /* for sched_account()'s IPv6 counters */
+		/* for sched_account(): the IPv6 counters, the access header's length */
+		m->packet_type = RTE_PTYPE_L3_IPV6 | (s->encap.ipoe ? RTE_PTYPE_L2_ETHER_QINQ : 0);
 		o->sched[o->n_sched++] = m;
 		continue;
 	to_core : {
@@ -850,6 +858,152 @@ handoff(struct app *a, struct rte_mbuf **d4, const struct cls_result *r4, uint16
 		drop(a, h[i].m, APP_DROP_HANDOFF);
 }
 
+/* --- IPoE IPv6 --------------------------------------------------------------------- */
+
+/* The BNG's link-local on an IPoE line: fe80::/64 + modified EUI-64 of the AC MAC (key). */
+static inline void
+ipoe6_bng_ll(uint64_t ac_mac, uint8_t ll[16])
+{
+	memset(ll, 0, 16);
+	ll[0] = 0xfe;
+	ll[1] = 0x80;
+	ll[8] = (uint8_t)(ac_mac >> 40) ^ 0x02;
+	ll[9] = (uint8_t)(ac_mac >> 32);
+	ll[10] = (uint8_t)(ac_mac >> 24);
+	ll[11] = 0xff;
+	ll[12] = 0xfe;
+	ll[13] = (uint8_t)(ac_mac >> 16);
+	ll[14] = (uint8_t)(ac_mac >> 8);
+	ll[15] = (uint8_t)ac_mac;
+}
+
+#define IPOE6_NA_LEN (RW_IPOE_LEN + 40 + 32) /* QinQ + IPv6 + NA with the TLLA option */
+
+/*
+ * A Neighbor Solicitation of an IPoE subscriber, answered in place (as ARP):
+ * from a MAC with an IPv6 session on the line, not from :: (DAD), for the
+ * BNG's link-local or (proxy) another address of the session's /64 (a
+ * prefix of length 64) other than the sender's own. The answer: NA from the
+ * AC MAC and the BNG's link-local to the sender, flags R|S, Target
+ * Link-Layer Address = the AC MAC, tags kept. Anything else: counted drop.
+ */
+static void
+ipoe6_ns(struct app *a, const struct line_map *lm, struct rte_mbuf *m, const struct cls_result *r)
+{
+	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *), *ip = f + r->l3_off, *icmp = ip + 40;
+	const uint8_t *macs[1] = {f + 6};
+	uint64_t ac = lm->lines[r->line].ac_mac;
+	uint8_t ll[16], src[16], target[16], client[6];
+	const struct dp_session6 *s6;
+	struct nd_msg nd;
+	bool ok;
+	uint32_t id;
+	uint16_t ck;
+
+	if (nd_parse(ip, r->l3_len, &nd) != ND_OK || nd.type != ND_TYPE_NS ||
+	    ip6_is_unspecified(nd.src) || m->nb_segs != 1) {
+		drop(a, m, APP_DROP_IPOE6_ND);
+		return;
+	}
+	session_lookup_up_burst(a->sessions, r, macs, 1, &id);
+	if (id == SESSION_ID_NONE || (s6 = session6_get(a->sessions, id))->n == 0) {
+		drop(a, m, APP_DROP_IPOE6_ND);
+		return;
+	}
+	ipoe6_bng_ll(ac, ll);
+	ok = memcmp(nd.target, ll, 16) == 0;
+	for (unsigned int k = 0; !ok && k < s6->n && k < SESSION6_MAX_PREFIX; k++)
+		ok = s6->plen[k] == 64 && session6_hi64(nd.target) == s6->pfx[k] &&
+		     memcmp(nd.target, nd.src, 16) != 0;
+	if (!ok) {
+		drop(a, m, APP_DROP_IPOE6_ND);
+		return;
+	}
+	/* the frame becomes exactly the NA */
+	if (rte_pktmbuf_pkt_len(m) > IPOE6_NA_LEN)
+		rte_pktmbuf_trim(m, (uint16_t)(rte_pktmbuf_pkt_len(m) - IPOE6_NA_LEN));
+	else if (rte_pktmbuf_pkt_len(m) < IPOE6_NA_LEN &&
+		 rte_pktmbuf_append(m, (uint16_t)(IPOE6_NA_LEN - rte_pktmbuf_pkt_len(m))) == NULL) {
+		drop(a, m, APP_DROP_REWRITE);
+		return;
+	}
+	memcpy(src, nd.src, 16);
+	memcpy(target, nd.target, 16);
+	memcpy(client, f + 6, 6);
+	memcpy(f, client, 6);
+	neigh_mac_bytes(ac, f + 6);
+	ip = f + RW_IPOE_LEN;
+	icmp = ip + 40;
+	memset(ip, 0, 40 + 32);
+	ip[0] = 0x60;
+	ip[5] = 32;
+	ip[6] = ICMP6_NH;
+	ip[7] = 255;
+	memcpy(ip + 8, ll, 16);
+	memcpy(ip + 24, src, 16);
+	icmp[0] = ND_TYPE_NA;
+	icmp[4] = ND_NA_R | ND_NA_S;
+	memcpy(icmp + 8, target, 16);
+	icmp[24] = ND_OPT_TLLA;
+	icmp[25] = 1;
+	memcpy(icmp + 26, f + 6, 6);
+	ck = ip6_l4_csum(ip, icmp, 32, ICMP6_NH);
+	icmp[2] = (uint8_t)(ck >> 8);
+	icmp[3] = (uint8_t)ck;
+	a->wstats.ipoe_na_replies++;
+	out_tx(a, m);
+}
+
+/*
+ * An IPoE IPv6 frame (CLS_IPOE_IPV6): 1 when it is data for upstream6()
+ * (unicast MAC, global source and destination, not Neighbor Discovery, so a
+ * unicast NS for a neighbour of the /64 is answered, never routed); else
+ * consumed here:
+ * Router Solicitations (hop limit 255) and DHCPv6 client frames (UDP 546 ->
+ * 547 to ff02::1:2 or the BNG's link-local) punted in class dhcp whether or
+ * not the MAC has a session, NS answered (ipoe6_ns()), the rest of
+ * link-local / multicast and Neighbor Discovery dropped and counted.
+ */
+static inline int
+ipoe6_sort(struct app *a, const struct line_map *lm, struct rte_mbuf *m, const struct cls_result *r,
+	   uint64_t now)
+{
+	const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *), *ip = f + r->l3_off;
+	static const uint8_t all_dhcp[16] = {0xff, 0x02, [13] = 1, [15] = 2};
+	uint8_t ll[16];
+
+	if (unlikely(!(lm->lines[r->line].flags & LM_LINE_IPOE))) {
+		drop(a, m, APP_DROP_IPOE);
+		return 0;
+	}
+	/* data: unicast MAC, global addresses, not Neighbor Discovery (ICMPv6 133..137) */
+	if (likely(!(f[0] & 1) && ip6_is_global(ip + 8) && ip6_is_global(ip + 24) &&
+		   (ip[6] != ICMP6_NH || r->l3_len <= 40 || ip[40] < 133 || ip[40] > 137)))
+		return 1;
+	if (ip[6] == ICMP6_NH && r->l3_len >= 40 + 8) {
+		if (ip[40] == 133 && ip[7] == 255) {
+			a->wstats.ipoe6_punted++;
+			punt(a, m, r, now);
+		} else if (ip[40] == ND_TYPE_NS) {
+			ipoe6_ns(a, lm, m, r);
+		} else {
+			drop(a, m, APP_DROP_IPOE6_LOCAL);
+		}
+		return 0;
+	}
+	if (ip[6] == 17 && r->l3_len >= 40 + 8 && cls_be16(ip + 40) == 546 &&
+	    cls_be16(ip + 42) == 547) {
+		ipoe6_bng_ll(lm->lines[r->line].ac_mac, ll);
+		if (memcmp(ip + 24, all_dhcp, 16) == 0 || memcmp(ip + 24, ll, 16) == 0) {
+			a->wstats.ipoe6_punted++;
+			punt(a, m, r, now);
+			return 0;
+		}
+	}
+	drop(a, m, APP_DROP_IPOE6_LOCAL);
+	return 0;
+}
+
 /* --- the burst ----------------------------------------------------------------- */
 
 void
@@ -919,7 +1073,10 @@ worker_burst(struct app *a, struct rte_mbuf **pkts, uint16_t n, uint64_t now)
 			down6[nd6++] = m;
 			break;
 		case CLS_IPOE_IPV6:
-			drop(a, m, APP_DROP_IPV6);
+			if (ipoe6_sort(a, lm, m, &res[i], now)) {
+				u6res[nu6] = res[i];
+				up6[nu6++] = m;
+			}
 			break;
 		default: /* CLS_DROP: counted by the classifier */
 			rte_pktmbuf_free(m);

@@ -390,6 +390,46 @@ pb_default_dhcp(struct pfcp_msg *m)
 	p->far_id = 1;
 }
 
+/*
+ * Dual stack over IPoE (docs/dp/pfcp.md "IPoE with IPv6"): pb_add_ipv6() on a
+ * pb_establish_ipoe() request, with PDR 3 the IPoE upstream IPv6 PDR: PDR 1's
+ * PDI with Ethertype 0x86DD and no UE IP Address. v6only: PDRs 3, 4, 5 only.
+ */
+static inline void
+pb_add_ipoe6(struct pfcp_msg *m, bool v6only)
+{
+	pb_add_ipv6(m, v6only);
+	for (int i = 0; i < m->n_create_pdr; i++) {
+		struct pfcp_pdr *p = &m->create_pdr[i];
+
+		if (p->id != 3)
+			continue;
+		p->pdi.present &= ~(uint32_t)(PFCP_PDI_PPP_PROTO | PFCP_PDI_UE_IP);
+		memset(&p->pdi.ppp, 0, sizeof(p->pdi.ppp));
+		memset(&p->pdi.ue_ip, 0, sizeof(p->pdi.ue_ip));
+		p->pdi.eth.ethertype = 0x86dd;
+	}
+}
+
+/* Add the dhcp class's IPv6 PDR (PDR 5, precedence 31: RS and DHCPv6 of IPoE lines). */
+static inline void
+pb_default_dhcp6(struct pfcp_msg *m)
+{
+	struct pfcp_pdr *p = &m->create_pdr[m->n_create_pdr++];
+
+	p->present = PFCP_PDR_ID | PFCP_PDR_PRECEDENCE | PFCP_PDR_PDI | PFCP_PDR_FAR_ID;
+	p->id = 5;
+	p->precedence = 31;
+	p->pdi.present = PFCP_PDI_SRC_IF | PFCP_PDI_ETH | PFCP_PDI_SDF;
+	p->pdi.src_if = PFCP_IF_ACCESS;
+	p->pdi.eth.present = PFCP_EF_ETHERTYPE;
+	p->pdi.eth.ethertype = 0x86dd;
+	p->pdi.sdf.flags = PFCP_SDF_FD;
+	p->pdi.sdf.fd_len = sizeof(PFCP_SDF_DHCP6_FD) - 1;
+	memcpy(p->pdi.sdf.fd, PFCP_SDF_DHCP6_FD, p->pdi.sdf.fd_len);
+	p->far_id = 1;
+}
+
 static inline void
 pb_delete(struct pfcp_msg *m, uint64_t up_seid, uint32_t seq)
 {

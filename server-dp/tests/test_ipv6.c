@@ -321,6 +321,28 @@ test_ra(void)
 	CHECKF(f[118] == 5 && f[119] == 1 && ((f[124] << 8) | f[125]) == 1492, "MTU option");
 	CHECKF(f[126] == 25 && f[127] == 3 && f[149] == 0x53, "RDNSS");
 	CHECKF(ip6_l4_csum(f + 30, f + 70, (uint32_t)(n - 70), 58) == 0, "checksum verifies");
+	/* IPoE (dual stack over IPoE): QinQ + 0x86DD from the template, SLLA = the AC MAC first */
+	{
+		uint8_t h22[22], g[RA_FRAME_MAX];
+		size_t k;
+
+		memset(h22, 0x33, sizeof(h22));
+		memcpy(h22 + 6, "\x02\xbb\x00\x00\x00\x01", 6);
+		h22[20] = 0x08;
+		h22[21] = 0x00;
+		k = ra_build_ipoe(g, sizeof(g), h22, &ra);
+		CHECKF(k == 22 + 40 + 16 + 8 + 32 + 8 + 24, "IPoE RA length %zu", k);
+		CHECKF(memcmp(g, h22, 20) == 0 && g[20] == 0x86 && g[21] == 0xdd,
+		       "IPoE RA: the template's MACs and tags, Ethertype 0x86DD");
+		CHECKF(g[22 + 7] == 255 && g[22 + 8] == 0xfe && g[22 + 9] == 0x80 && g[62] == 134,
+		       "IPoE RA: fe80::IID, hop limit 255, type 134");
+		CHECKF(g[78] == 1 && g[79] == 1 && memcmp(g + 80, h22 + 6, 6) == 0,
+		       "IPoE RA: Source Link-Layer Address option = the AC MAC");
+		CHECKF(memcmp(g + 86, f + 86, 64) == 0, "IPoE RA: then the PPPoE RA's options");
+		CHECKF(ip6_l4_csum(g + 22, g + 62, (uint32_t)(k - 62), 58) == 0,
+		       "IPoE RA: checksum verifies");
+		CHECKF(ra_build_ipoe(g, k - 1, h22, &ra) == 0, "IPoE RA: short buffer");
+	}
 
 	/* timing: 0, 4, 8 s, then every 10 s +-10% */
 	S.now = 1000;

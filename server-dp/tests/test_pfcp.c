@@ -1396,7 +1396,9 @@ test_up_default_session(void)
 	CHECK(last_cause() == 1 && F.redirects == 1 && F.installs == 0, "default accepted");
 	dseid = up_seid_of_last();
 	CHECK(F.redir.cp_ip == PB_CP_IP && F.redir.cp_port == 4789 &&
-		      F.redir.classes == (UP_REDIRECT_ALL & ~UP_REDIRECT_DHCP) && !F.redir.fallback,
+		      F.redir.classes ==
+			      (UP_REDIRECT_ALL & ~(UP_REDIRECT_DHCP | UP_REDIRECT_DHCP6)) &&
+		      !F.redir.fallback,
 	      "redirect to the CP's VXLAN endpoint");
 	pb_default(&M, 2, 20, PB_CP_IP, 4789);
 	CHECK(feed_msg(u, &M, 0) == 64, "a second default session");
@@ -1437,7 +1439,11 @@ test_up_default_session(void)
 	      "ipv4 class without the dhcp sdf filter");
 	pb_default(&M, 3, 25, PB_CP_IP, 4789);
 	M.create_pdr[0].pdi.eth.ethertype = 0x86dd;
-	CHECK(feed_msg(u, &M, 0) == 76 && M2.offending_ie == PFCP_IE_ETHERTYPE, "ipv6 class");
+	CHECK(feed_msg(u, &M, 0) == 67 && M2.offending_ie == PFCP_IE_SDF_FILTER,
+	      "ipv6 class without the dhcpv6 sdf filter");
+	pb_default(&M, 3, 25, PB_CP_IP, 4789);
+	M.create_pdr[0].pdi.eth.ethertype = 0x88cc;
+	CHECK(feed_msg(u, &M, 0) == 76 && M2.offending_ie == PFCP_IE_ETHERTYPE, "lldp class");
 	pb_default(&M, 3, 26, PB_CP_IP, 4789);
 	M.create_far[0].fwd.present &= ~PFCP_FWD_OHC;
 	CHECK(feed_msg(u, &M, 0) == 67 && M2.offending_ie == PFCP_IE_OUTER_HEADER_CREATION,
@@ -2448,6 +2454,16 @@ pb_sub_ipoe(void)
 	return s;
 }
 
+/* Whether the n bytes of v occur in the len bytes of buf. */
+static bool
+bytes_in(const uint8_t *buf, size_t len, const uint8_t *v, size_t n)
+{
+	for (size_t i = 0; i + n <= len; i++)
+		if (memcmp(buf + i, v, n) == 0)
+			return true;
+	return false;
+}
+
 static void
 test_ipoe_vectors(void)
 {
@@ -2489,6 +2505,42 @@ test_ipoe_vectors(void)
 		      M.create_pdr[3].pdi.sdf.fd_len == 35 &&
 		      memcmp(M.create_pdr[3].pdi.sdf.fd, PFCP_SDF_DHCP_FD, 35) == 0,
 	      "default+dhcp decodes");
+
+	/* dual stack over IPoE: PDR 3 and the dhcp class's IPv6 PDR, inside what the builders
+	 * encode */
+	{
+		static uint8_t buf[2048];
+		int n;
+
+		pb_establish_ipoe(&M, &s, 0x1003, 10);
+		pb_add_ipoe6(&M, false);
+		n = pfcp_msg_encode(&M, buf, sizeof(buf));
+		CHECK(n > 0 && bytes_in(buf, (size_t)n, v_ipoe6_up_pdr, sizeof(v_ipoe6_up_pdr)),
+		      "ipoe6: pdr 3 == vector");
+		CHECK(pfcp_msg_decode(buf, (size_t)n, &M, &e) == PFCP_OK && M.n_create_pdr == 5 &&
+			      M.create_pdr[2].id == 3 &&
+			      M.create_pdr[2].bbf_ohr == PFCP_BBF_OHR_ETHERNET &&
+			      M.create_pdr[2].pdi.eth.ethertype == 0x86dd &&
+			      !(M.create_pdr[2].pdi.present &
+				(PFCP_PDI_UE_IP | PFCP_PDI_PPPOE_SID | PFCP_PDI_PPP_PROTO)),
+		      "ipoe6: pdr 3 decodes");
+		pb_default(&M, 1, 8, PB_CP_IP, 4789);
+		pb_default_dhcp(&M);
+		pb_default_dhcp6(&M);
+		n = pfcp_msg_encode(&M, buf, sizeof(buf));
+		CHECK(n > 0 &&
+			      bytes_in(buf, (size_t)n, v_default_dhcp6_pdr,
+				       sizeof(v_default_dhcp6_pdr)) &&
+			      bytes_in(buf, (size_t)n, v_default_dhcp_pdr,
+				       sizeof(v_default_dhcp_pdr)),
+		      "default+dhcp+dhcp6: both dhcp pdrs == vectors");
+		CHECK(pfcp_msg_decode(buf, (size_t)n, &M, &e) == PFCP_OK && M.n_create_pdr == 5 &&
+			      M.create_pdr[4].pdi.eth.ethertype == 0x86dd &&
+			      M.create_pdr[4].pdi.sdf.flags == PFCP_SDF_FD &&
+			      M.create_pdr[4].pdi.sdf.fd_len == 37 &&
+			      memcmp(M.create_pdr[4].pdi.sdf.fd, PFCP_SDF_DHCP6_FD, 37) == 0,
+		      "dhcp6 pdr decodes");
+	}
 }
 
 static void
@@ -2648,10 +2700,12 @@ test_up_ipoe(void)
 	M.create_pdr[2].pdi.ue_ip.flags = PFCP_UEIP_V6 | PFCP_UEIP_SD | PFCP_UEIP_IP6PL;
 	memcpy(M.create_pdr[2].pdi.ue_ip.ipv6, PB_V6_WAN, 16);
 	M.create_pdr[2].pdi.ue_ip.v6_plen = 64;
-	expect_est(u, &seq, "ipoe with an ipv6 downstream pdr", 76, PFCP_IE_UE_IP_ADDRESS, -1, 0);
+	expect_est(u, &seq, "ipoe with an ipv6 downstream pdr, no upstream", 67, PFCP_IE_CREATE_PDR,
+		   -1, 0);
 	ESTI();
 	M.create_pdr[0].pdi.ue_ip.flags = PFCP_UEIP_V6 | PFCP_UEIP_IP6PL;
-	expect_est(u, &seq, "ipoe upstream ipv6 ue ip", 76, PFCP_IE_UE_IP_ADDRESS, -1, 0);
+	expect_est(u, &seq, "ipoe upstream ipv4 pdr with an ipv6 ue ip", 69, PFCP_IE_UE_IP_ADDRESS,
+		   -1, 0);
 	ESTI();
 	M.create_pdr[0].pdi.present |= PFCP_PDI_SDF;
 	M.create_pdr[0].pdi.sdf.flags = PFCP_SDF_FD;
@@ -2669,19 +2723,190 @@ test_up_ipoe(void)
 	pfcp_up_free(u);
 }
 
+/* Dual stack over IPoE (issue 19): PDR 3 with Ethertype 0x86DD and BBF OHR 1, PDRs 4/5. */
+static void
+test_up_ipoe6(void)
+{
+	static struct pfcp_msg T;
+	struct pfcp_up_conf c = conf_default(8);
+	struct pfcp_up *u = mk_up(&c);
+	struct pb_sub s = pb_sub_ipoe(), p = pb_sub_default();
+	uint32_t seq = 1200;
+	uint64_t seid = 0xa000, useid;
+
+	associate(u, 0);
+	/* dual stack in one establishment, with the RA offload */
+	pb_establish_ipoe(&M, &s, seid++, seq++);
+	pb_add_ipoe6(&M, false);
+	pb_ra(&M);
+	CHECK(feed_msg(u, &M, 0) == 1 && F.live == 1, "ipoe dual stack accepted (cause %u)",
+	      M2.cause);
+	CHECK(F.last.kind == UP_SUB_IPOE && F.last.pppoe_sid == 0 && F.last.has_ipv4 &&
+		      F.last.ipv4 == 0x64500007 && F.last.has_ipv6 && F.last.n_prefix6 == 2 &&
+		      F.last.prefix6_len[0] == 64 && F.last.prefix6_len[1] == 56 &&
+		      memcmp(F.last.prefix6[0], PB_V6_WAN, 16) == 0 && F.last.ra.on &&
+		      F.last.stag == 100 && F.last.ctag == 7 && F.last.mac[5] == 7,
+	      "ipoe dual stack description");
+	/* the RA's MTU option up to the IPoE default MTU, 1500, without a BBF MTU IE */
+	pb_establish_ipoe(&M, &s, seid++, seq);
+	M.present &= ~(uint32_t)PFCP_M_BBF_MTU;
+	M.create_pdr[0].pdi.eth.ctag.vid = 8;
+	M.create_pdr[0].pdi.eth.mac.src[5] = 8;
+	pb_add_ipoe6(&M, false);
+	memcpy(M.create_pdr[3].pdi.ue_ip.ipv6 + 6, "\x99", 1);
+	memcpy(M.create_pdr[4].pdi.ue_ip.ipv6 + 5, "\x99", 1);
+	M.create_pdr[1].pdi.ue_ip.ipv4 = M.create_pdr[0].pdi.ue_ip.ipv4 = 0x64500009;
+	pb_ra(&M);
+	memcpy(M.ra.prefix, M.create_pdr[3].pdi.ue_ip.ipv6, 8);
+	M.ra.mtu = 1500;
+	expect_est(u, &seq, "ipoe ra mtu 1500 with the default mtu", 1, 0, -1, 0);
+	pb_establish_ipoe(&M, &s, seid++, seq);
+	pb_add_ipoe6(&M, false);
+	pb_ra(&M);
+	M.ra.mtu = 1501;
+	expect_est(u, &seq, "ipoe ra mtu above the session's", 69, PFCP_IE_BNGPOD_RA_OFFLOAD, -1,
+		   0);
+	/* IPv6 only: the (line, MAC) key from PDR 3 */
+	pb_establish_ipoe(&M, &s, seid++, seq++);
+	pb_add_ipoe6(&M, true);
+	CHECK(feed_msg(u, &M, 0) == 1 && F.live == 3, "ipoe ipv6-only accepted (cause %u ie %u)",
+	      M2.cause, M2.offending_ie);
+	useid = up_seid_of_last();
+	CHECK(F.last.kind == UP_SUB_IPOE && !F.last.has_ipv4 && F.last.ipv4 == 0 &&
+		      F.last.has_ipv6 && F.last.n_prefix6 == 2 && F.last.stag == 100 &&
+		      F.last.ctag == 7 && F.last.mac[5] == 7 && F.last.pppoe_sid == 0,
+	      "ipoe ipv6-only description");
+	/* IPv4 added to it: Create PDR 1/2 */
+	pb_establish_ipoe(&T, &s, 1, 1);
+	pb_hdr(&M, PFCP_SESS_MOD_REQ, 1, useid, seq++);
+	M.create_pdr[0] = T.create_pdr[0];
+	M.create_pdr[1] = T.create_pdr[1];
+	M.n_create_pdr = 2;
+	CHECK(feed_msg(u, &M, 0) == 1 && (F.last_changed & UP_CHG_KEYS) && F.last.has_ipv4 &&
+		      F.last.ipv4 == 0x64500007 && F.last.has_ipv6,
+	      "ipv4 added to an ipv6-only ipoe session (cause %u)", M2.cause);
+	/* IPv6 removed (DHCPv6 Release): Remove PDR 3/4/5 */
+	pb_hdr(&M, PFCP_SESS_MOD_REQ, 1, useid, seq++);
+	M.remove_pdr[M.n_remove_pdr++] = 3;
+	M.remove_pdr[M.n_remove_pdr++] = 4;
+	M.remove_pdr[M.n_remove_pdr++] = 5;
+	CHECK(feed_msg(u, &M, 0) == 1 && (F.last_changed & UP_CHG_KEYS) && F.last.has_ipv4 &&
+		      !F.last.has_ipv6 && F.last.n_prefix6 == 0,
+	      "ipv6 removed from a dual-stack ipoe session (cause %u)", M2.cause);
+	/* IPv6 added back, with the RA offload */
+	pb_establish_ipoe(&T, &s, 1, 1);
+	pb_add_ipoe6(&T, false);
+	pb_hdr(&M, PFCP_SESS_MOD_REQ, 1, useid, seq++);
+	for (int i = 2; i < 5; i++) {
+		M.create_pdr[M.n_create_pdr] = T.create_pdr[i];
+		M.create_pdr[M.n_create_pdr].n_urr = 1; /* URR 1 only: no new URR */
+		M.n_create_pdr++;
+	}
+	pb_ra(&M);
+	CHECK(feed_msg(u, &M, 0) == 1 && F.last.has_ipv4 && F.last.has_ipv6 && F.last.ra.on,
+	      "ipv6 added to an ipoe session by modification (cause %u ie %u)", M2.cause,
+	      M2.offending_ie);
+	/* the last upstream PDRs removed: 69, the CP deletes the session instead */
+	pb_hdr(&M, PFCP_SESS_MOD_REQ, 1, useid, seq++);
+	M.remove_pdr[M.n_remove_pdr++] = 1;
+	M.remove_pdr[M.n_remove_pdr++] = 3;
+	CHECK(feed_msg(u, &M, 0) == 69 && M2.offending_ie == PFCP_IE_REMOVE_PDR,
+	      "every upstream pdr removed: 69");
+
+#define ESTI6() (pb_establish_ipoe(&M, &s, seid++, seq), pb_add_ipoe6(&M, false))
+	ESTI6();
+	M.create_pdr[2].pdi.eth.mac.src[5] = 8;
+	expect_est(u, &seq, "ipoe pdr 3 with another mac", 69, PFCP_IE_MAC_ADDRESS, -1, 0);
+	ESTI6();
+	M.create_pdr[2].pdi.eth.stag.vid = 101;
+	expect_est(u, &seq, "ipoe pdr 3 with another s-tag", 69, PFCP_IE_S_TAG, -1, 0);
+	ESTI6();
+	M.create_pdr[2].pdi.eth.ctag.vid = 8;
+	expect_est(u, &seq, "ipoe pdr 3 with another c-tag", 69, PFCP_IE_C_TAG, -1, 0);
+	ESTI6();
+	M.create_pdr[2].pdi.present |= PFCP_PDI_PPPOE_SID;
+	M.create_pdr[2].pdi.pppoe_sid = 7;
+	expect_est(u, &seq, "ipoe pdr 3 with a pppoe session id", 69, PFCP_IE_BBF_PPPOE_SESSION_ID,
+		   -1, 0);
+	ESTI6();
+	M.create_pdr[2].pdi.present |= PFCP_PDI_PPP_PROTO;
+	M.create_pdr[2].pdi.ppp.flags = PFCP_BBF_PPP_SPECIFIC;
+	M.create_pdr[2].pdi.ppp.proto = 0x0057;
+	expect_est(u, &seq, "ipoe pdr 3 with a ppp protocol", 69, PFCP_IE_BBF_PPP_PROTOCOL, -1, 0);
+	/* mixed kinds: an IPoE PDR 1 and a PPPoE PDR 3 (and the reverse) */
+	pb_establish_ipoe(&M, &s, seid++, seq);
+	pb_establish(&T, &p, 1, 1);
+	pb_add_ipv6(&T, false);
+	M.create_pdr[M.n_create_pdr++] = T.create_pdr[2];
+	M.create_pdr[M.n_create_pdr++] = T.create_pdr[3];
+	M.create_pdr[M.n_create_pdr - 2].n_urr = M.create_pdr[M.n_create_pdr - 1].n_urr = 1;
+	expect_est(u, &seq, "ipoe pdr 1 with a pppoe pdr 3", 69, PFCP_IE_BBF_PPPOE_SESSION_ID, -1,
+		   0);
+	pb_establish(&M, &p, seid++, seq);
+	pb_establish_ipoe(&T, &s, 1, 1);
+	pb_add_ipoe6(&T, false);
+	M.create_pdr[M.n_create_pdr++] = T.create_pdr[2];
+	M.create_pdr[M.n_create_pdr++] = T.create_pdr[3];
+	M.create_pdr[M.n_create_pdr - 2].n_urr = M.create_pdr[M.n_create_pdr - 1].n_urr = 1;
+	expect_est(u, &seq, "pppoe pdr 1 with an ipoe pdr 3", 69, PFCP_IE_BBF_PPPOE_SESSION_ID, -1,
+		   0);
+	/* PDR 3 without its Ethertype is a second IPv4 upstream PDR */
+	ESTI6();
+	M.create_pdr[2].pdi.eth.present &= ~(uint32_t)PFCP_EF_ETHERTYPE;
+	expect_est(u, &seq, "ipoe pdr 3 without the ethertype", 73, 0, PFCP_RULE_PDR, 3);
+	/* the upstream IPv6 UE IP, when given, is one of the session's prefixes */
+	ESTI6();
+	M.create_pdr[2].pdi.present |= PFCP_PDI_UE_IP;
+	M.create_pdr[2].pdi.ue_ip.flags = PFCP_UEIP_V6 | PFCP_UEIP_IP6PL;
+	memcpy(M.create_pdr[2].pdi.ue_ip.ipv6, PB_V6_WAN, 16);
+	M.create_pdr[2].pdi.ue_ip.v6_plen = 64;
+	expect_est(u, &seq, "ipoe pdr 3 with the /64 as ue ip", 1, 0, -1, 0);
+	ESTI6();
+	M.create_pdr[2].pdi.present |= PFCP_PDI_UE_IP;
+	M.create_pdr[2].pdi.ue_ip.flags = PFCP_UEIP_V6 | PFCP_UEIP_IP6PL;
+	memcpy(M.create_pdr[2].pdi.ue_ip.ipv6, PB_V6_WAN, 16);
+	M.create_pdr[2].pdi.ue_ip.ipv6[7] ^= 1;
+	M.create_pdr[2].pdi.ue_ip.v6_plen = 64;
+	expect_est(u, &seq, "ipoe pdr 3 with a foreign ue ip", 69, PFCP_IE_UE_IP_ADDRESS, -1, 0);
+	/* IPv6-only IPoE with LCP: 69 as any IPoE */
+	pb_establish_ipoe(&M, &s, seid++, seq);
+	pb_add_ipoe6(&M, true);
+	pb_lcp(&M, &p);
+	expect_est(u, &seq, "ipoe ipv6-only with lcp connectivity", 69,
+		   PFCP_IE_BBF_PPP_LCP_CONNECTIVITY, -1, 0);
+#undef ESTI6
+	pfcp_up_free(u);
+}
+
 static void
 test_up_default_dhcp(void)
 {
 	struct pfcp_up_conf c = conf_default(8);
 	struct pfcp_up *u = mk_up(&c);
 	uint32_t seq = 950;
+	uint64_t dseid;
 
 	associate(u, 0);
 	pb_default(&M, 1, seq++, PB_CP_IP, 4789);
 	pb_default_dhcp(&M);
-	CHECK(feed_msg(u, &M, 0) == 1 && F.redir.classes == UP_REDIRECT_ALL,
-	      "default with dhcp: every class");
+	CHECK(feed_msg(u, &M, 0) == 1 && F.redir.classes == (UP_REDIRECT_ALL & ~UP_REDIRECT_DHCP6),
+	      "default with dhcp: every class but dhcp6");
 	CHECK(c.fallback.classes & UP_REDIRECT_DHCP, "the static fallback includes dhcp");
+	CHECK(c.fallback.classes & UP_REDIRECT_DHCP6, "the static fallback includes dhcp6");
+	dseid = up_seid_of_last();
+	pb_default(&M, 3, seq++, PB_CP_IP, 4789);
+	pb_default_dhcp(&M);
+	pb_default_dhcp6(&M);
+	CHECK(feed_msg(u, &M, 0) == 64, "a second default session with dhcp6: 64");
+	pb_hdr(&M, PFCP_SESS_MOD_REQ, 1, dseid, seq++);
+	M.n_create_pdr = 0;
+	pb_default_dhcp6(&M);
+	CHECK(feed_msg(u, &M, 0) == 1 && F.redir.classes == UP_REDIRECT_ALL,
+	      "dhcp6 pdr added by modification: every class");
+	pb_hdr(&M, PFCP_SESS_MOD_REQ, 1, dseid, seq++);
+	M.remove_pdr[M.n_remove_pdr++] = 5;
+	CHECK(feed_msg(u, &M, 0) == 1 && F.redir.classes == (UP_REDIRECT_ALL & ~UP_REDIRECT_DHCP6),
+	      "dhcp6 pdr removed");
 #define DEF() (pb_default(&M, 2, seq, PB_CP_IP, 4789), pb_default_dhcp(&M))
 	DEF();
 	memcpy(M.create_pdr[3].pdi.sdf.fd, "permit out 17 from any 67 to any 68", 35);
@@ -2700,6 +2925,30 @@ test_up_default_dhcp(void)
 	M.create_pdr[3].pdi.ppp.flags = PFCP_BBF_PPP_CONTROL;
 	expect_est(u, &seq, "dhcp with a ppp protocol", 69, PFCP_IE_BBF_PPP_PROTOCOL, -1, 0);
 #undef DEF
+	/* the dhcp class's IPv6 PDR: exactly its flow description, on 0x86DD only */
+#define DEF6() (pb_default(&M, 2, seq, PB_CP_IP, 4789), pb_default_dhcp6(&M))
+	DEF6();
+	memcpy(M.create_pdr[3].pdi.sdf.fd, PFCP_SDF_DHCP_FD, 35);
+	M.create_pdr[3].pdi.sdf.fd_len = 35;
+	expect_est(u, &seq, "dhcp6: the dhcpv4 flow description on 0x86dd", 76, PFCP_IE_SDF_FILTER,
+		   -1, 0);
+	DEF6();
+	M.create_pdr[3].pdi.eth.ethertype = 0x0800;
+	expect_est(u, &seq, "dhcp6: its flow description on 0x0800", 76, PFCP_IE_SDF_FILTER, -1, 0);
+	DEF6();
+	M.create_pdr[3].pdi.sdf.fd[36] = '6';
+	expect_est(u, &seq, "dhcp6: another port", 76, PFCP_IE_SDF_FILTER, -1, 0);
+	DEF6();
+	M.create_pdr[3].pdi.sdf.flags = PFCP_SDF_FD | PFCP_SDF_BID;
+	expect_est(u, &seq, "dhcp6: sdf with more than FD", 76, PFCP_IE_SDF_FILTER, -1, 0);
+	DEF6();
+	M.create_pdr[3].pdi.present &= ~(uint32_t)PFCP_PDI_SDF;
+	expect_est(u, &seq, "dhcp6: no sdf", 67, PFCP_IE_SDF_FILTER, -1, 0);
+	DEF6();
+	M.create_pdr[3].pdi.present |= PFCP_PDI_PPP_PROTO;
+	M.create_pdr[3].pdi.ppp.flags = PFCP_BBF_PPP_CONTROL;
+	expect_est(u, &seq, "dhcp6 with a ppp protocol", 69, PFCP_IE_BBF_PPP_PROTOCOL, -1, 0);
+#undef DEF6
 	pfcp_up_free(u);
 }
 
@@ -2729,6 +2978,7 @@ main(void)
 	test_ipoe_vectors();
 	test_ipoe_ie_codec();
 	test_up_ipoe();
+	test_up_ipoe6();
 	test_up_default_dhcp();
 	return harness_report();
 }

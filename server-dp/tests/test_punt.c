@@ -396,7 +396,7 @@ test_redirect_and_invalid(struct rte_ring *ring)
 	check(offer(p, LCP, mac, 300, 2000, T0) == -EPERM &&
 		      offer(p, IPV4, mac, 300, 2000, T0) == -EPERM,
 	      "redirect", "discovery only: LCP, unknown session refused");
-	punt_set_classes(p, PUNT_REDIRECT_PPP_CTRL | PUNT_REDIRECT_UNKNOWN_SESSION | 0xf0);
+	punt_set_classes(p, PUNT_REDIRECT_PPP_CTRL | PUNT_REDIRECT_UNKNOWN_SESSION | 0xe0);
 	check(punt_get_classes(p) == (PUNT_REDIRECT_PPP_CTRL | PUNT_REDIRECT_UNKNOWN_SESSION),
 	      "redirect", "unknown bits ignored");
 	check(offer(p, LCP, mac, 300, 2000, T0) == 0 && offer(p, IPV4, mac, 300, 2000, T0) == 0 &&
@@ -416,8 +416,8 @@ test_redirect_and_invalid(struct rte_ring *ring)
 		memcpy(rte_pktmbuf_append(m, (uint16_t)n), f, n);
 		check(punt_enqueue(p, m, &r, T0) == -EINVAL, "invalid", "no line refused");
 		r.line = 0;
-		r.kind = CLS_IPOE_IPV6;
-		check(punt_enqueue(p, m, &r, T0) == -EINVAL, "invalid", "IPoE IPv6 refused");
+		r.kind = CLS_IPOE_ARP;
+		check(punt_enqueue(p, m, &r, T0) == -EINVAL, "invalid", "IPoE ARP refused");
 		r.kind = CLS_PPPOE_DISC;
 		r.l3_off = 200;
 		check(punt_enqueue(p, m, &r, T0) == -EINVAL, "invalid", "window past the data");
@@ -448,6 +448,9 @@ test_dhcp_class(struct rte_ring *ring)
 
 		check(punt_class_of(&r, f, &bit) == PUNT_LOW && bit == PUNT_REDIRECT_DHCP, "dhcp",
 		      "class low, redirect bit dhcp");
+		r.kind = CLS_IPOE_IPV6;
+		check(punt_class_of(&r, f, &bit) == PUNT_LOW && bit == PUNT_REDIRECT_DHCP6, "dhcp",
+		      "IPoE IPv6 (RS, DHCPv6): class low, redirect bit dhcp6");
 	}
 	punt_set_classes(p, PUNT_REDIRECT_ALL & ~PUNT_REDIRECT_DHCP);
 	check(offer(p, DHCP, mac, 300, 2000, T0) == -EPERM, "dhcp",

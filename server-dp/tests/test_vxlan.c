@@ -249,6 +249,7 @@ enum mut {
 	M_INNER_88A8,
 	M_ETHERTYPE_IPV4,
 	M_ETHERTYPE_IPV6,
+	M_ETHERTYPE_ARP,
 	M_SRC_SUB,
 	M_SRC_OTHER_AC,
 	M_DST_BCAST,
@@ -288,6 +289,9 @@ mutate(uint8_t *f, size_t *n, enum mut m, unsigned int arg)
 		break;
 	case M_ETHERTYPE_IPV6:
 		ctl_put16(f + 20, 0x86dd);
+		break;
+	case M_ETHERTYPE_ARP:
+		ctl_put16(f + 20, 0x0806);
 		break;
 	case M_SRC_SUB:
 		memcpy(f + 6, SUB_MAC, 6);
@@ -357,7 +361,9 @@ test_inject(void)
 		{"C 0", B_PADO, 0x8100, 400, 0, M_NONE, 0, REFUSE(VXLAN_INJECT_FOREIGN_LINE)},
 		{"IPv4 ethertype (no IPoE on the line)", B_LCP, 0x8100, 300, 2000, M_ETHERTYPE_IPV4,
 		 0, REFUSE(VXLAN_INJECT_IPOE)},
-		{"IPv6 ethertype", B_LCP, 0x8100, 300, 2000, M_ETHERTYPE_IPV6, 0,
+		{"IPv6 ethertype (no IPoE on the line)", B_LCP, 0x8100, 300, 2000, M_ETHERTYPE_IPV6,
+		 0, REFUSE(VXLAN_INJECT_IPOE)},
+		{"ARP ethertype", B_LCP, 0x8100, 300, 2000, M_ETHERTYPE_ARP, 0,
 		 REFUSE(VXLAN_INJECT_ETHERTYPE)},
 		{"src subscriber", B_PADO, 0x8100, 300, 2000, M_SRC_SUB, 0,
 		 REFUSE(VXLAN_INJECT_SRC_MAC)},
@@ -449,7 +455,8 @@ test_inject(void)
 	for (i = VXLAN_INJECT_OK; i < VXLAN_COUNT_MAX; i++)
 		check(c.c[i] == want.c[i], vxlan_count_names[i], "counted once per row");
 	for (i = VXLAN_INJECT_OK + 1; i < VXLAN_COUNT_MAX; i++)
-		check(want.c[i] > 0, vxlan_count_names[i], "refusal exercised");
+		check(want.c[i] > 0 || i == VXLAN_INJECT_IPOE6, vxlan_count_names[i],
+		      "refusal exercised (inject_ipoe6: test_inject_ipoe6)");
 
 	/* Every prefix of a valid frame: refused below 28 bytes, never read past n. */
 	n = cp_frame(f, B_PADT, 0x8100, 300, 2000);
@@ -539,6 +546,113 @@ test_inject_ipoe(void)
 	free(m);
 }
 
+/*
+ * An IPv6 answer of the CP on an IPoE line: QinQ + IPv6 from the AC MAC and the
+ * BNG's link-local (fe80::bb:ff:fe00:4 of 02:bb:00:00:00:04) to the client's
+ * link-local: an RA (type 134, hop limit 255) or a DHCPv6 reply (UDP 547 -> 546).
+ */
+static size_t
+ipoe6_answer(uint8_t *f, int udp)
+{
+	static const uint8_t ll[16] = {0xfe, 0x80, [8] = 0x00, 0xbb, 0x00,
+				       0xff, 0xfe, 0x00,       0x00, 0x04};
+	static const uint8_t cl[16] = {0xfe, 0x80, [8] = 0x00, 0x11, 0x22,
+				       0xff, 0xfe, 0x33,       0x44, 0x55};
+	uint8_t *ip = f + 22;
+
+	memcpy(f, SUB_MAC, 6);
+	memcpy(f + 6, LAB_AC_MAC, 6);
+	ctl_put16(f + 12, 0x8100);
+	ctl_put16(f + 14, 300);
+	ctl_put16(f + 16, 0x8100);
+	ctl_put16(f + 18, 2000);
+	ctl_put16(f + 20, 0x86dd);
+	memset(ip, 0, 40 + 16);
+	ip[0] = 0x60;
+	ip[5] = 16;
+	ip[6] = udp ? 17 : 58;
+	ip[7] = udp ? 64 : 255;
+	memcpy(ip + 8, ll, 16);
+	memcpy(ip + 24, cl, 16);
+	if (udp) {
+		ctl_put16(ip + 40, 547);
+		ctl_put16(ip + 42, 546);
+		ctl_put16(ip + 44, 16);
+	} else {
+		ip[40] = 134;
+	}
+	return 22 + 40 + 16;
+}
+
+/* IPoE IPv6 (issue 19, dual stack): RA / NA / DHCPv6 replies from the BNG's link-local only. */
+static void
+test_inject_ipoe6(void)
+{
+	static const uint8_t mcast6[6] = {0x33, 0x33, 0x00, 0x00, 0x00, 0x01};
+	struct line_map *m = calloc(1, sizeof(*m));
+	struct vxlan_counters c = {0};
+	char err[128];
+	uint8_t f[128];
+	size_t n;
+
+	cfg->line_groups[0].session_types |= DP_SESSION_TYPE_IPOE;
+	if (m == NULL || line_map_build(m, cfg, err, sizeof(err)) != 0) {
+		check(false, "inject ipoe6", "line map");
+		free(m);
+		return;
+	}
+	n = ipoe6_answer(f, 0);
+	check(vxlan_inject_check(m, f, (uint16_t)n, &c) == 0, "inject ipoe6", "RA passes");
+	check(vxlan_inject_check(lmap, f, (uint16_t)n, NULL) == -EPERM, "inject ipoe6",
+	      "refused where the group has no IPoE");
+	f[22 + 40] = 136;
+	check(vxlan_inject_check(m, f, (uint16_t)n, &c) == 0, "inject ipoe6", "NA passes");
+	n = ipoe6_answer(f, 1);
+	check(vxlan_inject_check(m, f, (uint16_t)n, &c) == 0, "inject ipoe6",
+	      "DHCPv6 547 -> 546 passes");
+	n = ipoe6_answer(f, 0);
+	f[22 + 40] = 135;
+	check(vxlan_inject_check(m, f, (uint16_t)n, &c) == -EPERM, "inject ipoe6", "NS refused");
+	n = ipoe6_answer(f, 0);
+	f[22 + 40] = 128;
+	check(vxlan_inject_check(m, f, (uint16_t)n, &c) == -EPERM, "inject ipoe6",
+	      "echo request refused");
+	n = ipoe6_answer(f, 0);
+	f[22 + 7] = 64;
+	check(vxlan_inject_check(m, f, (uint16_t)n, &c) == -EPERM, "inject ipoe6",
+	      "RA with hop limit 64 refused");
+	n = ipoe6_answer(f, 0);
+	f[22 + 23] ^= 1; /* another link-local */
+	check(vxlan_inject_check(m, f, (uint16_t)n, &c) == -EPERM, "inject ipoe6",
+	      "source other than the BNG's link-local refused");
+	n = ipoe6_answer(f, 1);
+	ctl_put16(f + 22 + 40, 546);
+	ctl_put16(f + 22 + 42, 547);
+	check(vxlan_inject_check(m, f, (uint16_t)n, &c) == -EPERM, "inject ipoe6",
+	      "DHCPv6 client -> server refused");
+	n = ipoe6_answer(f, 1);
+	f[22 + 6] = 6;
+	check(vxlan_inject_check(m, f, (uint16_t)n, &c) == -EPERM, "inject ipoe6", "TCP refused");
+	n = ipoe6_answer(f, 0);
+	f[22 + 5] = 17; /* payload past the frame */
+	check(vxlan_inject_check(m, f, (uint16_t)n, &c) == -EPERM, "inject ipoe6",
+	      "payload length past the frame refused");
+	n = ipoe6_answer(f, 0);
+	check(vxlan_inject_check(m, f, 22 + 40 + 7, &c) == -EPERM, "inject ipoe6", "short refused");
+	check(c.c[VXLAN_INJECT_IPOE6] == 8 && c.c[VXLAN_INJECT_OK] == 3, "inject ipoe6",
+	      "counted as inject_ipoe6");
+	n = ipoe6_answer(f, 0);
+	memcpy(f, mcast6, 6);
+	check(vxlan_inject_check(m, f, (uint16_t)n, &c) == -EPERM && c.c[VXLAN_INJECT_DST_MAC] == 1,
+	      "inject ipoe6", "multicast destination MAC refused");
+	n = ipoe6_answer(f, 0);
+	memcpy(f + 6, SUB_MAC, 6);
+	check(vxlan_inject_check(m, f, (uint16_t)n, &c) == -EPERM && c.c[VXLAN_INJECT_SRC_MAC] == 1,
+	      "inject ipoe6", "another source MAC refused");
+	cfg->line_groups[0].session_types &= (uint8_t)~DP_SESSION_TYPE_IPOE;
+	free(m);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -551,6 +665,7 @@ main(int argc, char **argv)
 	test_codec();
 	test_inject();
 	test_inject_ipoe();
+	test_inject_ipoe6();
 	for (int i = 0; i < VXLAN_COUNT_MAX; i++)
 		check(vxlan_count_names[i] != NULL, "names", "every counter named");
 	free(cfg);

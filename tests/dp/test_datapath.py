@@ -483,8 +483,10 @@ def test_default_session_moves_the_redirect(dp, cp, vx):
         assert vxlan_recv(vx)[0] == frame
     finally:
         assert cp.delete(up_seid)[0] == 1
-    # the static fallback: discovery, PPP control, unknown session and (IPoE) dhcp
-    assert dp.telemetry("/bng/punt")["redirect_classes"] == 15, "back to the static fallback"
+    # the static fallback: discovery, PPP control, unknown session, (IPoE) dhcp and dhcp6
+    assert dp.telemetry("/bng/punt")["redirect_classes"] == 31, (
+        "back to the static fallback (every class, dhcp6 included)"
+    )
 
 
 def test_padi_flood_does_not_starve_a_neighbours_padr_or_echoes(dp, cp, vx):

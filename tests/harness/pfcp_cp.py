@@ -44,6 +44,7 @@ BNGPOD_RA_OFFLOAD = 32769  # docs/dp/pfcp.md "bngpod RA offload IE"
 BNGPOD_ARP_PING = 32770  # docs/dp/pfcp.md "bngpod IPoE ARP ping IE"
 BNGPOD_DROPPED = 32771  # docs/dp/pfcp.md "bngpod Dropped Packets IE" (in a Usage Report)
 DHCP_FLOW = b"permit out 17 from any 68 to any 67"  # the default session's dhcp class
+DHCP6_FLOW = b"permit out 17 from any 546 to any 547"  # its IPv6 PDR (IPoE RS, DHCPv6)
 LG_ADOPT, LG_RELEASE = 1, 2
 
 # Report Type bits, Usage Report Trigger bits (octet 5 in bits 0-7, octet 6 in 8-15)
@@ -59,6 +60,7 @@ CLASSES = {
     "control": (0x8864, 0x04),
     "unknown": (0x8864, None),
     "dhcp": (0x0800, None),  # with the SDF Filter DHCP_FLOW (IPoE)
+    "dhcp6": (0x86DD, None),  # with the SDF Filter DHCP6_FLOW (IPoE IPv6: RS, DHCPv6)
 }
 
 
@@ -490,12 +492,13 @@ class Cp:
         return rest[:2] + pdrs + [up6, *dn6] + rest[2:]
 
     def ipv6_pdrs(self, sub: Sub) -> tuple:
-        """Create PDR 3 (upstream, PPP 0x0057) and 4, 5 (the /64, the delegated prefix)."""
+        """Create PDR 3 (upstream: PPP 0x0057, or with sub.ipoe Ethertype 0x86DD and BBF Outer
+        Header Removal 1) and 4, 5 (the /64, the delegated prefix)."""
         rates = any(v is not None for v in (sub.mbr_ul, sub.mbr_dl, sub.gbr_ul, sub.gbr_dl))
         eth = P.IE_EthernetPacketFilter(
             IE_list=[
                 P.IE_MACAddress(SOUR=1, source_mac=sub.mac),
-                P.IE_Ethertype(type=0x8864),
+                P.IE_Ethertype(type=0x86DD if sub.ipoe else 0x8864),
                 _vlan(P.IE_C_TAG, sub.ctag),
                 _vlan(P.IE_S_TAG, sub.stag),
             ]
@@ -503,12 +506,13 @@ class Cp:
         pdi = [P.IE_SourceInterface(interface=0), eth]
         if sub.logical_port:
             pdi.append(bbf(BBF_LOGICAL_PORT, sub.logical_port.encode()))
-        pdi += [bbf(BBF_PPPOE_SESSION_ID, struct.pack("!H", sub.sid)), bbf(BBF_PPP_PROTOCOL, b"\x01\x00\x57")]
+        if not sub.ipoe:
+            pdi += [bbf(BBF_PPPOE_SESSION_ID, struct.pack("!H", sub.sid)), bbf(BBF_PPP_PROTOCOL, b"\x01\x00\x57")]
         up = [
             P.IE_PDR_Id(id=3),
             P.IE_Precedence(precedence=100),
             P.IE_PDI(IE_list=pdi),
-            bbf(BBF_OUTER_HEADER_REMOVAL, b"\x03"),
+            bbf(BBF_OUTER_HEADER_REMOVAL, b"\x01" if sub.ipoe else b"\x03"),
             P.IE_FAR_Id(id=1),
         ]
         downs = []
@@ -669,7 +673,7 @@ class Cp:
         """The control-redirect session: (cp_seid, up_seid, cause)."""
         cp_seid = next(self._seid)
         ies = [_node_id(self.node_ip), self._fseid(cp_seid)]
-        prec = {"discovery": 10, "control": 20, "dhcp": 30, "unknown": 65000}
+        prec = {"discovery": 10, "control": 20, "dhcp": 30, "dhcp6": 31, "unknown": 65000}
         for pdr_id, name in enumerate(classes, start=1):
             ethertype, ppp = CLASSES[name]
             pdi = [
@@ -680,6 +684,8 @@ class Cp:
                 pdi.append(bbf(BBF_PPP_PROTOCOL, bytes([ppp])))
             if name == "dhcp":
                 pdi.append(P.IE_SDF_Filter(FD=1, flow_description=DHCP_FLOW))
+            if name == "dhcp6":  # the dhcp class's second PDR, same FAR
+                pdi.append(P.IE_SDF_Filter(FD=1, flow_description=DHCP6_FLOW))
             ies.append(
                 P.IE_CreatePDR(
                     IE_list=[

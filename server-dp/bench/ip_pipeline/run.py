@@ -315,7 +315,9 @@ def traffic(out: str, sessions: list[int], frames: int, bpp: int) -> dict:
     paths = {}
     for n in sessions:
         p = {
-            "full": {s: os.path.join(out, f"{s}_{n}.pcap") for s in ("down", "up", "down6", "up6", "up_ipoe")},
+            "full": {
+                s: os.path.join(out, f"{s}_{n}.pcap") for s in ("down", "up", "down6", "up6", "up_ipoe", "up6_ipoe")
+            },
             "ipp": {s: os.path.join(out, f"{s}_{n}.snap{bpp}.pcap") for s in ("down", "up")},
             "csv": os.path.join(out, f"sessions_{n}.csv"),
         }
@@ -343,6 +345,10 @@ def traffic(out: str, sessions: list[int], frames: int, bpp: int) -> dict:
         with open(os.path.join(out, f"bng_dp_ipoe_{n}.ini"), "w") as f:
             f.write(vt.bng_dp_ipoe_ini(n))
         vt.write_pcap(p["full"]["up_ipoe"], vt.up_ipoe_frames(sess, frames))
+        # IPoE IPv6, bng-dp only (downstream: down6_N.pcap)
+        with open(os.path.join(out, f"bng_dp6_ipoe_{n}.ini"), "w") as f:
+            f.write(vt.bng_dp6_ipoe_ini(n))
+        vt.write_pcap(p["full"]["up6_ipoe"], vt.up6_ipoe_frames(sess, frames))
         snap = bpp if bpp else 65535
         vt.write_pcap(p["ipp"]["down"], vt.down_frames(sess, frames), snap)
         vt.write_pcap(p["ipp"]["up"], vt.up_frames(sess, frames), snap)
