@@ -77,7 +77,7 @@ func TestEncodeIPoEEstablishment(t *testing.T) {
 }
 
 func TestEncodeDefaultSessionIPoE(t *testing.T) {
-	got := encoder(0).encDefault(0, 1, true)
+	got := encoder(0).encDefault(0, 1, true, false)
 	setSeq(got, 4)
 	if want := unhex(t, wantDefaultIPoEHex); !bytes.Equal(got, want) {
 		t.Fatalf("default session with dhcp:\n got %x\nwant %x", got, want)
@@ -93,8 +93,7 @@ func TestValidIPoESession(t *testing.T) {
 	}
 	for name, mod := range map[string]func(s *Session){
 		"PPPoE session id": func(s *Session) { s.PPPoESessionID = 7 },
-		"no IPv4":          func(s *Session) { s.IPv4 = netip.Addr{} },
-		"IPv6":             func(s *Session) { s.IPv6 = &IPv6Rules{WAN: netip.MustParsePrefix("2001:db8::/64")} },
+		"no family":        func(s *Session) { s.IPv4 = netip.Addr{} },
 		"LCP":              func(s *Session) { s.LCP = &LCPConnectivity{Interval: 1, Count: 1} },
 	} {
 		s := sampleIPoE()
