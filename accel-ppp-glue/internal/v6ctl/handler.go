@@ -222,6 +222,8 @@ type Peeked struct {
 const (
 	Solicit = msgSolicit
 	Request = msgRequest
+	Renew   = msgRenew
+	Rebind  = msgRebind
 	Release = msgRelease
 )
 
