@@ -198,7 +198,8 @@ func (sh *shard) ipoeAllocIPv6(s *session, res *aaa.AccessResult) bool {
 	if !sh.allocPrefixes(s, res) {
 		return false
 	}
-	s.rec.IIDLocal, s.rec.IIDPeer = eui64(s.group.ACMAC), eui64(s.rec.MAC[:])
+	// no IIDPeer: the CPE chooses its address (SLAAC, privacy): no Framed-Interface-Id
+	s.rec.IIDLocal, s.rec.IIDPeer = eui64(s.group.ACMAC), 0
 	return true
 }
 
