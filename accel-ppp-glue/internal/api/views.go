@@ -82,6 +82,8 @@ type InstanceView struct {
 	Since        time.Time `json:"since"`         // when State was entered
 	Sessions     int       `json:"sessions"`
 	LCPOffload   bool      `json:"lcp_offload"`
+	IPoE         bool      `json:"ipoe"`  // the DP announced IPoE (issue 19)
+	IPoE6        bool      `json:"ipoe6"` // and took the default session's IPv6 dhcp class (dual stack over IPoE)
 }
 
 // GroupView is a line group and the DP instance serving it: the stated

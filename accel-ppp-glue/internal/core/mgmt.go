@@ -145,8 +145,9 @@ func (d *Daemon) mgmtHandler() http.Handler {
 		for _, in := range d.cfg.Instances {
 			p := d.peers[in.ID]
 			v := api.InstanceView{ID: in.ID, Name: in.Name, Address: in.ControlAddress.String(), State: "down",
-				Sessions: counts[in.ID], LCPOffload: p.features.LCPOffload, RecoveryTime: p.rts.UTC(),
-				Since: p.since.UTC()}
+				Sessions: counts[in.ID], LCPOffload: p.features.LCPOffload, IPoE: p.features.IPoE, IPoE6: p.features.IPoE6,
+				RecoveryTime: p.rts.UTC(),
+				Since:        p.since.UTC()}
 			if p.up {
 				v.State = "associated"
 			}
