@@ -154,8 +154,11 @@ func TestIPoEAgainstDPUserPlaneFunction(t *testing.T) {
 		}
 		t.Skip("this DP does not announce IPoE (before issue 19's DP work): the refusal is checked, the installation is not")
 	}
-	if st.Redirect.Classes != 15 {
-		t.Fatalf("default session of an IPoE DP: classes %#x, want pppoe-discovery|ppp-control|unknown|dhcp", st.Redirect.Classes)
+	// a DP with dual stack over IPoE takes the IPv6 dhcp PDR too (0x10);
+	// one without refused it and got the default session without it
+	if want := map[bool]int{false: 15, true: 31}[e.feat.IPoE6]; st.Redirect.Classes != want {
+		t.Fatalf("default session of an IPoE DP: classes %#x, want %#x (pppoe-discovery|ppp-control|unknown|dhcp[|dhcp6])",
+			st.Redirect.Classes, want)
 	}
 	s := sampleIPoE()
 	up, err := f.Establish(ctx, 11, s)
