@@ -151,7 +151,8 @@ func TestIPoEIPv6FirstThenIPv4(t *testing.T) {
 	}
 	v, ok := c.view()
 	if !ok || v.Kind != "ipoe" || v.IPv4.IsValid() || v.IPv6Prefix == nil || *v.IPv6Prefix != es[0].IPv6.WAN ||
-		v.DelegatedPrefix == nil || *v.DelegatedPrefix != pd || v.IPv6Address == nil || *v.IPv6Address != na {
+		v.DelegatedPrefix == nil || *v.DelegatedPrefix != pd || v.IPv6Address == nil || *v.IPv6Address != na ||
+		v.LeaseEnd6 == nil || time.Until(*v.LeaseEnd6) < 23*time.Hour || !v.PrefixBound {
 		t.Fatalf("session view %+v", v)
 	}
 	p.waitFor("Accounting-Start", 2*time.Second, func() bool { return p.acctCount(aaa.AcctStart) == 1 })
