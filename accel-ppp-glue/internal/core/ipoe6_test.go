@@ -2,6 +2,7 @@ package core
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"net/netip"
 	"slices"
@@ -399,5 +400,57 @@ func TestIPoEIPv6Drops(t *testing.T) {
 	p2.quiet("DHCPv6 without IPv6 pools", 200*time.Millisecond)
 	if p2.dropped("ipoe6_no_pools") != 1 {
 		t.Fatalf("ipoe6_no_pools %v", p2.dropped("ipoe6_no_pools"))
+	}
+}
+
+// What a DP restart, a line-group move or a failover adoption re-installs
+// (pfcpSession of the record) for dual stack over IPoE: the families the
+// DP had, nothing only offered.
+func TestIPoE6PFCPSessionOfRecord(t *testing.T) {
+	p := newTestPod(t, ipoeDual(t, defaultIPoE(), false), nil)
+	wan, pd := netip.MustParsePrefix("2001:db8:100:3::/64"), netip.MustParsePrefix("2001:db8:200:300::/56")
+	base := record{CPSEID: 7, AccessPort: "access1", STag: 100, CTag: 9, MAC: ipoeMAC(1), Kind: kindIPoE,
+		QosProfile: "silver", Interim: 300, Established: true, LineGroup: "lg1",
+		IPv6Prefix: wan, DelegatedPrefix: pd, IIDLocal: eui64(podACMAC[:])}
+	// IPv6 only, installed
+	r := base
+	r.IPv6Installed, r.DHCP6 = true, v6ctl.Binding{ClientID: []byte{0, 3}, PDBound: true, PDIAID: 2}
+	ps := p.d.pfcpSession(&r)
+	if !ps.IPoE || ps.IPv4.IsValid() || ps.IPv6 == nil || ps.IPv6.WAN != wan || ps.IPv6.PD != pd || ps.RA == nil ||
+		ps.RA.IID != eui64(podACMAC[:]) || ps.RA.MTU != 1500 {
+		t.Fatalf("IPv6-only %+v", ps)
+	}
+	// + an IPv4 address only offered: not installed
+	r.IPv4, r.NoIPv4PDRs = netip.MustParseAddr("100.80.0.9"), true
+	if ps := p.d.pfcpSession(&r); ps.IPv4.IsValid() || ps.IPv6 == nil {
+		t.Fatalf("offered IPv4 %+v", ps)
+	}
+	// IPv4 installed, IPv6 allocated (Advertise) but not bound: IPv4 only
+	r = base
+	r.IPv4 = netip.MustParseAddr("100.80.0.9")
+	if ps := p.d.pfcpSession(&r); ps.IPv4 != r.IPv4 || ps.IPv6 != nil || ps.RA != nil {
+		t.Fatalf("IPv6 not bound %+v", ps)
+	}
+	// both
+	r.IPv6Installed = true
+	if ps := p.d.pfcpSession(&r); ps.IPv4 != r.IPv4 || ps.IPv6 == nil || ps.RA == nil {
+		t.Fatalf("dual %+v", ps)
+	}
+}
+
+// CoA on an IPv6-only IPoE session: the QER created is named by the IPv6
+// PDRs only.
+func TestIPoE6CoA(t *testing.T) {
+	p := newTestPod(t, ipoeDual(t, defaultIPoE(), false), nil)
+	c := p.dhcpClient(8, 14)
+	c.send6(solicitRapid(3))
+	c.expect6("Reply", 0)
+	v, _ := c.view()
+	if code := p.d.dynamic(context.Background(), &aaa.DynRequest{AcctSessionID: v.ID, RateDown: 40_000_000}); code != 0 {
+		t.Fatalf("CoA NAK %d", code)
+	}
+	ms := p.mods()
+	if len(ms) != 1 || !ms[0].NoIPv4 || !ms[0].IPv6PDRs || !ms[0].HasPD {
+		t.Fatalf("modifications %+v", ms)
 	}
 }
