@@ -299,6 +299,20 @@ func (sh *shard) wantIPv6(s *session) bool {
 // ipoeHasIPv4: the IPv4 family is in the DP.
 func (r *record) ipoeHasIPv4() bool { return r.IPv4.IsValid() && !r.NoIPv4PDRs }
 
+// activeIPv4 / activeIPv6: what RADIUS and ONOS hear of: the address in the
+// DP (not one only offered); IPv6 once IPv6CP is open (PPPoE) or the DP has
+// the IPv6 PDRs (IPoE: not prefixes only advertised).
+func (r *record) activeIPv4() netip.Addr {
+	if r.NoIPv4PDRs {
+		return netip.Addr{}
+	}
+	return r.IPv4
+}
+
+func (r *record) activeIPv6() bool {
+	return r.hasIPv6() && (r.Kind != kindIPoE || r.IPv6Installed)
+}
+
 // ipoeDropFamily ends one family of an IPoE session (v4: DHCPv4; else
 // IPv6): the session ends when no other family is installed, else a
 // modification removes the family's PDRs and its addresses go back.

@@ -157,6 +157,11 @@ func TestIPoEIPv6FirstThenIPv4(t *testing.T) {
 		t.Fatalf("session view %+v", v)
 	}
 	p.waitFor("Accounting-Start", 2*time.Second, func() bool { return p.acctCount(aaa.AcctStart) == 1 })
+	st, _ := p.acct.reqs.Load(aaa.AcctStart)
+	if sr := st.(*aaa.AcctRequest); sr.FramedIP.IsValid() || sr.IPv6 == nil || sr.IPv6.Prefix != es[0].IPv6.WAN ||
+		sr.IPv6.Delegated != pd || sr.IPv6.Address != na || sr.IPv6.InterfaceID != 0 || !sr.IPoE {
+		t.Fatalf("Accounting-Start of an IPv6-first session %+v %+v", sr, sr.IPv6)
+	}
 	// an RS of the session: its /64
 	c.send6(routerSolicitation())
 	_, opts = raOptions(c.expect6("RA of the session", 134))
@@ -230,6 +235,13 @@ func TestIPoEIPv4FirstThenIPv6(t *testing.T) {
 		t.Fatalf("modification %+v", ms)
 	}
 	p.waitFor("Interim-Update with IPv6", 2*time.Second, func() bool { return p.acctCount(aaa.AcctInterim) >= 1 })
+	if ir, _ := p.acct.reqs.Load(aaa.AcctInterim); ir.(*aaa.AcctRequest).IPv6 == nil ||
+		!ir.(*aaa.AcctRequest).IPv6.Delegated.IsValid() || ir.(*aaa.AcctRequest).FramedIP != c.addr {
+		t.Fatalf("Interim after IPv6 joined %+v", ir)
+	}
+	if sr, _ := p.acct.reqs.Load(aaa.AcctStart); sr.(*aaa.AcctRequest).IPv6 != nil {
+		t.Fatalf("Accounting-Start of an IPv4-first session with IPv6 %+v", sr)
+	}
 	if p.accepts() != 1 {
 		t.Fatalf("%v Access-Accepts", p.accepts())
 	}

@@ -486,7 +486,7 @@ func (d *Daemon) addUsage(r *record, u pfcpcp.Usage) {
 // bound (the /64 once IPv6CP is open, the delegated prefix and address once
 // the DHCPv6 client holds them) and the IPv6 share of the counters.
 func (d *Daemon) acctIPv6(r *record) *aaa.AcctIPv6 {
-	if !r.hasIPv6() {
+	if !r.activeIPv6() {
 		return nil
 	}
 	a := &aaa.AcctIPv6{InterfaceID: r.IIDPeer, Prefix: r.IPv6Prefix,
