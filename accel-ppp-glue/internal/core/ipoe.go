@@ -566,9 +566,11 @@ func (sh *shard) ipoeInstalled(s *session) {
 		sh.relayInstalled(s)
 		return
 	}
-	if r := s.ipoe.v6reply; r != nil {
+	if r := s.ipoe.v6reply; r != nil && s.rec.IPv6Installed {
+		// IPv6 committed first (ipoe6.go); else the modification adding
+		// IPv6 that follows sends it (ipoe6Installed)
 		s.ipoe.v6reply = nil
-		sh.sendIPoE6(s.inst, s.line, s.key.line, r, s.ipoe.v6kind) // IPv6 committed first (ipoe6.go)
+		sh.sendIPoE6(s.inst, s.line, s.key.line, r, s.ipoe.v6kind)
 	}
 	m := s.ipoe.request
 	s.ipoe.request = nil

@@ -466,3 +466,41 @@ func TestIPoE6CoA(t *testing.T) {
 		t.Fatalf("modifications %+v", ms)
 	}
 }
+
+// A Solicit while the DHCPv4 session is being installed: the ACK follows the
+// establishment (IPv4 only), the Reply the modification adding IPv6, never
+// before it.
+func TestIPoEIPv6DuringTheEstablishment(t *testing.T) {
+	hold := make(chan struct{})
+	p := newTestPod(t, func(o *Options) { ipoeDual(t, defaultIPoE(), false)(o) }, nil)
+	p.plane.hold = hold
+	c := p.dhcpClient(9, 15)
+	c.send(dhcp4.Discover, nil, false)
+	c.addr = c.expectDHCP(dhcp4.Offer).dhcp.YIAddr
+	c.send(dhcp4.Request, func(m *dhcp4.Message) {
+		m.Set(dhcp4.OptServerID, dhcp4.A4(podGateway))
+		m.Set(dhcp4.OptRequestedIP, dhcp4.A4(c.addr))
+	}, false)
+	p.waitFor("the establishment in flight", 2*time.Second, func() bool {
+		return slices.ContainsFunc(p.log.snapshot(), func(e string) bool { return strings.HasPrefix(e, "establishing ") })
+	})
+	c.send6(solicitRapid(5))
+	p.quiet("nothing before the DP answered", 300*time.Millisecond)
+	close(hold)
+	var ack, reply bool
+	for i := 0; i < 2; i++ {
+		r := p.expect("ACK and Reply", 3*time.Second, func(r rxFrame) bool { return r.v6 != nil || r.dhcp != nil })
+		if r.dhcp != nil && r.dhcp.Type == dhcp4.Ack {
+			ack = true
+		}
+		if r.v6 != nil {
+			if len(p.mods()) != 1 {
+				t.Fatalf("the Reply before the modification adding IPv6: %+v", p.mods())
+			}
+			reply = true
+		}
+	}
+	if e := p.estsNow(); !ack || !reply || len(e) != 1 || e[0].IPv6 != nil || p.mods()[0].AddIPv6 == nil {
+		t.Fatalf("ack %v reply %v establishments %+v", ack, reply, e)
+	}
+}
