@@ -335,6 +335,15 @@ func (sh *shard) ipoeDropFamily(s *session, v4 bool, cause int, why string) {
 		sh.ipoeForgetIPv4(s)
 		return
 	}
+	if !v4 && !s.rec.IPv6Installed {
+		if s.v6Installing {
+			// released while the DP installs it: no half state
+			sh.teardown(s, cause, padtNone, why+" while IPv6 was being installed")
+			return
+		}
+		sh.ipoeForgetIPv6(s) // only advertised: nothing in the DP
+		return
+	}
 	if s.ipoe.removing {
 		return
 	}
