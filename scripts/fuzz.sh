@@ -73,7 +73,7 @@ cd "$root/accel-ppp-glue"
 files_in() { if [ -d "$1" ]; then find "$1" -type f | wc -l; else echo 0; fi; }
 for target in config:FuzzParse pppoe:FuzzDecodeFrame pppoe:FuzzParseTags ppp:FuzzLink \
     aaa:FuzzParseReply aaa:FuzzDecodeDyn pfcpcp:FuzzInput pfcpcp:FuzzLineGroupIE pool:FuzzGroup \
-    v6ctl:FuzzHandle \
+    v6ctl:FuzzHandle v6ctl:FuzzFrameAndPeek \
     dhcp4:FuzzDecode \
     onos:FuzzDecodePlacement onos:FuzzDecodeSubscribers onos:FuzzDecodeTeardowns vxlan:FuzzDecode \
     cmd/bng-subemu:FuzzInput cmd/bng-subemu:FuzzIPoEInput cmd/bng-cpload:FuzzParseDHCPReply \

@@ -41,6 +41,10 @@ type IPoEConfig struct {
 	Rate   float64
 	Target netip.AddrPort
 	Size   int
+	// DualStack: RS and DHCPv6 (IA_NA + IA_PD) beside DHCPv4 (ipoe6.go);
+	// Target6 the IPv6 traffic's target with Rate
+	DualStack bool
+	Target6   netip.AddrPort
 }
 
 type ipoeState uint8
@@ -74,6 +78,7 @@ type ipoeClient struct {
 	seq        uint32
 	txPkts     uint64
 	rxPkts     uint64
+	v6         ipoe6 // --dual-stack (ipoe6.go)
 }
 
 // IPoEStats are the emulator's totals.
@@ -97,6 +102,8 @@ type IPoEStats struct {
 	RxPkts   uint64 `json:"rx_pkts"`      // their echoes
 	Lost     uint64 `json:"lost"`         // tx_pkts - rx_pkts (0 when more came back)
 	ARPAsked uint64 `json:"arp_requests"` // ARP requests for a bound client's address (the DP's ARP ping)
+	// IPv6 (--dual-stack): as PPPoE's (bound: clients that bound IA_NA/IA_PD)
+	IPv6 *IPv6Stats `json:"ipv6,omitempty"`
 }
 
 // IPoEEmu is the IPoE client population on one transport.
@@ -108,7 +115,8 @@ type IPoEEmu struct {
 	out     [][]byte
 	mu      sync.Mutex
 	st      IPoEStats
-	active  int // clients between DISCOVER and ACK
+	v6      IPv6Stats // --dual-stack
+	active  int       // clients between DISCOVER and ACK
 }
 
 // NewIPoEEmu makes cfg.MACs clients for every subscriber's line.
@@ -117,6 +125,7 @@ func NewIPoEEmu(cfg IPoEConfig, tr Transport, subs []Subscriber) *IPoEEmu {
 		cfg.MACs = 1
 	}
 	e := &IPoEEmu{cfg: cfg, tr: tr, byMAC: make(map[[6]byte]*ipoeClient)}
+	e.v6 = IPv6Stats{Sent: map[string]uint64{}, Received: map[string]uint64{}, Failed: map[string]uint64{}}
 	for i := range subs {
 		s := &subs[i]
 		for k := 0; k < cfg.MACs; k++ {
@@ -147,6 +156,11 @@ func (e *IPoEEmu) Stats() IPoEStats {
 	if s.TxPkts > s.RxPkts {
 		s.Lost = s.TxPkts - s.RxPkts
 	}
+	if e.cfg.DualStack {
+		v := e.v6
+		v.Sent, v.Received, v.Failed = copyMap(v.Sent), copyMap(v.Received), copyMap(v.Failed)
+		s.IPv6 = &v
+	}
 	return s
 }
 
@@ -163,6 +177,9 @@ func (e *IPoEEmu) Run(ctx context.Context) error {
 					if c.state == ipBound || c.state == ipRenewing || c.state == ipRebinding {
 						e.send(c, dhcp4.Release, now)
 						e.count(func(s *IPoEStats) { s.Released++ })
+					}
+					if c.v6.stage == v6Bound {
+						e.sendDHCP6(c, 8, now)
 					}
 				}
 				e.flush()
@@ -226,9 +243,12 @@ func (e *IPoEEmu) tick(now time.Time) {
 			case c.state != ipBound && !now.Before(c.next):
 				e.send(c, dhcp4.Request, now)
 			}
-			if e.cfg.Rate > 0 && c.state != ipInit && !now.Before(c.nextTx) {
+			if e.cfg.Rate > 0 && e.cfg.Target.IsValid() && c.state != ipInit && !now.Before(c.nextTx) {
 				e.sendData(c, now)
 			}
+		}
+		if e.cfg.DualStack {
+			e.tick6(c, now)
 		}
 	}
 }
@@ -348,7 +368,7 @@ func (e *IPoEEmu) arp(b []byte) bool {
 // input handles a received frame: a DHCP reply to one of our clients, or an
 // ARP request for one's address.
 func (e *IPoEEmu) input(b []byte, now time.Time) {
-	if e.arp(b) {
+	if e.arp(b) || e.input6(b, now) {
 		return
 	}
 	f, err := dhcp4.DecodeFrame(b)
@@ -476,6 +496,13 @@ type IPoESession struct {
 	Attempts int     `json:"attempts"`
 	TxPkts   uint64  `json:"tx_pkts"`
 	RxPkts   uint64  `json:"rx_pkts"`
+	// IPv6 (--dual-stack, once bound): the address its datagrams come from
+	// (IA_NA, else SLAAC), the delegated prefix, the IA_NA address
+	IPv6Address     string `json:"ipv6_address,omitempty"`
+	DelegatedPrefix string `json:"delegated_prefix,omitempty"`
+	IANAAddress     string `json:"ia_na_address,omitempty"`
+	V6TxPkts        uint64 `json:"v6_tx_pkts,omitempty"`
+	V6RxPkts        uint64 `json:"v6_rx_pkts,omitempty"`
 }
 
 var ipoeStateNames = [...]string{"init", "selecting", "requesting", "up", "up", "up"}
@@ -491,6 +518,18 @@ func (e *IPoEEmu) Sessions() []IPoESession {
 		if c.state >= ipBound {
 			s.Address, s.Server = c.addr.String(), c.server.String()
 			s.LeaseEnd = c.leaseEnd.UTC().Format(time.RFC3339)
+		}
+		if v := &c.v6; v.stage == v6Bound {
+			if a := c.src6(); a.IsValid() {
+				s.IPv6Address = a.String()
+			}
+			if v.pd.IsValid() {
+				s.DelegatedPrefix = v.pd.String()
+			}
+			if v.na.IsValid() {
+				s.IANAAddress = v.na.String()
+			}
+			s.V6TxPkts, s.V6RxPkts = v.txPkts, v.rxPkts
 		}
 		out = append(out, s)
 	}

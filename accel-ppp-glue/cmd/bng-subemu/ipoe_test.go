@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/dhcp4"
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/v6ctl"
 )
 
 // ipoeServer is an in-process DHCP server on the far end of a Pipe (the
@@ -259,10 +260,13 @@ func FuzzIPoEInput(f *testing.F) {
 	subs := []Subscriber{{Index: 1, User: "u1", STag: 100, CTag: 1}, {Index: 2, User: "u2", STag: 100, CTag: 2}}
 	mk := func() (*IPoEEmu, *ipoeClient) {
 		e := NewIPoEEmu(IPoEConfig{MACs: 1, Concurrency: 1, Retransmit: time.Second, PhaseTimeout: time.Second,
-			Backoff: time.Second, TPID: 0x8100}, &discard{}, subs)
+			Backoff: time.Second, TPID: 0x8100, DualStack: true, Target6: ipoeTarget6, Rate: 1}, &discard{}, subs)
 		c := e.clients[0]
 		c.state, c.addr, c.server, c.xid = ipBound, netip.MustParseAddr("10.9.0.10"), ipoeGW, 7
 		e.clients[1].state, e.clients[1].xid = ipSelecting, 8
+		e.clients[1].v6 = ipoe6{stage: v6Soliciting, xid: 9}
+		c.v6 = ipoe6{stage: v6Bound, xid: 10, serverID: []byte{0, 2, 0, 0, 0x7e, 0xd9, 1, 2}, prefix: 0x20010db801000001,
+			pd: netip.MustParsePrefix("2001:db8:200:100::/56"), na: netip.MustParseAddr("2001:db8:100:1::1")}
 		return e, c
 	}
 	e0, c := mk()
@@ -278,6 +282,13 @@ func FuzzIPoEInput(f *testing.F) {
 		e, c := mk()
 		e.input(b, time.Now())
 		for _, o := range e.out {
+			if len(o) > 22 && o[20] == 0x86 && o[21] == 0xdd {
+				// IPv6: only a DHCPv6 Request after an Advertise, from a client
+				if _, err := v6ctl.DecodeFrame(o); err != nil || o[6] != 0x02 {
+					t.Fatalf("sent %x", o)
+				}
+				continue
+			}
 			if len(o) != 60 || o[20] != 0x08 || o[21] != 0x06 || o[29] != 2 || string(o[6:12]) != string(c.mac[:]) {
 				// a DHCP REQUEST after an OFFER is the other legitimate answer
 				if _, err := dhcp4.DecodeFrame(o); err != nil {

@@ -153,7 +153,7 @@ func run(args []string) int {
 	duration := fs.Duration("duration", 0, "stop after this long (0: until SIGTERM/SIGINT)")
 	hangupRate := fs.Float64("hangup-rate", 250, "sessions hung up per second at stop (LCP Terminate-Request + PADT; 0: all at once)")
 	hangupMax := fs.Duration("hangup-max", 10*time.Second, "the stop's hangups take at most this long (the rate rises to fit)")
-	dual := fs.Bool("dual-stack", false, "run IPv6CP, RS and DHCPv6 (IA_PD, IA_NA when the RA's M flag is set) beside IPCP; a session is up once IPv6 is bound or refused")
+	dual := fs.Bool("dual-stack", false, "run IPv6CP, RS and DHCPv6 (IA_PD, IA_NA when the RA's M flag is set) beside IPCP; a session is up once IPv6 is bound or refused. With --ipoe: RS and DHCPv6 (IA_NA + IA_PD) beside DHCPv4")
 	target6 := fs.String("target6", "", "UDP echo target [ipv6]:port for --rate (needs --dual-stack): datagrams from the SLAAC address and from the delegated prefix in turn")
 	ipoe := fs.Bool("ipoe", false, "IPoE subscribers instead of PPPoE: DHCP DORA, renewal at T1, RELEASE at the stop (--macs per line)")
 	macs := fs.Int("macs", 1, "with --ipoe: DHCP clients (MACs) per line")
@@ -229,7 +229,7 @@ func run(args []string) int {
 		}
 		return runIPoE(*iface, IPoEConfig{MACs: *macs, Concurrency: *conc, Retransmit: *retx, PhaseTimeout: *phaseTO,
 			Backoff: *backoff, Option82: *opt82, TPID: cfg.TPID, Release: true, Rate: *rate, Target: cfg.Target,
-			Size: *size}, subs, *every, *duration, *status)
+			Size: *size, DualStack: *dual, Target6: cfg.Target6}, subs, *every, *duration, *status)
 	}
 	sock, err := OpenRawSocket(*iface)
 	if err != nil {

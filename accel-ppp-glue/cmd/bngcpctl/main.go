@@ -390,6 +390,9 @@ func (c *cli) session(s *api.SessionView) error {
 			{"ipv6 up octets:", u64(s.V6UpOctets)}, {"ipv6 down octets:", u64(s.V6DownOctets)},
 			{"ipv6 up packets:", u64(s.V6UpPackets)}, {"ipv6 down packets:", u64(s.V6DownPackets)},
 		}...)
+		if s.LeaseEnd6 != nil {
+			rows = append(rows, []string{"ipv6 lease end:", stamp(*s.LeaseEnd6)}) // IPoE: the DHCPv6 binding
+		}
 	}
 	tw := tabwriter.NewWriter(c.stdout, 0, 0, 1, ' ', 0)
 	for _, r := range rows {

@@ -69,9 +69,10 @@ func TestJSONNames(t *testing.T) {
 		t.Fatalf("pool %s", p)
 	}
 	i, _ := json.Marshal(InstanceView{ID: 1, Name: "dp1", Address: "127.200.0.11:8805", State: "associated",
-		RecoveryTime: sample.Started, Since: sample.Started, Sessions: 5, LCPOffload: true})
+		RecoveryTime: sample.Started, Since: sample.Started, Sessions: 5, LCPOffload: true, IPoE: true})
 	if string(i) != `{"id":1,"name":"dp1","address":"127.200.0.11:8805","state":"associated",`+
-		`"recovery_time":"2026-11-25T10:00:00Z","since":"2026-11-25T10:00:00Z","sessions":5,"lcp_offload":true}` {
+		`"recovery_time":"2026-11-25T10:00:00Z","since":"2026-11-25T10:00:00Z","sessions":5,"lcp_offload":true,`+
+		`"ipoe":true,"ipoe6":false}` {
 		t.Fatalf("instance %s", i)
 	}
 	// A session before IPCP has no address: "".

@@ -25,9 +25,10 @@ const DefaultSocket = "/run/bngpod/cp.sock"
 // SessionView is one subscriber session.
 type SessionView struct {
 	ID         string     `json:"id"`
-	State      string     `json:"state"`               // e.g. discovery, lcp, auth, ipcp, installing, up, terminating
-	Kind       string     `json:"kind"`                // pppoe or ipoe (IPoE: DHCP; PPPoESessionID 0)
-	LeaseEnd   *time.Time `json:"lease_end,omitempty"` // IPoE: when the DHCP lease runs out
+	State      string     `json:"state"`                // e.g. discovery, lcp, auth, ipcp, installing, up, terminating
+	Kind       string     `json:"kind"`                 // pppoe or ipoe (IPoE: DHCP; PPPoESessionID 0)
+	LeaseEnd   *time.Time `json:"lease_end,omitempty"`  // IPoE: when the DHCP lease runs out
+	LeaseEnd6  *time.Time `json:"lease_end6,omitempty"` // IPoE: when the DHCPv6 binding runs out
 	User       string     `json:"user"`
 	Instance   uint32     `json:"instance"`
 	AccessPort string     `json:"access_port"`
@@ -88,6 +89,8 @@ type InstanceView struct {
 	Since        time.Time `json:"since"`         // when State was entered
 	Sessions     int       `json:"sessions"`
 	LCPOffload   bool      `json:"lcp_offload"`
+	IPoE         bool      `json:"ipoe"`  // the DP announced IPoE (issue 19)
+	IPoE6        bool      `json:"ipoe6"` // and took the default session's IPv6 dhcp class (dual stack over IPoE)
 }
 
 // GroupView is a line group and the DP instance serving it: the stated

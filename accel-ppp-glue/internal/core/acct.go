@@ -24,7 +24,7 @@ func (d *Daemon) account(s *session, status aaa.AcctStatus, cause int) {
 	req := &aaa.AcctRequest{
 		Status: status, SessionID: r.ID, UserName: r.User,
 		NASPortID: r.nasPort(), CallingStationID: callingStationID(r.MAC),
-		FramedIP: r.IPv4, Class: r.Class, CircuitID: r.CircuitID, RemoteID: r.RemoteID,
+		FramedIP: r.activeIPv4(), Class: r.Class, CircuitID: r.CircuitID, RemoteID: r.RemoteID,
 		IPoE: r.Kind == kindIPoE,
 	}
 	if status != aaa.AcctStart {

@@ -162,7 +162,7 @@ func (d *Daemon) dynamic(ctx context.Context, r *aaa.DynRequest) int {
 	prof := rec.QosProfile
 	mod := &pfcpcp.Mod{QosProfile: &prof, DownMBR: &ps.DownMBR, UpMBR: &ps.UpMBR, UpGBR: &ps.UpGBR,
 		// a QER created now must be named by every PDR, the IPv6 ones too
-		IPv6PDRs: rec.IPv6Installed, HasPD: rec.IPv6Installed && rec.DelegatedPrefix.IsValid(), NoIPv4: !rec.IPv4.IsValid()}
+		IPv6PDRs: rec.IPv6Installed, HasPD: rec.IPv6Installed && rec.DelegatedPrefix.IsValid(), NoIPv4: !rec.IPv4.IsValid() || rec.NoIPv4PDRs}
 	if _, err := d.plane.Modify(ctx, rec.Instance, rec.UPSEID, rec.CPSEID, mod); err != nil {
 		d.pfcpError("modification", err)
 		return result(errCauseUnavailable)

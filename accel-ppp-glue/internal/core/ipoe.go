@@ -86,6 +86,15 @@ type ipoeSess struct {
 	request    *dhcp4.Message // stEstablishing: the REQUEST to ACK once the DP has the session
 	relay      *relayState    // relay mode (relay.go)
 	declined   bool           // ended by the client's DECLINE: its address is held back (quarantine)
+
+	// dual stack (ipoe6.go)
+	auth     *aaa.AccessResult // the session's Access-Accept: the other family's addresses follow it
+	v6first  *ipoe6In          // stAuthorizing: the Solicit/Request that created the session
+	v6wait   *ipoe6In          // stAuthorizing (DHCPv4 first): a Solicit/Request to answer after it
+	v6reply  []byte            // the DHCPv6 Reply to send once the DP has the IPv6 PDRs
+	v6kind   string
+	removing bool // a modification removing a family is in flight
+	adding4  bool // a modification adding IPv4 is in flight
 }
 
 // ipoeLines counts the IPoE sessions of each line (MAC zero in the key)
@@ -225,11 +234,11 @@ func (sh *shard) ipoeFrame(in inFrame) {
 	case dhcp4.Request:
 		sh.dhcpRequest(now, x, s)
 	case dhcp4.Release:
-		if s == nil || s.state != stEstablished || m.CIAddr != s.rec.IPv4 {
+		if s == nil || s.state != stEstablished || m.CIAddr != s.rec.IPv4 || !s.rec.ipoeHasIPv4() {
 			sh.drop("dhcp_release_unknown", "DHCPRELEASE for no session", "mac", macString(x.lk.mac))
 			return
 		}
-		sh.teardown(s, causeUserRequest, padtNone, "DHCPRELEASE from the subscriber")
+		sh.ipoeDropFamily(s, true, causeUserRequest, "DHCPRELEASE from the subscriber")
 	case dhcp4.Decline:
 		req, ok := m.Addr(dhcp4.OptRequestedIP)
 		if s == nil || !ok || !s.rec.IPv4.IsValid() || s.rec.IPv4 != req {
@@ -262,10 +271,18 @@ func (sh *shard) dhcpDiscover(now time.Time, x *ipoeIn, s *session) {
 			s.ipoe.offerUntil = now.Add(ipoeOfferHold)
 			sh.dhcpReply(x, s, dhcp4.Offer, true)
 		case stEstablished:
+			if !s.rec.ipoeHasIPv4() {
+				sh.ipoeOfferIPv4(now, s, x) // IPv4 joins an IPv6 session (ipoe6.go)
+				return
+			}
 			// The client lost its lease state (a reboot): the same address again.
 			sh.dhcpReply(x, s, dhcp4.Offer, true)
+		case stAuthorizing:
+			if s.ipoe.v6first != nil {
+				s.ipoe.discover = x.m // IPv6 first: offered after the Access-Accept (ipoe6.go)
+			}
 		default:
-			// authorizing, or installing after a REQUEST: the answer comes
+			// installing after a REQUEST: the answer comes
 		}
 		return
 	}
@@ -282,7 +299,7 @@ func (sh *shard) dhcpDiscover(now time.Time, x *ipoeIn, s *session) {
 		sh.drop("ipoe_no_username", "DISCOVER without the option 82 sub-option ipoe.username names", "mac", macString(x.lk.mac))
 		return
 	}
-	s = sh.newIPoESession(now, x, user)
+	s = sh.newIPoESession(now, x.inst, x.line, x.lk, user)
 	s.ipoe.discover = x.m
 	if hasAI {
 		s.rec.CircuitID, s.rec.RemoteID = string(ai.CircuitID), string(ai.RemoteID)
@@ -317,17 +334,17 @@ func ipoeUserName(kind string, mac [6]byte, ai dhcp4.AgentInfo, hasAI bool) (str
 }
 
 // newIPoESession makes a session in stAuthorizing (the line's count taken).
-func (sh *shard) newIPoESession(now time.Time, x *ipoeIn, user string) *session {
+func (sh *shard) newIPoESession(now time.Time, inst *config.Instance, line *config.Line, lk lineKey, user string) *session {
 	d := sh.d
-	g := x.line.Group
+	g := line.Group
 	s := &session{
-		sh: sh, key: sessKey{x.lk, 0}, state: stAuthorizing,
-		inst: x.inst, line: x.line, group: g, padrAt: now, ipoe: &ipoeSess{},
+		sh: sh, key: sessKey{lk, 0}, state: stAuthorizing,
+		inst: inst, line: line, group: g, padrAt: now, ipoe: &ipoeSess{},
 	}
 	seid, id := d.newSEID()
 	s.rec = record{
-		ID: id, CPSEID: seid, Instance: x.inst.ID, AccessPort: x.lk.port, STag: x.lk.stag, CTag: x.lk.ctag,
-		MAC: x.lk.mac, LineGroup: g.Name, QosProfile: g.QosProfile.Name, Kind: kindIPoE, User: user,
+		ID: id, CPSEID: seid, Instance: inst.ID, AccessPort: lk.port, STag: lk.stag, CTag: lk.ctag,
+		MAC: lk.mac, LineGroup: g.Name, QosProfile: g.QosProfile.Name, Kind: kindIPoE, User: user,
 		Interim: int64(d.opt.Interim / time.Second),
 	}
 	d.applySubscriber(&s.rec)
@@ -383,6 +400,15 @@ func (sh *shard) ipoeAuthDone(s *session, x *ipoeIn, res *aaa.AccessResult, err 
 		}
 		prof = p
 	}
+	s.ipoe.auth = res
+	if s.ipoe.v6first != nil {
+		// IPv6 first (ipoe6.go): its prefixes now, IPv4 on a DISCOVER
+		s.rec.QosProfile = prof.Name
+		sh.ipoeTakeResult(s, res)
+		d.m.authResults.WithLabelValues("accept").Inc()
+		sh.ipoe6Authorized(s, res, fail)
+		return
+	}
 	if g.IPoE.Mode == config.IPoEModeRelay {
 		// the external DHCP server gives the address (relay.go)
 		s.rec.QosProfile = prof.Name
@@ -404,6 +430,10 @@ func (sh *shard) ipoeAuthDone(s *session, x *ipoeIn, res *aaa.AccessResult, err 
 	if m := s.ipoe.discover; m != nil {
 		s.ipoe.discover = nil
 		sh.dhcpReply(&ipoeIn{inst: s.inst, line: s.line, lk: s.key.line, m: m}, s, dhcp4.Offer, true)
+	}
+	if x := s.ipoe.v6wait; x != nil {
+		s.ipoe.v6wait = nil
+		sh.ipoe6Session(time.Now(), s, x) // DHCPv6 at once with DHCPv4 (ipoe6.go)
 	}
 }
 
@@ -441,7 +471,7 @@ func (sh *shard) dhcpRequest(now time.Time, x *ipoeIn, s *session) {
 		}
 		if p := poolOf(s.group, s.rec.IPv4); p == nil || p.Gateway != sid {
 			// The client took another server's offer: ours is withdrawn.
-			if s.state == stNegotiating {
+			if s.state == stNegotiating && s.rec.IPv4.IsValid() {
 				sh.teardown(s, causeUserRequest, padtNone, "the client chose another DHCP server")
 			}
 			return
@@ -504,6 +534,10 @@ func poolOf(g *config.LineGroup, a netip.Addr) *config.Pool {
 // ipoeRenew extends an established session's lease and ACKs.
 func (sh *shard) ipoeRenew(now time.Time, s *session, x *ipoeIn) {
 	d := sh.d
+	if s.rec.NoIPv4PDRs {
+		sh.ipoeAddIPv4(now, s, x) // offered to a session installed without IPv4 (ipoe6.go)
+		return
+	}
 	s.rec.LeaseEnd = now.Add(time.Duration(s.group.IPoE.LeaseTime) * time.Second).UTC()
 	rec := s.rec
 	go func() {
@@ -521,6 +555,7 @@ func (sh *shard) ipoeEstablish(now time.Time, s *session, x *ipoeIn) {
 	d := sh.d
 	d.setState(s, stEstablishing)
 	s.ipoe.request = x.m
+	s.rec.NoIPv4PDRs = false // IPv4 commits first (IPv6 may have been offered: ipoe6.go)
 	s.rec.LeaseEnd = now.Add(time.Duration(s.group.IPoE.LeaseTime) * time.Second).UTC()
 	sh.install(s)
 }
@@ -531,16 +566,29 @@ func (sh *shard) ipoeInstalled(s *session) {
 		sh.relayInstalled(s)
 		return
 	}
+	if r := s.ipoe.v6reply; r != nil && s.rec.IPv6Installed {
+		// IPv6 committed first (ipoe6.go); else the modification adding
+		// IPv6 that follows sends it (ipoe6Installed)
+		s.ipoe.v6reply = nil
+		sh.sendIPoE6(s.inst, s.line, s.key.line, r, s.ipoe.v6kind)
+	}
 	m := s.ipoe.request
 	s.ipoe.request = nil
 	if m == nil {
 		return
 	}
-	sh.dhcpReply(&ipoeIn{inst: s.inst, line: s.line, lk: s.key.line, m: m}, s, dhcp4.Ack, true)
+	x := &ipoeIn{inst: s.inst, line: s.line, lk: s.key.line, m: m}
+	if s.rec.NoIPv4PDRs {
+		// IPv6 committed first and was installed alone: IPv4 joins now
+		sh.ipoeAddIPv4(time.Now(), s, x)
+		return
+	}
+	sh.dhcpReply(x, s, dhcp4.Ack, true)
 }
 
 // ipoeNotInstalled: the DP refused the session; the REQUEST gets a NAK.
 func (sh *shard) ipoeNotInstalled(s *session) {
+	s.ipoe.v6reply = nil
 	if r := s.ipoe.relay; r != nil && r.pending != nil {
 		m := r.pending
 		r.pending = nil
@@ -567,8 +615,10 @@ func (sh *shard) ipoeExpire(now time.Time) {
 		switch {
 		case s.state == stNegotiating && now.After(s.ipoe.offerUntil):
 			sh.teardown(s, causeUserError, padtNone, "DHCP offer not taken")
-		case s.state == stEstablished && !s.rec.LeaseEnd.IsZero() && now.After(s.rec.LeaseEnd):
-			sh.teardown(s, causeLostService, padtNone, "DHCP lease expired")
+		case s.state == stEstablished && s.rec.IPv4.IsValid() && !s.rec.LeaseEnd.IsZero() && now.After(s.rec.LeaseEnd):
+			sh.ipoeDropFamily(s, true, causeLostService, "DHCP lease expired")
+		default:
+			sh.ipoe6Expire(now, s)
 		}
 	}
 }

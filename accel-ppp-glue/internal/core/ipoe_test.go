@@ -47,12 +47,12 @@ func (f *fakePlane) checkIPoE(s *pfcpcp.Session) error {
 		return nil
 	}
 	switch {
-	case !s.IPv4.IsValid():
+	case !s.IPv4.IsValid() && s.IPv6 == nil:
 		return &pfcpcp.CauseError{Cause: 67, OffendingIE: 93}
 	case s.PPPoESessionID != 0, s.LCP != nil:
 		return &pfcpcp.CauseError{Cause: 69}
-	case s.IPv6 != nil, s.RA != nil:
-		return &pfcpcp.CauseError{Cause: 76}
+	case (s.IPv6 == nil) != (s.RA == nil):
+		return &pfcpcp.CauseError{Cause: 69} // dual stack over IPoE: the RA offload with the IPv6 PDRs
 	}
 	k := ipoeDPKey{s.LogicalPort, s.STag, s.CTag, s.MAC}
 	f.mu.Lock()

@@ -113,10 +113,27 @@ func pool6Of(g *config.LineGroup, wan netip.Prefix) *config.IPv6Pool {
 // the pool's DNS servers, Framed-Interface-Id is the identifier IPv6CP
 // suggests to the subscriber.
 func (sh *shard) allocIPv6(s *session, res *aaa.AccessResult) {
+	if s.link == nil || !sh.allocPrefixes(s, res) {
+		return
+	}
+	var a aaa.AccessIPv6
+	if res != nil {
+		a = res.IPv6
+	}
+	suggest := eui64(s.rec.MAC[:])
+	if a.InterfaceID != 0 {
+		suggest = a.InterfaceID
+	}
+	s.link.SetIPv6(eui64(s.group.ACMAC), suggest)
+}
+
+// allocPrefixes gives the session its /64, delegated prefix and IA_NA
+// address as allocIPv6 says (PPPoE and IPoE alike); false: no IPv6 for it.
+func (sh *shard) allocPrefixes(s *session, res *aaa.AccessResult) bool {
 	d := sh.d
 	pg := d.pools6[s.group.Name]
-	if pg == nil || s.link == nil {
-		return
+	if pg == nil {
+		return false
 	}
 	var a aaa.AccessIPv6
 	if res != nil {
@@ -141,18 +158,18 @@ func (sh *shard) allocIPv6(s *session, res *aaa.AccessResult) {
 	case a.Prefix.IsValid():
 		if a.Prefix.Bits() != 64 || !pg.Contains(pool6.WAN, a.Prefix) {
 			none("RADIUS Framed-IPv6-Prefix is no /64 of the line group's pools", "prefix", a.Prefix.String())
-			return
+			return false
 		}
 		if err = pg.Reserve(pool6.WAN, a.Prefix); err != nil {
 			none("RADIUS Framed-IPv6-Prefix in use", "prefix", a.Prefix.String())
-			return
+			return false
 		}
 		wan = a.Prefix
 	case a.Pool != "":
 		p := byName(a.Pool)
 		if p == nil {
 			none("RADIUS Framed-IPv6-Pool is no IPv6 pool of the line group", "pool", a.Pool)
-			return
+			return false
 		}
 		wan, err = pg.AllocateIn(pool6.WAN, p.WANPrefix)
 	default:
@@ -161,7 +178,7 @@ func (sh *shard) allocIPv6(s *session, res *aaa.AccessResult) {
 	if err != nil {
 		d.m.drops.WithLabelValues("pool6_exhausted").Inc()
 		d.blog.Warn("pool6_exhausted", "IPv6 WAN pool exhausted: the session gets no IPv6", "line_group", s.group.Name)
-		return
+		return false
 	}
 	s.rec.IPv6Prefix = wan
 	pool := pool6Of(s.group, wan)
@@ -201,11 +218,7 @@ func (sh *shard) allocIPv6(s *session, res *aaa.AccessResult) {
 		s.rec.IPv6Address = netip.AddrFrom16(b)
 	}
 	s.rec.DNS6 = a.DNS
-	suggest := eui64(s.rec.MAC[:])
-	if a.InterfaceID != 0 {
-		suggest = a.InterfaceID
-	}
-	s.link.SetIPv6(eui64(s.group.ACMAC), suggest)
+	return true
 }
 
 // releaseIPv6 returns the session's prefixes to the pools.
@@ -316,9 +329,22 @@ func (d *Daemon) v6Session(s *session) v6ctl.Session {
 		vs.DNS = r.DNS6
 	}
 	if vs.MTU == 0 {
-		vs.MTU = 1492
+		vs.MTU = r.defaultMTU()
+	}
+	if r.Kind == kindIPoE {
+		vs.SLLA = s.group.ACMAC
+		vs.OurIID = eui64(s.group.ACMAC)
 	}
 	return vs
+}
+
+// defaultMTU is the session MTU the DP assumes when none is sent: 1492 on
+// PPPoE, 1500 on IPoE.
+func (r *record) defaultMTU() uint16 {
+	if r.Kind == kindIPoE {
+		return 1500
+	}
+	return 1492
 }
 
 // ipv6In answers an IPv6 control packet of the session (RS, NS, DHCPv6).
@@ -384,7 +410,7 @@ func (d *Daemon) ipv6Rules(r *record) (*pfcpcp.IPv6Rules, *pfcpcp.RAOffload) {
 	}
 	mtu := r.MTU
 	if mtu == 0 {
-		mtu = 1492
+		mtu = r.defaultMTU()
 	}
 	ra := &pfcpcp.RAOffload{
 		Interval: uint16(d.cfg.IPv6RA.Interval / time.Second), RouterLifetime: uint16(d.cfg.IPv6RA.RouterLifetime / time.Second),
@@ -416,6 +442,9 @@ func (sh *shard) installIPv6(s *session) {
 		}
 		sh.post(func() {
 			s.v6Installing = false
+			if s.ipoe != nil {
+				sh.ipoe6Installed(s, err)
+			}
 			if err != nil || s.dead {
 				return
 			}
@@ -457,7 +486,7 @@ func (d *Daemon) addUsage(r *record, u pfcpcp.Usage) {
 // bound (the /64 once IPv6CP is open, the delegated prefix and address once
 // the DHCPv6 client holds them) and the IPv6 share of the counters.
 func (d *Daemon) acctIPv6(r *record) *aaa.AcctIPv6 {
-	if !r.hasIPv6() {
+	if !r.activeIPv6() {
 		return nil
 	}
 	a := &aaa.AcctIPv6{InterfaceID: r.IIDPeer, Prefix: r.IPv6Prefix,

@@ -126,7 +126,7 @@ func (d *Daemon) pfcpSession(r *record) *pfcpcp.Session {
 		PPPoESessionID: r.PPPoESID, IPv4: r.IPv4, QosProfile: r.QosProfile, MTU: r.MTU,
 		URRPeriod: d.urrPeriod(r), IPoE: r.Kind == kindIPoE,
 	}
-	if r.IPv6Installed || (r.hasIPv6() && r.Established) {
+	if r.IPv6Installed || (r.hasIPv6() && r.Established && r.Kind != kindIPoE) {
 		// IPv6 is open: an establishment (again: a DP restart, a line-group
 		// move) carries it, also when the modification that was to add it failed
 		ps.IPv6, ps.RA = d.ipv6Rules(r)
@@ -149,6 +149,9 @@ func (d *Daemon) pfcpSession(r *record) *pfcpcp.Session {
 			Interval: uint16(d.opt.EchoInterval / time.Second), Count: uint8(d.opt.EchoFailures),
 			TxMagic: r.MagicTx, RxMagic: r.MagicRx,
 		}
+	}
+	if ps.IPoE && r.NoIPv4PDRs {
+		ps.IPv4 = netip.Addr{} // offered, not requested yet (ipoe6.go)
 	}
 	if ps.IPoE {
 		if g, ok := d.cfg.LineGroup(r.LineGroup); ok && g.IPoE != nil && g.IPoE.ARPPing != nil {
@@ -328,8 +331,8 @@ func (sh *shard) established(s *session, up uint64, err error) {
 	}
 	d.account(s, aaa.AcctStart, 0)
 	d.reportSession(onos.EventUp, s, 0)
-	if s.rec.hasIPv6() && !s.rec.IPv6Installed {
-		sh.installIPv6(s) // IPv6CP opened while the DP installed the session
+	if sh.wantIPv6(s) && !s.rec.IPv6Installed {
+		sh.installIPv6(s) // IPv6CP opened (IPoE: DHCPv6 bound) while the DP installed the session
 	}
 	if srv := d.servingOf(s.rec.LineGroup); srv != s.rec.Instance {
 		// Its line group moved while the DP installed it: follow the group.

@@ -23,7 +23,7 @@ import (
 func (s *session) view() api.SessionView {
 	r := &s.rec
 	v := api.SessionView{
-		ID: r.ID, State: s.state.String(), Kind: r.kind(), LeaseEnd: timePtr(r.LeaseEnd), User: r.User, Instance: r.Instance, AccessPort: r.AccessPort,
+		ID: r.ID, State: s.state.String(), Kind: r.kind(), LeaseEnd: timePtr(r.LeaseEnd), LeaseEnd6: timePtr(r.LeaseEnd6), User: r.User, Instance: r.Instance, AccessPort: r.AccessPort,
 		STag: r.STag, CTag: r.CTag, MAC: macString(r.MAC), PPPoESessionID: r.PPPoESID, IPv4: r.IPv4,
 		QosProfile: r.QosProfile, RateDown: r.RateDown, RateUp: r.RateUp, AcctSessionID: r.ID,
 		Started: r.Started, UpOctets: r.UpOctets, DownOctets: r.DownOctets, UpPackets: r.UpPackets,
@@ -152,8 +152,9 @@ func (d *Daemon) mgmtHandler() http.Handler {
 		for _, in := range d.cfg.Instances {
 			p := d.peers[in.ID]
 			v := api.InstanceView{ID: in.ID, Name: in.Name, Address: in.ControlAddress.String(), State: "down",
-				Sessions: counts[in.ID], LCPOffload: p.features.LCPOffload, RecoveryTime: p.rts.UTC(),
-				Since: p.since.UTC()}
+				Sessions: counts[in.ID], LCPOffload: p.features.LCPOffload, IPoE: p.features.IPoE, IPoE6: p.features.IPoE6,
+				RecoveryTime: p.rts.UTC(),
+				Since:        p.since.UTC()}
 			if p.up {
 				v.State = "associated"
 			}

@@ -46,10 +46,10 @@ func (d *Daemon) onosSession(r *record) onos.Session {
 	// No address yet: leave the optional field out. The zero netip.Addr
 	// prints "invalid IP", which ONOS refuses, and with it the whole batch
 	// and every resync after it.
-	if r.IPv4.IsValid() {
-		s.IPv4 = r.IPv4.String()
+	if a := r.activeIPv4(); a.IsValid() {
+		s.IPv4 = a.String()
 	}
-	if r.hasIPv6() {
+	if r.activeIPv6() {
 		s.IPv6Prefix = r.IPv6Prefix.String()
 		if r.DHCP6.PDBound {
 			s.DelegatedPrefix = r.DelegatedPrefix.String()

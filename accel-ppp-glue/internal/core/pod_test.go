@@ -26,6 +26,7 @@ import (
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/ppp"
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/pppoe"
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/store"
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/v6ctl"
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/vxlan"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -168,9 +169,14 @@ type rxFrame struct {
 	// IPoE (ipoe_test.go): the DHCP reply and its frame
 	dhcp  *dhcp4.Message
 	dhcpF dhcp4.Frame
+	// IPoE IPv6 (ipoe6_test.go): the frame
+	v6 *v6ctl.Frame
 }
 
 func (r rxFrame) String() string {
+	if r.v6 != nil {
+		return fmt.Sprintf("IPoE IPv6 frame % x", r.v6.Packet[:min(len(r.v6.Packet), 56)])
+	}
 	if r.dhcp != nil {
 		return fmt.Sprintf("DHCP type %d yiaddr %s", r.dhcp.Type, r.dhcp.YIAddr)
 	}
@@ -362,6 +368,19 @@ func (p *testPod) read(done chan struct{}) {
 			r.at, r.seq = at, p.seq.Add(1)
 			select {
 			case p.rx <- r:
+			default:
+				p.t.Errorf("test receive queue full")
+			}
+			continue
+		}
+		if v6ctl.IsIPv6Frame(inner) {
+			f, err := v6ctl.DecodeFrame(append([]byte(nil), inner...))
+			if err != nil {
+				p.t.Errorf("the daemon sent a bad IPv6 frame: %v", err)
+				continue
+			}
+			select {
+			case p.rx <- rxFrame{at: at, seq: p.seq.Add(1), v6: &f}:
 			default:
 				p.t.Errorf("test receive queue full")
 			}

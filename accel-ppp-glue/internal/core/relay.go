@@ -177,10 +177,38 @@ func (sh *shard) relayAuthorized(s *session, x *ipoeIn) {
 	}
 }
 
-// relayGateway is the gateway the relay names: the group's first pool's.
-func relayGateway(g *config.LineGroup) netip.Addr {
+// relayGateway is the gateway the relay names in link selection and server
+// identifier override (RFC 3527, 5107): the subscriber's subnet. That is
+// the pool of the address the client has or asks for (the session's, the
+// message's ciaddr or requested address); for a new client, the first pool
+// (in the line group's order) with a free address as bng-cp counts them
+// (the addresses the servers' ACKs gave, relay.go reserves them); when
+// every pool is full, the first.
+func (d *Daemon) relayGateway(g *config.LineGroup, s *session, m *dhcp4.Message) netip.Addr {
 	if len(g.Pools) == 0 {
 		return netip.Addr{}
+	}
+	cands := []netip.Addr{}
+	if s != nil {
+		cands = append(cands, s.rec.IPv4)
+	}
+	if m != nil {
+		req, _ := m.Addr(dhcp4.OptRequestedIP)
+		cands = append(cands, m.CIAddr, req)
+	}
+	for _, a := range cands {
+		if a.IsValid() && !a.IsUnspecified() {
+			if p := poolOf(g, a); p != nil {
+				return p.Gateway
+			}
+		}
+	}
+	if pg := d.pools[g.Name]; pg != nil {
+		for _, p := range g.Pools {
+			if size, used, ok := pg.PrefixUsage(p.Prefix); ok && used < size {
+				return p.Gateway
+			}
+		}
 	}
 	return g.Pools[0].Gateway
 }
@@ -206,7 +234,7 @@ func (sh *shard) relayToServers(s *session, x *ipoeIn) {
 	} else {
 		ai = dhcp4.AgentInfo{CircuitID: []byte(s.rec.nasPort())}
 	}
-	gw := relayGateway(g)
+	gw := d.relayGateway(g, s, x.m)
 	ai.LinkSelection, ai.ServerIDOverride = gw, gw
 	m.Set(dhcp4.OptRelayAgentInfo, ai.Encode())
 	if s.ipoe.relay == nil {
@@ -347,7 +375,7 @@ func (sh *shard) relayToClient(x *ipoeIn, s *session, m *dhcp4.Message) {
 	r.Del(dhcp4.OptRelayAgentInfo)
 	r.GIAddr = netip.Addr{}
 	r.Hops = 0
-	gw := relayGateway(s.group)
+	gw := sh.d.relayGateway(s.group, s, m)
 	if p := poolOf(s.group, r.YIAddr); p != nil {
 		gw = p.Gateway
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/config"
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/dhcp4"
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/pool"
 )
 
 // Relay mode against a DHCP server double. The double is stricter than a
@@ -217,5 +218,54 @@ func TestIPoERelayRefusesForeignAddress(t *testing.T) {
 	p.quiet("an OFFER outside the pools", 500*time.Millisecond)
 	if p.dropped("relay_outside_pools") != 1 {
 		t.Fatalf("relay_outside_pools %v", p.dropped("relay_outside_pools"))
+	}
+}
+
+// Link selection names the subscriber's subnet: the pool of the address it
+// has or asks for; for a new client the first pool with a free address (as
+// bng-cp counts the relayed leases), the first pool when all are full.
+func TestRelayGatewaySelectsTheSubnet(t *testing.T) {
+	p1 := &config.Pool{Name: "a", Prefix: netip.MustParsePrefix("100.81.0.0/30"), Gateway: netip.MustParseAddr("100.81.0.1")}
+	p2 := &config.Pool{Name: "b", Prefix: netip.MustParsePrefix("100.82.0.0/24"), Gateway: netip.MustParseAddr("100.82.0.1")}
+	g := &config.LineGroup{Name: "lg", Pools: []*config.Pool{p1, p2}}
+	pg, err := pool.NewGroup("lg", []netip.Prefix{p1.Prefix, p2.Prefix}, []netip.Addr{p1.Gateway, p2.Gateway})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &Daemon{pools: map[string]*pool.Group{"lg": pg}}
+	if gw := d.relayGateway(g, nil, &dhcp4.Message{}); gw != p1.Gateway {
+		t.Fatalf("new client, pools free: %s", gw)
+	}
+	// the /30's one host address taken: the next pool
+	if err := pg.Reserve(netip.MustParseAddr("100.81.0.2")); err != nil {
+		t.Fatal(err)
+	}
+	if gw := d.relayGateway(g, nil, &dhcp4.Message{}); gw != p2.Gateway {
+		t.Fatalf("first pool full: %s", gw)
+	}
+	// a client that has or asks for an address: its pool, full or not
+	m := &dhcp4.Message{CIAddr: netip.MustParseAddr("100.81.0.2")}
+	if gw := d.relayGateway(g, nil, m); gw != p1.Gateway {
+		t.Fatalf("renewal in the first pool: %s", gw)
+	}
+	m = &dhcp4.Message{}
+	m.Set(dhcp4.OptRequestedIP, dhcp4.A4(netip.MustParseAddr("100.81.0.2")))
+	if gw := d.relayGateway(g, nil, m); gw != p1.Gateway {
+		t.Fatalf("INIT-REBOOT in the first pool: %s", gw)
+	}
+	s := &session{rec: record{IPv4: netip.MustParseAddr("100.82.0.9")}}
+	if gw := d.relayGateway(g, s, &dhcp4.Message{}); gw != p2.Gateway {
+		t.Fatalf("session in the second pool: %s", gw)
+	}
+	// an address of no pool: as a new client
+	if gw := d.relayGateway(g, nil, &dhcp4.Message{CIAddr: netip.MustParseAddr("10.0.0.1")}); gw != p2.Gateway {
+		t.Fatalf("foreign ciaddr: %s", gw)
+	}
+	// every pool full: the first
+	for i := 2; i < 255; i++ {
+		_ = pg.Reserve(netip.AddrFrom4([4]byte{100, 82, 0, byte(i)}))
+	}
+	if gw := d.relayGateway(g, nil, &dhcp4.Message{}); gw != p1.Gateway {
+		t.Fatalf("all full: %s", gw)
 	}
 }

@@ -160,6 +160,11 @@ type record struct {
 	// IPoE (ipoe.go): Kind "ipoe" (PPPoESID 0), the lease's end
 	Kind     string    `json:"kind,omitempty"` // "" = PPPoE
 	LeaseEnd time.Time `json:"lease_end,omitempty"`
+	// IPoE dual stack (ipoe6.go): the DHCPv6 binding's end, and whether the
+	// DP lacks the IPv4 PDRs (IPv6 first; the IPv4 address only offered or
+	// its lease ended while IPv6 stays)
+	LeaseEnd6  time.Time `json:"lease_end6,omitempty"`
+	NoIPv4PDRs bool      `json:"no_ipv4_pdrs,omitempty"`
 
 	// IPv6 (ipv6.go): the prefixes and address allocated, the interface
 	// identifiers IPv6CP agreed (ours 0: IPv6CP not open), whether the DP has

@@ -10,6 +10,7 @@ import (
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/config"
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/ppp"
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/pppoe"
+	"github.com/bngpod/bngpod/accel-ppp-glue/internal/v6ctl"
 	"github.com/bngpod/bngpod/accel-ppp-glue/internal/vxlan"
 )
 
@@ -118,6 +119,10 @@ func (sh *shard) frame(in inFrame) {
 	d := sh.d
 	if isIPv4Frame(in.data) {
 		sh.ipoeFrame(in) // IPoE: DHCP (ipoe.go)
+		return
+	}
+	if v6ctl.IsIPv6Frame(in.data) {
+		sh.ipoe6Frame(in) // IPoE: RS and DHCPv6 (ipoe6.go)
 		return
 	}
 	f, err := pppoe.DecodeFrame(in.data)

@@ -44,8 +44,8 @@ func validSession(s *Session) error {
 		return fmt.Errorf("%w: IPv6 prefixes %v %v", ErrInvalidSession, s.IPv6.WAN, s.IPv6.PD)
 	case s.STag == 0 || s.STag > 4094 || s.CTag == 0 || s.CTag > 4094:
 		return fmt.Errorf("%w: tags %d/%d", ErrInvalidSession, s.STag, s.CTag)
-	case s.IPoE && (s.PPPoESessionID != 0 || !s.IPv4.IsValid() || s.IPv6 != nil || s.RA != nil || s.LCP != nil):
-		return fmt.Errorf("%w: IPoE is IPv4 only, without PPPoE session id or LCP", ErrInvalidSession)
+	case s.IPoE && (s.PPPoESessionID != 0 || s.LCP != nil):
+		return fmt.Errorf("%w: IPoE is without PPPoE session id or LCP", ErrInvalidSession)
 	case s.ARPPing != nil && (!s.IPoE || s.ARPPing.Interval == 0 || s.ARPPing.Count == 0):
 		return fmt.Errorf("%w: ARP ping %+v (IPoE only, interval and count >= 1)", ErrInvalidSession, *s.ARPPing)
 	case !s.IPoE && (s.PPPoESessionID == 0 || s.PPPoESessionID == 0xffff):

@@ -39,6 +39,7 @@ type peer struct {
 	rts      uint32 // the DP's recovery time stamp (NTP)
 	hasRTS   bool
 	feat     Features
+	no6      bool      // the DP refused the default session's IPv6 dhcp class: without it since
 	next     time.Time // next association attempt or heartbeat
 	busy     bool      // an association/default session/heartbeat request is outstanding
 	gen      uint64    // bumped on every state reset: stale callbacks are ignored
@@ -515,9 +516,18 @@ func (f *Function) assocAnswerLocked(p *peer, gen uint64, m *msg, err error, now
 	}
 	p.rts, p.hasRTS = rts, true
 	p.feat = m.features()
+	p.no6 = false // a DP restarted or associated again may be another build
 	p.state = stInstalling
 	p.since = now
-	b := f.encDefault(0, DefaultSessionSEID(p.Instance), p.feat.IPoE)
+	return f.sendDefaultLocked(p, gen, now)
+}
+
+// sendDefaultLocked queues the default session's establishment (with the
+// IPv6 dhcp class to an IPoE DP that has not refused it); it returns the
+// request to send.
+func (f *Function) sendDefaultLocked(p *peer, gen uint64, now time.Time) []byte {
+	p.feat.IPoE6 = p.feat.IPoE && !p.no6
+	b := f.encDefault(0, DefaultSessionSEID(p.Instance), p.feat.IPoE, p.feat.IPoE6)
 	if _, err := f.enqueueLocked(p, msgSessEstReq, b, now, func(m *msg, err error) { f.onDefaultAnswer(p, gen, m, err) }); err != nil {
 		return nil
 	}
@@ -538,6 +548,15 @@ func (f *Function) onDefaultAnswer(p *peer, gen uint64, m *msg, err error) {
 		return
 	}
 	c, err := m.cause()
+	if err == nil && c == CauseServiceNotSupported && p.feat.IPoE6 {
+		// A bng-dp without dual stack over IPoE refuses the IPv6 dhcp
+		// class: the default session again without it.
+		p.no6 = true
+		if b := f.sendDefaultLocked(p, gen, now); b != nil {
+			f.send(p, b) // one datagram; retransmissions follow the timer
+		}
+		return
+	}
 	if err != nil || c != CauseAccepted {
 		f.downLocked(p, now, now.Add(f.cfg.Heartbeat))
 		return

@@ -77,7 +77,7 @@ func TestEncodeIPoEEstablishment(t *testing.T) {
 }
 
 func TestEncodeDefaultSessionIPoE(t *testing.T) {
-	got := encoder(0).encDefault(0, 1, true)
+	got := encoder(0).encDefault(0, 1, true, false)
 	setSeq(got, 4)
 	if want := unhex(t, wantDefaultIPoEHex); !bytes.Equal(got, want) {
 		t.Fatalf("default session with dhcp:\n got %x\nwant %x", got, want)
@@ -93,8 +93,7 @@ func TestValidIPoESession(t *testing.T) {
 	}
 	for name, mod := range map[string]func(s *Session){
 		"PPPoE session id": func(s *Session) { s.PPPoESessionID = 7 },
-		"no IPv4":          func(s *Session) { s.IPv4 = netip.Addr{} },
-		"IPv6":             func(s *Session) { s.IPv6 = &IPv6Rules{WAN: netip.MustParsePrefix("2001:db8::/64")} },
+		"no family":        func(s *Session) { s.IPv4 = netip.Addr{} },
 		"LCP":              func(s *Session) { s.LCP = &LCPConnectivity{Interval: 1, Count: 1} },
 	} {
 		s := sampleIPoE()
@@ -155,8 +154,11 @@ func TestIPoEAgainstDPUserPlaneFunction(t *testing.T) {
 		}
 		t.Skip("this DP does not announce IPoE (before issue 19's DP work): the refusal is checked, the installation is not")
 	}
-	if st.Redirect.Classes != 15 {
-		t.Fatalf("default session of an IPoE DP: classes %#x, want pppoe-discovery|ppp-control|unknown|dhcp", st.Redirect.Classes)
+	// a DP with dual stack over IPoE takes the IPv6 dhcp PDR too (0x10);
+	// one without refused it and got the default session without it
+	if want := map[bool]int{false: 15, true: 31}[e.feat.IPoE6]; st.Redirect.Classes != want {
+		t.Fatalf("default session of an IPoE DP: classes %#x, want %#x (pppoe-discovery|ppp-control|unknown|dhcp[|dhcp6])",
+			st.Redirect.Classes, want)
 	}
 	s := sampleIPoE()
 	up, err := f.Establish(ctx, 11, s)

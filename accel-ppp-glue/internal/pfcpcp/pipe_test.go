@@ -371,6 +371,9 @@ func TestAgainstDPUserPlaneFunction(t *testing.T) {
 	if e.feat.IPoE {
 		classes = 15
 	}
+	if e.feat.IPoE6 {
+		classes = 31 // dual stack over IPoE: the dhcp class's IPv6 PDR too (ipoe6_test.go)
+	}
 	st := dp.state()
 	if st.Redirect.CPIP != "10.200.0.1" || st.Redirect.Port != 4789 || st.Redirect.Classes != classes || st.Redirect.Fallback || st.Sessions != 1 {
 		t.Fatalf("default session: %+v", st)

@@ -36,6 +36,10 @@ type Features struct {
 	PPPoE      bool // BBF UP Function Features: PPPoE
 	IPoE       bool // BBF UP Function Features: IPoE (issue 19; the DP accepts IPoE sessions and the dhcp class)
 	MNOP       bool // UP Function Features: packet counts in usage reports
+	// IPoE6: the DP took the default session with the IPv6 dhcp class
+	// (DHCPv6 and RS of IPoE lines punted; issue 19's dual stack over IPoE).
+	// A DP that refuses it (cause 76) gets the default session without it.
+	IPoE6 bool
 }
 
 // Handler receives the DPs' events. Its methods run on one goroutine, in order.
@@ -149,8 +153,19 @@ type Mod struct {
 	// IPv6PDRs: the session has its IPv6 PDRs (a QER created later is named
 	// by them too); HasPD: PDR 5 among them. NoIPv4: it has no PDRs 1, 2.
 	IPv6PDRs, HasPD, NoIPv4 bool
-	RA                      *RAOffload // replace the RA offload parameters
-	RAOff                   bool       // turn the RA offload off (wins over RA)
+	// AddIPv4 creates the IPv4 PDRs 1, 2 of an IPv6-only session (IPoE:
+	// DHCPv4 after DHCPv6): the session as it is, with IPv4 set (with usage
+	// reporting, URR 2 is created and PDRs 1, 2 name URRs 1, 2).
+	AddIPv4 *Session
+	// RemoveIPv4 / RemoveIPv6 take a family off a dual-stack session (an
+	// IPoE lease of one family ended): the session as it is. Remove PDR of
+	// the family's PDRs and, with usage reporting, of the per-family URRs, so
+	// that what stays is exactly the single-family session's rules (the
+	// other family's PDRs name URR 1 (+ 3 for IPv6-only)). RemoveIPv6 sends
+	// the empty RA offload IE too.
+	RemoveIPv4, RemoveIPv6 *Session
+	RA                     *RAOffload // replace the RA offload parameters
+	RAOff                  bool       // turn the RA offload off (wins over RA)
 }
 
 // CauseError is a PFCP refusal.

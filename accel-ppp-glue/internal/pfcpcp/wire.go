@@ -39,6 +39,8 @@ const (
 	ieUpdateFAR        = 10
 	ieUpdateFwdParams  = 11
 	ieUpdateQER        = 14
+	ieRemovePDR        = 15
+	ieRemoveURR        = 17
 	ieCause            = 19
 	ieSourceInterface  = 20
 	ieGateStatus       = 25
@@ -102,14 +104,15 @@ const (
 
 // Causes (29.244 8.2.1) the package names.
 const (
-	CauseAccepted              = 1
-	CauseRequestRejected       = 64
-	CauseSessionNotFound       = 65
-	CauseNoAssociation         = 72
-	CauseRuleFailure           = 73
-	reportTypeUSAR       uint8 = 0x02
-	reportTypeUPIR       uint8 = 0x08
-	smReqFlagQAURR       uint8 = 0x04
+	CauseAccepted                  = 1
+	CauseRequestRejected           = 64
+	CauseSessionNotFound           = 65
+	CauseNoAssociation             = 72
+	CauseRuleFailure               = 73
+	CauseServiceNotSupported       = 76
+	reportTypeUSAR           uint8 = 0x02
+	reportTypeUPIR           uint8 = 0x08
+	smReqFlagQAURR           uint8 = 0x04
 )
 
 // Usage Report Trigger bits as Usage.Trigger holds them: octet 5 of the IE
@@ -334,12 +337,17 @@ func createURR(id uint32, period time.Duration) *ie.IE {
 }
 
 // pdiUp is the upstream PDI of the session's line for a PPP protocol; for
-// an IPoE session, the IPv4 one (Ethertype 0x0800, the UE IP as source).
+// an IPoE session, the one of the family (0x0021: Ethertype 0x0800 and the
+// UE IP as source; 0x0057: Ethertype 0x86DD, no UE IP: the anti-spoof
+// prefixes are the downstream IPv6 PDRs').
 func pdiUp(s *Session, pppProto uint16, extra ...*ie.IE) *ie.IE {
 	mac := append([]byte{0x01}, s.MAC[:]...)
 	et := uint16(0x8864)
 	if s.IPoE {
 		et = 0x0800
+		if pppProto == 0x0057 {
+			et = 0x86DD
+		}
 	}
 	eth := group(ieEthPacketFilter,
 		ie.New(ieMACAddress, mac),
@@ -352,8 +360,10 @@ func pdiUp(s *Session, pppProto uint16, extra ...*ie.IE) *ie.IE {
 		pdi = append(pdi, bbf(ieBBFLogicalPort, []byte(s.LogicalPort)))
 	}
 	if s.IPoE {
-		ip := s.IPv4.As4()
-		pdi = append(pdi, ie.New(ieUEIPAddress, append([]byte{0x02}, ip[:]...))) // V4, S/D 0: source
+		if pppProto != 0x0057 {
+			ip := s.IPv4.As4()
+			pdi = append(pdi, ie.New(ieUEIPAddress, append([]byte{0x02}, ip[:]...))) // V4, S/D 0: source
+		}
 		return group(iePDI, pdi...)
 	}
 	pdi = append(pdi,
@@ -364,17 +374,22 @@ func pdiUp(s *Session, pppProto uint16, extra ...*ie.IE) *ie.IE {
 	return group(iePDI, pdi...)
 }
 
+// ohr is the BBF Outer Header Removal of the session's upstream PDRs: 1
+// (Ethernet) makes it IPoE, 3 PPPoE/PPP.
+func ohr(s *Session) byte {
+	if s.IPoE {
+		return 1
+	}
+	return 3
+}
+
 // pdrs4 are the IPv4 PDRs 1 (upstream) and 2 (downstream).
 func (f *Function) pdrs4(s *Session, urrs []*ie.IE, rates bool) []*ie.IE {
-	ohr := byte(3) // PPPoE/PPP
-	if s.IPoE {
-		ohr = 1 // Ethernet: what makes the session IPoE
-	}
 	up := []*ie.IE{
 		ie.New(iePDRID, u16(1)),
 		ie.New(iePrecedence, u32(100)),
 		pdiUp(s, 0x0021),
-		bbf(ieBBFOHR, []byte{ohr}),
+		bbf(ieBBFOHR, []byte{ohr(s)}),
 		ie.New(ieFARID, u32(1)),
 	}
 	ip := s.IPv4.As4()
@@ -415,7 +430,7 @@ func (f *Function) pdrs6(s *Session, urrs []*ie.IE, rates bool) []*ie.IE {
 		ie.New(iePDRID, u16(3)),
 		ie.New(iePrecedence, u32(100)),
 		pdiUp(s, 0x0057),
-		bbf(ieBBFOHR, []byte{3}),
+		bbf(ieBBFOHR, []byte{ohr(s)}),
 		ie.New(ieFARID, u32(1)),
 	}
 	up = append(up, urrs...)
@@ -503,28 +518,33 @@ func periodSeconds(d time.Duration) uint32 {
 // Precedences of the default session's PDRs: the PPP control class before
 // the catch-all unknown-session class; the dhcp class (IPoE) only to a DP
 // that announced IPoE.
-var defaultClasses = []struct {
-	ethertype uint16
-	ppp       []byte // BBF PPP Protocol value; nil = none
-	sdf       string // SDF Filter flow description; "" = none
-	prec      uint32
-}{
+var defaultClasses = []defaultClass{
 	{0x8863, nil, "", 10},
 	{0x8864, []byte{0x04}, "", 20},
 	{0x8864, nil, "", 65000},
 }
 
-// dhcpClass is the IPoE default-session class (the contract of issue 19:
-// the only flow description the DP accepts).
-var dhcpClass = struct {
+type defaultClass struct {
 	ethertype uint16
 	ppp       []byte
 	sdf       string
 	prec      uint32
-}{0x0800, nil, DHCPFlowDescription, 30}
+}
 
-// DHCPFlowDescription is the dhcp class's SDF filter.
-const DHCPFlowDescription = "permit out 17 from any 68 to any 67"
+// dhcpClass is the IPoE default-session class (the contract of issue 19:
+// the only flow description the DP accepts); dhcp6Class its IPv6 twin (dual
+// stack over IPoE: DHCPv6 client to server and, by the DP, RS).
+var (
+	dhcpClass  = defaultClass{0x0800, nil, DHCPFlowDescription, 30}
+	dhcp6Class = defaultClass{0x86DD, nil, DHCP6FlowDescription, 31}
+)
+
+// DHCPFlowDescription is the dhcp class's SDF filter; DHCP6FlowDescription
+// the one of its IPv6 PDR.
+const (
+	DHCPFlowDescription  = "permit out 17 from any 68 to any 67"
+	DHCP6FlowDescription = "permit out 17 from any 546 to any 547"
+)
 
 // sdfFilterIE is an SDF Filter with a flow description only (flags FD).
 func sdfFilterIE(fd string) *ie.IE {
@@ -534,12 +554,15 @@ func sdfFilterIE(fd string) *ie.IE {
 }
 
 // encDefault builds the default session of docs/dp/pfcp.md section 7; with
-// ipoe, the dhcp class too (PDR 4).
-func (f *Function) encDefault(seq uint32, cpSEID uint64, ipoe bool) []byte {
+// ipoe, the dhcp class too (PDR 4), and with ipoe6 its IPv6 PDR (PDR 5).
+func (f *Function) encDefault(seq uint32, cpSEID uint64, ipoe, ipoe6 bool) []byte {
 	ies := []*ie.IE{nodeIDIE(f.cfg.NodeID), fseidIE(cpSEID, f.cfg.NodeID)}
 	classes := defaultClasses
 	if ipoe {
 		classes = append(classes[:len(classes):len(classes)], dhcpClass)
+		if ipoe6 {
+			classes = append(classes, dhcp6Class)
+		}
 	}
 	for i, c := range classes {
 		pdi := []*ie.IE{
@@ -603,6 +626,39 @@ func (f *Function) encModify(seq uint32, upSEID uint64, m *Mod, createQER bool) 
 			ies = append(ies, createURR(URRIPv6, period))
 		}
 	}
+	if a := m.AddIPv4; a != nil && a.IPv4.IsValid() {
+		var urrs []*ie.IE
+		period := f.sessionPeriod(a)
+		if period > 0 {
+			urrs = []*ie.IE{ie.New(ieURRID, u32(URRTotal)), ie.New(ieURRID, u32(URRIPv4))}
+		}
+		ies = append(ies, f.pdrs4(a, urrs, sessionRates(a))...)
+		if period > 0 {
+			ies = append(ies, createURR(URRIPv4, period))
+		}
+	}
+	if r := m.RemoveIPv4; r != nil {
+		ies = append(ies, removePDR(1), removePDR(2))
+		if f.sessionPeriod(r) > 0 {
+			ies = append(ies, removeURR(URRIPv4))
+		}
+	}
+	if r := m.RemoveIPv6; r != nil {
+		ies = append(ies, removePDR(3), removePDR(4))
+		if r.IPv6 != nil && r.IPv6.PD.IsValid() {
+			ies = append(ies, removePDR(5))
+		}
+		if f.sessionPeriod(r) > 0 {
+			ies = append(ies, removeURR(URRIPv6))
+			if r.IPv4.IsValid() {
+				// back to the IPv4-only session: PDRs 1, 2 name URR 1 only
+				ies = append(ies, removeURR(URRIPv4))
+				for _, id := range []uint16{1, 2} {
+					ies = append(ies, group(ieUpdatePDR, ie.New(iePDRID, u16(id)), ie.New(ieURRID, u32(URRTotal))))
+				}
+			}
+		}
+	}
 	if m.QosProfile != nil {
 		ies = append(ies, group(ieUpdateFAR,
 			ie.New(ieFARID, u32(2)),
@@ -639,7 +695,7 @@ func (f *Function) encModify(seq uint32, upSEID uint64, m *Mod, createQER bool) 
 	} else if m.LCP != nil {
 		ies = append(ies, lcpConnIE(m.LCP))
 	}
-	if m.RAOff {
+	if m.RAOff || m.RemoveIPv6 != nil {
 		ies = append(ies, raOffloadIE(nil))
 	} else if m.RA != nil {
 		ies = append(ies, raOffloadIE(m.RA))
@@ -661,6 +717,10 @@ func (m *Mod) pdrIDs() []uint16 {
 	}
 	return ids
 }
+
+func removePDR(id uint16) *ie.IE { return group(ieRemovePDR, ie.New(iePDRID, u16(id))) }
+
+func removeURR(id uint32) *ie.IE { return group(ieRemoveURR, ie.New(ieURRID, u32(id))) }
 
 func encDelete(seq uint32, upSEID uint64) []byte {
 	return marshalMsg(msgSessDelReq, true, upSEID, seq, nil)

@@ -148,13 +148,13 @@ func equalU16(a, b []uint16) bool {
 }
 
 func TestEncodeDefaultSession(t *testing.T) {
-	got := encoder(0).encDefault(0, 1, false)
+	got := encoder(0).encDefault(0, 1, false, false)
 	setSeq(got, 4)
 	if want := unhex(t, wantDefaultHex); !bytes.Equal(got, want) {
 		t.Fatalf("default session:\n got %x\nwant %x", got, want)
 	}
 	// the real CP SEID of instance 3
-	got = encoder(0).encDefault(0, DefaultSessionSEID(3), false)
+	got = encoder(0).encDefault(0, DefaultSessionSEID(3), false, false)
 	if !bytes.Equal(got[30:38], unhex(t, "8000000000000003")) {
 		t.Fatalf("default CP SEID: %x", got[30:38])
 	}
@@ -247,7 +247,7 @@ func TestEncodeEqualsDPSamples(t *testing.T) {
 		t.Fatalf("establishment differs from the C sample:\n got %x\nwant %x", got, want)
 	}
 
-	got = f.encDefault(0, DefaultSessionSEID(1), false)
+	got = f.encDefault(0, DefaultSessionSEID(1), false, false)
 	want = append([]byte(nil), s["cp_default_session_req"]...)
 	copy(want[12:15], got[12:15])
 	copy(want[30:38], got[30:38])

@@ -27,6 +27,11 @@ type Session struct {
 	MTU            uint16       // RA MTU option; 0: none
 	RouterLifetime uint16       // seconds
 	Binding        Binding
+	// SLLA: on Ethernet (an IPoE session, issue 19), the BNG's MAC: the RA
+	// carries it as Source Link-Layer Address option, and an RS is answered
+	// before the session has a /64 (an RA without Prefix Information, M and
+	// O set, so that the CPE starts DHCPv6). nil on PPP.
+	SLLA []byte
 }
 
 // Binding is the session's DHCPv6 client binding: who holds its delegated
@@ -96,7 +101,7 @@ func (srv *Server) icmp(s *Session, h ipv6) Result {
 	}
 	switch p[0] {
 	case icmpRS:
-		if !s.WAN.IsValid() {
+		if !s.WAN.IsValid() && s.SLLA == nil {
 			return drop("ra_no_prefix")
 		}
 		if !h.src.IsUnspecified() && !h.src.IsLinkLocalUnicast() {
@@ -141,7 +146,9 @@ func ndOptionsValid(o []byte, unspecified bool) bool {
 }
 
 // RA is the Router Advertisement of the session (to all nodes): what the CP
-// answers a Router Solicitation with and sends when IPv6CP opens.
+// answers a Router Solicitation with and sends when IPv6CP opens. On
+// Ethernet (SLLA set) it carries the Source Link-Layer Address option, and
+// without a /64 yet it has no Prefix Information and M and O set.
 func RA(s *Session) []byte {
 	m := byte(0)
 	if s.IANA.IsValid() {
@@ -150,19 +157,28 @@ func RA(s *Session) []byte {
 	if len(s.DNS) > 0 {
 		m |= 0x40
 	}
-	b := make([]byte, 16, 16+32+8+8+16*len(s.DNS))
+	if !s.WAN.IsValid() {
+		m = 0x80 | 0x40
+	}
+	b := make([]byte, 16, 16+8+32+8+8+16*len(s.DNS))
 	b[0] = icmpRA
 	b[4] = 64 // Cur Hop Limit
 	b[5] = m
 	binary.BigEndian.PutUint16(b[6:], s.RouterLifetime)
-	// Prefix Information: /64, on-link and autonomous
-	pi := make([]byte, 32)
-	pi[0], pi[1], pi[2], pi[3] = 3, 4, 64, 0xc0
-	binary.BigEndian.PutUint32(pi[4:], ValidLifetime)
-	binary.BigEndian.PutUint32(pi[8:], PreferredLifetime)
-	a := s.WAN.Addr().As16()
-	copy(pi[16:], a[:8])
-	b = append(b, pi...)
+	if len(s.SLLA) == 6 {
+		b = append(b, 1, 1)
+		b = append(b, s.SLLA...)
+	}
+	if s.WAN.IsValid() {
+		// Prefix Information: /64, on-link and autonomous
+		pi := make([]byte, 32)
+		pi[0], pi[1], pi[2], pi[3] = 3, 4, 64, 0xc0
+		binary.BigEndian.PutUint32(pi[4:], ValidLifetime)
+		binary.BigEndian.PutUint32(pi[8:], PreferredLifetime)
+		a := s.WAN.Addr().As16()
+		copy(pi[16:], a[:8])
+		b = append(b, pi...)
+	}
 	if s.MTU != 0 {
 		mtu := []byte{5, 1, 0, 0, 0, 0, 0, 0}
 		binary.BigEndian.PutUint32(mtu[4:], uint32(s.MTU))
@@ -191,4 +207,67 @@ func na(s *Session, dst netip.Addr, solicited bool) []byte {
 	t := LinkLocal(s.OurIID).As16()
 	copy(b[8:], t[:])
 	return buildIPv6(LinkLocal(s.OurIID), dst, protoICMPv6, 255, b, 2)
+}
+
+// Peeked is what a control packet is, judged before a session exists for
+// it (IPoE: a Solicit or Request from an unknown MAC creates one).
+type Peeked struct {
+	RS    bool  // a Router Solicitation
+	DHCP  uint8 // a DHCPv6 client message's type (0: none)
+	Rapid bool  // a Solicit with Rapid Commit
+}
+
+// Solicit and Request are the DHCPv6 messages that bind (RFC 8415 18.3.1,
+// 18.3.2): they may create an IPoE session.
+const (
+	Solicit = msgSolicit
+	Request = msgRequest
+	Renew   = msgRenew
+	Rebind  = msgRebind
+	Release = msgRelease
+)
+
+// Peek checks pkt as Handle does (headers, checksum, hop limit, ports, the
+// DHCPv6 message) and says what it is; the reason of a drop otherwise.
+func Peek(pkt []byte) (Peeked, string) {
+	h, bad := parseIPv6(pkt)
+	if bad != "" {
+		return Peeked{}, "ipv6_" + bad
+	}
+	p := h.payload
+	switch h.next {
+	case protoICMPv6:
+		if len(p) < 8 || checksum(h.src, h.dst, protoICMPv6, p) != 0 {
+			return Peeked{}, "icmpv6_checksum"
+		}
+		if p[0] != icmpRS || h.hop != 255 || p[1] != 0 || !ndOptionsValid(p[8:], h.src.IsUnspecified()) ||
+			(!h.src.IsUnspecified() && !h.src.IsLinkLocalUnicast()) {
+			return Peeked{}, "nd_invalid"
+		}
+		return Peeked{RS: true}, ""
+	case protoUDP:
+		if len(p) < 8 {
+			return Peeked{}, "udp_short"
+		}
+		n := int(binary.BigEndian.Uint16(p[4:]))
+		if n < 8 || n > len(p) {
+			return Peeked{}, "udp_malformed"
+		}
+		p = p[:n]
+		if binary.BigEndian.Uint16(p[6:]) == 0 || checksum(h.src, h.dst, protoUDP, p) != 0 {
+			return Peeked{}, "udp_checksum"
+		}
+		if binary.BigEndian.Uint16(p[2:]) != portServer || binary.BigEndian.Uint16(p[0:]) != portClient {
+			return Peeked{}, "udp_not_dhcp6"
+		}
+		if !h.src.IsLinkLocalUnicast() {
+			return Peeked{}, "dhcp6_scope"
+		}
+		m, bad := parseMessage(p[8:])
+		if bad != "" {
+			return Peeked{}, bad
+		}
+		return Peeked{DHCP: m.typ, Rapid: m.rapid}, ""
+	}
+	return Peeked{}, "ipv6_not_control"
 }
