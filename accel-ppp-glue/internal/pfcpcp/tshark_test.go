@@ -211,11 +211,14 @@ func TestTsharkDissection(t *testing.T) {
 		t.Errorf("enterprise ids %v", got)
 	}
 
-	// The DP (pfcp-up-pipe, like bng-dp) announces IPoE: the default session has the dhcp class too.
-	if got := vals(def, "pfcp.ethertype"); fmt.Sprint(got) != "[0x8863 0x8864 0x8864 0x0800]" {
+	// The DP (pfcp-up-pipe, like bng-dp) announces IPoE and takes IPoE IPv6: the default
+	// session has the dhcp class for DHCPv4 and for DHCPv6 (PDR 5).
+	if got := vals(def, "pfcp.ethertype"); fmt.Sprint(got) != "[0x8863 0x8864 0x8864 0x0800 0x86dd]" {
 		t.Errorf("default session ethertypes %v", got)
 	}
-	one(def, "pfcp.flow_desc", "permit out 17 from any 68 to any 67")
+	if got := vals(def, "pfcp.flow_desc"); fmt.Sprint(got) != "[permit out 17 from any 68 to any 67 permit out 17 from any 546 to any 547]" {
+		t.Errorf("default session flow descriptions %v", got)
+	}
 	one(def, "pfcp.bbf.protocol_flags.control", "1")
 	one(def, "pfcp.dst_interface", "3")
 	one(def, "pfcp.outer_hdr_creation.ipv4", "10.200.0.1")
