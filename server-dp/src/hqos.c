@@ -1077,6 +1077,7 @@ hqos_pipe_alloc(struct hqos *h, uint16_t access_port, uint16_t qos_profile, uint
 	pc->qos = qos_profile;
 	pc->profile = profile;
 	pc->rate_req = rate_bps;
+	pc->gbr = 0;
 	h->n_allocated++;
 	__atomic_store_n(&h->owner[i], (uint64_t)pc->gen << 32 | HQOS_OWNER_UNSET,
 			 __ATOMIC_RELEASE);
@@ -1136,6 +1137,11 @@ hqos_pipe_free(struct hqos *h, uint32_t pipe_ref)
 			 __ATOMIC_RELEASE);
 	h->pipes[i].allocated = 0;
 	h->n_allocated--;
+	if (h->pipes[i].gbr != 0) {
+		h->gbr_sum[h->pipes[i].access_port] -= h->pipes[i].gbr;
+		h->gbr_pipes[h->pipes[i].access_port]--;
+		h->pipes[i].gbr = 0;
+	}
 	c = i / h->subport_pipes;
 	ch = &h->chunks[c];
 	h->fifo[c * h->subport_pipes + ((ch->fifo_head + ch->fifo_count) &
@@ -1178,6 +1184,37 @@ hqos_access_port_pipes(const struct hqos *h, uint16_t access_port)
 		if (h->chunks[c].access_port == access_port)
 			n += h->chunks[c].used;
 	return n;
+}
+
+int
+hqos_pipe_set_guaranteed(struct hqos *h, uint32_t pipe_ref, uint64_t gbr_bps)
+{
+	struct hqos_pipe_ctl *pc;
+	uint32_t i;
+	int rc = ref_live(h, pipe_ref, &i);
+
+	if (rc != 0)
+		return rc;
+	pc = &h->pipes[i];
+	if (gbr_bps > h->port_rate)
+		gbr_bps = h->port_rate;			  /* never more than the port could carry */
+	h->gbr_sum[pc->access_port] += gbr_bps - pc->gbr; /* modulo 2^64: exact */
+	h->gbr_pipes[pc->access_port] += (gbr_bps != 0) - (pc->gbr != 0);
+	pc->gbr = gbr_bps;
+	return 0;
+}
+
+uint64_t
+hqos_access_port_guaranteed(const struct hqos *h, uint16_t access_port, uint64_t dflt_bps)
+{
+	uint64_t sum = 0;
+	uint16_t a;
+
+	for (a = 0; a < h->n_access_ports; a++)
+		if (a == access_port || access_port == HQOS_UNBOUND)
+			sum += h->gbr_sum[a] +
+			       (hqos_access_port_pipes(h, a) - h->gbr_pipes[a]) * dflt_bps;
+	return sum;
 }
 
 uint64_t

@@ -213,6 +213,7 @@ struct hqos_cmd {
 /* Control-thread state of one pipe. */
 struct hqos_pipe_ctl {
 	uint64_t rate_req; /* bit/s asked (0: the profile's) */
+	uint64_t gbr;	   /* bit/s contracted downstream (QER GBR DL), 0: none */
 	uint32_t profile;  /* rte_sched pipe profile */
 	uint16_t gen;	   /* generation of the current / last allocation */
 	uint16_t access_port;
@@ -302,9 +303,11 @@ struct hqos {
 	uint64_t sub_rate[DP_MAX_ACCESS_PORTS];
 	uint64_t sub_size[DP_MAX_ACCESS_PORTS];
 	/* --- control thread only --- */
-	struct hqos_pipe_ctl *pipes; /* [n_pipes] */
-	struct hqos_chunk *chunks;   /* [n_chunks] */
-	uint16_t *fifo;		     /* [n_pipes] */
+	uint64_t gbr_sum[DP_MAX_ACCESS_PORTS];	 /* bit/s, the live pipes' gbr per access port */
+	uint32_t gbr_pipes[DP_MAX_ACCESS_PORTS]; /* live pipes with a gbr, per access port */
+	struct hqos_pipe_ctl *pipes;		 /* [n_pipes] */
+	struct hqos_chunk *chunks;		 /* [n_chunks] */
+	uint16_t *fifo;				 /* [n_pipes] */
 	uint32_t n_allocated;
 };
 
@@ -374,6 +377,15 @@ int hqos_pipe_info(const struct hqos *h, uint32_t pipe_ref, struct hqos_pipe_inf
 
 /* Pipes allocated on an access port (control thread). */
 uint32_t hqos_access_port_pipes(const struct hqos *h, uint16_t access_port);
+
+/* Control thread: the downstream rate a live pipe's session has contracted
+ * (the QER's GBR DL, bit/s; 0: none), kept for hqos_access_port_guaranteed();
+ * it does not shape. A new allocation starts with none. -ENOENT, -EINVAL. */
+int hqos_pipe_set_guaranteed(struct hqos *h, uint32_t pipe_ref, uint64_t gbr_bps);
+/* Control thread, O(access ports x subports): the sum of the contracted rates (bit/s) of
+ * the pipes on access_port (HQOS_UNBOUND: on every access port), a pipe
+ * without one counted as dflt_bps. */
+uint64_t hqos_access_port_guaranteed(const struct hqos *h, uint16_t access_port, uint64_t dflt_bps);
 
 /*
  * Control thread, hsched only: the rate (bit/s, frame rate as everywhere

@@ -90,11 +90,13 @@ enum {
 	K_TRACE,
 	K_EXCHANGE,
 	K_SERVER_PORT,
+	K_GBR_DEFAULT,
 	K_N
 };
 static const char *const keys[K_N] = {
-	"access_port", "share_id",	   "port_rate", "self",	 "peers",    "static_shares",
-	"interval_ms", "silent_intervals", "weight",	"trace", "exchange", "server_port"};
+	"access_port",	 "share_id",	"port_rate",	    "self",   "peers",
+	"static_shares", "interval_ms", "silent_intervals", "weight", "trace",
+	"exchange",	 "server_port", "gbr_default"};
 #define K_MANDATORY (1u << K_SHARE_ID | 1u << K_PORT_RATE | 1u << K_SELF | 1u << K_PEERS)
 
 #define LABEL_MAX 32
@@ -139,6 +141,7 @@ section_start(struct share_conf *c)
 	c->interval_ms = 10;
 	c->silent_intervals = 3;
 	c->exchange = 1;
+	c->gbr_default = SHARE_DEFAULT_GBR;
 }
 
 /* The checks of a whole section (no: its ordinal, from 1). */
@@ -325,8 +328,17 @@ share_conf_load(const char *path, uint16_t n_access_ports, struct share_file *sf
 			c->silent_intervals = (uint32_t)x;
 			break;
 		case K_WEIGHT:
-			bad = strcmp(v, "sessions") != 0 &&
-			      num(v, 1, UINT64_C(1) << 50, &c->weight) != 0;
+			if (strcmp(v, "sessions") == 0)
+				c->weight_mode = SHARE_WEIGHT_SESSIONS;
+			else if (strcmp(v, "guaranteed") == 0)
+				c->weight_mode = SHARE_WEIGHT_GUARANTEED;
+			else if (num(v, 1, UINT64_C(1) << 50, &c->weight) == 0)
+				c->weight_mode = SHARE_WEIGHT_FIXED;
+			else
+				bad = 1;
+			break;
+		case K_GBR_DEFAULT:
+			bad = num(v, 1000, UINT64_C(1) << 40, &c->gbr_default) != 0;
 			break;
 		case K_EXCHANGE:
 			bad = strcmp(v, "on") != 0 && strcmp(v, "off") != 0;

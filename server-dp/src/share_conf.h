@@ -10,6 +10,14 @@
 
 #include "share.h"
 
+/* What the weight a group reports is. */
+enum share_weight {
+	SHARE_WEIGHT_GUARANTEED = 0, /* the sessions' GBR DL in kbit/s (default) */
+	SHARE_WEIGHT_SESSIONS,	     /* the session count */
+	SHARE_WEIGHT_FIXED,	     /* the file's number */
+};
+#define SHARE_DEFAULT_GBR 1000000u /* bit/s: a session without a GBR DL counts 1 Mbit/s */
+
 /* One [qos_share] section: one sharing group. */
 struct share_conf {
 	uint8_t kind;	      /* enum share_kind: access_port = N, or server_port = on */
@@ -23,9 +31,11 @@ struct share_conf {
 	uint64_t stat[SHARE_MAX_PEERS]; /* bit/s */
 	uint32_t interval_ms;
 	uint32_t silent_intervals;
-	uint64_t weight;  /* 0: the session count (weight = sessions) */
-	char trace[256];  /* "" : none */
-	uint8_t exchange; /* 0: run the static share, send no reports (trace only) */
+	uint8_t weight_mode;  /* enum share_weight */
+	uint64_t weight;      /* SHARE_WEIGHT_FIXED */
+	uint64_t gbr_default; /* bit/s a session without a GBR DL counts (guaranteed) */
+	char trace[256];      /* "" : none */
+	uint8_t exchange;     /* 0: run the static share, send no reports (trace only) */
 };
 
 /* The parsed file: one section per group. Every section names the same

@@ -200,13 +200,28 @@ pipe_rate(const struct group *g)
 							      : g->c.access_port);
 }
 
-/* The session count the weight stands for when the file gives none. */
+/* The weight the group reports (>= 1): the contracted downstream rates of its
+ * sessions in kbit/s (a session without a GBR DL counted as gbr_default), the
+ * session count, or the file's number. */
 static uint64_t
-sessions(const struct group *g)
+weight_of_group(const struct group *g)
 {
-	if (g->c.kind == SHARE_KIND_SERVER)
-		return sh.a->hqos->n_allocated;
-	return hqos_access_port_pipes(sh.a->hqos, g->c.access_port);
+	uint16_t ap = g->c.kind == SHARE_KIND_SERVER ? (uint16_t)HQOS_UNBOUND : g->c.access_port;
+	uint64_t w;
+
+	switch (g->c.weight_mode) {
+	case SHARE_WEIGHT_FIXED:
+		w = g->c.weight;
+		break;
+	case SHARE_WEIGHT_SESSIONS:
+		w = g->c.kind == SHARE_KIND_SERVER ? sh.a->hqos->n_allocated
+						   : hqos_access_port_pipes(sh.a->hqos, ap);
+		break;
+	default:
+		w = hqos_access_port_guaranteed(sh.a->hqos, ap, g->c.gbr_default) / 1000;
+		break;
+	}
+	return w ? w : 1;
 }
 
 /* --- the exchange ------------------------------------------------------------ */
@@ -364,9 +379,7 @@ round_run(struct group *g, uint64_t now)
 		g->pipe_cap = pipe_rate(g) / 8;
 	g->rounds++;
 	measure(g);
-	g->weight = g->c.weight ? g->c.weight : sessions(g);
-	if (g->weight == 0)
-		g->weight = 1;
+	g->weight = weight_of_group(g);
 	for (i = 0; i < n; i++) {
 		const struct peer_state *p = &g->p[i];
 		int fresh = i == self || (p->heard_tsc != 0 && now - p->heard_tsc <= g->silent_tsc);

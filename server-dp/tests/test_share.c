@@ -390,6 +390,7 @@ test_conf(void)
 		{"[qos_share]\nsilent_intervals = 1\n", "silent_intervals: bad value"},
 		{"[qos_share]\nweight = -3\n", "weight: bad value"},
 		{"[qos_share]\nexchange = maybe\n", "exchange: bad value"},
+		{"[qos_share]\ngbr_default = 999\n", "gbr_default: bad value"},
 		{"key = 1\n", "neither"},
 	};
 	struct share_file f;
@@ -400,7 +401,8 @@ test_conf(void)
 	CHECK_TRUE(f.n == 1 && c->kind == SHARE_KIND_ACCESS && c->access_port == 1 &&
 		   c->share_id == 7 && c->self == 1 && c->n_peers == 3 && c->peer_port[2] == 9101 &&
 		   c->peer_addr[1] == 0x0a000002 && c->interval_ms == 5 &&
-		   c->silent_intervals == 3 && c->weight == 0 && c->exchange == 1 &&
+		   c->silent_intervals == 3 && c->weight_mode == SHARE_WEIGHT_SESSIONS &&
+		   c->exchange == 1 && c->gbr_default == SHARE_DEFAULT_GBR &&
 		   c->stat[0] == 200000000 / 3);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		err[0] = '\0';
@@ -465,6 +467,8 @@ test_conf_groups(void)
 	char err[512];
 
 	CHECKF(conf_try(good, &f, err, sizeof(err)) == 0, "three groups: %s", err);
+	CHECK_TRUE(f.g[0].weight_mode == SHARE_WEIGHT_GUARANTEED &&
+		   f.g[0].gbr_default == SHARE_DEFAULT_GBR);
 	CHECK_TRUE(f.n == 3 && f.g[0].access_port == 0 && f.g[1].access_port == 1 &&
 		   f.g[1].share_id == 2 && f.g[2].kind == SHARE_KIND_SERVER &&
 		   f.g[2].share_id == 1 && f.g[2].stat[1] == 750000000 &&

@@ -107,7 +107,7 @@ class ShareRig:
         lcores: str = "0,1",
         groups: tuple[str, ...] = ("access",),
         access_rate: int | None = None,
-        weights: list[int] | None = None,
+        weights: list[int] | None = None,  # the `weight` key per DP; None: bng-dp's default
     ):
         self.tmp, self.n, self.rate, self.interval_ms, self.exchange = tmp, n, rate, interval_ms, exchange
         self.lcores, self.groups, self.weights = lcores, groups, weights
@@ -211,14 +211,18 @@ class ShareRig:
             time.sleep(0.1)
         raise RuntimeError(f"bng-dp {dp.i} did not come up within 30 s")
 
-    def sessions(self) -> None:
-        """Associate each DP's CP, resolve its router, install SUB on it."""
+    def sessions(self, gbr_dl: list[int] | None = None) -> None:
+        """Associate each DP's CP, resolve its router, install SUB on it (with a QER GBR DL
+        of gbr_dl[i] kbit/s on DP i when given: its contracted downstream rate)."""
+        import dataclasses
+
         from .test_datapath import resolve_router
 
         for dp in self.dps:
             assert dp.cp.associate() == 1
             resolve_router(dp)
-            _c, _up, cause = dp.cp.establish(SUB)
+            sub = SUB if gbr_dl is None else dataclasses.replace(SUB, gbr_dl=gbr_dl[dp.i])
+            _c, _up, cause = dp.cp.establish(sub)
             assert cause == 1, f"DP {dp.i}: session refused ({cause})"
 
     def stop(self) -> None:

@@ -128,11 +128,12 @@ def test_server_port_two_of_three_loaded_fill_it(dp_prereqs, tmp_path):
 
 
 def test_weighted_division_three_to_one(dp_prereqs, tmp_path):
-    """Weights 3 and 1 (the `weight` key; docs/dp/hqos.md "Weights"), both instances
-    saturated beyond the port: 75% and 25% of R."""
-    r = ShareRig(tmp_path, 2, R, weights=[3, 1]).start()
+    """Weights from the contracted downstream rates (docs/dp/hqos.md "Weights"): the
+    session on DP 0 has a QER GBR DL of 30 Mbit/s, DP 1's of 10 Mbit/s (weights 30000 and
+    10000 kbit/s); both saturated beyond the port: 75% and 25% of R."""
+    r = ShareRig(tmp_path, 2, R).start()
     try:
-        r.sessions()
+        r.sessions(gbr_dl=[30_000, 10_000])
         load = {0: 55_000_000, 1: 55_000_000}
         (_warm, steady) = offer(r, [(1.5, load), (3.0, load)])
         tel = [dp.telemetry("/bng/qos_share") for dp in r.dps]
@@ -144,6 +145,7 @@ def test_weighted_division_three_to_one(dp_prereqs, tmp_path):
     w = rates(traces, t0, t1, 0.1)
     each = [sum(x[i] for x in w) / len(w) for i in (0, 1)]
     print(f"\nweighted 3:1: {each[0] / R:.3f} and {each[1] / R:.3f} of R; applied {[t['applied_bps'] for t in tel]}")
-    assert [t["weight"] for t in tel] == [3, 1], tel
+    assert [t["weight"] for t in tel] == [30_000, 10_000], tel
+    assert tel[0]["peer1_weight"] == 10_000 and tel[1]["peer0_weight"] == 30_000, tel
     assert abs(tel[0]["applied_bps"] / R - 0.75) <= 0.03 and abs(tel[1]["applied_bps"] / R - 0.25) <= 0.03, tel
     assert 0.68 <= each[0] / R <= 0.78 and 0.21 <= each[1] / R <= 0.28, each
