@@ -1534,7 +1534,7 @@ hqos_enqueue(struct hqos *h, struct rte_mbuf **pkts, uint32_t n)
 uint32_t
 hqos_dequeue(struct hqos *h, struct rte_mbuf **pkts, uint32_t n)
 {
-	uint64_t now, elapsed, bytes = 0;
+	uint64_t now, elapsed, bytes = 0, cap;
 	uint32_t k, i;
 
 	/*
@@ -1557,6 +1557,12 @@ hqos_dequeue(struct hqos *h, struct rte_mbuf **pkts, uint32_t n)
 		ctr_add(&h->wc.pacer_waits, 1);
 		return 0;
 	}
+	/* No more frames than the credit covers, plus one: the pacer overdraws by one
+	 * frame at most, not by a batch, so its output is smooth to a frame (one
+	 * division per call with a backlog). */
+	cap = (uint64_t)h->pace_credit / ((uint64_t)h->frame_bytes << HQOS_PACE_SHIFT) + 1;
+	if (n > cap)
+		n = (uint32_t)cap;
 	if (h->hs != NULL)
 		k = hsched_dequeue(h->hs, pkts, n, now);
 	else

@@ -58,6 +58,13 @@ def run(case: str, shared: bool, rate: int, seconds: float) -> dict:
     return out
 
 
+def applied_at(tr: Trace, t: float) -> float:
+    """The applied rate of a trace's last tick at or before t."""
+    import bisect
+
+    return tr.applied[max(bisect.bisect_right(tr.t, t) - 1, 0)]
+
+
 def analyse(traces: list[Trace], spans, rate: int, case: str) -> dict:
     (_w, two, moved, four) = spans
     out = {}
@@ -77,6 +84,13 @@ def analyse(traces: list[Trace], spans, rate: int, case: str) -> dict:
             conv = k * 0.010
             break
     out["convergence_ms"] = None if conv is None else round(conv * 1000, 1)
+    # What the exchange decided, apart from the wire: the first tick after the move at which
+    # the applied rates of 2 and 3 (subport or pacer rates in their traces) sum to >= 95% R.
+    out["convergence_applied_ms"] = None
+    for t, a in zip(traces[2].t, traces[2].applied, strict=True):
+        if moved[0] <= t < moved[1] and a + applied_at(traces[3], t) >= 0.95 * rate:
+            out["convergence_applied_ms"] = round((t - moved[0]) * 1000, 1)
+            break
     w = rates(traces, moved[0] + 0.5, moved[1], 0.1)
     out["port_use_moved"] = statistics.mean(sum(x) for x in w) / rate
     # Fairness with all loaded: each instance's rate against R/4.
