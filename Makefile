@@ -31,7 +31,7 @@ help:
 	@echo "make bench-move  a line group's move onto the real bng-dp, new placement to sessions acked and traffic (JSON lines, root)"
 	@echo "make bench-pod  session setup rate (counted once traffic passes; lenient and strict clients, a fresh pod per point) and per-subscriber throughput through the whole emulated pod (JSON lines, root)"
 	@echo "make bench-rfc2544  RFC 2544 throughput (zero loss, 0.001%) per frame size and IMIX, and probe latency under load, through the emulated pod with the in-box generator bng-lrgen (ATTACH=memif: bng-dp alone on net_memif, 1,000 PFCP sessions); short run (--full: tests/linerate/bench_rfc2544.sh --full); JSON lines and tests/linerate/report/ (root)"
-	@echo "make bench-qos  4 bng-dp processes sharing one 200 Mbit/s access port: static shares against the peer exchange (port use, fairness, convergence, overshoot; JSON lines, root)"
+	@echo "make bench-qos  4 bng-dp processes sharing one 200 Mbit/s access port, then a server port: static shares against the peer exchange (port use, fairness, convergence, overshoot; JSON lines, root)"
 	@echo "make bench-onos  the ONOS app's failover work on a 240-group pod: re-balance, steering plan, objectives sent (JSON lines)"
 	@echo "make bench-failover  kill -9 of an instance of the whole emulated pod in controller mode, a standby taking over: detection, re-steer, sessions re-placed, traffic gap (JSON lines, root)"
 
