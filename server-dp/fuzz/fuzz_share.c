@@ -1,11 +1,14 @@
 /*
  * libFuzzer target: sharing an access port (share.c, share_conf.c).
  * Input byte 0 selects:
- *   even: a peer datagram (the rest) through share_decode(); a decoded report's
+ *   even: a peer datagram (the rest) through share_peek() and share_decode()
+ *         (for the group it names when bit 1 is set, else access port 0, so
+ *         both kinds decode); a decoded report's
  *         numbers then feed share_divide() and share_step() as 4 peers, which
  *         must keep the sum of the division at or below the rate, an absent
  *         peer at its static share, and a step at or below max(target, applied);
- *   odd:  a [qos_share] file (the rest) through share_conf_load().
+ *   odd:  a --qos-share file (the rest, [qos_share] sections) through
+ *         share_conf_load().
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -51,14 +54,24 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if ((data[0] & 1) == 0) {
 		struct share_report r;
+		uint16_t id = 0;
+		uint8_t kind = SHARE_KIND_ACCESS;
 
-		if (share_decode(data + 1, size - 1, 0, 4, 0, &r) == SHARE_OK)
-			divide_checks(&r, data[0] >> 1);
+		if (share_peek(data + 1, size - 1, &kind, &id) == SHARE_OK &&
+		    (kind >= SHARE_KIND_MAX || size - 1 != SHARE_MSG_LEN))
+			abort();
+		if (!(data[0] & 2))
+			kind = SHARE_KIND_ACCESS, id = 0;
+		if (share_decode(data + 1, size - 1, kind, id, 4, 0, &r) == SHARE_OK) {
+			if (r.kind != kind || r.index == 0 || r.index >= 4)
+				abort();
+			divide_checks(&r, data[0] >> 2);
+		}
 		return 0;
 	}
 	char path[] = "/tmp/fuzz_share_XXXXXX";
 	int fd = mkstemp(path);
-	struct share_conf c;
+	struct share_file c;
 	char err[256];
 
 	if (fd < 0)

@@ -287,6 +287,20 @@ sched_port_rate(uint64_t Bps)
 	return (hz << 8) / cpb;
 }
 
+/* The pacer's fixed-point rate and depth for Bps (hqos_create() and
+ * hqos_port_rate_set() alike). */
+static void
+pace_of(uint64_t Bps, uint32_t burst_us, uint32_t frame_bytes, uint64_t *per_cycle, int64_t *depth)
+{
+	uint64_t hz = rte_get_tsc_hz(),
+		 d = RTE_MAX(Bps * burst_us / 1000000, 4 * (uint64_t)frame_bytes);
+
+	*per_cycle = (Bps << HQOS_PACE_SHIFT) / hz;
+	if (*per_cycle == 0)
+		*per_cycle = 1;
+	*depth = (int64_t)(d << HQOS_PACE_SHIFT);
+}
+
 /* --- plan --------------------------------------------------------------- */
 
 static int
@@ -805,7 +819,7 @@ hqos_create(const struct dp_config *cfg, const struct hqos_params *p, char *err,
 	struct hqos_plan *pl = plan_build(cfg, p, err, errlen);
 	char name[RTE_RING_NAMESIZE];
 	struct hqos *h = NULL;
-	uint64_t hz = rte_get_tsc_hz(), port_Bps, depth;
+	uint64_t hz = rte_get_tsc_hz();
 	uint32_t s, i, c, q;
 	int socket, have_stats;
 
@@ -918,14 +932,14 @@ built:
 	}
 
 	/* Port pacer: a token bucket at the port rate, port_burst_us deep. */
-	port_Bps = pl->port_bps / BPS_PER_BYTE;
-	depth = RTE_MAX(port_Bps * pl->p.port_burst_us / 1000000, 4 * (uint64_t)pl->frame_bytes);
-	h->pace_per_cycle = (port_Bps << HQOS_PACE_SHIFT) / hz;
-	if (h->pace_per_cycle == 0)
-		h->pace_per_cycle = 1;
-	h->pace_depth = (int64_t)(depth << HQOS_PACE_SHIFT);
+	pace_of(pl->port_bps / BPS_PER_BYTE, pl->p.port_burst_us, pl->frame_bytes,
+		&h->pace_per_cycle, &h->pace_depth);
 	h->pace_max_cycles = (uint64_t)h->pace_depth / h->pace_per_cycle + 1;
 	h->pace_credit = h->pace_depth;
+	h->pace_req_depth = h->pace_depth;
+	h->pace_req_per_cycle = h->pace_per_cycle;
+	h->port_burst_us = pl->p.port_burst_us;
+	h->pace_rate = pl->port_bps;
 	h->pace_tsc = rte_rdtsc();
 	h->harvest_cycles = hz * pl->p.stats_period_us / 1000000;
 	h->next_harvest = h->pace_tsc + h->harvest_cycles;
@@ -1063,6 +1077,7 @@ hqos_pipe_alloc(struct hqos *h, uint16_t access_port, uint16_t qos_profile, uint
 	pc->qos = qos_profile;
 	pc->profile = profile;
 	pc->rate_req = rate_bps;
+	pc->gbr = 0;
 	h->n_allocated++;
 	__atomic_store_n(&h->owner[i], (uint64_t)pc->gen << 32 | HQOS_OWNER_UNSET,
 			 __ATOMIC_RELEASE);
@@ -1122,6 +1137,11 @@ hqos_pipe_free(struct hqos *h, uint32_t pipe_ref)
 			 __ATOMIC_RELEASE);
 	h->pipes[i].allocated = 0;
 	h->n_allocated--;
+	if (h->pipes[i].gbr != 0) {
+		h->gbr_sum[h->pipes[i].access_port] -= h->pipes[i].gbr;
+		h->gbr_pipes[h->pipes[i].access_port]--;
+		h->pipes[i].gbr = 0;
+	}
 	c = i / h->subport_pipes;
 	ch = &h->chunks[c];
 	h->fifo[c * h->subport_pipes + ((ch->fifo_head + ch->fifo_count) &
@@ -1166,6 +1186,37 @@ hqos_access_port_pipes(const struct hqos *h, uint16_t access_port)
 	return n;
 }
 
+int
+hqos_pipe_set_guaranteed(struct hqos *h, uint32_t pipe_ref, uint64_t gbr_bps)
+{
+	struct hqos_pipe_ctl *pc;
+	uint32_t i;
+	int rc = ref_live(h, pipe_ref, &i);
+
+	if (rc != 0)
+		return rc;
+	pc = &h->pipes[i];
+	if (gbr_bps > h->port_rate)
+		gbr_bps = h->port_rate;			  /* never more than the port could carry */
+	h->gbr_sum[pc->access_port] += gbr_bps - pc->gbr; /* modulo 2^64: exact */
+	h->gbr_pipes[pc->access_port] += (gbr_bps != 0) - (pc->gbr != 0);
+	pc->gbr = gbr_bps;
+	return 0;
+}
+
+uint64_t
+hqos_access_port_guaranteed(const struct hqos *h, uint16_t access_port, uint64_t dflt_bps)
+{
+	uint64_t sum = 0;
+	uint16_t a;
+
+	for (a = 0; a < h->n_access_ports; a++)
+		if (a == access_port || access_port == HQOS_UNBOUND)
+			sum += h->gbr_sum[a] +
+			       (hqos_access_port_pipes(h, a) - h->gbr_pipes[a]) * dflt_bps;
+	return sum;
+}
+
 uint64_t
 hqos_access_port_pipe_rate(const struct hqos *h, uint16_t access_port)
 {
@@ -1175,7 +1226,8 @@ hqos_access_port_pipe_rate(const struct hqos *h, uint16_t access_port)
 	for (i = 0; i < h->n_pipes; i++) {
 		const struct hqos_pipe_ctl *pc = &h->pipes[i];
 
-		if (pc->allocated && pc->access_port == access_port &&
+		if (pc->allocated &&
+		    (pc->access_port == access_port || access_port == HQOS_UNBOUND) &&
 		    profile_for(h, pc->qos, pc->rate_req, &profile, &eff) == 0)
 			sum += eff;
 	}
@@ -1203,6 +1255,43 @@ hqos_access_port_rate_set(struct hqos *h, uint16_t access_port, uint64_t rate_bp
 		if (h->chunks[c].access_port == access_port)
 			hsched_subport_rate_set(h->hs, c, Bps, size);
 	return 0;
+}
+
+int
+hqos_port_rate_set(struct hqos *h, uint64_t rate_bps)
+{
+	uint64_t per_cycle;
+	int64_t depth;
+
+	if (rate_bps < (uint64_t)h->frame_bytes * BPS_PER_BYTE || rate_bps > h->port_rate)
+		return -EINVAL;
+	pace_of(rate_bps / BPS_PER_BYTE, h->port_burst_us, h->frame_bytes, &per_cycle, &depth);
+	/* Depth first: a worker that sees the new rate (acquire) sees its depth. */
+	__atomic_store_n(&h->pace_req_depth, depth, __ATOMIC_RELAXED);
+	__atomic_store_n(&h->pace_req_per_cycle, per_cycle, __ATOMIC_RELEASE);
+	h->pace_rate = rate_bps;
+	return 0;
+}
+
+uint64_t
+hqos_port_rate_get(const struct hqos *h)
+{
+	return h->pace_rate;
+}
+
+/* Worker: take a pacer rate the control thread set (one load when unchanged). */
+static inline void
+pace_take(struct hqos *h)
+{
+	uint64_t req = __atomic_load_n(&h->pace_req_per_cycle, __ATOMIC_ACQUIRE);
+
+	if (likely(req == h->pace_per_cycle))
+		return;
+	h->pace_per_cycle = req;
+	h->pace_depth = __atomic_load_n(&h->pace_req_depth, __ATOMIC_RELAXED);
+	h->pace_max_cycles = (uint64_t)h->pace_depth / h->pace_per_cycle + 1;
+	if (h->pace_credit > h->pace_depth)
+		h->pace_credit = h->pace_depth;
 }
 
 /* --- telemetry ------------------------------------------------------------ */
@@ -1445,7 +1534,7 @@ hqos_enqueue(struct hqos *h, struct rte_mbuf **pkts, uint32_t n)
 uint32_t
 hqos_dequeue(struct hqos *h, struct rte_mbuf **pkts, uint32_t n)
 {
-	uint64_t now, elapsed, bytes = 0;
+	uint64_t now, elapsed, bytes = 0, cap;
 	uint32_t k, i;
 
 	/*
@@ -1455,6 +1544,7 @@ hqos_dequeue(struct hqos *h, struct rte_mbuf **pkts, uint32_t n)
 	 */
 	if (h->backlog == 0)
 		return 0;
+	pace_take(h);
 	now = rte_rdtsc();
 	elapsed = now - h->pace_tsc;
 	h->pace_tsc = now;
@@ -1467,6 +1557,12 @@ hqos_dequeue(struct hqos *h, struct rte_mbuf **pkts, uint32_t n)
 		ctr_add(&h->wc.pacer_waits, 1);
 		return 0;
 	}
+	/* No more frames than the credit covers, plus one: the pacer overdraws by one
+	 * frame at most, not by a batch, so its output is smooth to a frame (one
+	 * division per call with a backlog). */
+	cap = (uint64_t)h->pace_credit / ((uint64_t)h->frame_bytes << HQOS_PACE_SHIFT) + 1;
+	if (n > cap)
+		n = (uint32_t)cap;
 	if (h->hs != NULL)
 		k = hsched_dequeue(h->hs, pkts, n, now);
 	else

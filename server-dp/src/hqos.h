@@ -213,6 +213,7 @@ struct hqos_cmd {
 /* Control-thread state of one pipe. */
 struct hqos_pipe_ctl {
 	uint64_t rate_req; /* bit/s asked (0: the profile's) */
+	uint64_t gbr;	   /* bit/s contracted downstream (QER GBR DL), 0: none */
 	uint32_t profile;  /* rte_sched pipe profile */
 	uint16_t gen;	   /* generation of the current / last allocation */
 	uint16_t access_port;
@@ -255,6 +256,10 @@ struct hqos {
 	uint64_t pace_per_cycle; /* bytes per TSC cycle << HQOS_PACE_SHIFT */
 	uint64_t pace_max_cycles;
 	uint64_t pace_tsc;
+	/* hqos_port_rate_set(): the control thread writes depth, then per_cycle
+	 * (release); the worker compares per_cycle at every dequeue with a backlog */
+	uint64_t pace_req_per_cycle;
+	int64_t pace_req_depth;
 	uint64_t backlog; /* frames inside rte_sched (worker only): 0 = nothing to dequeue */
 	uint64_t next_harvest;
 	uint64_t harvest_cycles;
@@ -282,7 +287,7 @@ struct hqos {
 	uint32_t n_rungs;
 	uint32_t n_profiles;	 /* per subport */
 	uint32_t ladder_step_bp; /* effective (widened to fit max_pipe_profiles) */
-	uint64_t port_rate;	 /* bit/s */
+	uint64_t port_rate;	 /* bit/s: the ceiling of the pacer and of every subport */
 	uint64_t *rungs;	 /* [n_rungs] bit/s, ascending, multiples of 8 */
 	uint16_t shape_of[DP_MAX_QOS_PROFILES];
 	uint64_t exact_rate[DP_MAX_QOS_PROFILES]; /* shaped rate of profile 1 + q */
@@ -291,14 +296,18 @@ struct hqos {
 	uint8_t sched_kind;
 	uint32_t tb_ms;
 	uint32_t frame_bytes; /* max_frame + FCS */
+	uint32_t port_burst_us;
+	uint64_t pace_rate; /* bit/s, the pacer rate last set (control thread) */
 	/* access port a's subport rate (bytes/s) and depth (bytes), [a]: hsched,
 	 * control thread only (hqos_access_port_rate_set(), hqos_pipe_alloc()) */
 	uint64_t sub_rate[DP_MAX_ACCESS_PORTS];
 	uint64_t sub_size[DP_MAX_ACCESS_PORTS];
 	/* --- control thread only --- */
-	struct hqos_pipe_ctl *pipes; /* [n_pipes] */
-	struct hqos_chunk *chunks;   /* [n_chunks] */
-	uint16_t *fifo;		     /* [n_pipes] */
+	uint64_t gbr_sum[DP_MAX_ACCESS_PORTS];	 /* bit/s, the live pipes' gbr per access port */
+	uint32_t gbr_pipes[DP_MAX_ACCESS_PORTS]; /* live pipes with a gbr, per access port */
+	struct hqos_pipe_ctl *pipes;		 /* [n_pipes] */
+	struct hqos_chunk *chunks;		 /* [n_chunks] */
+	uint16_t *fifo;				 /* [n_pipes] */
 	uint32_t n_allocated;
 };
 
@@ -369,6 +378,15 @@ int hqos_pipe_info(const struct hqos *h, uint32_t pipe_ref, struct hqos_pipe_inf
 /* Pipes allocated on an access port (control thread). */
 uint32_t hqos_access_port_pipes(const struct hqos *h, uint16_t access_port);
 
+/* Control thread: the downstream rate a live pipe's session has contracted
+ * (the QER's GBR DL, bit/s; 0: none), kept for hqos_access_port_guaranteed();
+ * it does not shape. A new allocation starts with none. -ENOENT, -EINVAL. */
+int hqos_pipe_set_guaranteed(struct hqos *h, uint32_t pipe_ref, uint64_t gbr_bps);
+/* Control thread, O(access ports x subports): the sum of the contracted rates (bit/s) of
+ * the pipes on access_port (HQOS_UNBOUND: on every access port), a pipe
+ * without one counted as dflt_bps. */
+uint64_t hqos_access_port_guaranteed(const struct hqos *h, uint16_t access_port, uint64_t dflt_bps);
+
 /*
  * Control thread, hsched only: the rate (bit/s, frame rate as everywhere
  * here) of the subports of an access port from now on, min(rate, port rate);
@@ -379,8 +397,20 @@ uint32_t hqos_access_port_pipes(const struct hqos *h, uint16_t access_port);
  * among its subport profiles).
  */
 int hqos_access_port_rate_set(struct hqos *h, uint16_t access_port, uint64_t rate_bps);
+/*
+ * Control thread, either scheduler: the port pacer's rate (bit/s) from now on,
+ * <= [instance] port_rate (the ceiling: the pipe ladder and the subport rates
+ * are planned up to it). The depth follows (port_burst_us of the rate, at
+ * least 4 largest frames). Two atomic stores; the worker takes them at its
+ * next dequeue with frames queued and keeps the credit it had, capped to the
+ * new depth. -EINVAL: below one frame per second or above the ceiling.
+ */
+int hqos_port_rate_set(struct hqos *h, uint64_t rate_bps);
+/* The pacer rate last set (bit/s; port_rate until hqos_port_rate_set()). */
+uint64_t hqos_port_rate_get(const struct hqos *h);
+
 /* Control thread: the sum of the shaped rates (bit/s) of the pipes allocated on
- * access_port; walks every pipe. */
+ * access_port (HQOS_UNBOUND: on every access port); walks every pipe. */
 uint64_t hqos_access_port_pipe_rate(const struct hqos *h, uint16_t access_port);
 
 /* --- any thread (telemetry) -------------------------------------------- */

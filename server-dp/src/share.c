@@ -15,6 +15,7 @@ static const char *const err_names[SHARE_ERR_MAX] = {
 	[SHARE_ERR_VERSION] = "bad_version",
 	[SHARE_ERR_ID] = "other_share_id",
 	[SHARE_ERR_INDEX] = "bad_index",
+	[SHARE_ERR_KIND] = "bad_kind",
 };
 
 const char *
@@ -63,7 +64,8 @@ get64(const uint8_t *p)
 }
 
 /* magic 4 | version 1 | index 1 | share_id 2 | seq 4 | heard 4 | weight 8 |
- * demand 8 | served 8 | applied 8 | static 8 | zero 8 */
+ * demand 8 | served 8 | applied 8 | static 8 | kind 1 | zero 7. Version 1 had
+ * zero in the kind byte and is read as kind access. */
 void
 share_encode(const struct share_report *r, uint8_t out[SHARE_MSG_LEN])
 {
@@ -79,22 +81,40 @@ share_encode(const struct share_report *r, uint8_t out[SHARE_MSG_LEN])
 	put64(out + 32, r->served);
 	put64(out + 40, r->applied);
 	put64(out + 48, r->stat);
+	out[56] = r->kind;
 }
 
 enum share_err
-share_decode(const uint8_t *buf, size_t len, uint16_t share_id, uint32_t n_peers, uint32_t self,
-	     struct share_report *r)
+share_peek(const uint8_t *buf, size_t len, uint8_t *kind, uint16_t *share_id)
 {
 	if (len != SHARE_MSG_LEN)
 		return SHARE_ERR_LEN;
 	if (get32(buf) != SHARE_MAGIC)
 		return SHARE_ERR_MAGIC;
-	if (buf[4] != SHARE_VERSION)
+	if (buf[4] != SHARE_VERSION && buf[4] != 1u)
 		return SHARE_ERR_VERSION;
-	if (get16(buf + 6) != share_id)
+	*kind = buf[4] == 1u ? (uint8_t)SHARE_KIND_ACCESS : buf[56];
+	if (*kind >= SHARE_KIND_MAX)
+		return SHARE_ERR_KIND;
+	*share_id = get16(buf + 6);
+	return SHARE_OK;
+}
+
+enum share_err
+share_decode(const uint8_t *buf, size_t len, uint8_t kind, uint16_t share_id, uint32_t n_peers,
+	     uint32_t self, struct share_report *r)
+{
+	uint16_t id;
+	uint8_t k;
+	enum share_err e = share_peek(buf, len, &k, &id);
+
+	if (e != SHARE_OK)
+		return e;
+	if (k != kind || id != share_id)
 		return SHARE_ERR_ID;
 	if (buf[5] >= n_peers || buf[5] == self || n_peers > SHARE_MAX_PEERS)
 		return SHARE_ERR_INDEX;
+	r->kind = k;
 	r->index = buf[5];
 	r->share_id = share_id;
 	r->seq = get32(buf + 8);

@@ -17,12 +17,19 @@
 #define SHARE_MAX_PEERS 16u
 #define SHARE_MSG_LEN 64u
 #define SHARE_MAGIC 0x42515331u /* "BQS1" */
-#define SHARE_VERSION 1u
-#define SHARE_FLOOR_DIV 100u /* a present peer keeps 1% of its static share */
+#define SHARE_VERSION 2u	/* 1: no kind byte (an access port's report, still accepted) */
+#define SHARE_MAX_GROUPS 8u	/* sharing groups of one instance ([qos_share] sections) */
+#define SHARE_FLOOR_DIV 100u	/* a present peer keeps 1% of its static share */
+
+/* What a group shares: an access port's rate (the instance's subports of
+ * it) or a server port's (the instance's port pacer: its VF's share of the
+ * NIC). A group is (kind, share_id). */
+enum share_kind { SHARE_KIND_ACCESS = 0, SHARE_KIND_SERVER = 1, SHARE_KIND_MAX };
 
 /* One peer's report (the datagram, decoded). */
 struct share_report {
 	uint8_t index; /* sender's index in the peer list */
+	uint8_t kind;  /* enum share_kind */
 	uint16_t share_id;
 	uint32_t seq;
 	uint32_t heard; /* bit i: the sender hears peer i (itself included) */
@@ -39,16 +46,23 @@ enum share_err {
 	SHARE_ERR_LEN = 1,
 	SHARE_ERR_MAGIC,
 	SHARE_ERR_VERSION,
-	SHARE_ERR_ID,	 /* another shared port's report */
+	SHARE_ERR_ID,	 /* no group of the receiver has this (kind, share id) */
 	SHARE_ERR_INDEX, /* out of range, or the receiver's own */
+	SHARE_ERR_KIND,	 /* a kind this version does not know */
 	SHARE_ERR_MAX
 };
 const char *share_err_name(enum share_err e);
 
 void share_encode(const struct share_report *r, uint8_t out[SHARE_MSG_LEN]);
-/* SHARE_OK and *r, or the reason; the padding is ignored. */
-enum share_err share_decode(const uint8_t *buf, size_t len, uint16_t share_id, uint32_t n_peers,
-			    uint32_t self, struct share_report *r);
+/* The group a datagram is for: SHARE_OK with *kind and *share_id when its
+ * length, magic, version and kind are right (then look the group up and call
+ * share_decode()), or the reason. */
+enum share_err share_peek(const uint8_t *buf, size_t len, uint8_t *kind, uint16_t *share_id);
+/* SHARE_OK and *r when the datagram is a report to the group (kind,
+ * share_id) of n_peers whose own index is self, or the reason; the padding
+ * is ignored. */
+enum share_err share_decode(const uint8_t *buf, size_t len, uint8_t kind, uint16_t share_id,
+			    uint32_t n_peers, uint32_t self, struct share_report *r);
 
 /* Input of the division, one per peer. */
 struct share_peer {

@@ -10,9 +10,18 @@
 
 #include "share.h"
 
-/* The parsed file. */
+/* What the weight a group reports is. */
+enum share_weight {
+	SHARE_WEIGHT_GUARANTEED = 0, /* the sessions' GBR DL in kbit/s (default) */
+	SHARE_WEIGHT_SESSIONS,	     /* the session count */
+	SHARE_WEIGHT_FIXED,	     /* the file's number */
+};
+#define SHARE_DEFAULT_GBR 1000000u /* bit/s: a session without a GBR DL counts 1 Mbit/s */
+
+/* One [qos_share] section: one sharing group. */
 struct share_conf {
-	uint16_t access_port;
+	uint8_t kind;	      /* enum share_kind: access_port = N, or server_port = on */
+	uint16_t access_port; /* SHARE_KIND_ACCESS */
 	uint16_t share_id;
 	uint64_t port_rate; /* bit/s */
 	uint32_t self;
@@ -22,15 +31,26 @@ struct share_conf {
 	uint64_t stat[SHARE_MAX_PEERS]; /* bit/s */
 	uint32_t interval_ms;
 	uint32_t silent_intervals;
-	uint64_t weight;  /* 0: the session count */
-	char trace[256];  /* "" : none */
-	uint8_t exchange; /* 0: run the static share, send no reports (trace only) */
+	uint8_t weight_mode;  /* enum share_weight */
+	uint64_t weight;      /* SHARE_WEIGHT_FIXED */
+	uint64_t gbr_default; /* bit/s a session without a GBR DL counts (guaranteed) */
+	char trace[256];      /* "" : none */
+	uint8_t exchange;     /* 0: run the static share, send no reports (trace only) */
 };
 
-/* Parse a [qos_share] file (plain C, no EAL): 0, or -1 with one line in err
- * naming the line and key. n_access_ports: of the instance, to check
- * access_port. */
-int share_conf_load(const char *path, uint16_t n_access_ports, struct share_conf *c, char *err,
+/* The parsed file: one section per group. Every section names the same
+ * address:port for self (the instance has one socket for all its groups), no
+ * two the same access port, at most one server_port, no two the same
+ * (kind, share_id). */
+struct share_file {
+	uint32_t n;
+	struct share_conf g[SHARE_MAX_GROUPS];
+};
+
+/* Parse a --qos-share file (plain C, no EAL): 0, or -1 with one line in err
+ * naming the line and key (or the section). n_access_ports: of the instance,
+ * to check access_port. */
+int share_conf_load(const char *path, uint16_t n_access_ports, struct share_file *f, char *err,
 		    size_t errlen);
 
 #endif /* BNG_SHARE_CONF_H */

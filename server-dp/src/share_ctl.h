@@ -1,15 +1,18 @@
 /*
- * bng-dp control thread: the exchange that shares one access port's rate with
- * the other instances shaping it (docs/dp/hqos.md, "Sharing an access port
- * across instances"). Configured by `--qos-share FILE`; without it every
+ * bng-dp control thread: the exchanges that share port rates with the other
+ * instances (docs/dp/hqos.md, "Sharing an access port across instances" and
+ * "Sharing a server port"). Configured by `--qos-share FILE`, one [qos_share]
+ * section per group: an access port this instance shapes (its subports), or
+ * the server port its VF sits on (its port pacer). Without the option every
  * function here does nothing.
  *
- * Every interval_ms: measure this instance's demand and served rate from
- * counters the worker keeps anyway (HQoS access port counters, dequeued wire
- * bytes), send a report to each peer over UDP from the control address, divide
- * the port's rate from the reports held (share.h) and apply this instance's
- * rate with hqos_access_port_rate_set(). Nothing here runs on the worker.
- * Telemetry: /bng/qos_share.
+ * Per group, every interval_ms: measure this instance's demand and served
+ * rate from counters the worker keeps anyway (HQoS access port or total
+ * counters, dequeued wire bytes), send a report to each peer over UDP from the
+ * control address (one socket for all groups), divide the port's rate from
+ * the reports held (share.h) and apply this instance's rate with
+ * hqos_access_port_rate_set() or hqos_port_rate_set(). Nothing here runs on
+ * the worker. Telemetry: /bng/qos_share,GROUP.
  */
 #ifndef BNG_SHARE_CTL_H
 #define BNG_SHARE_CTL_H

@@ -180,6 +180,7 @@ sub_install(void *ctx, const struct up_sub *u, uint32_t *handle)
 		subs_stats.refused_pipe++;
 		return rc == -ENOSPC || rc == -EAGAIN ? -ENOSPC : -EINVAL;
 	}
+	hqos_pipe_set_guaranteed(a->hqos, ref, u->gbr_dl); /* the qos-share weight */
 	/* Rates first, for the id the session is about to get. */
 	police_apply(a, id, u, qos);
 	p.line = line;
@@ -288,6 +289,7 @@ sub_modify(void *ctx, uint32_t *handle, const struct up_sub *u, uint32_t changed
 			subs_stats.refused_pipe++;
 			return rc == -EAGAIN ? -ENOSPC : -EINVAL;
 		}
+		hqos_pipe_set_guaranteed(a->hqos, s->sched, u->gbr_dl);
 		session_modify_qos(a->sessions, *handle, qos);
 		police_apply(a, *handle, u, qos);
 	}

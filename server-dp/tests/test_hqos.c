@@ -541,6 +541,64 @@ test_alloc(void)
 	free(c);
 }
 
+/* Contracted rates (the qos-share weight) and the pacer's run-time rate. */
+static void
+test_guaranteed_and_pacer(void)
+{
+	struct dp_config *c = synth(2000000000, 2, 1000000000, 10000000);
+	struct hqos_params p = params(64, 16, 8);
+	struct hqos *h = hqos_create(c, &p, err, sizeof(err));
+	uint32_t a = 0, b = 0, d = 0;
+	struct rte_mbuf *none[1];
+
+	check(h != NULL, "guaranteed", "created");
+	if (h == NULL) {
+		free(c);
+		return;
+	}
+	hqos_pipe_alloc(h, 0, 0, 0, &a);
+	hqos_pipe_alloc(h, 0, 0, 0, &b);
+	hqos_pipe_alloc(h, 1, 0, 0, &d);
+	check(hqos_access_port_guaranteed(h, 0, 1000) == 2000 &&
+		      hqos_access_port_guaranteed(h, HQOS_UNBOUND, 1000) == 3000,
+	      "guaranteed", "no GBR: every session counts the default");
+	check(hqos_pipe_set_guaranteed(h, a, 3000000) == 0 &&
+		      hqos_pipe_set_guaranteed(h, d, 1000000) == 0,
+	      "guaranteed", "set");
+	check(hqos_access_port_guaranteed(h, 0, 1000) == 3001000 &&
+		      hqos_access_port_guaranteed(h, 1, 1000) == 1000000 &&
+		      hqos_access_port_guaranteed(h, HQOS_UNBOUND, 1000) == 4001000,
+	      "guaranteed", "3 Mbit/s + one default on port 0, 1 Mbit/s on port 1");
+	check(hqos_pipe_set_guaranteed(h, a, 0) == 0 &&
+		      hqos_access_port_guaranteed(h, 0, 1000) == 2000,
+	      "guaranteed", "back to none");
+	hqos_pipe_set_guaranteed(h, a, 5000000);
+	check(hqos_pipe_free(h, a) == 0 && hqos_access_port_guaranteed(h, 0, 1000) == 1000 &&
+		      hqos_pipe_set_guaranteed(h, a, 1) == -ENOENT,
+	      "guaranteed", "a freed pipe's GBR leaves the sum; its reference is refused");
+	check(hqos_pipe_alloc(h, 0, 0, 0, &a) == 0 &&
+		      hqos_access_port_guaranteed(h, 0, 1000) == 2000,
+	      "guaranteed", "a new allocation starts with none");
+
+	/* The pacer: up to the ceiling (port_rate), a frame per second at least. */
+	check(hqos_port_rate_get(h) == 2000000000, "pacer", "starts at port_rate");
+	check(hqos_port_rate_set(h, 2000000001) == -EINVAL && hqos_port_rate_set(h, 8) == -EINVAL,
+	      "pacer", "above the ceiling or below a frame a second: refused");
+	check(hqos_port_rate_set(h, 100000000) == 0 && hqos_port_rate_get(h) == 100000000 &&
+		      h->pace_req_per_cycle != h->pace_per_cycle,
+	      "pacer", "100 Mbit/s set, the worker not yet told");
+	h->backlog = 1; /* let hqos_dequeue() reach the pacer (the scheduler is empty) */
+	h->pace_credit = h->pace_depth;
+	hqos_dequeue(h, none, 1);
+	h->backlog = 0;
+	check(h->pace_per_cycle == h->pace_req_per_cycle && h->pace_depth == h->pace_req_depth &&
+		      h->pace_credit <= h->pace_depth &&
+		      (uint64_t)(h->pace_depth >> HQOS_PACE_SHIFT) == 100000000 / 8 / 100,
+	      "pacer", "the worker took the rate at its dequeue, credit capped to 10 ms of it");
+	hqos_free(h);
+	free(c);
+}
+
 /* Any split of the capacity over the access ports fits (8 ports, 64 pipes). */
 static void
 test_split(void)
@@ -1236,6 +1294,7 @@ main(int argc, char **argv)
 	test_ladder();
 	test_mark();
 	test_alloc();
+	test_guaranteed_and_pacer();
 	test_split();
 	test_owner();
 	test_order();

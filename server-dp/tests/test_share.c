@@ -285,18 +285,41 @@ test_codec(void)
 	uint8_t b[SHARE_MSG_LEN + 1];
 
 	share_encode(&r, b);
-	CHECK_TRUE(share_decode(b, SHARE_MSG_LEN, 77, 4, 0, &o) == SHARE_OK);
+	CHECK_TRUE(share_decode(b, SHARE_MSG_LEN, SHARE_KIND_ACCESS, 77, 4, 0, &o) == SHARE_OK);
 	CHECK_TRUE(o.index == 2 && o.seq == 0xdeadbeef && o.heard == 0xf && o.weight == 12 &&
-		   o.demand == UINT64_MAX - 1 && o.served == 5 && o.applied == 6 && o.stat == 7);
-	CHECK_TRUE(share_decode(b, SHARE_MSG_LEN - 1, 77, 4, 0, &o) == SHARE_ERR_LEN);
-	CHECK_TRUE(share_decode(b, SHARE_MSG_LEN + 1, 77, 4, 0, &o) == SHARE_ERR_LEN);
-	CHECK_TRUE(share_decode(b, SHARE_MSG_LEN, 78, 4, 0, &o) == SHARE_ERR_ID);
-	CHECK_TRUE(share_decode(b, SHARE_MSG_LEN, 77, 2, 0, &o) == SHARE_ERR_INDEX);
-	CHECK_TRUE(share_decode(b, SHARE_MSG_LEN, 77, 4, 2, &o) == SHARE_ERR_INDEX);
-	b[4] = 2;
-	CHECK_TRUE(share_decode(b, SHARE_MSG_LEN, 77, 4, 0, &o) == SHARE_ERR_VERSION);
+		   o.demand == UINT64_MAX - 1 && o.served == 5 && o.applied == 6 && o.stat == 7 &&
+		   o.kind == SHARE_KIND_ACCESS);
+	CHECK_TRUE(share_decode(b, SHARE_MSG_LEN - 1, 0, 77, 4, 0, &o) == SHARE_ERR_LEN);
+	CHECK_TRUE(share_decode(b, SHARE_MSG_LEN + 1, 0, 77, 4, 0, &o) == SHARE_ERR_LEN);
+	CHECK_TRUE(share_decode(b, SHARE_MSG_LEN, 0, 78, 4, 0, &o) == SHARE_ERR_ID);
+	CHECK_TRUE(share_decode(b, SHARE_MSG_LEN, 0, 77, 2, 0, &o) == SHARE_ERR_INDEX);
+	CHECK_TRUE(share_decode(b, SHARE_MSG_LEN, 0, 77, 4, 2, &o) == SHARE_ERR_INDEX);
+	/* A server port group's report: the kind is part of the group's key. */
+	r.kind = SHARE_KIND_SERVER;
+	share_encode(&r, b);
+	CHECK_TRUE(share_decode(b, SHARE_MSG_LEN, SHARE_KIND_ACCESS, 77, 4, 0, &o) == SHARE_ERR_ID);
+	CHECK_TRUE(share_decode(b, SHARE_MSG_LEN, SHARE_KIND_SERVER, 77, 4, 0, &o) == SHARE_OK &&
+		   o.kind == SHARE_KIND_SERVER);
+	{
+		uint16_t id = 0;
+		uint8_t kind = 9;
+
+		CHECK_TRUE(share_peek(b, SHARE_MSG_LEN, &kind, &id) == SHARE_OK && id == 77 &&
+			   kind == SHARE_KIND_SERVER);
+	}
+	b[56] = SHARE_KIND_MAX;
+	CHECK_TRUE(share_decode(b, SHARE_MSG_LEN, SHARE_KIND_SERVER, 77, 4, 0, &o) ==
+		   SHARE_ERR_KIND);
+	/* Version 1 (no kind byte, zero there): an access port's report. */
+	b[4] = 1;
+	b[56] = 0;
+	CHECK_TRUE(share_decode(b, SHARE_MSG_LEN, SHARE_KIND_ACCESS, 77, 4, 0, &o) == SHARE_OK);
+	b[56] = SHARE_KIND_SERVER; /* ignored in version 1 */
+	CHECK_TRUE(share_decode(b, SHARE_MSG_LEN, SHARE_KIND_ACCESS, 77, 4, 0, &o) == SHARE_OK);
+	b[4] = 3;
+	CHECK_TRUE(share_decode(b, SHARE_MSG_LEN, 0, 77, 4, 0, &o) == SHARE_ERR_VERSION);
 	b[0] ^= 1;
-	CHECK_TRUE(share_decode(b, SHARE_MSG_LEN, 77, 4, 0, &o) == SHARE_ERR_MAGIC);
+	CHECK_TRUE(share_decode(b, SHARE_MSG_LEN, 0, 77, 4, 0, &o) == SHARE_ERR_MAGIC);
 	/* Random bytes: refused or decoded, never more. */
 	uint32_t ok = 0;
 	for (int k = 0; k < 100000; k++) {
@@ -304,10 +327,10 @@ test_codec(void)
 		for (size_t i = 0; i < len; i++)
 			b[i] = (uint8_t)rand();
 		if (len == SHARE_MSG_LEN && k % 2 == 0) {
-			b[0] = 0x42, b[1] = 0x51, b[2] = 0x53, b[3] = 0x31, b[4] = 1, b[6] = 0,
-			b[7] = 77;
+			b[0] = 0x42, b[1] = 0x51, b[2] = 0x53, b[3] = 0x31, b[4] = 1 + (k & 4) / 4,
+			b[6] = 0, b[7] = 77, b[56] = (uint8_t)(k & 8 ? b[56] : 0);
 		}
-		if (share_decode(b, len, 77, 4, 0, &o) == SHARE_OK)
+		if (share_decode(b, len, 0, 77, 4, 0, &o) == SHARE_OK)
 			ok += o.index < 4 && o.index != 0;
 	}
 	CHECKF(ok > 0, "random datagrams with a good header decode (%u)", ok);
@@ -315,7 +338,8 @@ test_codec(void)
 
 /* The --qos-share file: a good one, and one error per kind, each naming the key. */
 static int
-conf_try(const char *text, struct share_conf *c, char *err, size_t errlen)
+conf_try_n(const char *text, uint16_t n_access_ports, struct share_file *c, char *err,
+	   size_t errlen)
 {
 	char path[] = "/tmp/test_share_XXXXXX";
 	int fd = mkstemp(path), rc;
@@ -323,9 +347,15 @@ conf_try(const char *text, struct share_conf *c, char *err, size_t errlen)
 
 	fputs(text, f);
 	fclose(f);
-	rc = share_conf_load(path, 2, c, err, errlen);
+	rc = share_conf_load(path, n_access_ports, c, err, errlen);
 	unlink(path);
 	return rc;
+}
+
+static int
+conf_try(const char *text, struct share_file *c, char *err, size_t errlen)
+{
+	return conf_try_n(text, 2, c, err, errlen);
 }
 
 static void
@@ -343,7 +373,7 @@ test_conf(void)
 		{"[qos_share]\nbogus = 1\n", "unknown key 'bogus'"},
 		{"[qos_share]\naccess_port = 2\n", "access_port: bad value"},
 		{"[qos_share]\nself = 0\nself = 1\n", "duplicate key 'self'"},
-		{"[other]\n", "one [qos_share]"},
+		{"[other]\n", "[qos_share.LABEL] (distinct labels)"},
 		{"[qos_share]\npeers = 10.0.0.1:9100\n", "peers: bad value"},
 		{"[qos_share]\npeers = 10.0.0.1:0 10.0.0.2:1\n", "peers: bad value"},
 		{"[qos_share]\npeers = 10.0.0.300:1 10.0.0.2:1\n", "peers: bad value"},
@@ -360,21 +390,94 @@ test_conf(void)
 		{"[qos_share]\nsilent_intervals = 1\n", "silent_intervals: bad value"},
 		{"[qos_share]\nweight = -3\n", "weight: bad value"},
 		{"[qos_share]\nexchange = maybe\n", "exchange: bad value"},
+		{"[qos_share]\ngbr_default = 999\n", "gbr_default: bad value"},
 		{"key = 1\n", "neither"},
 	};
-	struct share_conf c;
+	struct share_file f;
+	const struct share_conf *c = &f.g[0];
 	char err[512];
 
-	CHECKF(conf_try(good, &c, err, sizeof(err)) == 0, "good file: %s", err);
-	CHECK_TRUE(c.access_port == 1 && c.share_id == 7 && c.self == 1 && c.n_peers == 3 &&
-		   c.peer_port[2] == 9101 && c.peer_addr[1] == 0x0a000002 && c.interval_ms == 5 &&
-		   c.silent_intervals == 3 && c.weight == 0 && c.exchange == 1 &&
-		   c.stat[0] == 200000000 / 3);
+	CHECKF(conf_try(good, &f, err, sizeof(err)) == 0, "good file: %s", err);
+	CHECK_TRUE(f.n == 1 && c->kind == SHARE_KIND_ACCESS && c->access_port == 1 &&
+		   c->share_id == 7 && c->self == 1 && c->n_peers == 3 && c->peer_port[2] == 9101 &&
+		   c->peer_addr[1] == 0x0a000002 && c->interval_ms == 5 &&
+		   c->silent_intervals == 3 && c->weight_mode == SHARE_WEIGHT_SESSIONS &&
+		   c->exchange == 1 && c->gbr_default == SHARE_DEFAULT_GBR &&
+		   c->stat[0] == 200000000 / 3);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		err[0] = '\0';
-		int rc = conf_try(bad[i].text, &c, err, sizeof(err));
+		int rc = conf_try(bad[i].text, &f, err, sizeof(err));
 		CHECKF(rc != 0 && strstr(err, bad[i].want) != NULL,
 		       "bad file %zu: want '%s', got '%s'", i, bad[i].want, err);
+	}
+}
+
+/* Several groups in one file: two access ports and the server port. */
+#define SEC_A(ap, id, self_peer)                                                        \
+	"[qos_share]\naccess_port = " ap "\nshare_id = " id "\nport_rate = 200000000\n" \
+	"self = 0\npeers = " self_peer " 10.0.0.2:9100\n"
+#define SEC_S(id, self_peer)                                                                   \
+	"[qos_share]\nserver_port = on\nshare_id = " id "\nport_rate = 1000000000\nself = 0\n" \
+	"peers = " self_peer " 10.0.0.3:9100\nstatic_shares = 250000000 750000000\n"
+
+static void
+test_conf_groups(void)
+{
+	static const char good[] = SEC_A(
+		"0", "1",
+		"10.0.0.1:9100") "[qos_share.access1]\n"
+				 "access_port = 1\nshare_id = 2\nport_rate = 200000000\nself = 0\n"
+				 "peers = 10.0.0.1:9100 "
+				 "10.0.0.2:9100\n[qos_share.srv-1]\nserver_port = on\n"
+				 "share_id = 1\nport_rate = 1000000000\nself = 0\n"
+				 "peers = 10.0.0.1:9100 10.0.0.3:9100\nstatic_shares = 250000000 "
+				 "750000000\n";
+	static const struct {
+		const char *text, *want;
+	} bad[] = {
+		{SEC_A("0", "1", "10.0.0.1:9100") SEC_A("1", "1", "10.0.0.1:9100"),
+		 "[qos_share] 2: share_id 1 is section 1's too"},
+		{SEC_A("0", "1", "10.0.0.1:9100") SEC_A("0", "2", "10.0.0.1:9100"),
+		 "access_port 0 is section 1's too"},
+		{SEC_S("1", "10.0.0.1:9100") SEC_S("2", "10.0.0.1:9100"), "a second server_port"},
+		{SEC_A("0", "1", "10.0.0.1:9100") SEC_A("1", "2", "10.0.0.1:9101"),
+		 "self's address:port differs from section 1's"},
+		{"[qos_share]\naccess_port = 0\nserver_port = on\nshare_id = 1\n"
+		 "port_rate = 200000000\nself = 0\npeers = 10.0.0.1:1 10.0.0.2:1\n",
+		 "give one of access_port and server_port"},
+		{"[qos_share]\nshare_id = 1\nport_rate = 200000000\nself = 0\n"
+		 "peers = 10.0.0.1:1 10.0.0.2:1\n",
+		 "give one of access_port and server_port"},
+		{"[qos_share]\nserver_port = yes\n", "server_port: bad value"},
+		{"", "no [qos_share] section"},
+		{"[qos_share.a b]\n", "(distinct labels)"},
+		{"[qos_share.]\n", "(distinct labels)"},
+		{"[qos_share.x]\n"
+		 "access_port = 0\nshare_id = 1\nport_rate = 200000000\nself = 0\n"
+		 "peers = 10.0.0.1:1 10.0.0.2:1\n[qos_share.x]\n",
+		 "(distinct labels)"},
+		{SEC_A("0", "1", "10.0.0.1:1") SEC_A("1", "2", "10.0.0.1:1")
+			 SEC_A("2", "3", "10.0.0.1:1") SEC_A("3", "4", "10.0.0.1:1")
+				 SEC_A("4", "5", "10.0.0.1:1") SEC_A("5", "6", "10.0.0.1:1")
+					 SEC_A("6", "7", "10.0.0.1:1") SEC_A("7", "8", "10.0.0.1:1")
+						 SEC_A("8", "9", "10.0.0.1:1"),
+		 "holds up to 8 sections"},
+	};
+	struct share_file f;
+	char err[512];
+
+	CHECKF(conf_try(good, &f, err, sizeof(err)) == 0, "three groups: %s", err);
+	CHECK_TRUE(f.g[0].weight_mode == SHARE_WEIGHT_GUARANTEED &&
+		   f.g[0].gbr_default == SHARE_DEFAULT_GBR);
+	CHECK_TRUE(f.n == 3 && f.g[0].access_port == 0 && f.g[1].access_port == 1 &&
+		   f.g[1].share_id == 2 && f.g[2].kind == SHARE_KIND_SERVER &&
+		   f.g[2].share_id == 1 && f.g[2].stat[1] == 750000000 &&
+		   f.g[2].port_rate == 1000000000);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		int rc = conf_try_n(bad[i].text, 16, &f, err, sizeof(err));
+		CHECKF(rc != 0 && strstr(err, bad[i].want) != NULL,
+		       "bad groups %zu: want '%s', got '%s'", i, bad[i].want, err);
 	}
 }
 
@@ -391,5 +494,6 @@ main(void)
 	test_view();
 	test_codec();
 	test_conf();
+	test_conf_groups();
 	return harness_report();
 }

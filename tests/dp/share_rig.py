@@ -56,6 +56,8 @@ def cleanup_stale() -> None:
 
 
 def dp_config(tmp: Path, i: int, rate: int) -> Path:
+    """dp1.ini for DP i: access port 0 and the QoS profile 'flat' at rate; the instance's
+    port_rate stays dp1's 12.5 Gbit/s (the pacer's ceiling, above any rate here)."""
     text = LAB_DP1.read_text()
     text = text.replace("control_address    = 10.200.0.11", f"control_address    = 10.201.0.{11 + i}", 1)
     text = text.replace("cp_address         = 10.200.0.1", f"cp_address         = {CP_ADDR}", 1)
@@ -91,9 +93,25 @@ class Dp:
 
 
 class ShareRig:
-    def __init__(self, tmp: Path, n: int, rate: int, interval_ms: int = 10, exchange: bool = True, lcores: str = "0,1"):
+    """groups: what the --qos-share files share, in section order: "access" (access port 0
+    at `rate`), "server" (the server port, i.e. the DP's port pacer, at `rate`), or both
+    ("access" then at access_rate). Each DP's trace is the last group's."""
+
+    def __init__(
+        self,
+        tmp: Path,
+        n: int,
+        rate: int,
+        interval_ms: int = 10,
+        exchange: bool = True,
+        lcores: str = "0,1",
+        groups: tuple[str, ...] = ("access",),
+        access_rate: int | None = None,
+        weights: list[int] | None = None,  # the `weight` key per DP; None: bng-dp's default
+    ):
         self.tmp, self.n, self.rate, self.interval_ms, self.exchange = tmp, n, rate, interval_ms, exchange
-        self.lcores = lcores
+        self.lcores, self.groups, self.weights = lcores, groups, weights
+        self.access_rate = access_rate or rate
         self.dps = [Dp(i) for i in range(n)]
         self.log: dict[int, bytes] = {}
 
@@ -147,12 +165,22 @@ class ShareRig:
     def _share_file(self, dp: Dp) -> Path:
         dp.trace = self.tmp / f"trace{dp.i}.txt"
         peers = " ".join(f"{d.ctrl}:{SHARE_PORT}" for d in self.dps)
+        text = ""
+        for k, kind in enumerate(self.groups):
+            last = k == len(self.groups) - 1
+            what = "access_port = 0" if kind == "access" else "server_port = on"
+            rate = self.access_rate if kind == "access" and not last else self.rate
+            text += (
+                f"[qos_share.{kind}]\n{what}\nshare_id = 1\nport_rate = {rate}\nself = {dp.i}\n"
+                f"peers = {peers}\ninterval_ms = {self.interval_ms}\n"
+                f"exchange = {'on' if self.exchange else 'off'}\n"
+            )
+            if self.weights is not None:
+                text += f"weight = {self.weights[dp.i]}\n"
+            if last:
+                text += f"trace = {dp.trace}\n"
         path = self.tmp / f"share{dp.i}.ini"
-        path.write_text(
-            f"[qos_share]\naccess_port = 0\nshare_id = 1\nport_rate = {self.rate}\nself = {dp.i}\n"
-            f"peers = {peers}\ninterval_ms = {self.interval_ms}\ntrace = {dp.trace}\n"
-            f"exchange = {'on' if self.exchange else 'off'}\n"
-        )
+        path.write_text(text)
         return path
 
     def _start(self, dp: Dp) -> None:
@@ -161,7 +189,8 @@ class ShareRig:
             "-l", self.lcores, "--no-huge", "-m", "256", "--no-pci", "--no-shconf",
             f"--file-prefix={dp.file_prefix}", "--log-level=notice",
             "--vdev", "net_af_packet0,iface=data0,framecnt=2048",
-            "--", "--config", str(dp_config(self.tmp, dp.i, self.rate)), "--idle-sleep-us", "50",
+            "--", "--config", str(dp_config(self.tmp, dp.i, max(self.rate, self.access_rate))),
+            "--idle-sleep-us", "50",
             "--sessions", "256", "--mbufs", "16384",
         ]  # fmt: skip
         cmd += ["--qos-share", str(self._share_file(dp))]
@@ -182,14 +211,18 @@ class ShareRig:
             time.sleep(0.1)
         raise RuntimeError(f"bng-dp {dp.i} did not come up within 30 s")
 
-    def sessions(self) -> None:
-        """Associate each DP's CP, resolve its router, install SUB on it."""
+    def sessions(self, gbr_dl: list[int] | None = None) -> None:
+        """Associate each DP's CP, resolve its router, install SUB on it (with a QER GBR DL
+        of gbr_dl[i] kbit/s on DP i when given: its contracted downstream rate)."""
+        import dataclasses
+
         from .test_datapath import resolve_router
 
         for dp in self.dps:
             assert dp.cp.associate() == 1
             resolve_router(dp)
-            _c, _up, cause = dp.cp.establish(SUB)
+            sub = SUB if gbr_dl is None else dataclasses.replace(SUB, gbr_dl=gbr_dl[dp.i])
+            _c, _up, cause = dp.cp.establish(sub)
             assert cause == 1, f"DP {dp.i}: session refused ({cause})"
 
     def stop(self) -> None:

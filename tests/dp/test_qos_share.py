@@ -88,3 +88,64 @@ def test_a_refused_share_file_is_a_clear_exit_not_a_crash(dp_prereqs, tmp_path):
         r.close()
     assert rc == 1, f"exit {rc}: {out[-2000:]}"
     assert "--qos-share" in out and "peers" in out, out[-2000:]
+
+
+def test_server_port_two_of_three_loaded_fill_it(dp_prereqs, tmp_path):
+    """The server port (docs/dp/hqos.md, "Sharing a server port"): 3 instances whose VFs
+    share a 60 Mbit/s NIC port, each also in an access port group (120 Mbit/s, not the
+    bottleneck): two groups per instance in one file. With 2 of 3 loaded, their port
+    pacers must rise to about the NIC rate (static VF shares: 2/3) and never above it
+    beyond the pacers' buckets."""
+    r = ShareRig(tmp_path, N, R, groups=("access", "server"), access_rate=2 * R).start()
+    try:
+        r.sessions()
+        load = {0: 45_000_000, 1: 45_000_000}
+        (_warm, steady) = offer(r, [(1.5, load), (3.0, load)])
+        tel = [[dp.telemetry(f"/bng/qos_share,{g}") for g in (0, 1)] for dp in r.dps]
+        r.stop()
+        traces = [Trace(dp.trace) for dp in r.dps]
+    finally:
+        r.close()
+    t0, t1 = steady
+    use = sorted(sum(w) for w in rates(traces, t0, t1, 0.1))
+    mean = sum(use) / len(use)
+    # The pacer's depth: port_burst_us (10 ms) of its rate, at least 4 frames.
+    buckets = R / 8 * 0.010 + N * 4 * FRAME
+    ex10 = max_excess(traces, t0, t1, 0.010, R)
+    over100 = use[-1] / R - 1
+    print(f"\nserver port use 2 of 3 loaded: mean {mean / R:.3f} of R, 100 ms {use[0] / R:.3f}..{use[-1] / R:.3f}; "
+          f"10 ms excess {ex10:.0f} B (B = {buckets:.0f}); pacers {[t[1]['applied_bps'] for t in tel]}")  # fmt: skip
+    for access, server in tel:
+        assert (access["groups"], access["kind"], server["kind"]) == (2, "access_port", "server_port"), server
+        for t in (access, server):
+            assert t["consistent"] == 1 and t["rx_not_allowed"] == 0 and t["rx_bad_length"] == 0, t
+            assert t["rounds"] > 100 and t["rx"] > 100, t
+        assert server["rx_other_share_id"] == 0 and server["rx_bad_kind"] == 0, server
+    assert sum(t[1]["applied_bps"] for t in tel) <= R
+    assert mean >= 0.93 * R, f"server port use {mean / R:.3f} of R (static shares: 0.667)"
+    assert ex10 <= 1.5 * buckets, f"10 ms windows: {ex10:.0f} bytes above R x t, B = {buckets:.0f}"
+    assert over100 <= 0.01 + buckets / (R / 8 * 0.1), f"100 ms windows: {over100:.3%} above R"
+
+
+def test_weighted_division_three_to_one(dp_prereqs, tmp_path):
+    """Weights from the contracted downstream rates (docs/dp/hqos.md "Weights"): the
+    session on DP 0 has a QER GBR DL of 30 Mbit/s, DP 1's of 10 Mbit/s (weights 30000 and
+    10000 kbit/s); both saturated beyond the port: 75% and 25% of R."""
+    r = ShareRig(tmp_path, 2, R).start()
+    try:
+        r.sessions(gbr_dl=[30_000, 10_000])
+        load = {0: 55_000_000, 1: 55_000_000}
+        (_warm, steady) = offer(r, [(1.5, load), (3.0, load)])
+        tel = [dp.telemetry("/bng/qos_share") for dp in r.dps]
+        r.stop()
+        traces = [Trace(dp.trace) for dp in r.dps]
+    finally:
+        r.close()
+    t0, t1 = steady
+    w = rates(traces, t0, t1, 0.1)
+    each = [sum(x[i] for x in w) / len(w) for i in (0, 1)]
+    print(f"\nweighted 3:1: {each[0] / R:.3f} and {each[1] / R:.3f} of R; applied {[t['applied_bps'] for t in tel]}")
+    assert [t["weight"] for t in tel] == [30_000, 10_000], tel
+    assert tel[0]["peer1_weight"] == 10_000 and tel[1]["peer0_weight"] == 30_000, tel
+    assert abs(tel[0]["applied_bps"] / R - 0.75) <= 0.03 and abs(tel[1]["applied_bps"] / R - 0.25) <= 0.03, tel
+    assert 0.68 <= each[0] / R <= 0.78 and 0.21 <= each[1] / R <= 0.28, each

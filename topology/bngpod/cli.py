@@ -147,12 +147,14 @@ def _print_status(report: dict) -> None:
         if "error" in q:
             print(f"  qos share {name:<7} {q['error']}")
             continue
-        mbit = {k: q.get(f"{k}_bps", 0) / 1e6 for k in ("port_rate", "static", "applied", "demand", "served")}
-        print(
-            f"  qos share {name:<7} access_port.{q.get('access_port')}: applied {mbit['applied']:.1f} of "
-            f"{mbit['port_rate']:.1f} Mbit/s (static {mbit['static']:.1f}), demand {mbit['demand']:.1f}, "
-            f"served {mbit['served']:.1f}, {'consistent' if q.get('consistent') else 'INCONSISTENT'} view"
-        )
+        for g in [q, *q.get("more", [])]:
+            mbit = {k: g.get(f"{k}_bps", 0) / 1e6 for k in ("port_rate", "static", "applied", "demand", "served")}
+            what = "server port" if g.get("kind") == "server_port" else f"access_port.{g.get('access_port')}"
+            print(
+                f"  qos share {name:<7} {what}: applied {mbit['applied']:.1f} of "
+                f"{mbit['port_rate']:.1f} Mbit/s (static {mbit['static']:.1f}), demand {mbit['demand']:.1f}, "
+                f"served {mbit['served']:.1f}, {'consistent' if g.get('consistent') else 'INCONSISTENT'} view"
+            )
     print(f"  namespaces:    {' '.join(report['namespaces'])}")
     for port in report["ports"]:
         print(f"  switch port    {port}")

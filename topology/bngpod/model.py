@@ -404,6 +404,10 @@ class QosShare:
     interval_ms: int = 10
     silent_intervals: int = 3
     port: int = QOS_SHARE_DEFAULT_PORT
+    server_ports: bool = True  # also share each server port between the VFs on it
+
+
+QOS_SHARE_MAX_GROUPS = 8  # share.h SHARE_MAX_GROUPS: [qos_share] sections of one instance
 
 
 def port_sharers(instances: list[Instance]) -> dict[str, list[Instance]]:
@@ -416,27 +420,19 @@ def port_sharers(instances: list[Instance]) -> dict[str, list[Instance]]:
     return {name: insts for name, insts in by_port.items() if len(insts) >= 2}
 
 
-def shared_port(instances: list[Instance], inst: Instance) -> SwitchPort | None:
-    """The access port whose rate the instance shares (bng-dp takes one --qos-share file):
-    of the ports it shapes with other instances, the one with the most of them, the lowest
-    port number on a tie; None when it shapes no port with another instance."""
-    sharers = port_sharers(instances)
-    mine = [p for p in inst.access_ports if p.name in sharers]
-    if not mine:
-        return None
-    return min(mine, key=lambda p: (-len(sharers[p.name]), p.number))
-
-
 def share_groups(instances: list[Instance]) -> dict[str, list[Instance]]:
-    """Access port name -> the instances (by id) that share its rate: those whose
-    shared_port() it is, when they are two or more. An instance that shapes several ports
-    with others shares only its chosen one; on the others it keeps the whole port rate."""
-    groups: dict[str, list[Instance]] = {}
+    """Access port name -> the instances (by id) that share its rate: every port two or
+    more instances shape. An instance takes part in one group per such port."""
+    return port_sharers(instances)
+
+
+def server_share_groups(instances: list[Instance]) -> dict[str, list[Instance]]:
+    """Server (switch) port name -> the instances (by id) whose VFs sit on it, when they
+    are two or more: they share the NIC port's rate through their port pacers."""
+    by_port: dict[str, list[Instance]] = {}
     for inst in sorted(instances, key=lambda i: i.id):
-        port = shared_port(instances, inst)
-        if port is not None:
-            groups.setdefault(port.name, []).append(inst)
-    return {name: insts for name, insts in groups.items() if len(insts) >= 2}
+        by_port.setdefault(inst.vf.switch_port.name, []).append(inst)
+    return {name: insts for name, insts in by_port.items() if len(insts) >= 2}
 
 
 @dataclass
@@ -482,3 +478,18 @@ class Pod:
         """The instances that exchange reports for each access port (docs/configuration.md
         qos_share): empty when sharing is off."""
         return share_groups(self.instances) if self.qos_share.enabled else {}
+
+    def server_share_groups(self) -> dict[str, list[Instance]]:
+        """The instances that exchange reports for each server port their VFs share
+        (docs/configuration.md qos_share): empty when sharing or server_ports is off."""
+        q = self.qos_share
+        return server_share_groups(self.instances) if q.enabled and q.server_ports else {}
+
+    def port_rate(self, inst: Instance) -> int:
+        """[instance] port_rate of bng-dp: the ceiling of its port pacer. Its VF's rate,
+        or the whole server port's when it shares that port with other instances' VFs
+        (the --qos-share server_port group then sets the pacer, from the VF's rate)."""
+        for insts in self.server_share_groups().values():
+            if inst in insts:
+                return inst.vf.switch_port.rate or inst.vf.rate
+        return inst.vf.rate

@@ -167,6 +167,7 @@ QOS_SHARE = _obj(
         "interval_ms": {"type": "integer", "minimum": 1, "maximum": 1000},
         "silent_intervals": {"type": "integer", "minimum": 2, "maximum": 100},
         "port": {"type": "integer", "minimum": 1, "maximum": 65535},
+        "server_ports": {"type": "boolean"},
     },
 )
 

@@ -993,39 +993,45 @@ class _Checker:
         return classes
 
     def qos_share(self, q: dict, cp: m.ControlPlane, instances: list[m.Instance]) -> m.QosShare:
-        """Sharing an access port's rate between the instances that shape it: the UDP port
-        of the reports (bound on each instance's control address, beside PFCP and VXLAN),
-        at most 16 instances a port (bng-dp's limit), one shared port an instance."""
+        """Sharing port rates between instances: each access port's between the instances
+        that shape it, each server port's between the instances whose VFs sit on it. The
+        UDP port of the reports (bound on each instance's control address, beside PFCP and
+        VXLAN), at most 16 instances a group and 8 groups an instance (bng-dp's limits)."""
         share = m.QosShare(
             enabled=q.get("enabled", True),
             interval_ms=q.get("interval_ms", 10),
             silent_intervals=q.get("silent_intervals", 3),
             port=q.get("port", m.QOS_SHARE_DEFAULT_PORT),
+            server_ports=q.get("server_ports", True),
         )
         if not share.enabled:
             return share
         if share.port in (cp.pfcp_port, cp.vxlan_port):
             self.err("qos_share.port", f"UDP port {share.port} is the PFCP or VXLAN port of every instance")
-        sharers = m.port_sharers(instances)
-        for name, insts in sorted(m.share_groups(instances).items()):
-            rate = next(p.rate for p in insts[0].access_ports if p.name == name)
+        groups = [("access port", name, insts) for name, insts in sorted(m.share_groups(instances).items())]
+        if share.server_ports:
+            groups += [("server port", n, insts) for n, insts in sorted(m.server_share_groups(instances).items())]
+        for what, name, insts in groups:
+            if what == "access port":
+                rate = next(p.rate for p in insts[0].access_ports if p.name == name)
+            else:
+                rate = insts[0].vf.switch_port.rate
             if rate is not None and rate < m.QOS_SHARE_MIN_RATE:
-                self.err("qos_share", f"access port {name!r}: bng-dp shares rates of {m.QOS_SHARE_MIN_RATE} bit/s up")
+                self.err("qos_share", f"{what} {name!r}: bng-dp shares rates of {m.QOS_SHARE_MIN_RATE} bit/s up")
             if len(insts) > m.QOS_SHARE_MAX_PEERS:
                 self.err(
                     "qos_share",
-                    f"access port {name!r} is shaped by {len(insts)} instances; bng-dp shares a port "
+                    f"{what} {name!r} is shared by {len(insts)} instances; bng-dp shares a port "
                     f"between at most {m.QOS_SHARE_MAX_PEERS} (or set qos_share.enabled: false)",
                 )
         for inst in instances:
-            mine = [p.name for p in inst.access_ports if p.name in sharers]
-            if len(mine) > 1:
-                chosen = m.shared_port(instances, inst)
-                self.warn(
+            mine = [name for _what, name, insts in groups if inst in insts]
+            if len(mine) > m.QOS_SHARE_MAX_GROUPS:
+                self.err(
                     "qos_share",
-                    f"instance {inst.name!r} shapes {len(mine)} access ports with other instances "
-                    f"({', '.join(mine)}); bng-dp shares one: {chosen.name!r} (the most sharers), "
-                    "on the others it keeps the whole port rate, as without sharing",
+                    f"instance {inst.name!r} shares {len(mine)} ports with other instances "
+                    f"({', '.join(mine)}); bng-dp takes part in at most {m.QOS_SHARE_MAX_GROUPS} "
+                    "sharing groups (or set qos_share.enabled: false)",
                 )
         return share
 

@@ -339,33 +339,62 @@ def test_ipv6_in_the_cp_config_and_netcfg():
 
 
 def test_qos_share_files_match_the_pod():
-    """Each sharing instance's --qos-share file: the same peers in the same order in every
-    file of a port, itself at its index, the access port's index and rate, equal static
-    shares summing to at most the rate; instances that share nothing have no file."""
+    """Each sharing instance's --qos-share file: one section per group it is in, the same
+    peers in the same order in every file of a group, itself at its index; an access
+    port's section: its index and rate, equal static shares summing to at most the rate;
+    the server port's: its rate, the VF rates as static shares, and the instance INI's
+    port_rate (the pacer's ceiling) at the server port's rate. Instances that share
+    nothing have no file."""
     pod = validate.load(EXAMPLES / "lab.yaml")
     ports = sorted(pod.ports_with_role("access"), key=lambda p: p.number)
-    seen = set()
+    servers = sorted(pod.ports_with_role("server"), key=lambda p: p.number)
+    seen: dict[str, list[str]] = {}
     for name, insts in pod.share_groups().items():
         port = pod.port(name)
         want_peers = [f"{i.control}:9100" for i in insts]
         for k, inst in enumerate(insts):
             ini = read_ini(GOLDEN / "lab" / "qos_share" / f"{inst.name}.ini")
-            assert ini.sections() == ["qos_share"]
-            q = ini["qos_share"]
+            q = ini[f"qos_share.{name}"]
             assert q["peers"].split() == want_peers
             assert int(q["self"]) == k and want_peers[k].startswith(str(inst.control) + ":")
-            assert ports[int(q["access_port"])].name == name
+            assert ports[int(q["access_port"])].name == name and int(q["share_id"]) == int(q["access_port"])
             dp_ini = read_ini(GOLDEN / "lab" / "dp" / f"{inst.name}.ini")
             assert dp_ini[f"access_port.{q['access_port']}"]["name"] == name
             assert int(q["port_rate"]) == port.rate
             shares = [int(x) for x in q["static_shares"].split()]
             assert len(shares) == len(insts) and len(set(shares)) == 1 and sum(shares) <= port.rate
             assert (q["interval_ms"], q["silent_intervals"]) == ("10", "3")
-            seen.add(inst.name)
-    assert seen == {"dp1", "dp2", "dp3", "dp4"}
+            seen.setdefault(inst.name, []).append(f"qos_share.{name}")
+    assert pod.server_share_groups().keys() == {"srv1", "srv2"}
+    for name, insts in pod.server_share_groups().items():
+        port = pod.port(name)
+        for k, inst in enumerate(insts):
+            q = read_ini(GOLDEN / "lab" / "qos_share" / f"{inst.name}.ini")[f"qos_share.{name}"]
+            assert q["server_port"] == "on" and servers[int(q["share_id"])].name == name
+            assert q["peers"].split() == [f"{i.control}:9100" for i in insts] and int(q["self"]) == k
+            assert int(q["port_rate"]) == port.rate
+            assert [int(x) for x in q["static_shares"].split()] == [i.vf.rate for i in insts]
+            dp_ini = read_ini(GOLDEN / "lab" / "dp" / f"{inst.name}.ini")
+            assert int(dp_ini["instance"]["port_rate"]) == port.rate > inst.vf.rate
+            seen.setdefault(inst.name, []).append(f"qos_share.{name}")
+    for inst, sections in seen.items():
+        assert read_ini(GOLDEN / "lab" / "qos_share" / f"{inst}.ini").sections() == sections
+    assert sorted(seen) == ["dp1", "dp2", "dp3", "dp4"]
     assert sorted(p.name for p in (GOLDEN / "lab" / "qos_share").iterdir()) == sorted(f"{n}.ini" for n in seen)
     # minimal: one instance a port, nothing to share
     assert not (GOLDEN / "minimal" / "qos_share").exists()
+
+
+def test_qos_share_server_ports_off(tmp_path):
+    """qos_share.server_ports: false: the access port groups only, and each instance's
+    port_rate is its VF's rate again."""
+    doc = yaml.safe_load((EXAMPLES / "lab.yaml").read_text())
+    doc["qos_share"] = {"server_ports": False}
+    pod = validate.check(doc).pod
+    assert pod.server_share_groups() == {}
+    generate.generate_all(pod, tmp_path)
+    assert read_ini(tmp_path / "qos_share" / "dp1.ini").sections() == ["qos_share.access1"]
+    assert int(read_ini(tmp_path / "dp" / "dp1.ini")["instance"]["port_rate"]) == pod.instance("dp1").vf.rate
 
 
 def test_qos_share_off_writes_no_file(tmp_path):
@@ -376,7 +405,7 @@ def test_qos_share_off_writes_no_file(tmp_path):
     assert not (tmp_path / "qos_share").exists()
     doc["qos_share"] = {"interval_ms": 5, "silent_intervals": 4, "port": 9200}
     generate.generate_all(validate.check(doc).pod, tmp_path / "on")
-    q = read_ini(tmp_path / "on" / "qos_share" / "dp3.ini")["qos_share"]
+    q = read_ini(tmp_path / "on" / "qos_share" / "dp3.ini")["qos_share.access3"]
     assert (q["interval_ms"], q["silent_intervals"], q["peers"]) == ("5", "4", "10.200.0.13:9200 10.200.0.14:9200")
 
 

@@ -1098,7 +1098,7 @@ def test_cli_missing_file():
 
 def test_qos_share_defaults_and_groups():
     pod = validate.load(EXAMPLES / "lab.yaml")
-    assert pod.qos_share == m.QosShare(enabled=True, interval_ms=10, silent_intervals=3, port=9100)
+    assert pod.qos_share == m.QosShare(enabled=True, interval_ms=10, silent_intervals=3, port=9100, server_ports=True)
     assert {p: [i.name for i in insts] for p, insts in pod.share_groups().items()} == {
         "access1": ["dp1", "dp2"],
         "access3": ["dp3", "dp4"],
@@ -1117,6 +1117,7 @@ def test_qos_share_defaults_and_groups():
         ({"port": 0}, "qos_share"),
         ({"enabled": "yes"}, "qos_share"),
         ({"peers": []}, "qos_share"),
+        ({"server_ports": "yes"}, "qos_share"),
     ],
 )
 def test_qos_share_rejections(value, where):
@@ -1136,20 +1137,16 @@ def test_qos_share_too_slow_a_port():
     assert any(e.startswith("qos_share: access port 'access1'") for e in errors), errors
 
 
-def test_qos_share_two_shared_ports_is_a_warning():
-    # dp1 serves lg1 (access1, with dp2) and lg3 (access3, with dp4): two sharers each,
-    # the lower port number wins.
+def test_qos_share_two_shared_ports_two_groups():
+    # dp1 serves lg1 (access1, with dp2) and lg3 (access3, with dp4): it takes part in
+    # both groups (and in its server port's).
     def two(d):
         d["instances"][0]["line_groups"] = ["lg1", "lg3"]
         d["instances"][2]["line_groups"] = []
 
     result = validate.check(mutated(two))
-    assert result.errors == []
-    assert any(
-        "instance 'dp1' shapes 2 access ports with other instances (access1, access3); bng-dp shares one: 'access1'"
-        in w
-        for w in result.warnings
-    ), result.warnings
+    assert result.errors == [] and not any("qos_share" in w for w in result.warnings), result.warnings
     groups = {p: [i.name for i in insts] for p, insts in result.pod.share_groups().items()}
-    # dp4 is then alone on access3 (dp1 shares access1): no exchange for access3
-    assert groups == {"access1": ["dp1", "dp2"]}
+    assert groups == {"access1": ["dp1", "dp2"], "access3": ["dp1", "dp4"]}
+    servers = {p: [i.name for i in insts] for p, insts in result.pod.server_share_groups().items()}
+    assert servers == {"srv1": ["dp1", "dp2"], "srv2": ["dp3", "dp4"]}

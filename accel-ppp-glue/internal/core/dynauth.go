@@ -149,10 +149,11 @@ func (d *Daemon) dynamic(ctx context.Context, r *aaa.DynRequest) int {
 	if newProf != "" {
 		rec.QosProfile = newProf
 		rec.RateDown, rec.RateUp = 0, 0 // the new profile's rates, unless given too
-		rec.GuaranteedUp = 0
+		rec.GuaranteedUp, rec.GuaranteedDown = 0, 0
 	}
 	if r.RateDown != 0 {
 		rec.RateDown = r.RateDown
+		rec.GuaranteedDown = 0 // SADIS's guaranteed rate went with its peak rate
 	}
 	if r.RateUp != 0 {
 		rec.RateUp = r.RateUp
@@ -161,6 +162,7 @@ func (d *Daemon) dynamic(ctx context.Context, r *aaa.DynRequest) int {
 	ps := d.pfcpSession(&rec)
 	prof := rec.QosProfile
 	mod := &pfcpcp.Mod{QosProfile: &prof, DownMBR: &ps.DownMBR, UpMBR: &ps.UpMBR, UpGBR: &ps.UpGBR,
+		DownGBR: &ps.DownGBR,
 		// a QER created now must be named by every PDR, the IPv6 ones too
 		IPv6PDRs: rec.IPv6Installed, HasPD: rec.IPv6Installed && rec.DelegatedPrefix.IsValid(), NoIPv4: !rec.IPv4.IsValid() || rec.NoIPv4PDRs}
 	if _, err := d.plane.Modify(ctx, rec.Instance, rec.UPSEID, rec.CPSEID, mod); err != nil {
@@ -170,7 +172,7 @@ func (d *Daemon) dynamic(ctx context.Context, r *aaa.DynRequest) int {
 	d.m.pfcpRequests.WithLabelValues("modification", "ok").Inc()
 	_, _ = onShard(ctx, s, func() bool {
 		s.rec.QosProfile, s.rec.RateDown, s.rec.RateUp = rec.QosProfile, rec.RateDown, rec.RateUp
-		s.rec.GuaranteedUp = rec.GuaranteedUp
+		s.rec.GuaranteedUp, s.rec.GuaranteedDown = rec.GuaranteedUp, rec.GuaranteedDown
 		if !s.dead && s.state == stEstablished {
 			// ONOS shows the session's profile and rates: tell it now, not at the next interim.
 			d.reportSession(onos.EventUpdate, s, 0)

@@ -133,6 +133,9 @@ func (d *Daemon) pfcpSession(r *record) *pfcpcp.Session {
 	}
 	if r.RateDown != 0 {
 		ps.DownMBR = r.RateDown
+		if r.GuaranteedDown <= r.RateDown {
+			ps.DownGBR = r.GuaranteedDown // SADIS's cir+gir (seba.go)
+		}
 	}
 	if r.RateUp != 0 {
 		ps.UpMBR = r.RateUp

@@ -71,11 +71,13 @@ func (d *Daemon) provisioned(lk lineKey) (bool, string) {
 //
 // What reaches the DP (PFCP QER, pfcpSession): downstream the peak rate
 // (MBR DL: the HQoS pipe's rate); upstream the peak rate (MBR UL: the trTCM
-// policer's PIR) and the guaranteed rate cir+gir (GBR UL: its CIR). The
-// downstream guaranteed rate and every burst are not applied: the QER
-// carries no burst, the DP sizes its buckets from the rates (the policer's
-// from 20 ms of CIR/PIR, at least 32 KiB; the HQoS pipe's from the QoS
-// profile's tb_ms), and its HQoS pipes have no guaranteed rate.
+// policer's PIR) and the guaranteed rate cir+gir (GBR UL: its CIR); the
+// downstream guaranteed rate cir+gir as GBR DL, which does not shape: the DP
+// sums it per port as its weight when instances share a port's rate
+// (docs/dp/hqos.md, "Sharing an access port across instances"). No burst is
+// applied: the QER carries none, the DP sizes its buckets from the rates (the
+// policer's from 20 ms of CIR/PIR, at least 32 KiB; the HQoS pipe's from the
+// QoS profile's tb_ms).
 func (d *Daemon) subscriberRates(r *record, res *aaa.AccessResult) {
 	if res.FilterID != "" || d.onos == nil || d.onos.Subscribers() == nil {
 		return
@@ -86,6 +88,9 @@ func (d *Daemon) subscriberRates(r *record, res *aaa.AccessResult) {
 	}
 	if r.RateDown == 0 && sub.Down != nil {
 		r.RateDown = sub.Down.Rate
+		if g := sub.Down.Guaranteed; g <= sub.Down.Rate {
+			r.GuaranteedDown = g
+		}
 	}
 	if r.RateUp == 0 && sub.Up != nil {
 		r.RateUp = sub.Up.Rate

@@ -341,26 +341,29 @@ func TestSubscriberGuaranteedRates(t *testing.T) {
 		radiusUp          uint64
 		filterID          string
 		upMBR, upGBR, dMB uint64
+		dGBR              uint64
 	}{
-		{name: "MEF User_Bandwidth1 up, User_Bandwidth2 down", ctag: 900, upMBR: 230_000_000, upGBR: 30_000_000, dMB: 300_000_000},
+		{name: "MEF User_Bandwidth1 up, User_Bandwidth2 down", ctag: 900, upMBR: 230_000_000, upGBR: 30_000_000, dMB: 300_000_000,
+			dGBR: 100_000_000},
 		{name: "IETF Default up, no down profile", ctag: 901, upMBR: 32_000_000, upGBR: 600_000},
 		{name: "no guaranteed rate: the QoS profile's CIR", ctag: 902, upMBR: 100_000_000, upGBR: gold.UpCIR},
 		{name: "guaranteed above the peak: ignored", ctag: 903, upMBR: 10_000_000, upGBR: 10_000_000},
-		{name: "RADIUS upstream rate: no SADIS guarantee", ctag: 900, radiusUp: 40_000_000, upMBR: 40_000_000,
-			upGBR: gold.UpCIR, dMB: 300_000_000},
+		{name: "RADIUS upstream rate: no SADIS guarantee up, SADIS's down", ctag: 900, radiusUp: 40_000_000,
+			upMBR: 40_000_000, upGBR: gold.UpCIR, dMB: 300_000_000, dGBR: 100_000_000},
 		{name: "Filter-Id: the profile's", ctag: 900, filterID: "gold"},
 		{name: "unmapped line", ctag: 999},
 	} {
 		r := record{AccessPort: "access1", STag: 100, CTag: c.ctag, QosProfile: "gold", RateUp: c.radiusUp}
 		d.subscriberRates(&r, &aaa.AccessResult{FilterID: c.filterID})
 		ps := d.pfcpSession(&r)
-		if ps.UpMBR != c.upMBR || ps.UpGBR != c.upGBR || ps.DownMBR != c.dMB {
-			t.Errorf("%s: QER MBR UL %d GBR UL %d MBR DL %d, want %d %d %d", c.name,
-				ps.UpMBR, ps.UpGBR, ps.DownMBR, c.upMBR, c.upGBR, c.dMB)
+		if ps.UpMBR != c.upMBR || ps.UpGBR != c.upGBR || ps.DownMBR != c.dMB || ps.DownGBR != c.dGBR {
+			t.Errorf("%s: QER MBR UL %d GBR UL %d MBR DL %d GBR DL %d, want %d %d %d %d", c.name,
+				ps.UpMBR, ps.UpGBR, ps.DownMBR, ps.DownGBR, c.upMBR, c.upGBR, c.dMB, c.dGBR)
 		}
 		// the guarantee survives the store (a CP restart re-establishes with it)
 		var back record
-		if err := json.Unmarshal(r.marshal(), &back); err != nil || d.pfcpSession(&back).UpGBR != ps.UpGBR {
+		if err := json.Unmarshal(r.marshal(), &back); err != nil || d.pfcpSession(&back).UpGBR != ps.UpGBR ||
+			d.pfcpSession(&back).DownGBR != ps.DownGBR {
 			t.Errorf("%s: round trip %+v %v", c.name, back, err)
 		}
 	}

@@ -135,7 +135,8 @@ type record struct {
 	QosProfile     string     `json:"qos_profile"`
 	RateDown       uint64     `json:"rate_down"` // RADIUS/CoA explicit rates, bit/s; 0 = the profile's
 	RateUp         uint64     `json:"rate_up"`
-	GuaranteedUp   uint64     `json:"guaranteed_up,omitempty"` // SADIS's upstream guaranteed rate with its RateUp (seba.go); 0 = the profile's CIR
+	GuaranteedUp   uint64     `json:"guaranteed_up,omitempty"`   // SADIS's upstream guaranteed rate with its RateUp (seba.go); 0 = the profile's CIR
+	GuaranteedDown uint64     `json:"guaranteed_down,omitempty"` // SADIS's downstream guaranteed rate (seba.go): QER GBR DL; 0 = none
 	MTU            uint16     `json:"mtu"`
 	MagicTx        uint32     `json:"magic_tx"`
 	MagicRx        uint32     `json:"magic_rx"`

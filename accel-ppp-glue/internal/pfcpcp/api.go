@@ -120,7 +120,7 @@ func (f *Function) Modify(ctx context.Context, inst uint32, upSEID, cpSEID uint6
 			return nil, fmt.Errorf("%w: IPv6 to add", ErrInvalidSession)
 		}
 	}
-	rates := m.UpMBR != nil || m.UpGBR != nil || m.DownMBR != nil
+	rates := m.UpMBR != nil || m.UpGBR != nil || m.DownMBR != nil || m.DownGBR != nil
 	ans, err := f.call(ctx, p, msgSessModReq, f.encModify(0, upSEID, m, false))
 	if err != nil {
 		return nil, err

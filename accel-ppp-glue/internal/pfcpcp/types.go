@@ -66,6 +66,7 @@ type Session struct {
 	QosProfile   string // "" = the line group's
 	UpMBR, UpGBR uint64 // bit/s, 0 = the profile's
 	DownMBR      uint64 // bit/s, 0 = the profile's
+	DownGBR      uint64 // bit/s contracted downstream (the DP's qos-share weight), 0 = none
 	MTU          uint16 // 0 = not sent (the DP's default 1492)
 	LCP          *LCPConnectivity
 	URRPeriod    time.Duration // usage report period of this session; 0 = Config.URRPeriod
@@ -141,6 +142,7 @@ type Usage struct {
 type Mod struct {
 	QosProfile            *string
 	UpMBR, UpGBR, DownMBR *uint64
+	DownGBR               *uint64          // with the rates: the contracted downstream rate (nil = 0 = none)
 	LCP                   *LCPConnectivity // new LCP keepalive offload parameters
 	LCPOff                bool             // turn LCP keepalive offload off (wins over LCP)
 	QueryUsage            bool             // ask for the usage now (PFCPSMReq-Flags QAURR)

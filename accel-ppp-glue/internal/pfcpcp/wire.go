@@ -300,7 +300,7 @@ func (f *Function) encEstablish(seq uint32, s *Session) []byte {
 			ie.New(ieQERID, u32(1)),
 			ie.New(ieGateStatus, []byte{0}),
 			rate5(ieMBR, kbps(s.UpMBR), kbps(s.DownMBR)),
-			rate5(ieGBR, kbps(s.UpGBR), 0),
+			rate5(ieGBR, kbps(s.UpGBR), kbps(s.DownGBR)),
 		))
 	}
 	if s.MTU != 0 {
@@ -318,7 +318,9 @@ func (f *Function) encEstablish(seq uint32, s *Session) []byte {
 	return marshalMsg(msgSessEstReq, true, 0, seq, ies)
 }
 
-func sessionRates(s *Session) bool { return s.UpMBR != 0 || s.UpGBR != 0 || s.DownMBR != 0 }
+func sessionRates(s *Session) bool {
+	return s.UpMBR != 0 || s.UpGBR != 0 || s.DownMBR != 0 || s.DownGBR != 0
+}
 
 func (f *Function) sessionPeriod(s *Session) time.Duration {
 	if s.URRPeriod > 0 {
@@ -600,7 +602,7 @@ func (f *Function) encDefault(seq uint32, cpSEID uint64, ipoe, ipoe6 bool) []byt
 // has no QER yet, so the rates come as Create QER plus Update PDRs.
 func (f *Function) encModify(seq uint32, upSEID uint64, m *Mod, createQER bool) []byte {
 	var ies []*ie.IE
-	rates := m.UpMBR != nil || m.UpGBR != nil || m.DownMBR != nil
+	rates := m.UpMBR != nil || m.UpGBR != nil || m.DownMBR != nil || m.DownGBR != nil
 	if rates && createQER {
 		for _, id := range m.pdrIDs() {
 			ies = append(ies, group(ieUpdatePDR, ie.New(iePDRID, u16(id)), ie.New(ieQERID, u32(1))))
@@ -677,13 +679,13 @@ func (f *Function) encModify(seq uint32, upSEID uint64, m *Mod, createQER bool) 
 				ie.New(ieQERID, u32(1)),
 				ie.New(ieGateStatus, []byte{0}),
 				rate5(ieMBR, v(m.UpMBR), v(m.DownMBR)),
-				rate5(ieGBR, v(m.UpGBR), 0),
+				rate5(ieGBR, v(m.UpGBR), v(m.DownGBR)),
 			))
 		} else {
 			ies = append(ies, group(ieUpdateQER,
 				ie.New(ieQERID, u32(1)),
 				rate5(ieMBR, v(m.UpMBR), v(m.DownMBR)),
-				rate5(ieGBR, v(m.UpGBR), 0),
+				rate5(ieGBR, v(m.UpGBR), v(m.DownGBR)),
 			))
 		}
 	}

@@ -389,3 +389,26 @@ func TestDecodeDroppedPackets(t *testing.T) {
 		t.Fatalf("short Dropped Packets IE: usage %+v", u)
 	}
 }
+
+// The contracted downstream rate rides in the QER's GBR DL (kbit/s), on the
+// establishment and on a modification's rates; without one it is 0.
+func TestEncodeGBRDownlink(t *testing.T) {
+	s := sampleSession()
+	gbr := func(ul, dl string) string { return "001b000a" + ul + dl } // GBR IE, 5-octet UL and DL
+	est := hex.EncodeToString(encoder(0).encEstablish(0, s))
+	if !strings.Contains(est, gbr("00000007d0", "0000000000")) {
+		t.Errorf("no GBR DL: want GBR UL 2000, DL 0 kbit/s in %s", est)
+	}
+	s.DownGBR = 30_000_000
+	est = hex.EncodeToString(encoder(0).encEstablish(0, s))
+	if !strings.Contains(est, gbr("00000007d0", "0000007530")) {
+		t.Errorf("GBR DL 30 Mbit/s: want DL 30000 kbit/s in %s", est)
+	}
+	down := uint64(10_000_000)
+	for _, create := range []bool{false, true} {
+		mod := hex.EncodeToString(encoder(0).encModify(0, 1, &Mod{DownGBR: &down}, create))
+		if !strings.Contains(mod, gbr("0000000000", "0000002710")) {
+			t.Errorf("modification (create QER %v): want GBR DL 10000 kbit/s in %s", create, mod)
+		}
+	}
+}

@@ -80,7 +80,7 @@ def instance_subscribers(pod: m.Pod, per_group: int, given: list[dict] | None) -
 
 
 def qos_share_file(generated: Path, name: str) -> Path | None:
-    """The instance's generated --qos-share file, None when it shares no access port."""
+    """The instance's generated --qos-share file, None when it shares no port's rate."""
     path = generated / "qos_share" / f"{name}.ini"
     return path if path.is_file() else None
 
@@ -162,15 +162,19 @@ def _wait_up(inst: m.Instance, proc: subprocess.Popen, log: Path, offset: int = 
 
 
 def qos_share_status(generated: Path, names: list[str]) -> dict[str, dict]:
-    """/bng/qos_share of each named instance that runs with a --qos-share file (the
-    rates in bit/s, whether its view of the peers is consistent, the peers' reports), or
-    {"error": ...} when its telemetry does not answer."""
+    """/bng/qos_share of each named instance that runs with a --qos-share file: its first
+    sharing group (the rates in bit/s, whether its view of the peers is consistent, the
+    peers' reports), the further groups under "more"; or {"error": ...} when its
+    telemetry does not answer."""
     out: dict[str, dict] = {}
     for name in names:
         if qos_share_file(generated, name) is None:
             continue
         try:
-            out[name] = clients.telemetry(clients.telemetry_socket(f"{sv.NS_PREFIX}{name}"), "/bng/qos_share")[0]
+            sock = clients.telemetry_socket(f"{sv.NS_PREFIX}{name}")
+            out[name] = clients.telemetry(sock, "/bng/qos_share")[0]
+            more = range(1, int(out[name].get("groups", 1)))
+            out[name]["more"] = [clients.telemetry(sock, f"/bng/qos_share,{k}")[0] for k in more]
         except (OSError, ValueError, IndexError) as exc:
             out[name] = {"error": f"telemetry: {exc}"}
     return out
