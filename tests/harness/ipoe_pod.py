@@ -97,7 +97,8 @@ class IpoeLine(RawLoop):
             return
         dst = e.dst.lower()
         for c in self.clients:
-            if (c.stag, c.ctag) == (tags[0], tags[1]) and dst in (c.mac, BROADCAST_MAC):
+            # IPv6 multicast MACs too (dual-stack clients check what comes to them)
+            if (c.stag, c.ctag) == (tags[0], tags[1]) and (dst in (c.mac, BROADCAST_MAC) or dst.startswith("33:33:")):
                 c.deliver(e)
 
 

@@ -286,3 +286,70 @@ def test_arp_ping_is_off_by_default_and_reaches_cp_yaml():
 )
 def test_arp_ping_values(value, where, text):
     only_error(mutated(lambda d: d["line_groups"][1]["ipoe"].__setitem__("arp_ping", value)), where, text)
+
+
+# -- dual stack over IPoE (issue 19's last item, /work/notes/ipoe6-contract.md) -----------------------
+def _v6_on_group(index: int, mode: str | None = None):
+    """v6pool1 moved from lg1 to the group at index (lg2: IPoE only; lg3: DHCPv4 relay)."""
+
+    def change(d):
+        d["line_groups"][0].pop("ipv6_pools")
+        g = d["line_groups"][index]
+        g["ipv6_pools"] = ["v6pool1"]
+        g["core"]["address6"] = f"2001:db8:64::{11 + index}"
+        d["line_groups"][0]["core"].pop("address6")
+        if mode is not None:
+            g["ipoe"]["mode"] = mode
+
+    return change
+
+
+def test_the_example_has_a_dual_stack_ipoe_group():
+    pod = validate.check(copy.deepcopy(IPOE)).pod
+    lg1 = pod.group("lg1")
+    assert lg1.allows_ipoe and [p.name for p in lg1.ipv6_pools] == ["v6pool1"]
+    assert str(lg1.core_address6) == "2001:db8:64::11" and lg1.ipv6_pools[0].ia_na is True
+
+
+@pytest.mark.parametrize("index", [1, 2], ids=["ipoe-only", "dhcpv4-relay"])
+def test_ipv6_pools_on_ipoe_only_groups_are_valid(index):
+    # an IPoE-only group (no PPPoE at all) takes IPv6 pools; in DHCPv4 relay mode bng-cp
+    # still answers RS and DHCPv6 itself (the relay is DHCPv4's)
+    result = validate.check(mutated(_v6_on_group(index)))
+    assert result.errors == [] and result.warnings == [], result.errors
+    g = result.pod.groups[index]
+    assert g.session_types == ("ipoe",) and [p.name for p in g.ipv6_pools] == ["v6pool1"]
+
+
+def test_ipoe_ipv6_needs_what_pppoe_ipv6_needs():
+    # the group's core address6 (next hop of its /64s and delegated prefixes)
+    only_error(
+        mutated(lambda d: d["line_groups"][0]["core"].pop("address6")),
+        "line_groups[0].core",
+        "address6 is required with ipv6_pools",
+    )
+
+
+def test_dp_ini_and_cp_yaml_carry_the_ipoe_groups_ipv6_pools():
+    pod = validate.check(mutated(_v6_on_group(1))).pod
+    ini = _ini(generate.dp_config(pod, pod.instance("dp2")))
+    lg2 = ini["line_group.1"]
+    assert (lg2["session_types"], lg2["core_address6"]) == ("ipoe", "2001:db8:64::12")
+    assert lg2["prefixes6"] == "2001:db8:180::/48:64 2001:db8:2800::/40:56"
+    assert ini["line_group.2"]["prefixes6"] == "none"
+    assert (ini["core"]["subnet6"], ini["core"]["router_address6"]) == ("2001:db8:64::/64", "2001:db8:64::1")
+    doc = yaml.safe_load(generate.cp_config(pod))
+    g = doc["line_groups"][1]
+    assert (g["session_types"], g["ipv6_pools"], g["core_address6"]) == (["ipoe"], ["v6pool1"], "2001:db8:64::12")
+    assert doc["ipv6_pools"] == [
+        {
+            "name": "v6pool1",
+            "wan_prefix": "2001:db8:180::/48",
+            "delegated_prefix": "2001:db8:2800::/40",
+            "delegated_length": 56,
+            "ia_na": True,
+            "dns": ["2001:db8::53"],
+            "line_group": "lg2",
+        }
+    ]
+    assert doc["core6"] == {"subnet": "2001:db8:64::/64", "router": "2001:db8:64::1"}
