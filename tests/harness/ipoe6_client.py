@@ -375,11 +375,13 @@ class IpoeDualClient(DhcpClient):
 
     # -- Neighbor Discovery -----------------------------------------------------------------------
     def neighbor_solicitation(self, target, src=None) -> bytes:
-        """NS for target from src (our link-local by default) to the target's solicited-node
-        multicast, hop limit 255, our MAC as SLLA (RFC 4861 4.3, 7.2.2)."""
+        """NS for target from src (our link-local by default; :: for DAD) to the target's
+        solicited-node multicast, hop limit 255, our MAC as SLLA (RFC 4861 4.3, 7.2.2)."""
+        src = ipaddress.IPv6Address(src or self.link_local)
         body = bytes(4) + ipaddress.IPv6Address(target).packed
-        body += nd_option(v6.OPT_SLLA, bytes.fromhex(self.mac.replace(":", "")))
-        return v6.icmp6(src or self.link_local, solicited_node(target), v6.NS, 0, body, HOP_LIMIT_ND)
+        if not src.is_unspecified:  # DAD (from ::) carries no SLLA (RFC 4861 4.3)
+            body += nd_option(v6.OPT_SLLA, bytes.fromhex(self.mac.replace(":", "")))
+        return v6.icmp6(src, solicited_node(target), v6.NS, 0, body, HOP_LIMIT_ND)
 
     def neighbor_solicit(self, target=None, src=None, timeout: float | None = None,
                          tries: int = 3) -> v6.NeighborAdvert | None:  # fmt: skip

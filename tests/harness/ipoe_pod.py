@@ -22,6 +22,7 @@ from bngpod import clients, emu, radius
 from bngpod import model as m
 from bngpod.rawsock import in_netns
 from harness.dhcp_client import BROADCAST_MAC, DhcpClient, vlan_tags
+from harness.ipoe6_client import IpoeDualClient
 from harness.podenv import REPO
 from harness.rawaccess import RawLoop
 
@@ -280,3 +281,29 @@ def radclient(pod: m.Pod, kind: str, attrs: dict) -> str:
         input="\n".join(lines) + "\n", capture_output=True, text=True, timeout=30,
     )  # fmt: skip
     return proc.stdout + proc.stderr
+
+
+# -- dual stack (ipoe6_client.py) --------------------------------------------------------------------
+def dual_client(line: IpoeLine, u: dict, ac_mac: str, **kw) -> IpoeDualClient:
+    """A dual-stack IPoE client of a users.json entry that expects its group's ac_mac."""
+    return IpoeDualClient(
+        line,
+        u["mac"],
+        u["stag"],
+        u["ctag"],
+        outer_tpid=line.port.tpid,
+        timeout=kw.pop("timeout", 10.0),
+        ac_mac=ac_mac,
+        **kw,
+    )
+
+
+def dp_session_of(instance: str, mac: str) -> dict | None:
+    """bng-dp's session of a client MAC (an IPv6-only IPoE session has no IPv4 to look it
+    up by): the first of /bng/sessions' live ids whose session has that MAC."""
+    listing = telemetry(instance, "/bng/sessions") or {}
+    for sid in listing.get("ids", []):
+        got = telemetry(instance, f"/bng/sessions,{sid}")
+        if isinstance(got, dict) and str(got.get("mac", "")).lower() == mac.lower():
+            return got
+    return None
