@@ -105,7 +105,9 @@ class DualStackSubscriber:
 
     @property
     def kind_name(self) -> str:
-        return "IPoE" if self.ipoe else "PPPoE"
+        """How the dashboard names it: "dual-stack subscriber" (PPPoE, as before IPoE had
+        IPv6) or "dual-stack IPoE subscriber"."""
+        return "IPoE " if self.ipoe else ""
 
     @property
     def ipv4(self) -> str:
@@ -130,7 +132,7 @@ class DualStackSubscriber:
         """The dashboard's lines about this subscriber."""
         self.refresh()
         u, s = self.user, self.session
-        head = f"dual-stack {self.kind_name} subscriber {u['user']} on {self.port.name} ({self.group.instance.name})"
+        head = f"dual-stack {self.kind_name}subscriber {u['user']} on {self.port.name} ({self.group.instance.name})"
         if not self.ipv4:
             why = s.get("last_error") or self.error
             return [f"{head}: {s.get('state', 'starting')} ..." + (f" {why}" if why else "")]
@@ -156,10 +158,10 @@ class DualStackSubscriber:
         self.refresh()
         if not self.up:
             why = self.error or self.session.get("last_error") or (self._v6_failure() if self.ipv4 else "not up")
-            return [f"the dual-stack {self.kind_name} subscriber {self.user['user']}: {why}"]
+            return [f"the dual-stack {self.kind_name}subscriber {self.user['user']}: {why}"]
         counts = echoes(self.stats)
         return [
-            f"the dual-stack {self.kind_name} subscriber: no {f} echo came back ({counts[f][1]} sent)"
+            f"the dual-stack {self.kind_name}subscriber: no {f} echo came back ({counts[f][1]} sent)"
             for f in FAMILIES
             if counts[f][0] == 0
         ]

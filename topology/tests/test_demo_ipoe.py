@@ -113,3 +113,7 @@ def test_dual_stack_subscribers_one_per_kind(tmp_path, monkeypatch):
     assert "--target6" in a2 and "--rate" in a2
     written = json.loads((tmp_path / "demo" / "users-dualstack-ipoe.json").read_text())
     assert written[-1] == ipoe and written[:-1] == chosen
+    # the dashboard: the PPPoE one's line as before (tests/emulated/test_demo.py reads it), the IPoE one named
+    heads = [dualstack.DualStackSubscriber(pod, u).describe()[0] for u in (pppoe, ipoe)]
+    assert heads[0].startswith(f"dual-stack subscriber {pppoe['user']} on access1 (dp1): ")
+    assert heads[1].startswith(f"dual-stack IPoE subscriber {ipoe['user']} on access1 (dp1): ")
