@@ -16,6 +16,9 @@ What these tests check:
 - anti-spoof: a source outside the session's prefixes, another session's prefix, a
   link-local source: dropped (bng-dp's drop_ipoe6_spoof), the genuine traffic still flows;
 - NS for the BNG's link-local answered by bng-dp itself, also while bng-cp is stopped;
+  NS for another address of the session's /64 answered with ac_mac (proxy), never for the
+  sender's own address nor a DAD NS from ::;
+- a group without IPv6 pools (lg2) gives no IPv6 and its IPv4 works as before;
 - DHCPv6 Release removes IPv6 only (IPv4 and the session stay);
 - accounting carries the IPv6 octets (FreeRADIUS detail: ERX-IPv6-Acct-*, Framed- and
   Delegated-IPv6-Prefix);
@@ -64,6 +67,12 @@ def pod(pod_prereqs):
 @pytest.fixture
 def access1(pod):
     with ip.IpoeLine(pod.port("access1")) as line:
+        yield line
+
+
+@pytest.fixture
+def access2(pod):
+    with ip.IpoeLine(pod.port("access2")) as line:
         yield line
 
 
@@ -284,6 +293,14 @@ def test_ns_is_answered_by_the_dp_also_without_bng_cp(pod, access1):
     # from its global address too (NUD after SLAAC)
     na = c.neighbor_solicit(src=c.binding6.ia_na)
     assert na is not None and na.dst == c.binding6.ia_na
+    # another address of its /64 (an on-link neighbour to the CPE): bng-dp answers for it
+    # with ac_mac, as proxy ARP does; never for the sender's own address
+    bound_ra(c)
+    other = c.binding6.wan_prefix.network_address + 0x77
+    assert other not in (c.binding6.ia_na, c.binding6.slaac)
+    na = c.neighbor_solicit(other, src=c.binding6.ia_na)
+    assert na is not None and na.tlla == LG1_AC_MAC and na.target == other, na
+    assert c.neighbor_solicit(c.binding6.ia_na, src=c.binding6.ia_na, timeout=1.5) is None
     # never an answer to DAD (NS from ::)
     t_dad = time.monotonic()
     c.send6(c.neighbor_solicitation(BNG_LL, src="::"), multicast_mac(solicited_node(BNG_LL)), "ns")
@@ -299,6 +316,24 @@ def test_ns_is_answered_by_the_dp_also_without_bng_cp(pod, access1):
     finally:
         emu.start_cp()
     release_all(c, u)
+
+
+def test_a_group_without_ipv6_pools_gives_no_ipv6_and_keeps_ipv4(pod, access2):
+    """lg2 (IPoE only, no ipv6_pools): no IPv6 session, whatever the CPE asks; DHCPv4 works."""
+    u = ip.ipoe_users("lg2")[0]
+    c = ip.dual_client(access2, u, "02:bb:00:00:00:02", timeout=3.0)
+    ra = c.solicit_router()
+    assert ra is None or ra.prefixes == [], ra
+    got = c.solicit(rapid_commit=True)
+    bound = got is not None and any(ia.leases and ia.leases[0].valid for ia in got.ia_na + got.ia_pd)
+    assert not bound, f"lg2 has no IPv6 pools, yet DHCPv6 gave {got}"
+    assert not any(s.get("delegated_prefix") or s.get("ipv6_prefix") for s in ip.cp_sessions(u["user"]))
+    c.dora()
+    assert c.violations == [] and ip.udp_echo(c, b"IPv4 on lg2") is not None
+    s = ip.cp_session(u["user"])
+    assert not s.get("ipv6_prefix") and not s.get("delegated_prefix"), s
+    c.release()
+    ip.wait_cp_gone(u["user"])
 
 
 # -- the lifecycle ---------------------------------------------------------------------------------------
