@@ -117,3 +117,28 @@ def test_dual_stack_subscribers_one_per_kind(tmp_path, monkeypatch):
     heads = [dualstack.DualStackSubscriber(pod, u).describe()[0] for u in (pppoe, ipoe)]
     assert heads[0].startswith(f"dual-stack subscriber {pppoe['user']} on access1 (dp1): ")
     assert heads[1].startswith(f"dual-stack IPoE subscriber {ipoe['user']} on access1 (dp1): ")
+
+
+def test_dashboard_and_verdict_show_every_dual_stack_subscriber(monkeypatch):
+    """render and verdict take the list of dual-stack subscribers (PPPoE, and IPoE with --ipoe)."""
+    pod = validate.load(EXAMPLES / "ipoe.yaml")
+
+    class Fake:
+        def __init__(self, name):
+            self.name = name
+
+        def describe(self):
+            return [f"dual-stack {self.name} line"]
+
+        def problems(self):
+            return [f"{self.name} problem"]
+
+        ipv4 = ""
+
+    monkeypatch.setattr(demo.emu, "cp_api", lambda *a, **k: [])
+    ctx = {"started": 0.0, "emulators": [], "rate": 5.0, "load": [], "top": 3, "peak_setup": 0.0}
+    ctx["ds"] = [Fake("a"), Fake("b")]
+    text = demo.render(pod, demo.Sample(1.0), None, ctx)
+    assert "dual-stack a line" in text and "dual-stack b line" in text
+    why = demo.verdict(pod, None, demo.Sample(1.0), [], [], ctx)
+    assert "a problem" in why and "b problem" in why
