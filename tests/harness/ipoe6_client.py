@@ -159,7 +159,7 @@ class IpoeDualClient(DhcpClient):
         dst = frame.dst.lower()
         if dst != self.mac and not dst.startswith("33:33:"):
             return
-        raw = bytes(frame)
+        raw = getattr(frame, "original", None) or bytes(frame)  # the bytes as received
         pkt = v6.parse_ipv6(raw[14 + 4 * len(tags) :])
         rx = Rx(time.monotonic(), frame, vids[0], vids[1], "ipv6")
         rx.ipv6 = pkt
