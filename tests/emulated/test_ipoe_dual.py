@@ -385,7 +385,8 @@ def test_accounting_carries_the_ipv6_octets(pod, access1):
     assert got >= 0.95 * sent, f"echoes: {got} of {sent} octets came back"
     assert ip.udp_echo(c, b"an IPv4 packet too") is not None
     dp = ip.dp_session_of("dp1", c.mac)
-    print(f"\nIPoE dual stack: sent v6 {sent} got {got}; bng-dp: {dp}")
+    cp = ip.cp_session(u["user"])
+    print(f"\nIPoE dual stack: sent v6 {sent} got {got}; bng-dp: {dp}; bng-cp: {cp}")
     assert ip.within(dp["bytes_up_v6"], sent, 0.01) and ip.within(dp["bytes_down_v6"], got, 0.01), dp
     assert dp["bytes_up"] > dp["bytes_up_v6"], dp  # the IPv4 echo is in the totals only
     rec = ip.wait_accounting(pod, asid, "Interim-Update", lambda r: ip.octets(r, "Input") >= dp["bytes_up"],
@@ -408,6 +409,34 @@ def test_accounting_carries_the_ipv6_octets(pod, access1):
 
 
 # -- restarts --------------------------------------------------------------------------------------------
+def test_dp_restart_repushes_the_ipv6_session(pod, access1):
+    u = fresh_user()
+    c = client(access1, u)
+    c.dora()
+    c.bind6(rapid_commit=True)
+    check_binding(c)
+    held = dataclasses.replace(c.binding6)
+    assert echo6(c, c.delegated_host(1), b"before") is not None
+    old_pid = emu.dp_pid("dp1")
+    t_kill = time.monotonic()
+    os.kill(old_pid, signal.SIGKILL)
+    emu.restart_dp("dp1")
+    t0 = time.monotonic()
+    while echo6(c, c.delegated_host(1), b"after the DP restart", tries=1, timeout=0.3) is None:
+        assert time.monotonic() - t0 < BACK_BOUND, f"no IPv6 echo within {BACK_BOUND} s of the restart"
+    print(f"\nbng-dp dp1 restarted: IPv6 from the delegated prefix back after {time.monotonic() - t0:.1f} s")
+    # the client did nothing but send data: no DHCP of either family, no RS, no NS
+    control = [name for t, name in c.sent6 if t > t_kill and name != "ipv6"] + [n for t, n in c.sent if t > t_kill]
+    assert control == [], control
+    dp = ip.dp_session_of("dp1", c.mac)
+    assert dp is not None and str(held.delegated_prefix) in dp["ipv6_prefixes"].split(), dp
+    assert echo6(c, held.ia_na, b"and from the IA_NA address") is not None
+    assert ip.udp_echo(c, b"and IPv4") is not None
+    assert c.neighbor_solicit() is not None  # the restarted instance answers NS again
+    assert c.renew6() is not None and c.binding6.delegated_prefix == held.delegated_prefix
+    release_all(c, u)
+
+
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["sigterm", "sigkill"])
 def test_cp_restart_keeps_the_ipv6_binding(pod, access1, sig):
     u = fresh_user()
@@ -434,32 +463,4 @@ def test_cp_restart_keeps_the_ipv6_binding(pod, access1, sig):
     assert echo6(c, held.ia_na, b"after") is not None
     rx = c.renew()
     assert rx is not None and rx.msg == ACK, rx
-    release_all(c, u)
-
-
-def test_dp_restart_repushes_the_ipv6_session(pod, access1):
-    u = fresh_user()
-    c = client(access1, u)
-    c.dora()
-    c.bind6(rapid_commit=True)
-    check_binding(c)
-    held = dataclasses.replace(c.binding6)
-    assert echo6(c, c.delegated_host(1), b"before") is not None
-    old_pid = emu.dp_pid("dp1")
-    t_kill = time.monotonic()
-    os.kill(old_pid, signal.SIGKILL)
-    emu.restart_dp("dp1")
-    t0 = time.monotonic()
-    while echo6(c, c.delegated_host(1), b"after the DP restart", tries=1, timeout=0.3) is None:
-        assert time.monotonic() - t0 < BACK_BOUND, f"no IPv6 echo within {BACK_BOUND} s of the restart"
-    print(f"\nbng-dp dp1 restarted: IPv6 from the delegated prefix back after {time.monotonic() - t0:.1f} s")
-    # the client did nothing but send data: no DHCP of either family, no RS, no NS
-    control = [name for t, name in c.sent6 if t > t_kill and name != "ipv6"] + [n for t, n in c.sent if t > t_kill]
-    assert control == [], control
-    dp = ip.dp_session_of("dp1", c.mac)
-    assert dp is not None and str(held.delegated_prefix) in dp["ipv6_prefixes"].split(), dp
-    assert echo6(c, held.ia_na, b"and from the IA_NA address") is not None
-    assert ip.udp_echo(c, b"and IPv4") is not None
-    assert c.neighbor_solicit() is not None  # the restarted instance answers NS again
-    assert c.renew6() is not None and c.binding6.delegated_prefix == held.delegated_prefix
     release_all(c, u)

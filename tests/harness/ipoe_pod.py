@@ -298,12 +298,20 @@ def dual_client(line: IpoeLine, u: dict, ac_mac: str, **kw) -> IpoeDualClient:
     )
 
 
-def dp_session_of(instance: str, mac: str) -> dict | None:
+def dp_session_of(instance: str, mac: str, settle: float = 3.0) -> dict | None:
     """bng-dp's session of a client MAC (an IPv6-only IPoE session has no IPv4 to look it
-    up by): the first of /bng/sessions' live ids whose session has that MAC."""
-    listing = telemetry(instance, "/bng/sessions") or {}
-    for sid in listing.get("ids", []):
-        got = telemetry(instance, f"/bng/sessions,{sid}")
-        if isinstance(got, dict) and str(got.get("mac", "")).lower() == mac.lower():
-            return got
-    return None
+    up by), from /bng/sessions' ids. bng-dp may replace a session by a new id when a family
+    joins or leaves it (`readded`); the old id stays listed until its memory is reused
+    (`pending_reuse`, about a second), so this waits up to settle seconds for one match (and
+    then gives the last one listed)."""
+    deadline = time.monotonic() + settle
+    while True:
+        listing = telemetry(instance, "/bng/sessions") or {}
+        found = []
+        for sid in listing.get("ids", []):
+            got = telemetry(instance, f"/bng/sessions,{sid}")
+            if isinstance(got, dict) and str(got.get("mac", "")).lower() == mac.lower():
+                found.append(got)
+        if len(found) <= 1 or time.monotonic() > deadline:
+            return found[-1] if found else None
+        time.sleep(0.2)
