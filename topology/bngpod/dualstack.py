@@ -140,8 +140,10 @@ class DualStackSubscriber:
         if self.up:
             slaac = s.get("ipv6_address", "")
             wan = ipaddress.IPv6Interface(f"{slaac}/64").network if slaac else "-"
+            # bng-subemu --ipoe sends from its IA_NA address when it has one (else SLAAC)
+            source = "IA_NA" if self.ipoe and slaac and slaac == s.get("ia_na_address") else "SLAAC"
             lines.append(
-                f"  IPv6 {wan} (SLAAC {slaac or '-'}), delegated prefix {s['delegated_prefix']}"
+                f"  IPv6 {wan} ({source} {slaac or '-'}), delegated prefix {s['delegated_prefix']}"
                 + (f", IA_NA {s['ia_na_address']}" if s.get("ia_na_address") else "")
             )
         else:

@@ -142,3 +142,19 @@ def test_dashboard_and_verdict_show_every_dual_stack_subscriber(monkeypatch):
     assert "dual-stack a line" in text and "dual-stack b line" in text
     why = demo.verdict(pod, None, demo.Sample(1.0), [], [], ctx)
     assert "a problem" in why and "b problem" in why
+
+
+def test_the_ipoe_subscribers_ipv6_line_names_its_source_address():
+    pod = validate.load(EXAMPLES / "ipoe.yaml")
+    ipoe = next(u for u in users.generate(pod, 6) if users.is_ipoe(u) and u["line_group"] == "lg1")
+    from bngpod import dualstack
+
+    ds = dualstack.DualStackSubscriber(pod, ipoe)
+    ds.refresh = lambda: None
+    ds.session = {"state": "up", "address": "100.80.0.7", "ipv6_address": "2001:db8:180:3::1",
+                  "ia_na_address": "2001:db8:180:3::1", "delegated_prefix": "2001:db8:2800:300::/56"}  # fmt: skip
+    lines = ds.describe()
+    assert lines[1] == (
+        "  IPv6 2001:db8:180:3::/64 (IA_NA 2001:db8:180:3::1), delegated prefix 2001:db8:2800:300::/56, "
+        "IA_NA 2001:db8:180:3::1"
+    ), lines
