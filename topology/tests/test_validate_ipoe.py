@@ -311,14 +311,27 @@ def test_the_example_has_a_dual_stack_ipoe_group():
     assert str(lg1.core_address6) == "2001:db8:64::11" and lg1.ipv6_pools[0].ia_na is True
 
 
-@pytest.mark.parametrize("index", [1, 2], ids=["ipoe-only", "dhcpv4-relay"])
-def test_ipv6_pools_on_ipoe_only_groups_are_valid(index):
-    # an IPoE-only group (no PPPoE at all) takes IPv6 pools; in DHCPv4 relay mode bng-cp
-    # still answers RS and DHCPv6 itself (the relay is DHCPv4's)
-    result = validate.check(mutated(_v6_on_group(index)))
+def test_ipv6_pools_on_an_ipoe_only_group_are_valid():
+    result = validate.check(mutated(_v6_on_group(1)))
     assert result.errors == [] and result.warnings == [], result.errors
-    g = result.pod.groups[index]
+    g = result.pod.groups[1]
     assert g.session_types == ("ipoe",) and [p.name for p in g.ipv6_pools] == ["v6pool1"]
+
+
+def test_ipv6_pools_on_a_relay_group_are_a_warning():
+    # bng-cp relays DHCPv4 only and drops DHCPv6 of a relay-mode group (docs/cp/ipoe.md)
+    result = validate.check(mutated(_v6_on_group(2)))
+    assert result.errors == []
+    assert result.warnings == [
+        "line_groups[2].ipv6_pools: IPoE in relay mode: bng-cp relays DHCPv4 only and drops DHCPv6, "
+        "so these pools serve none of its subscribers"
+    ]
+
+    def both(d):
+        _v6_on_group(2)(d)
+        d["line_groups"][2]["session_types"] = ["pppoe", "ipoe"]
+
+    assert validate.check(mutated(both)).warnings[0].endswith("serve its PPPoE subscribers only")
 
 
 def test_ipoe_ipv6_needs_what_pppoe_ipv6_needs():
