@@ -22,6 +22,7 @@ from bngpod import clients, emu, radius
 from bngpod import model as m
 from bngpod.rawsock import in_netns
 from harness.dhcp_client import BROADCAST_MAC, DhcpClient, vlan_tags
+from harness.ipoe6_client import IpoeDualClient
 from harness.podenv import REPO
 from harness.rawaccess import RawLoop
 
@@ -97,7 +98,8 @@ class IpoeLine(RawLoop):
             return
         dst = e.dst.lower()
         for c in self.clients:
-            if (c.stag, c.ctag) == (tags[0], tags[1]) and dst in (c.mac, BROADCAST_MAC):
+            # IPv6 multicast MACs too (dual-stack clients check what comes to them)
+            if (c.stag, c.ctag) == (tags[0], tags[1]) and (dst in (c.mac, BROADCAST_MAC) or dst.startswith("33:33:")):
                 c.deliver(e)
 
 
@@ -279,3 +281,37 @@ def radclient(pod: m.Pod, kind: str, attrs: dict) -> str:
         input="\n".join(lines) + "\n", capture_output=True, text=True, timeout=30,
     )  # fmt: skip
     return proc.stdout + proc.stderr
+
+
+# -- dual stack (ipoe6_client.py) --------------------------------------------------------------------
+def dual_client(line: IpoeLine, u: dict, ac_mac: str, **kw) -> IpoeDualClient:
+    """A dual-stack IPoE client of a users.json entry that expects its group's ac_mac."""
+    return IpoeDualClient(
+        line,
+        u["mac"],
+        u["stag"],
+        u["ctag"],
+        outer_tpid=line.port.tpid,
+        timeout=kw.pop("timeout", 10.0),
+        ac_mac=ac_mac,
+        **kw,
+    )
+
+
+def dp_session_of(instance: str, mac: str, settle: float = 3.0) -> dict | None:
+    """bng-dp's session of a client MAC (an IPv6-only IPoE session has no IPv4 to look it
+    up by), from /bng/sessions' ids. bng-dp may replace a session by a new id when a family
+    joins or leaves it (`readded`); the old id stays listed until its memory is reused
+    (`pending_reuse`, about a second), so this waits up to settle seconds for one match (and
+    then gives the last one listed)."""
+    deadline = time.monotonic() + settle
+    while True:
+        listing = telemetry(instance, "/bng/sessions") or {}
+        found = []
+        for sid in listing.get("ids", []):
+            got = telemetry(instance, f"/bng/sessions,{sid}")
+            if isinstance(got, dict) and str(got.get("mac", "")).lower() == mac.lower():
+                found.append(got)
+        if len(found) <= 1 or time.monotonic() > deadline:
+            return found[-1] if found else None
+        time.sleep(0.2)

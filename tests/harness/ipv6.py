@@ -225,6 +225,7 @@ class RouterAdvert:
     mtu: int | None = None
     rdnss: list[ipaddress.IPv6Address] = field(default_factory=list)
     rdnss_lifetime: int | None = None
+    slla: str | None = None  # Source Link-Layer Address option (Ethernet: the router's MAC)
 
 
 def _nd_options(b: bytes):
@@ -249,12 +250,38 @@ def parse_ra(pkt: Ipv6Packet) -> RouterAdvert | None:
             if plen <= 128:
                 net = ipaddress.IPv6Network((v[14:30], plen), strict=False)
                 ra.prefixes.append(PrefixInfo(net, bool(pflags & 0x80), bool(pflags & 0x40), valid, preferred))
+        elif t == OPT_SLLA and len(v) == 6 and ra.slla is None:
+            ra.slla = v.hex(":")
         elif t == OPT_MTU and len(v) == 6:
             ra.mtu = struct.unpack_from("!I", v, 2)[0]
         elif t == OPT_RDNSS and len(v) >= 22 and (len(v) - 6) % 16 == 0:
             ra.rdnss_lifetime = struct.unpack_from("!I", v, 2)[0]
             ra.rdnss += [ipaddress.IPv6Address(v[i : i + 16]) for i in range(6, len(v), 16)]
     return ra
+
+
+@dataclass
+class NeighborAdvert:
+    src: ipaddress.IPv6Address
+    dst: ipaddress.IPv6Address
+    hop_limit: int
+    router: bool
+    solicited: bool
+    override: bool
+    target: ipaddress.IPv6Address
+    tlla: str | None = None  # Target Link-Layer Address option
+
+
+def parse_na(pkt: Ipv6Packet) -> NeighborAdvert | None:
+    if not icmp6_valid(pkt) or pkt.payload[0] != NA or len(pkt.payload) < 24:
+        return None
+    flags = pkt.payload[4]
+    na = NeighborAdvert(pkt.src, pkt.dst, pkt.hop_limit, bool(flags & 0x80), bool(flags & 0x40), bool(flags & 0x20),
+                        ipaddress.IPv6Address(pkt.payload[8:24]))  # fmt: skip
+    for t, v in _nd_options(pkt.payload[24:]):
+        if t == OPT_TLLA and len(v) == 6 and na.tlla is None:
+            na.tlla = v.hex(":")
+    return na
 
 
 @dataclass

@@ -9,7 +9,9 @@ the dashboard shows its prefixes and its traffic per family. With --ipoe (`make 
 IPOE=1`, topology/examples/ipoe.yaml) the subscribers users.json marks as IPoE in line
 groups where bng-cp is the DHCP server are dialled too, by a second bng-subemu per access
 port with --ipoe (DHCP DORA), and the dashboard counts both kinds; without --ipoe only the
-PPPoE subscribers are dialled.
+PPPoE subscribers are dialled. With --ipoe in a pod whose IPoE group has IPv6 pools (ipoe.yaml
+lg1) one more subscriber dials IPoE dual stack (bng-subemu --ipoe --dual-stack: DHCPv4, RA,
+DHCPv6 IA_NA + IA_PD), shown beside the PPPoE dual-stack one.
 
 On a terminal it runs until Ctrl-C or `q`; otherwise (CI: `make demo < /dev/null`) for
 --duration seconds, printing the dashboard a few times, and exits 0 only when every
@@ -419,8 +421,8 @@ def render(pod: m.Pod, cur: Sample, prev: Sample | None, ctx: dict) -> str:
     ))  # fmt: skip
     out.append("")
 
-    if ctx.get("ds") is not None:
-        out += dual_stack_lines(pod, ctx["ds"], cur, prev, dt)
+    for ds in ctx.get("ds") or []:
+        out += dual_stack_lines(pod, ds, cur, prev, dt)
         out.append("")
 
     # The switch's ports.
@@ -523,8 +525,7 @@ def verdict(
     for inst in pod.instances:
         if inst.name in served and last.cp.get(inst.id, 0) == 0:
             why.append(f"{inst.name}: the control plane holds no session on it")
-    ds = ctx.get("ds") if ctx else None
-    if ds is not None:
+    for ds in (ctx.get("ds") if ctx else None) or []:
         why += ds.problems()
     if load and first is not None:
         for inst in pod.instances:
@@ -644,7 +645,9 @@ def run(path: str, opts: Options | None = None, hold: bool | None = None) -> int
             started = time.monotonic()
             ours = True
             # one more per group: the dual-stack subscriber is one the port emulators do not dial
-            state = emu.up(pod, path, subscribers=max(per_group, 1) + (1 if pod.ipv6_pools else 0))
+            # (two with --ipoe: a PPPoE and an IPoE one; a group of both kinds alternates them)
+            spare = (2 if opts.ipoe else 1) if pod.ipv6_pools else 0
+            state = emu.up(pod, path, subscribers=max(per_group, 1) + spare)
             print(f"pod {pod.name} is up in {time.monotonic() - started:.1f} s\n")
         else:
             print(f"bngpod demo: pod {pod.name} is up already; using it (it stays up afterwards)\n")
@@ -665,7 +668,7 @@ def run(path: str, opts: Options | None = None, hold: bool | None = None) -> int
         emulators = start_emulators(pod, state, chosen, opts.rate)
         kinds = ", ".join(f"{e.label} ({e.count} {e.kind})" for e in emulators)
         print(f"dialling {len(chosen)} subscribers: bng-subemu on {kinds}")
-        ds = _dual_stack(pod, state, chosen)
+        ds = _dual_stack(pod, state, chosen, opts.ipoe)
         ctx = {"started": time.monotonic(), "emulators": emulators, "rate": opts.rate, "load": [], "top": opts.top}
         ctx["ds"] = ds
         ctx["peak_setup"] = 0.0
@@ -730,21 +733,27 @@ def run(path: str, opts: Options | None = None, hold: bool | None = None) -> int
 _DUAL: list = []  # the running dual-stack subscriber
 
 
-def _dual_stack(pod: m.Pod, state: emu.State, users: list[dict]):
-    """Start the dual-stack subscriber (None in a pod without IPv6, or without a spare user)."""
+def _dual_stack(pod: m.Pod, state: emu.State, users: list[dict], ipoe: bool = False) -> list:
+    """Start the dual-stack subscribers: a PPPoE one and, with ipoe, an IPoE one ([] in a pod
+    without IPv6; one is left out when there is no spare user of its kind)."""
     if not pod.ipv6_pools:
-        return None
+        return []
     from . import dualstack
 
-    user = dualstack.pick(pod, emu.generated_users(), {u["user"] for u in users})
-    if user is None:
-        print("no spare subscriber of a line group with IPv6: no dual-stack subscriber this time")
-        return None
-    ds = dualstack.DualStackSubscriber(pod, user)
-    ds.start(state, users)
-    _DUAL.append(ds)
-    print(f"dialling {user['user']} dual stack (IPv4 + IPv6) with bng-subemu --dual-stack on {user['port']}")
-    return ds
+    started = []
+    taken = {u["user"] for u in users}
+    for kind in ("pppoe", "ipoe") if ipoe else ("pppoe",):
+        user = dualstack.pick(pod, emu.generated_users(), taken, ipoe=kind == "ipoe")
+        if user is None:
+            print(f"no spare {kind} subscriber of a line group with IPv6: no {kind} dual-stack subscriber this time")
+            continue
+        ds = dualstack.DualStackSubscriber(pod, user)
+        ds.start(state, users)
+        _DUAL.append(ds)
+        started.append(ds)
+        flags = "--ipoe --dual-stack" if kind == "ipoe" else "--dual-stack"
+        print(f"dialling {user['user']} dual stack (IPv4 + IPv6) with bng-subemu {flags} on {user['port']}")
+    return started
 
 
 def stop_dual_stack() -> None:

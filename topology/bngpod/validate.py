@@ -628,6 +628,12 @@ class _Checker:
             if group is not None:
                 group.core_address6 = address6
                 group.ipv6_pools = bound
+                if bound and group.ipoe is not None and group.ipoe.mode == "relay":
+                    whom = "its PPPoE subscribers only" if group.allows_pppoe else "none of its subscribers"
+                    self.warn(
+                        f"{where}.ipv6_pools",
+                        f"IPoE in relay mode: bng-cp relays DHCPv4 only and drops DHCPv6, so these pools serve {whom}",
+                    )
         for i, p in enumerate(self.doc.get("ipv6_pools", [])):
             if p["name"] not in owner and p["name"] in ipv6_pools:
                 self.warn(f"ipv6_pools[{i}]", f"IPv6 pool {p['name']!r} is bound to no line group")

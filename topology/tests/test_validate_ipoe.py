@@ -286,3 +286,83 @@ def test_arp_ping_is_off_by_default_and_reaches_cp_yaml():
 )
 def test_arp_ping_values(value, where, text):
     only_error(mutated(lambda d: d["line_groups"][1]["ipoe"].__setitem__("arp_ping", value)), where, text)
+
+
+# -- dual stack over IPoE (issue 19's last item, /work/notes/ipoe6-contract.md) -----------------------
+def _v6_on_group(index: int, mode: str | None = None):
+    """v6pool1 moved from lg1 to the group at index (lg2: IPoE only; lg3: DHCPv4 relay)."""
+
+    def change(d):
+        d["line_groups"][0].pop("ipv6_pools")
+        g = d["line_groups"][index]
+        g["ipv6_pools"] = ["v6pool1"]
+        g["core"]["address6"] = f"2001:db8:64::{11 + index}"
+        d["line_groups"][0]["core"].pop("address6")
+        if mode is not None:
+            g["ipoe"]["mode"] = mode
+
+    return change
+
+
+def test_the_example_has_a_dual_stack_ipoe_group():
+    pod = validate.check(copy.deepcopy(IPOE)).pod
+    lg1 = pod.group("lg1")
+    assert lg1.allows_ipoe and [p.name for p in lg1.ipv6_pools] == ["v6pool1"]
+    assert str(lg1.core_address6) == "2001:db8:64::11" and lg1.ipv6_pools[0].ia_na is True
+
+
+def test_ipv6_pools_on_an_ipoe_only_group_are_valid():
+    result = validate.check(mutated(_v6_on_group(1)))
+    assert result.errors == [] and result.warnings == [], result.errors
+    g = result.pod.groups[1]
+    assert g.session_types == ("ipoe",) and [p.name for p in g.ipv6_pools] == ["v6pool1"]
+
+
+def test_ipv6_pools_on_a_relay_group_are_a_warning():
+    # bng-cp relays DHCPv4 only and drops DHCPv6 of a relay-mode group (docs/cp/ipoe.md)
+    result = validate.check(mutated(_v6_on_group(2)))
+    assert result.errors == []
+    assert result.warnings == [
+        "line_groups[2].ipv6_pools: IPoE in relay mode: bng-cp relays DHCPv4 only and drops DHCPv6, "
+        "so these pools serve none of its subscribers"
+    ]
+
+    def both(d):
+        _v6_on_group(2)(d)
+        d["line_groups"][2]["session_types"] = ["pppoe", "ipoe"]
+
+    assert validate.check(mutated(both)).warnings[0].endswith("serve its PPPoE subscribers only")
+
+
+def test_ipoe_ipv6_needs_what_pppoe_ipv6_needs():
+    # the group's core address6 (next hop of its /64s and delegated prefixes)
+    only_error(
+        mutated(lambda d: d["line_groups"][0]["core"].pop("address6")),
+        "line_groups[0].core",
+        "address6 is required with ipv6_pools",
+    )
+
+
+def test_dp_ini_and_cp_yaml_carry_the_ipoe_groups_ipv6_pools():
+    pod = validate.check(mutated(_v6_on_group(1))).pod
+    ini = _ini(generate.dp_config(pod, pod.instance("dp2")))
+    lg2 = ini["line_group.1"]
+    assert (lg2["session_types"], lg2["core_address6"]) == ("ipoe", "2001:db8:64::12")
+    assert lg2["prefixes6"] == "2001:db8:180::/48:64 2001:db8:2800::/40:56"
+    assert ini["line_group.2"]["prefixes6"] == "none"
+    assert (ini["core"]["subnet6"], ini["core"]["router_address6"]) == ("2001:db8:64::/64", "2001:db8:64::1")
+    doc = yaml.safe_load(generate.cp_config(pod))
+    g = doc["line_groups"][1]
+    assert (g["session_types"], g["ipv6_pools"], g["core_address6"]) == (["ipoe"], ["v6pool1"], "2001:db8:64::12")
+    assert doc["ipv6_pools"] == [
+        {
+            "name": "v6pool1",
+            "wan_prefix": "2001:db8:180::/48",
+            "delegated_prefix": "2001:db8:2800::/40",
+            "delegated_length": 56,
+            "ia_na": True,
+            "dns": ["2001:db8::53"],
+            "line_group": "lg2",
+        }
+    ]
+    assert doc["core6"] == {"subnet": "2001:db8:64::/64", "router": "2001:db8:64::1"}
