@@ -276,6 +276,27 @@ up_on_sess_establish(struct pfcp_up *u, const struct pfcp_msg *m, int drc,
 	up_respond(u, &m->h, io);
 }
 
+/*
+ * A URR created by a modification with the period of a URR the session
+ * already has takes that URR's schedule: the session's periodic reports then
+ * leave in one Session Report Request (its first report covers less than a
+ * period). The CP's Interim carries every URR of the period; with its own
+ * phase, e.g. the IPv6 URR of a family that joined seconds later, the
+ * Interim would miss that URR's share until the next one.
+ */
+static void
+align_period(struct up_meas *ms, const struct up_urr *q, const struct up_sess *s)
+{
+	if (!(q->triggers & PFCP_RT_PERIO) || q->period == 0)
+		return;
+	for (int i = 0; i < s->r.n_urr; i++)
+		if ((s->r.urr[i].triggers & PFCP_RT_PERIO) && s->r.urr[i].period == q->period &&
+		    s->meas[i].next_ms != 0) {
+			ms->next_ms = s->meas[i].next_ms;
+			return;
+		}
+}
+
 /* Apply a modification request to a copy of s's rules, validate, commit. */
 static void
 sess_modify(struct pfcp_up *u, uint32_t slot, const struct pfcp_msg *m, uint64_t now_ms,
@@ -378,6 +399,7 @@ sess_modify(struct pfcp_up *u, uint32_t slot, const struct pfcp_msg *m, uint64_t
 				meas[k].next_ms = now_ms + (uint64_t)r->urr[k].period * 1000;
 		} else {
 			up_meas_init(&meas[k], &r->urr[k], cur, now_ntp, now_ms);
+			align_period(&meas[k], &r->urr[k], s);
 		}
 		meas[k].dirs = nd.dirs[k];
 	}

@@ -2136,6 +2136,50 @@ test_up_dual_stack(void)
 	pfcp_up_free(u);
 }
 
+/*
+ * IPv6 joining a session by modification (IPv6CP, or DHCPv6 of an IPoE
+ * session, seconds after IPv4): its URR takes the period schedule of the URR
+ * the session already has, so the periodic reports of both leave in one
+ * Session Report Request and the CP's Interim carries the IPv6 share at once.
+ */
+static void
+test_up_urr_joins_the_period(void)
+{
+	static struct pfcp_msg T;
+	struct pfcp_up_conf c = conf_default(8);
+	struct pfcp_up *u;
+	struct pb_sub s = pb_sub_default();
+	uint32_t seq = 700;
+	uint64_t up_seid;
+	int n = 0;
+
+	c.heartbeat_ms = 1000000000;
+	u = mk_up(&c);
+	associate(u, 0);
+	s.urr_period = 10;
+	pb_establish(&M, &s, 0x7000, seq++);
+	CHECK(feed_msg(u, &M, 0) == 1 && M.n_create_urr == 1, "ipv4 session, URR 1");
+	up_seid = up_seid_of_last();
+	/* 3 s later IPv6 joins: PDRs 3-5 naming URRs 1 and 3, Create URR 3 */
+	pb_establish(&T, &s, 1, 1);
+	pb_add_ipv6(&T, false);
+	pb_hdr(&M, PFCP_SESS_MOD_REQ, 1, up_seid, seq++);
+	for (int i = 2; i < 5; i++)
+		M.create_pdr[M.n_create_pdr++] = T.create_pdr[i];
+	M.create_urr[M.n_create_urr++] = T.create_urr[2];
+	pb_ra(&M);
+	CHECK(feed_msg(u, &M, 3000) == 1 && F.last.has_ipv6, "ipv6 joined (cause %u ie %u)",
+	      M2.cause, M2.offending_ie);
+	pfcp_up_tick(u, 9999, cap_send, NULL);
+	CHECK(last()->b[1] != PFCP_SESS_REPORT_REQ, "no report before the period");
+	pfcp_up_tick(u, 10000, cap_send, NULL);
+	CHECK(last()->b[1] == PFCP_SESS_REPORT_REQ && last_cause() == 0, "periodic report");
+	for (int i = 0; i < M2.n_usage; i++)
+		n += M2.usage[i].urr_id == 1 || M2.usage[i].urr_id == 3;
+	CHECK(M2.n_usage == 2 && n == 2, "URRs 1 and 3 in one report: %u reports", M2.n_usage);
+	pfcp_up_free(u);
+}
+
 /* Refusals of the IPv6 PDRs and the RA offload IE. */
 static void
 test_up_dual_stack_causes(void)
@@ -2973,6 +3017,7 @@ main(void)
 	test_line_group_decode();
 	test_up_line_group();
 	test_up_dual_stack();
+	test_up_urr_joins_the_period();
 	test_up_dual_stack_causes();
 	test_v6_ie_codec();
 	test_ipoe_vectors();
