@@ -93,6 +93,9 @@ func (sh *shard) usage(s *session, u pfcpcp.Usage) {
 			d.log.Error("session store write failed", "session", rec.ID, "err", err)
 		}
 	}()
+	if u.More {
+		return // the Interim carries the whole period: the URRs that follow too
+	}
 	iv := time.Duration(s.rec.Interim) * time.Second
 	if iv > 0 && time.Since(s.lastInterim) >= iv-d.urrPeriod(&s.rec)/2 {
 		s.lastInterim = time.Now()

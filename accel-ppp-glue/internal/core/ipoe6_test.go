@@ -504,3 +504,59 @@ func TestIPoEIPv6DuringTheEstablishment(t *testing.T) {
 		t.Fatalf("ack %v reply %v establishments %+v", ack, reply, e)
 	}
 }
+
+// A DP's periodic report of a dual-stack session carries URR 1 (the totals)
+// and URR 3 (the IPv6 share) in one message: the Interim goes out once, after
+// both, with the IPv6 share of the same period. (The emulated pod's IPoE dual
+// stack saw ERX-IPv6 octets 0 in an Interim that left on URR 1.)
+func TestInterimCarriesTheWholeReport(t *testing.T) {
+	p := newTestPod(t, ipoeDual(t, defaultIPoE(), false), nil)
+	c := p.dhcpClient(2, 8)
+	c.dora()
+	c.send6(solicitRapid(9))
+	c.expect6("Reply", 0)
+	v, ok := c.view()
+	if !ok || v.CPSEID == 0 {
+		t.Fatalf("session %+v", v)
+	}
+	s := p.d.lookupSEID(v.CPSEID)
+	p.waitFor("IPv6 bound", 2*time.Second, func() bool { v, _ = c.view(); return v.DelegatedPrefix.IsValid() })
+	before := p.acctCount(aaa.AcctInterim)
+	done := make(chan struct{})
+	s.sh.post(func() { s.rec.Interim, s.lastInterim = 1, time.Now().Add(-time.Hour); close(done) })
+	<-done
+	p.d.Usage(v.Instance, v.CPSEID, pfcpcp.Usage{URRID: pfcpcp.URRTotal, ULOctets: 3000, DLOctets: 5000, More: true})
+	p.d.Usage(v.Instance, v.CPSEID, pfcpcp.Usage{URRID: pfcpcp.URRIPv4, ULOctets: 1000, DLOctets: 1000, More: true})
+	p.d.Usage(v.Instance, v.CPSEID, pfcpcp.Usage{URRID: pfcpcp.URRIPv6, ULOctets: 2000, DLOctets: 4000})
+	p.waitFor("an Interim", 2*time.Second, func() bool { return p.acctCount(aaa.AcctInterim) > before })
+	time.Sleep(200 * time.Millisecond)
+	p.acct.mu.Lock()
+	defer p.acct.mu.Unlock()
+	var got []aaa.AcctRequest
+	for _, r := range p.acct.requests {
+		if r.Status == aaa.AcctInterim {
+			got = append(got, r)
+		}
+	}
+	got = got[before:]
+	if len(got) != 1 || got[0].IPv6 == nil || got[0].IPv6.InOctets != 2000 || got[0].IPv6.OutOctets != 4000 ||
+		got[0].InOctets < 3000 {
+		t.Fatalf("one Interim with the IPv6 share of the report, got %d: %+v", len(got), got)
+	}
+}
+
+// IPv6 released before the session ends (IPoE DHCPv6 Release): nothing bound
+// is reported any more, but IPv6's share of the octets stays in the Interims
+// and the Stop.
+func TestAcctKeepsTheIPv6ShareAfterIPv6Ended(t *testing.T) {
+	p := newTestPod(t, ipoeDual(t, defaultIPoE(), false), nil)
+	r := &record{Kind: kindIPoE, V6UpOctets: 300000, V6DownOctets: 200000, V6UpPackets: 300, V6DownPackets: 200}
+	a := p.d.acctIPv6(r)
+	if a == nil || a.InOctets != 300000 || a.OutOctets != 200000 || a.InPackets != 300 || a.Prefix.IsValid() ||
+		a.Delegated.IsValid() || a.Attr != aaa.IPv6OctetsERX {
+		t.Fatalf("after IPv6 ended %+v", a)
+	}
+	if a := p.d.acctIPv6(&record{Kind: kindIPoE}); a != nil {
+		t.Fatalf("a session that never carried IPv6 %+v", a)
+	}
+}

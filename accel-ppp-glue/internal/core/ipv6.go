@@ -442,10 +442,10 @@ func (sh *shard) installIPv6(s *session) {
 		}
 		sh.post(func() {
 			s.v6Installing = false
-			if s.ipoe != nil {
-				sh.ipoe6Installed(s, err)
-			}
 			if err != nil || s.dead {
+				if s.ipoe != nil {
+					sh.ipoe6Installed(s, err)
+				}
 				return
 			}
 			s.rec.IPv6Installed = true
@@ -453,6 +453,12 @@ func (sh *shard) installIPv6(s *session) {
 			go func() {
 				if err := d.persist(&rec); err != nil {
 					d.log.Error("session store write failed", "session", rec.ID, "err", err)
+				}
+				if s.ipoe != nil {
+					// the DHCPv6 Reply only once the binding is on disk: a
+					// bng-cp killed right after it restores the binding and
+					// answers the CPE's Renew (not a NoBinding)
+					sh.post(func() { sh.ipoe6Installed(s, nil) })
 				}
 			}()
 			d.log.Info("IPv6 installed", "session", s.rec.ID, "prefix", s.rec.IPv6Prefix.String(),
@@ -486,11 +492,23 @@ func (d *Daemon) addUsage(r *record, u pfcpcp.Usage) {
 // bound (the /64 once IPv6CP is open, the delegated prefix and address once
 // the DHCPv6 client holds them) and the IPv6 share of the counters.
 func (d *Daemon) acctIPv6(r *record) *aaa.AcctIPv6 {
+	counted := aaa.AcctIPv6{InOctets: r.V6UpOctets, OutOctets: r.V6DownOctets, InPackets: r.V6UpPackets,
+		OutPackets: r.V6DownPackets}
 	if !r.activeIPv6() {
-		return nil
+		if counted.InOctets == 0 && counted.OutOctets == 0 && counted.InPackets == 0 && counted.OutPackets == 0 {
+			return nil
+		}
+		// IPv6 ended before the session (an IPoE DHCPv6 Release): nothing
+		// bound any more, but its share of the session's octets stays in
+		// the Interims and the Stop
+		counted.Attr = aaa.IPv6OctetsERX
+		if d.cfg.Radius.IPv6OctetsAttribute == config.IPv6OctetsNone {
+			return nil
+		}
+		return &counted
 	}
-	a := &aaa.AcctIPv6{InterfaceID: r.IIDPeer, Prefix: r.IPv6Prefix,
-		InOctets: r.V6UpOctets, OutOctets: r.V6DownOctets, InPackets: r.V6UpPackets, OutPackets: r.V6DownPackets}
+	a := &counted
+	a.InterfaceID, a.Prefix = r.IIDPeer, r.IPv6Prefix
 	if r.DHCP6.PDBound {
 		a.Delegated = r.DelegatedPrefix
 	}

@@ -188,8 +188,9 @@ func (f *Function) Delete(ctx context.Context, inst uint32, upSEID uint64) ([]Us
 }
 
 func (f *Function) pushUsage(inst uint32, cp uint64, us []Usage) {
-	for _, u := range us {
+	for i, u := range us {
 		u := u
+		u.More = i < len(us)-1
 		f.ev.push(func(h Handler) { h.Usage(inst, cp, u) })
 	}
 }

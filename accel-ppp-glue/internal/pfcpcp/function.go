@@ -737,11 +737,8 @@ func (f *Function) onReport(p *peer, m *msg, now time.Time) {
 	if cause != CauseAccepted {
 		return
 	}
+	f.pushUsage(p.Instance, cp, rep.usage)
 	inst := p.Instance
-	for _, u := range rep.usage {
-		u := u
-		f.ev.push(func(h Handler) { h.Usage(inst, cp, u) })
-	}
 	if rep.lcpDead {
 		f.ev.push(func(h Handler) { h.LCPDead(inst, cp) })
 	}

@@ -135,6 +135,11 @@ type Usage struct {
 	// Dropped Packets IE; only in the report of the URR every PDR names, and
 	// zero from a DP that does not send it).
 	ULDropped, DLDropped uint64
+	// More: another Usage Report of the same message follows (the DP
+	// reports a session's URRs of one period together; a handler acts on
+	// the period once it has all of them, e.g. one Interim with both
+	// families' shares).
+	More bool
 }
 
 // Mod is a Session Modification. Rates: when any of UpMBR, UpGBR, DownMBR is
