@@ -444,15 +444,17 @@ def extras(a, r: Runner, direction: str, size, hi: float, ndr_pps: float, result
         result["throughput_mlr"].append(doc)
         emit({k: v for k, v in doc.items() if k != "trials"})
     if "latency" in a.tests and ndr_pps > 0:
-        docs = [r.direction_doc(direction, size, ndr_pps, a.rate_latency_s) for _ in range(a.latency_trials)]
-        lat = [x["latency_ns"] for _, x in docs if x.get("latency_ns")]
-        avg = (lambda k: round(sum(v[k] for v in lat) / len(lat) / 1e3, 1)) if lat else (lambda k: None)
-        doc = dict(base, test="latency_at_throughput", rate_pps=round(ndr_pps), trials=len(docs),
-                   trial_s=a.rate_latency_s, min_us=round(min(v["min"] for v in lat) / 1e3, 1) if lat else None,
-                   avg_us=avg("avg"), p99_us=avg("p99"), max_us=round(max(v["max"] for v in lat) / 1e3, 1) if lat
-                   else None, lost=sum(t.lost for t, _ in docs))  # fmt: skip
-        result["latency_at_throughput"].append(doc)
-        emit(doc)
+        for frac in a.latency_fractions:  # 1.0: RFC 2544's 26.2, the rest below the found rate
+            pps = ndr_pps * frac
+            docs = [r.direction_doc(direction, size, pps, a.rate_latency_s) for _ in range(a.latency_trials)]
+            lat = [x["latency_ns"] for _, x in docs if x.get("latency_ns")]
+            avg = (lambda k, lat=lat: round(sum(v[k] for v in lat) / len(lat) / 1e3, 1)) if lat else (lambda k: None)
+            doc = dict(base, test="latency_at_throughput", fraction=frac, rate_pps=round(pps), trials=len(docs),
+                       trial_s=a.rate_latency_s, min_us=round(min(v["min"] for v in lat) / 1e3, 1) if lat else None,
+                       avg_us=avg("avg"), p99_us=avg("p99"), max_us=round(max(v["max"] for v in lat) / 1e3, 1)
+                       if lat else None, lost=sum(t.lost for t, _ in docs))  # fmt: skip
+            result["latency_at_throughput"].append(doc)
+            emit(doc)
     if "b2b" in a.tests:
         frames = max(1, int(hi * a.b2b_s))
         b = search.back_to_back(lambda n: r.burst(direction, size, hi, n), hi, frames, min_frames=1,
@@ -621,6 +623,9 @@ def options(argv=None) -> argparse.Namespace:
         help="besides throughput: latency (at the throughput rate, 26.2), b2b (back-to-back, 26.4), "
         "curve (frame loss rate, 26.3), probe (VoIP probe under background) (default: %(default)s)",
     )
+    ap.add_argument("--latency-fractions", default="0.1,0.5,0.9,1.0",
+                    help="latency trials at these shares of each size's zero-loss rate (1.0: RFC 2544 26.2's, "
+                    "at the rate itself) (default: %(default)s)")  # fmt: skip
     ap.add_argument("--rate-latency-s", type=float, help="seconds per latency trial at the throughput rate "
                     "(default: the trial length; --conformant 120)")  # fmt: skip
     ap.add_argument("--b2b-s", type=float, help="the longest burst tried, seconds at the ceiling (0.5; --conformant 2)")
@@ -673,6 +678,12 @@ def options(argv=None) -> argparse.Namespace:
     a.b2b_repeats = a.b2b_repeats or (50 if full else 2)
     a.mlr_max_s = a.mlr_max_s or (7200.0 if full else 600.0)
     a.tests = {t.strip() for t in a.tests.split(",") if t.strip()}
+    try:
+        a.latency_fractions = sorted({float(f) for f in a.latency_fractions.split(",") if f.strip()})
+    except ValueError:
+        ap.error(f"--latency-fractions {a.latency_fractions!r}: comma-separated numbers in (0, 1]")
+    if not a.latency_fractions or not all(0 < f <= 1 for f in a.latency_fractions):
+        ap.error(f"--latency-fractions {a.latency_fractions}: shares of the found rate in (0, 1]")
     if a.tests - {"latency", "b2b", "curve", "probe"}:
         ap.error(f"--tests: unknown {', '.join(sorted(a.tests - {'latency', 'b2b', 'curve', 'probe'}))}")
     default_sizes = [*search.SIZES, "imix"] if full else [64, 512, 1518, "imix"]
