@@ -234,10 +234,19 @@ def run_memif(a, sizes, result: dict) -> None:
     """bng-dp alone on a net_memif port (memif.py), sessions installed through PFCP, the
     generator on the other end answering ARP and LCP echoes."""
     n = a.memif_sessions
-    log(f"bng-dp on {a.attach}, {n} sessions (IP {a.family}) through PFCP (LCP echo every {memif.ECHO_INTERVAL} s, "
+    what = f"the sessions of {a.sessions}" if a.sessions else f"{n} sessions (IP {a.family})"
+    log(f"bng-dp on {a.attach}, {what} through PFCP (LCP echo every {memif.ECHO_INTERVAL} s, "
         f"{MEMIF_ECHO_MISSES} misses allowed)")  # fmt: skip
-    kw = {"family": a.family, "attach": a.attach}
+    kw = {"family": a.family, "attach": a.attach, "export": Path(a.sessions) if a.sessions else None}
     with memif.MemifDp(n, log=Path(a.out) / "bng-dp.log", echo_misses=MEMIF_ECHO_MISSES, **kw) as dp:
+        if a.sessions:
+            a.family = dp.family  # the export's: "4", or "both" where every session has IPv6 prefixes
+            search.MIN_UPSTREAM, search.MIN_FRAME = memif.min_frames(a.family)
+            n = len(dp.subs)
+            log(f"  {n} PPPoE sessions of the export installed (IP {a.family}, lg1's AC MAC {dp.ac_mac})")
+            if dp.ipoe_skipped:
+                log(f"  {len(dp.ipoe_skipped)} IPoE sessions of the export left out: the generator has no IPoE "
+                    "streams and the rig's line group takes PPPoE only")  # fmt: skip
         st = memif.dp_streams(dp, "02:aa:00:00:00:01", a.probe_sessions, G_UP, G_DOWN, G_PROBE_UP, G_PROBE_DOWN)
         result["sessions"] = dp.established
         result["pod_ports"] = {
@@ -245,6 +254,8 @@ def run_memif(a, sizes, result: dict) -> None:
             "family": a.family,
             "ports": [dp.devargs()],
             "streams_sessions": n,
+            "sessions_export": a.sessions,
+            "ipoe_left_out": len(dp.ipoe_skipped),
             "dp_lcores": dp.lcores,
             "generator_lcore": 0,
             "probe_sessions": a.probe_sessions,
@@ -645,6 +656,10 @@ def options(argv=None) -> argparse.Namespace:
     ap.add_argument("--pdr-trials", type=int, help="trials per 0.001%% search (2; --full 8)")
     ap.add_argument("--max-pps", type=float, help="upper bound of every search (1e6; memif: 5e7)")
     ap.add_argument("--memif-sessions", type=int, default=1000, help="sessions of --attach memif|vhost (at most 1000)")
+    ap.add_argument("--sessions", metavar="EXPORT",
+                    help="memif|vhost: install exactly the PPPoE sessions of this session export (`bngcpctl "
+                    "sessions --export json|csv`) through PFCP instead of synthetic ones, and send the streams "
+                    "over them; they must be instance 1's (dp1), on lg1's lines and pools")  # fmt: skip
     ap.add_argument("--family", choices=memif.FAMILIES, default="4",
                     help="memif|vhost: IPv4, IPv6 or dual-stack sessions and streams (%(default)s)")  # fmt: skip
     ap.add_argument("--dial-timeout", type=float, default=120)
@@ -663,6 +678,10 @@ def options(argv=None) -> argparse.Namespace:
     direct = direct_attach(a)
     if a.family != "4" and not direct:
         ap.error("--family 6|both needs --attach memif or vhost (the pod's subscriber emulator dials IPv4)")
+    if a.sessions and not direct:
+        ap.error("--sessions EXPORT needs --attach memif or vhost (the pod dials its own sessions)")
+    if a.sessions and a.family != "4":
+        ap.error("--sessions EXPORT: the family is the export's (IPv6 where its sessions have prefixes)")
     # the smallest frames of the family (memif.min_frames), for search's frame arithmetic
     search.MIN_UPSTREAM, search.MIN_FRAME = memif.min_frames(a.family)
     a.max_pps = a.max_pps or (5e7 if direct else 1e6)

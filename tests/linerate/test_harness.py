@@ -104,3 +104,13 @@ def test_conformant_settings_and_test_selection(run):
     for bad in ("0", "1.5", "x", ","):
         with pytest.raises(SystemExit):
             rfc2544.options(["--latency-fractions", bad])
+
+
+def test_a_session_export_needs_the_direct_attachments():
+    ex = str(rfc2544.HERE / "testdata" / "cp-export.json")
+    a = rfc2544.options(["--attach", "vhost", "--sessions", ex])
+    assert a.sessions == ex and a.family == "4"
+    for argv in (["--sessions", ex], ["--attach", "dp:dp1", "--sessions", ex], ["--attach", "memif", "--sessions",
+                 ex, "--family", "both"]):  # fmt: skip
+        with pytest.raises(SystemExit):
+            rfc2544.options(argv)
