@@ -9,7 +9,9 @@
    DPs' LCP echoes); their sessions (tags, PPPoE id, MACs, address) become the streams:
    upstream one per session from its access port, downstream one per session from the core
    side (the inet host's interface, where the generator answers ARP for 198.51.100.99), and
-   a VoIP-like probe (178 B, DSCP EF) each way on a few sessions.
+   a VoIP-like probe (178 B, DSCP EF) each way on a few sessions. --attach memif|vhost: bng-dp
+   alone, its sessions installed through PFCP (synthetic, or with --sessions EXPORT exactly
+   those of a bngcpctl session export).
 3. Throughput: per direction (up, down) and frame size (access-side frames; the core side is
    16 bytes shorter; 64 B upstream cannot carry the headers and the signature: the smallest
    that can, 78 B, is used and reported), and the 89/11 mix of layer-1 bandwidth (downstream
@@ -17,7 +19,7 @@
    with at most 0.001% loss (reported apart). --search mlr|both: FD.io's MLRsearch finds both
    in one search, reported apart from the binary search.
 4. Per direction and size beside throughput (--tests): latency at the throughput rate (RFC 2544
-   26.2), back-to-back bursts at the generator's ceiling (26.4), the frame loss rate curve from
+   26.2) and at fractions of it (--latency-fractions, default 10%, 50%, 90%), back-to-back bursts at the generator's ceiling (26.4), the frame loss rate curve from
    the ceiling down in 10% steps (26.3).
 5. Latency: the probe at 1000 pps each way (2000 pps in all) under 0%, 10% and 90% of the
    mix's throughput as background.
@@ -433,7 +435,8 @@ def dial(pod, users_file: Path, total: int, timeout: float):
 
 def extras(a, r: Runner, direction: str, size, hi: float, ndr_pps: float, result: dict) -> None:
     """What RFC 2544 asks beside the binary search, for one direction and size: MLRsearch's
-    throughput (reported apart), latency at the throughput rate (26.2), back-to-back bursts
+    throughput (reported apart), latency at the throughput rate (26.2) and at a.latency_fractions
+    of it, back-to-back bursts
     at the generator's ceiling (26.4), the frame loss rate curve from it (26.3)."""
     label = size_label(size)
     base = {"direction": direction, "size": label, "conformant": a.full}

@@ -1,7 +1,8 @@
 """The harness's measuring loop (rfc2544.measure and extras) offline: a simulated device that
 forwards up to a capacity behind a queue, driven through the generator's trial interface and
 its JSON documents, as bng-lrgen answers them. Checks that every RFC 2544 test is run and
-reported: both searches, latency at the throughput rate, back-to-back, the loss curve."""
+reported: both searches, latency at the throughput rate and at fractions of it, back-to-back,
+the loss curve."""
 
 from __future__ import annotations
 
