@@ -19,8 +19,9 @@
    with at most 0.001% loss (reported apart). --search mlr|both: FD.io's MLRsearch finds both
    in one search, reported apart from the binary search.
 4. Per direction and size beside throughput (--tests): latency at the throughput rate (RFC 2544
-   26.2) and at fractions of it (--latency-fractions, default 10%, 50%, 90%), back-to-back bursts at the generator's ceiling (26.4), the frame loss rate curve from
-   the ceiling down in 10% steps (26.3).
+   26.2) and at fractions of it (--latency-fractions, default 10%, 50%, 90%), back-to-back
+   bursts at the generator's ceiling (26.4), the frame loss rate curve from the ceiling down
+   in 10% steps (26.3).
 5. Latency: the probe at 1000 pps each way (2000 pps in all) under 0%, 10% and 90% of the
    mix's throughput as background.
 
