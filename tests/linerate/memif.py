@@ -147,12 +147,14 @@ def export_subscribers(path: Path, echo_misses: int = ECHO_MISSES) -> tuple[list
     profiles' reader) as the rig installs them: (subscribers, the AC MAC of their line group,
     the IPoE sessions left out). A session of another instance than dp1's, on a line lg1 does
     not serve, with an address or prefix outside lg1's pools, or with another AC MAC than the
-    others' is refused (ValueError), as are duplicate ids, MACs and addresses. IPoE sessions
+    others', or with a QoS profile dp1 does not have is refused (ValueError), as are duplicate
+    ids, MACs and addresses. IPoE sessions
     are left out: the generator has no IPoE streams and the rig's lg1 takes only PPPoE."""
     raw = export_reader.read_export(path)
     ac_mac = str((raw[0].get("ac_mac") if raw else None) or AC_MAC).lower()
     ses = export_reader.load_sessions(_rig_pod(ac_mac), path)
     subs, ipoe, seen = [], [], set()
+    profiles = re.findall(r"(?m)^\[qos_profile\.\d+\]\s*\nname\s*=\s*(\S+)", DP_INI.read_text())
     for i, s in enumerate(ses):
         where = f"{path}: session {i} ({s.user or s.mac})"
         if s.instance not in (None, INSTANCE):
@@ -163,6 +165,8 @@ def export_subscribers(path: Path, echo_misses: int = ECHO_MISSES) -> tuple[list
                 raise ValueError(f"{where}: {k} {v} is outside lg1's {pool}")
         if bool(s.ipv6_prefix) != bool(s.delegated_prefix):
             raise ValueError(f"{where}: the rig's IPv6 streams need both a /64 and a delegated prefix")
+        if s.qos_profile and s.qos_profile not in profiles:
+            raise ValueError(f"{where}: QoS profile {s.qos_profile!r}: dp1 has {', '.join(profiles)}")
         if s.kind == "ipoe":
             ipoe.append(s)
             continue

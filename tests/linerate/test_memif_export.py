@@ -47,6 +47,7 @@ def test_export_sessions_become_the_rigs_subscribers():
         ({"line_group": "lg2"}, "line_group lg2 but the line is lg1's"),
         ({"ipv6_prefix": "2001:db8:999:1::/64", "delegated_prefix": "2001:db8:2000:100::/56"}, "outside lg1's"),
         ({"pppoe_id": 0}, "PPPoE session id 0"),
+        ({"qos_profile": "platinum"}, "QoS profile 'platinum': dp1 has gold, silver"),
         ({"mac": "02:5b:00:00:00:05", "pppoe_id": 2651, "ctag": 6}, "twice in the export"),
     ],
 )
