@@ -1,9 +1,10 @@
-"""The memif rig installing exactly the sessions of a session export (`bngcpctl sessions
---export`; testdata/cp-export.json was written by a real bng-cp) through PFCP, and the
-generator's streams using exactly those sessions: every stream's frames come back through
-bng-dp both ways, counted exactly. The refusals (sessions of another instance, line or pool)
-run without root. The live test is root (the lrgen_binary fixture skips it otherwise, or fails
-it under BNGPOD_REQUIRE_POD=1); tests/conftest.py holds the bngpod-netns lock."""
+"""The memif rig (on net_memif and on vhost-user) installing exactly the sessions of a
+session export (`bngcpctl sessions --export`; testdata/cp-export.json was written by a real
+bng-cp) through PFCP, and the generator's streams using exactly those sessions: every
+stream's frames come back through bng-dp both ways, counted exactly. The refusals (sessions
+of another instance, line, pool or QoS profile) run without root. The live test is root (the
+lrgen_binary fixture skips it otherwise, or fails it under BNGPOD_REQUIRE_POD=1);
+tests/conftest.py holds the bngpod-netns lock."""
 
 from __future__ import annotations
 
@@ -65,10 +66,11 @@ def test_another_ac_mac_within_the_export_is_refused(tmp_path):
         memif.export_subscribers(p)
 
 
-def test_exported_sessions_carry_every_frame_both_ways(lrgen_binary, tmp_path):
+@pytest.mark.parametrize("attach", memif.ATTACHES)
+def test_exported_sessions_carry_every_frame_both_ways(lrgen_binary, tmp_path, attach):
     if not memif.BNG_DP.is_file():
         pytest.fail(f"{memif.BNG_DP} is missing: run `make binaries`")
-    with memif.MemifDp(0, log=tmp_path / "bng-dp.log", export=EXPORT) as dp:
+    with memif.MemifDp(0, log=tmp_path / "bng-dp.log", export=EXPORT, attach=attach) as dp:
         n = len(dp.subs)
         assert dp.established == n == 3 and len(dp.ipoe_skipped) == 1
         st = memif.dp_streams(dp, "02:aa:00:00:00:01", 1, 0, 1, 2, 3)
@@ -86,7 +88,7 @@ def test_exported_sessions_carry_every_frame_both_ways(lrgen_binary, tmp_path):
             path,
             [("", dp.devargs())],
             arp={0: memif.ROUTER_ADDR},
-            prefix="lrmexp",
+            prefix=f"lrexp{attach}",
             log=tmp_path / "gen.log",
             per_stream=True,
             lcp_magic=memif.LCP_MAGIC,
