@@ -30,7 +30,7 @@ help:
 	@echo "make bench-cp  bng-cp's session setup rate, PADI (IPoE: DISCOVER) to PFCP-acknowledged establishment, PPPoE, dual stack and IPoE interleaved (JSON lines)"
 	@echo "make bench-move  a line group's move onto the real bng-dp, new placement to sessions acked and traffic (JSON lines, root)"
 	@echo "make bench-pod  session setup rate (counted once traffic passes; lenient and strict clients, a fresh pod per point) and per-subscriber throughput through the whole emulated pod (JSON lines, root)"
-	@echo "make bench-rfc2544  RFC 2544 throughput (zero loss, 0.001%) per frame size and IMIX, and probe latency under load, through the emulated pod with the in-box generator bng-lrgen (ATTACH=memif: bng-dp alone on net_memif, 1,000 PFCP sessions; ATTACH=vhost: the same on vhost-user; FAMILY=6|both: IPv6 or dual-stack sessions and streams, memif and vhost only; SEARCH=mlr|both: FD.io MLRsearch beside the binary search), latency at the throughput rate, back-to-back, frame loss rate curve; short, non-conformant run (the full one: tests/linerate/bench_rfc2544.sh --conformant); JSON lines and tests/linerate/report/ with PNG plots (root)"
+	@echo "make bench-rfc2544  RFC 2544 throughput (zero loss, 0.001%) per frame size and IMIX, and probe latency under load, through the emulated pod with the in-box generator bng-lrgen (ATTACH=memif: bng-dp alone on net_memif, 1,000 PFCP sessions; ATTACH=vhost: the same on vhost-user; FAMILY=6|both: IPv6 or dual-stack sessions and streams, memif and vhost only; SESSIONS=EXPORT: exactly the PPPoE sessions of a bngcpctl session export, memif and vhost only (ATTACH=memif when unset); SEARCH=mlr|both: FD.io MLRsearch beside the binary search), latency at the throughput rate and at 10, 50, 90% of it, back-to-back, frame loss rate curve; short, non-conformant run (the full one: tests/linerate/bench_rfc2544.sh --conformant); JSON lines and tests/linerate/report/ with PNG plots (root)"
 	@echo "make bench-qos-latency  a VoIP-like probe's wire-to-wire latency through bng-dp on net_memif at 0/10/90% of the subport rate, idle back-off off and on, beside the generator alone on memif (JSON lines, root)"
 	@echo "make bench-qos  4 bng-dp processes sharing one 200 Mbit/s access port, then a server port: static shares against the peer exchange (port use, fairness, convergence, overshoot; JSON lines, root)"
 	@echo "make bench-onos  the ONOS app's failover work on a 240-group pod: re-balance, steering plan, objectives sent (JSON lines)"
@@ -146,7 +146,7 @@ bench-failover: setup binaries
 	topology/bench/bench_failover.sh
 
 bench-rfc2544: setup binaries
-	tests/linerate/bench_rfc2544.sh $(if $(ATTACH),--attach $(ATTACH)) $(if $(SEARCH),--search $(SEARCH)) $(if $(FAMILY),--family $(FAMILY))
+	tests/linerate/bench_rfc2544.sh $(if $(ATTACH),--attach $(ATTACH),$(if $(SESSIONS),--attach memif)) $(if $(SEARCH),--search $(SEARCH)) $(if $(FAMILY),--family $(FAMILY)) $(if $(SESSIONS),--sessions $(SESSIONS))
 
 bench-qos: setup binaries
 	tests/dp/bench_qos.sh

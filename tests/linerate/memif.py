@@ -51,8 +51,10 @@ from bngpod.rawsock import in_netns  # noqa: E402
 
 try:  # a module of the tests package (pytest), or a script's sibling (rfc2544.py)
     from . import streams
+    from .profiles import common as export_reader
 except ImportError:
     import streams
+    from profiles import common as export_reader
 
 DP_INI = REPO / "topology" / "tests" / "golden" / "lab" / "dp" / "dp1.ini"
 CP_ADDR, DP_CTRL = "10.200.0.1", "10.200.0.11"
@@ -68,15 +70,18 @@ ECHO_INTERVAL, ECHO_MISSES = 5, 3
 # of either process off its core (2 shared cores here) do not overflow a ring
 MEMIF_RSIZE = 14
 MAX_SESSIONS = 1000  # 50 S-tags x 20 C-tags, inside the /22
+INSTANCE = 1  # dp1's instance id in the lab pod: an export's sessions must be this instance's
+POOL4, POOL6, POOL_PD = "100.80.0.0/22", "2001:db8:100::/48", "2001:db8:2000::/40"  # lg1's pools
 VHOST_QSIZE = 1024  # virtio ring slots (1024: the largest virtio-user takes for a split ring)
 
 
-def dp_config(path: Path, rate: int | None = None) -> Path:
+def dp_config(path: Path, rate: int | None = None, ac_mac: str = AC_MAC) -> Path:
     """dp1.ini with every rate at 400 Gbit/s: the trials measure forwarding, not policing.
     With rate (bit/s): the access ports (the HQoS subports) and the profiles' downstream rate
     at rate instead, and no class rate limit (gold's voice class has one), the rest as before
-    (a latency bench's load is a share of it)."""
+    (a latency bench's load is a share of it). ac_mac: lg1's AC MAC (a session export's)."""
     text = DP_INI.read_text()
+    text = re.sub(r"(?m)^(ac_mac\s*=\s*)\S+", rf"\g<1>{ac_mac}", text, count=1)  # [line_group.0]: lg1
     big, sub = 400_000_000_000, rate or 400_000_000_000
     text = re.sub(r"(?m)^(port_rate\s*=\s*)\d+", rf"\g<1>{big}", text)
     text = re.sub(r"(?m)^(rate\s*=\s*)\d+", rf"\g<1>{sub}", text)
@@ -125,9 +130,86 @@ def subscribers(n: int, echo_misses: int = ECHO_MISSES, family: str = "4") -> li
     return out
 
 
-def session_of(sub: Sub) -> streams.Session:
+def _rig_pod(ac_mac: str):
+    """The rig's one instance as the export reader's checks see a pod: lg1 on access1 (TPID
+    0x8100), S-tags 100-149, any C-tag, its IPv4 pool, PPPoE and IPoE, the AC MAC given."""
+    from types import SimpleNamespace as NS
+
+    port = NS(name="access1", tpid=TPID, role="access")
+    line = NS(port=port, stag=STAGS, ctags=range(1, 4095))
+    group = NS(name=GROUP, ac_mac=ac_mac, lines=[line], session_types=("pppoe", "ipoe"),
+               pools=[NS(prefix=ipaddress.IPv4Network(POOL4))])  # fmt: skip
+    return NS(groups=[group], ports_with_role=lambda role: [port] if role == "access" else [])
+
+
+def export_subscribers(path: Path, echo_misses: int = ECHO_MISSES) -> tuple[list[Sub], str, list]:
+    """The sessions of a session export (`bngcpctl sessions --export json|csv`, read by the
+    profiles' reader) as the rig installs them: (subscribers, the AC MAC of their line group,
+    the IPoE sessions left out). A session of another instance than dp1's, on a line lg1 does
+    not serve, with an address or prefix outside lg1's pools, or with another AC MAC than the
+    others', or with a QoS profile dp1 does not have is refused (ValueError), as are duplicate
+    ids, MACs and addresses. IPoE sessions
+    are left out: the generator has no IPoE streams and the rig's lg1 takes only PPPoE."""
+    raw = export_reader.read_export(path)
+    ac_mac = str((raw[0].get("ac_mac") if raw else None) or AC_MAC).lower()
+    ses = export_reader.load_sessions(_rig_pod(ac_mac), path)
+    subs, ipoe, seen = [], [], set()
+    profiles = re.findall(r"(?m)^\[qos_profile\.\d+\]\s*\nname\s*=\s*(\S+)", DP_INI.read_text())
+    for i, s in enumerate(ses):
+        where = f"{path}: session {i} ({s.user or s.mac})"
+        if s.instance not in (None, INSTANCE):
+            raise ValueError(f"{where}: instance {s.instance}, the rig is instance {INSTANCE} (dp1)")
+        for k, pool in (("ipv6_prefix", POOL6), ("delegated_prefix", POOL_PD)):
+            v = getattr(s, k)
+            if v and not ipaddress.IPv6Network(v).subnet_of(ipaddress.IPv6Network(pool)):
+                raise ValueError(f"{where}: {k} {v} is outside lg1's {pool}")
+        if bool(s.ipv6_prefix) != bool(s.delegated_prefix):
+            raise ValueError(f"{where}: the rig's IPv6 streams need both a /64 and a delegated prefix")
+        if s.qos_profile and s.qos_profile not in profiles:
+            raise ValueError(f"{where}: QoS profile {s.qos_profile!r}: dp1 has {', '.join(profiles)}")
+        if s.kind == "ipoe":
+            ipoe.append(s)
+            continue
+        for key in (("line", s.stag, s.ctag, s.mac, s.pppoe_id), ("address", s.address), ("mac", s.mac)):
+            if key in seen:
+                raise ValueError(f"{where}: {key[0]} {key[1:]} twice in the export")
+            seen.add(key)
+        j = len(subs)
+        subs.append(
+            Sub(
+                stag=s.stag,
+                ctag=s.ctag,
+                mac=s.mac,
+                sid=s.pppoe_id,
+                ipv4=s.address,
+                ipv6_prefix=s.ipv6_prefix,
+                delegated_prefix=s.delegated_prefix,
+                qos=s.qos_profile,
+                lcp_magic=0x10000000 + j,
+                lcp_peer_magic=LCP_MAGIC,
+                echo_interval=ECHO_INTERVAL,
+                echo_misses=echo_misses,
+                logical_port="access1",
+            )
+        )
+    if not subs:
+        raise ValueError(f"{path}: no PPPoE session the rig can install ({len(ipoe)} IPoE left out)")
+    if len(subs) > MAX_SESSIONS:
+        raise ValueError(f"{path}: {len(subs)} sessions, the rig takes at most {MAX_SESSIONS}")
+    return subs, ac_mac, ipoe
+
+
+def family_of(subs: list[Sub]) -> str:
+    """The IP family of an export's sessions: "4" (none has IPv6) or "both" (all have)."""
+    v6 = sum(1 for s in subs if s.ipv6_prefix)
+    if v6 not in (0, len(subs)):
+        raise ValueError(f"{v6} of {len(subs)} sessions have IPv6 prefixes: the rig takes all or none")
+    return "both" if v6 else "4"
+
+
+def session_of(sub: Sub, ac_mac: str = AC_MAC) -> streams.Session:
     v4 = sub.ipv4 or "192.0.2.1"  # an IPv6-only session: no IPv4 stream uses it
-    return streams.Session("access1", sub.stag, sub.ctag, TPID, sub.sid, sub.mac, AC_MAC, v4)
+    return streams.Session("access1", sub.stag, sub.ctag, TPID, sub.sid, sub.mac, ac_mac, v4)
 
 
 def addresses6(sub: Sub) -> tuple[str, str]:
@@ -162,7 +244,9 @@ class MemifDp:
     the socket's server; attach "vhost": the generator is a net_virtio_user) with n sessions
     installed through PFCP, of IP family "4", "6" or "both" (subscribers()). rate, dp_args,
     binary, qos: a latency bench's (dp_config(), bng-dp's options, another bng-dp, the
-    sessions' QoS profile)."""
+    sessions' QoS profile). export: a session export's sessions instead (export_subscribers():
+    n_sessions and family are taken from it, lg1's AC MAC is the export's; qos given
+    overrides the export's profiles)."""
 
     def __init__(
         self,
@@ -176,6 +260,7 @@ class MemifDp:
         dp_args: tuple[str, ...] = (),
         binary: Path | None = None,
         qos: str | None = None,
+        export: Path | None = None,
     ):
         if attach not in ATTACHES:
             raise ValueError(f"attach {attach!r}: one of {ATTACHES}")
@@ -187,9 +272,15 @@ class MemifDp:
         self.ns_dp, self.ns_cp = f"lrm-dp-{self.pid}", f"lrm-cp-{self.pid}"
         self.prefix = f"lrmdp{self.pid}"
         self.socket = self.dir / "dp.sock"
-        self.subs = subscribers(n_sessions, echo_misses, family)
+        self.ac_mac, self.ipoe_skipped = AC_MAC, []
+        if export is not None:
+            self.subs, self.ac_mac, self.ipoe_skipped = export_subscribers(export, echo_misses)
+            self.family = family_of(self.subs)
+        else:
+            self.subs = subscribers(n_sessions, echo_misses, family)
         for sub in self.subs:
-            sub.qos = qos  # a QoS profile of dp1.ini by name (Forwarding Policy); None: the group's
+            if export is None or qos is not None:
+                sub.qos = qos  # a QoS profile of dp1.ini by name (Forwarding Policy); None: the group's
         self.proc: subprocess.Popen | None = None
         self.cp: Cp | None = None
         self.log_path = log or self.dir / "bng-dp.log"
@@ -240,7 +331,7 @@ class MemifDp:
             "-l", self.lcores, "--no-huge", "-m", "512", "--no-pci",
             f"--file-prefix={self.prefix}", "--log-level=notice",
             "--vdev", self.dp_vdev(),
-            "--", "--config", str(dp_config(self.dir / "dp1.ini", self.rate)), "--sessions", "4096",
+            "--", "--config", str(dp_config(self.dir / "dp1.ini", self.rate, self.ac_mac)), "--sessions", "4096",
             *self.dp_args,
         ]  # fmt: skip
         self.log = open(self.log_path, "wb")  # noqa: SIM115
@@ -335,14 +426,14 @@ def dp_streams(dp: MemifDp, gen_mac: str, probes: int, g_up: int, g_down: int, g
     odd one its delegated prefix (a LAN host)."""
     st = []
     if dp.family != "6":
-        ses = [session_of(s) for s in dp.subs]
+        ses = [session_of(s, dp.ac_mac) for s in dp.subs]
         st += [streams.upstream(s, DST4, 0, g_up, 10000 + i) for i, s in enumerate(ses)]
         st += [streams.downstream(s, gen_mac, CORE_MAC, DST4, 0, g_down, 10000 + i) for i, s in enumerate(ses)]
         st += [streams.upstream(s, DST4, 0, g_pu, 7000 + i, streams.DSCP_EF) for i, s in enumerate(ses[:probes])]
         st += [streams.downstream(s, gen_mac, CORE_MAC, DST4, 0, g_pd, 7000 + i, streams.DSCP_EF)
                for i, s in enumerate(ses[:probes])]  # fmt: skip
     if dp.family != "4":
-        ses6 = [(session_of(s), addresses6(s)[i % 2]) for i, s in enumerate(dp.subs)]
+        ses6 = [(session_of(s, dp.ac_mac), addresses6(s)[i % 2]) for i, s in enumerate(dp.subs)]
 
         def up(i, s, a, g, sport, dscp=0):
             return streams.upstream6(s, a, DST6, 0, g, sport, dscp)

@@ -1,8 +1,8 @@
 """The RFC 2544 report (report.md, PNG plots and the same as SVG) from the harness's
 results.json document, in the seeds' layout: throughput per frame size (frames/s and Mbit/s at
 layer 1) by binary search and, reported apart, by MLRsearch; back-to-back bursts (26.4); the
-frame loss rate curve (26.3); latency at the throughput rate (26.2) and of the VoIP-like probe
-under background load."""
+frame loss rate curve (26.3); latency at the throughput rate (26.2) and at fractions of it, and
+of the VoIP-like probe under background load."""
 
 from __future__ import annotations
 
@@ -119,6 +119,23 @@ def plots(res: dict, out: Path) -> list[dict]:
         ax.set_title("Loss of every throughput search trial (binary search)")
         ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1, 0.5))
         _save(fig, out, "trials", made, len(trials))
+    at_rate = [x for x in res.get("latency_at_throughput", []) if x.get("avg_us") is not None]
+    if at_rate:
+        fig, ax = plt.subplots(figsize=(9, 4.5))
+        n = 0
+        for key in dict.fromkeys((x["direction"], x["size"]) for x in at_rate):
+            pts = sorted((x.get("fraction", 1.0) * 100, x["avg_us"], x["p99_us"]) for x in at_rate
+                         if (x["direction"], x["size"]) == key)  # fmt: skip
+            (line,) = ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=f"{key[0]} {key[1]} avg")
+            ax.plot([p[0] for p in pts], [p[2] for p in pts], marker="^", ls=":", color=line.get_color(),
+                    label=f"{key[0]} {key[1]} p99")  # fmt: skip
+            n += 1
+        ax.set_yscale("log")
+        ax.set_xlabel("offered load, % of the size's zero-loss rate")
+        ax.set_ylabel("us (log)")
+        ax.set_title("Latency at fractions of the throughput rate (RFC 2544 26.2 at 100%)")
+        ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1, 0.5))
+        _save(fig, out, "latency_at_throughput", made, n)
     lat = res.get("latency", [])
     if lat:
         fig, ax = plt.subplots(figsize=(9, 4.5))
@@ -225,15 +242,18 @@ def write(res: dict, out: Path) -> Path:
         )  # fmt: skip
     if res.get("latency_at_throughput"):
         lines += [
-            "## Latency at the throughput rate (RFC 2544 26.2)",
+            "## Latency at the throughput rate (RFC 2544 26.2) and at fractions of it",
             "",
-            "The stream at its zero-loss rate; each trial's figures averaged over the trials (min and max: extremes).",
+            "The stream at a share of its zero-loss rate (100%: the rate itself, RFC 2544 26.2's); each trial's "
+            "figures averaged over the trials (min and max: extremes).",
             "",
         ]
         lines += _table(
-            ["direction", "size", "rate, frames/s", "trials x s", "min us", "avg us", "p99 us", "max us", "lost"],
-            [[x["direction"], x["size"], x["rate_pps"], f"{x['trials']} x {x['trial_s']}", x["min_us"], x["avg_us"],
-              x["p99_us"], x["max_us"], x["lost"]] for x in res["latency_at_throughput"]],
+            ["direction", "size", "share", "rate, frames/s", "trials x s", "min us", "avg us", "p99 us", "max us",
+             "lost"],
+            [[x["direction"], x["size"], f"{x.get('fraction', 1.0):.0%}", x["rate_pps"],
+              f"{x['trials']} x {x['trial_s']}", x["min_us"], x["avg_us"], x["p99_us"], x["max_us"], x["lost"]]
+             for x in res["latency_at_throughput"]],
         )  # fmt: skip
     if lat:
         lines += [

@@ -9,7 +9,9 @@
    DPs' LCP echoes); their sessions (tags, PPPoE id, MACs, address) become the streams:
    upstream one per session from its access port, downstream one per session from the core
    side (the inet host's interface, where the generator answers ARP for 198.51.100.99), and
-   a VoIP-like probe (178 B, DSCP EF) each way on a few sessions.
+   a VoIP-like probe (178 B, DSCP EF) each way on a few sessions. --attach memif|vhost: bng-dp
+   alone, its sessions installed through PFCP (synthetic, or with --sessions EXPORT exactly
+   those of a bngcpctl session export).
 3. Throughput: per direction (up, down) and frame size (access-side frames; the core side is
    16 bytes shorter; 64 B upstream cannot carry the headers and the signature: the smallest
    that can, 78 B, is used and reported), and the 89/11 mix of layer-1 bandwidth (downstream
@@ -17,8 +19,9 @@
    with at most 0.001% loss (reported apart). --search mlr|both: FD.io's MLRsearch finds both
    in one search, reported apart from the binary search.
 4. Per direction and size beside throughput (--tests): latency at the throughput rate (RFC 2544
-   26.2), back-to-back bursts at the generator's ceiling (26.4), the frame loss rate curve from
-   the ceiling down in 10% steps (26.3).
+   26.2) and at fractions of it (--latency-fractions, default 10%, 50%, 90%), back-to-back
+   bursts at the generator's ceiling (26.4), the frame loss rate curve from the ceiling down
+   in 10% steps (26.3).
 5. Latency: the probe at 1000 pps each way (2000 pps in all) under 0%, 10% and 90% of the
    mix's throughput as background.
 
@@ -234,10 +237,19 @@ def run_memif(a, sizes, result: dict) -> None:
     """bng-dp alone on a net_memif port (memif.py), sessions installed through PFCP, the
     generator on the other end answering ARP and LCP echoes."""
     n = a.memif_sessions
-    log(f"bng-dp on {a.attach}, {n} sessions (IP {a.family}) through PFCP (LCP echo every {memif.ECHO_INTERVAL} s, "
+    what = f"the sessions of {a.sessions}" if a.sessions else f"{n} sessions (IP {a.family})"
+    log(f"bng-dp on {a.attach}, {what} through PFCP (LCP echo every {memif.ECHO_INTERVAL} s, "
         f"{MEMIF_ECHO_MISSES} misses allowed)")  # fmt: skip
-    kw = {"family": a.family, "attach": a.attach}
+    kw = {"family": a.family, "attach": a.attach, "export": Path(a.sessions) if a.sessions else None}
     with memif.MemifDp(n, log=Path(a.out) / "bng-dp.log", echo_misses=MEMIF_ECHO_MISSES, **kw) as dp:
+        if a.sessions:
+            a.family = dp.family  # the export's: "4", or "both" where every session has IPv6 prefixes
+            search.MIN_UPSTREAM, search.MIN_FRAME = memif.min_frames(a.family)
+            n = len(dp.subs)
+            log(f"  {n} PPPoE sessions of the export installed (IP {a.family}, lg1's AC MAC {dp.ac_mac})")
+            if dp.ipoe_skipped:
+                log(f"  {len(dp.ipoe_skipped)} IPoE sessions of the export left out: the generator has no IPoE "
+                    "streams and the rig's line group takes PPPoE only")  # fmt: skip
         st = memif.dp_streams(dp, "02:aa:00:00:00:01", a.probe_sessions, G_UP, G_DOWN, G_PROBE_UP, G_PROBE_DOWN)
         result["sessions"] = dp.established
         result["pod_ports"] = {
@@ -245,6 +257,8 @@ def run_memif(a, sizes, result: dict) -> None:
             "family": a.family,
             "ports": [dp.devargs()],
             "streams_sessions": n,
+            "sessions_export": a.sessions,
+            "ipoe_left_out": len(dp.ipoe_skipped),
             "dp_lcores": dp.lcores,
             "generator_lcore": 0,
             "probe_sessions": a.probe_sessions,
@@ -422,7 +436,8 @@ def dial(pod, users_file: Path, total: int, timeout: float):
 
 def extras(a, r: Runner, direction: str, size, hi: float, ndr_pps: float, result: dict) -> None:
     """What RFC 2544 asks beside the binary search, for one direction and size: MLRsearch's
-    throughput (reported apart), latency at the throughput rate (26.2), back-to-back bursts
+    throughput (reported apart), latency at the throughput rate (26.2) and at a.latency_fractions
+    of it, back-to-back bursts
     at the generator's ceiling (26.4), the frame loss rate curve from it (26.3)."""
     label = size_label(size)
     base = {"direction": direction, "size": label, "conformant": a.full}
@@ -444,15 +459,17 @@ def extras(a, r: Runner, direction: str, size, hi: float, ndr_pps: float, result
         result["throughput_mlr"].append(doc)
         emit({k: v for k, v in doc.items() if k != "trials"})
     if "latency" in a.tests and ndr_pps > 0:
-        docs = [r.direction_doc(direction, size, ndr_pps, a.rate_latency_s) for _ in range(a.latency_trials)]
-        lat = [x["latency_ns"] for _, x in docs if x.get("latency_ns")]
-        avg = (lambda k: round(sum(v[k] for v in lat) / len(lat) / 1e3, 1)) if lat else (lambda k: None)
-        doc = dict(base, test="latency_at_throughput", rate_pps=round(ndr_pps), trials=len(docs),
-                   trial_s=a.rate_latency_s, min_us=round(min(v["min"] for v in lat) / 1e3, 1) if lat else None,
-                   avg_us=avg("avg"), p99_us=avg("p99"), max_us=round(max(v["max"] for v in lat) / 1e3, 1) if lat
-                   else None, lost=sum(t.lost for t, _ in docs))  # fmt: skip
-        result["latency_at_throughput"].append(doc)
-        emit(doc)
+        for frac in a.latency_fractions:  # 1.0: RFC 2544's 26.2, the rest below the found rate
+            pps = ndr_pps * frac
+            docs = [r.direction_doc(direction, size, pps, a.rate_latency_s) for _ in range(a.latency_trials)]
+            lat = [x["latency_ns"] for _, x in docs if x.get("latency_ns")]
+            avg = (lambda k, lat=lat: round(sum(v[k] for v in lat) / len(lat) / 1e3, 1)) if lat else (lambda k: None)
+            doc = dict(base, test="latency_at_throughput", fraction=frac, rate_pps=round(pps), trials=len(docs),
+                       trial_s=a.rate_latency_s, min_us=round(min(v["min"] for v in lat) / 1e3, 1) if lat else None,
+                       avg_us=avg("avg"), p99_us=avg("p99"), max_us=round(max(v["max"] for v in lat) / 1e3, 1)
+                       if lat else None, lost=sum(t.lost for t, _ in docs))  # fmt: skip
+            result["latency_at_throughput"].append(doc)
+            emit(doc)
     if "b2b" in a.tests:
         frames = max(1, int(hi * a.b2b_s))
         b = search.back_to_back(lambda n: r.burst(direction, size, hi, n), hi, frames, min_frames=1,
@@ -621,6 +638,9 @@ def options(argv=None) -> argparse.Namespace:
         help="besides throughput: latency (at the throughput rate, 26.2), b2b (back-to-back, 26.4), "
         "curve (frame loss rate, 26.3), probe (VoIP probe under background) (default: %(default)s)",
     )
+    ap.add_argument("--latency-fractions", default="0.1,0.5,0.9,1.0",
+                    help="latency trials at these shares of each size's zero-loss rate (1.0: RFC 2544 26.2's, "
+                    "at the rate itself) (default: %(default)s)")  # fmt: skip
     ap.add_argument("--rate-latency-s", type=float, help="seconds per latency trial at the throughput rate "
                     "(default: the trial length; --conformant 120)")  # fmt: skip
     ap.add_argument("--b2b-s", type=float, help="the longest burst tried, seconds at the ceiling (0.5; --conformant 2)")
@@ -640,6 +660,10 @@ def options(argv=None) -> argparse.Namespace:
     ap.add_argument("--pdr-trials", type=int, help="trials per 0.001%% search (2; --full 8)")
     ap.add_argument("--max-pps", type=float, help="upper bound of every search (1e6; memif: 5e7)")
     ap.add_argument("--memif-sessions", type=int, default=1000, help="sessions of --attach memif|vhost (at most 1000)")
+    ap.add_argument("--sessions", metavar="EXPORT",
+                    help="memif|vhost: install exactly the PPPoE sessions of this session export (`bngcpctl "
+                    "sessions --export json|csv`) through PFCP instead of synthetic ones, and send the streams "
+                    "over them; they must be instance 1's (dp1), on lg1's lines and pools")  # fmt: skip
     ap.add_argument("--family", choices=memif.FAMILIES, default="4",
                     help="memif|vhost: IPv4, IPv6 or dual-stack sessions and streams (%(default)s)")  # fmt: skip
     ap.add_argument("--dial-timeout", type=float, default=120)
@@ -658,6 +682,10 @@ def options(argv=None) -> argparse.Namespace:
     direct = direct_attach(a)
     if a.family != "4" and not direct:
         ap.error("--family 6|both needs --attach memif or vhost (the pod's subscriber emulator dials IPv4)")
+    if a.sessions and not direct:
+        ap.error("--sessions EXPORT needs --attach memif or vhost (the pod dials its own sessions)")
+    if a.sessions and a.family != "4":
+        ap.error("--sessions EXPORT: the family is the export's (IPv6 where its sessions have prefixes)")
     # the smallest frames of the family (memif.min_frames), for search's frame arithmetic
     search.MIN_UPSTREAM, search.MIN_FRAME = memif.min_frames(a.family)
     a.max_pps = a.max_pps or (5e7 if direct else 1e6)
@@ -673,6 +701,12 @@ def options(argv=None) -> argparse.Namespace:
     a.b2b_repeats = a.b2b_repeats or (50 if full else 2)
     a.mlr_max_s = a.mlr_max_s or (7200.0 if full else 600.0)
     a.tests = {t.strip() for t in a.tests.split(",") if t.strip()}
+    try:
+        a.latency_fractions = sorted({float(f) for f in a.latency_fractions.split(",") if f.strip()})
+    except ValueError:
+        ap.error(f"--latency-fractions {a.latency_fractions!r}: comma-separated numbers in (0, 1]")
+    if not a.latency_fractions or not all(0 < f <= 1 for f in a.latency_fractions):
+        ap.error(f"--latency-fractions {a.latency_fractions}: shares of the found rate in (0, 1]")
     if a.tests - {"latency", "b2b", "curve", "probe"}:
         ap.error(f"--tests: unknown {', '.join(sorted(a.tests - {'latency', 'b2b', 'curve', 'probe'}))}")
     default_sizes = [*search.SIZES, "imix"] if full else [64, 512, 1518, "imix"]

@@ -1,7 +1,8 @@
 """The harness's measuring loop (rfc2544.measure and extras) offline: a simulated device that
 forwards up to a capacity behind a queue, driven through the generator's trial interface and
 its JSON documents, as bng-lrgen answers them. Checks that every RFC 2544 test is run and
-reported: both searches, latency at the throughput rate, back-to-back, the loss curve."""
+reported: both searches, latency at the throughput rate and at fractions of it, back-to-back,
+the loss curve."""
 
 from __future__ import annotations
 
@@ -57,7 +58,7 @@ def test_a_short_run_makes_every_result(run, capsys):
     tests = [d.get("test") for d in docs]
     # per direction: binary throughput, MLRsearch, latency at the rate, back-to-back, loss curve;
     # then the 89/11 mix and the probe at three loads
-    one = ["throughput", "throughput_mlr", "latency_at_throughput", "back_to_back", "loss_curve"]
+    one = ["throughput", "throughput_mlr", *["latency_at_throughput"] * 4, "back_to_back", "loss_curve"]
     assert tests == one + one + ["throughput"] + ["latency"] * 3
     assert all(d["conformant"] is False for d in docs)
     for t, m in zip(res["throughput"][:2], res["throughput_mlr"], strict=True):
@@ -75,6 +76,17 @@ def test_a_short_run_makes_every_result(run, capsys):
         assert [p["lost"] for p in c["points"][-2:]] == [0, 0]
     for x in res["latency_at_throughput"]:
         assert x["trials"] == 1 and x["trial_s"] == 2.0 and x["p99_us"] > x["avg_us"] > x["min_us"]
+    # latency at 10%, 50%, 90% and 100% of each direction's zero-loss rate: the trials ran at
+    # those rates, and the simulated device's latency grows with its load
+    for d, t in zip(("up", "down"), res["throughput"][:2], strict=True):
+        xs = [x for x in res["latency_at_throughput"] if x["direction"] == d]
+        assert [x["fraction"] for x in xs] == [0.1, 0.5, 0.9, 1.0]
+        assert all(abs(x["rate_pps"] - t["ndr_pps"] * x["fraction"]) <= 1 for x in xs), xs
+        assert all(x["lost"] == 0 for x in xs)
+        assert [x["avg_us"] for x in xs] == sorted({x["avg_us"] for x in xs}) and xs[0]["avg_us"] < xs[-1]["avg_us"]
+        key = f"rate{rfc2544.G_UP if d == 'up' else rfc2544.G_DOWN}"
+        rates = [c[key] for c in gen.calls if key in c and c["duration"] == a.rate_latency_s]
+        assert all(any(abs(r - x["rate_pps"]) <= 1 for r in rates) for x in xs)
 
 
 def test_conformant_settings_and_test_selection(run):
@@ -88,3 +100,18 @@ def test_conformant_settings_and_test_selection(run):
     assert len(res["loss_curve"]) == 2
     with pytest.raises(SystemExit):
         rfc2544.options(["--tests", "b2b,bogus"])
+    _, _, res = run("--sizes", "512", "--tests", "latency", "--latency-fractions", "1,0.25")
+    assert [x["fraction"] for x in res["latency_at_throughput"]] == [0.25, 1.0, 0.25, 1.0]
+    for bad in ("0", "1.5", "x", ","):
+        with pytest.raises(SystemExit):
+            rfc2544.options(["--latency-fractions", bad])
+
+
+def test_a_session_export_needs_the_direct_attachments():
+    ex = str(rfc2544.HERE / "testdata" / "cp-export.json")
+    a = rfc2544.options(["--attach", "vhost", "--sessions", ex])
+    assert a.sessions == ex and a.family == "4"
+    for argv in (["--sessions", ex], ["--attach", "dp:dp1", "--sessions", ex], ["--attach", "memif", "--sessions",
+                 ex, "--family", "both"]):  # fmt: skip
+        with pytest.raises(SystemExit):
+            rfc2544.options(argv)
