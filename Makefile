@@ -67,6 +67,14 @@ $(PODCTL): $(ONOS_SOURCES)
 	mvn -B -o -q -DskipTests package >/dev/null
 	@touch $@
 
+# With a pod file's `seba` section, the controller runs org.bngpod.seba too
+# (org.bngpod.seba.impl.SebaPodController, voltha-adapters/seba's test scope): its class path
+# after onos-app's; the reactor's package above builds it.
+SEBACTL := voltha-adapters/seba/target/sebactl.classpath
+$(SEBACTL): $(PODCTL)
+	@test -f $@ || mvn -B -o -q -pl voltha-adapters/seba -am -DskipTests package >/dev/null
+	@touch $@
+
 # The in-box line-rate generator (tests/linerate/gen, its own meson build).
 LRGEN_BUILD := tests/linerate/gen/build
 LRGEN := $(LRGEN_BUILD)/bng-lrgen
@@ -82,7 +90,7 @@ $(KAFKA_CLASSPATH): voltha-adapters/kafka-broker/pom.xml voltha-adapters/pom.xml
 	mvn -B -o -q -pl voltha-adapters/kafka-broker -am -DskipTests package >/dev/null
 	@touch $@
 
-binaries: $(BNG_DP) $(GO_BINARIES) $(ACCESS_INGRESS) $(PODCTL) $(LRGEN) $(KAFKA_CLASSPATH)
+binaries: $(BNG_DP) $(GO_BINARIES) $(ACCESS_INGRESS) $(PODCTL) $(SEBACTL) $(LRGEN) $(KAFKA_CLASSPATH)
 
 # make demo IPOE=1: the IPoE pod (topology/examples/ipoe.yaml), PPPoE and IPoE subscribers
 ifeq ($(IPOE),1)

@@ -109,12 +109,12 @@ public final class PodController {
         /**
          * Starts its components; called before the REST server starts.
          *
-         * @param app    the app's components
+         * @param app    the app's services it may use
          * @param args   every argument, by name without --
          * @param events writes a line to the events file ({@code t} is added)
          * @throws Exception if they cannot start (the controller exits 1)
          */
-        void start(AppComponents app, Map<String, String> args, java.util.function.Consumer<ObjectNode> events)
+        void start(AppServices app, Map<String, String> args, java.util.function.Consumer<ObjectNode> events)
                 throws Exception;
 
         /**
@@ -133,6 +133,25 @@ public final class PodController {
 
         /** Stops its components (the controller is stopping). */
         void stop();
+    }
+
+    /**
+     * The app's services another app's components bind (by their API types:
+     * onos-app's bundle is a WAB, its classes are not on another module's
+     * class path).
+     */
+    public static final class AppServices {
+        public final org.bngpod.api.PodService pods;
+        public final org.bngpod.api.SessionService sessions;
+        public final org.onosproject.cluster.LeadershipService leadership;
+        public final org.onosproject.cluster.ClusterService cluster;
+
+        AppServices(AppComponents app, AppComponents.Services services) {
+            this.pods = app.pods;
+            this.sessions = app.sessions;
+            this.leadership = services.leadership;
+            this.cluster = services.cluster;
+        }
     }
 
     /** A web application served under its WAB's context path. */
@@ -194,6 +213,8 @@ public final class PodController {
             new PodController(args, extension).run();
         } catch (Exception e) {
             LOG.error("bngpod controller: {}", e.toString(), e);
+            // the last line of the log, where `bngpod up` quotes it from
+            System.err.println("bngpod controller: " + e);
             System.exit(1);
         }
     }
@@ -259,7 +280,7 @@ public final class PodController {
         AppComponents app = new AppComponents(services);
         app.placement.addListener(this::placementEvent);
         if (extension != null) {
-            extension.start(app, args, this::event);
+            extension.start(new AppServices(app, services), args, this::event);
         }
 
         Server rest = serve(app);
