@@ -13,8 +13,12 @@ controller as the controller mode writes it:
   OLT to access1, then the olt app's UNI_ADDED: the Java app maps the UNI onto lg1's line with
   SADIS's identity and rates; bng-cp pulls that table and polls the teardowns from it;
 - a SADIS document SADIS refuses (an unknown field) leaves the UNI unmapped, with a problem;
-- the UNI_REMOVED, after the configured hold-down, becomes the Lost-Carrier teardown request
-  bng-cp reads.
+- bng-cp pulls that table from the Java app; a subscriber dials on the line (the scapy PPPoE
+  client, RADIUS without Filter-Id): the Accounting-Start carries SADIS's NAS-Port-Id, the
+  session reaches org.bngpod.app with SADIS's rates, its PPPoE steps reach org.bngpod.seba;
+- the olt app's UNI_REMOVED, after the configured hold-down, becomes the Java app's
+  Lost-Carrier teardown request; bng-cp polls it: PADT (no LCP Terminate-Request), the session
+  gone, an Accounting-Stop with Acct-Terminate-Cause Lost-Carrier.
 """
 
 import json
@@ -22,9 +26,12 @@ import time
 from pathlib import Path
 
 import pytest
+from harness import ipoe_pod as ip
 from harness import podenv
+from harness.pppoe_client import PppoeClient
+from harness.rawaccess import RawAccess
 
-from bngpod import emu, validate
+from bngpod import emu, radius, validate
 from bngpod.launch import controller as ctl
 
 pytestmark = pytest.mark.pod
@@ -33,6 +40,7 @@ LAB = podenv.REPO / "topology" / "examples" / "lab.yaml"
 SADIS = podenv.REPO / "voltha-adapters" / "seba" / "src" / "test" / "resources" / "sadis"
 OLT = "of:00000000000000a1"
 UNI, UNI_PORT = "BBSM00000001-1", 256
+USER, PASSWORD, MAC = "seba-1", "pw-seba-1", "02:5e:ba:00:00:02"
 
 
 def wait(what: str, check, timeout: float = 30.0):
@@ -47,17 +55,18 @@ def wait(what: str, check, timeout: float = 30.0):
 
 @pytest.fixture(scope="module")
 def pod(pod_prereqs, tmp_path_factory):
-    podenv.require("controller mode with org.bngpod.seba", emu.controller_missing(validate.load(LAB)) or None)
-    pod_file = Path(tmp_path_factory.mktemp("seba-ctl")) / "lab-seba.yaml"
+    podenv.require("SEBA emulated pod", podenv.missing())
+    tmp = Path(tmp_path_factory.mktemp("seba-ctl"))
+    pod_file = tmp / "lab-seba.yaml"
     pod_file.write_text(LAB.read_text() + "\n# the controller mode runs org.bngpod.seba too\nseba: {}\n")
     p = validate.load(pod_file)
     assert p.seba
-    emu.down(quiet=True)
-    emu.up(p, str(pod_file), controller=True)
-    try:
-        yield p
-    finally:
-        emu.down(quiet=True)
+    podenv.require("controller mode with org.bngpod.seba", emu.controller_missing(p))
+    # no Filter-Id (a Filter-Id would win over SADIS's rates)
+    users = tmp / "radius-users"
+    users.write_text(radius.users_file({USER: (PASSWORD, {})}))
+    with podenv.pod_up(pod_file, users_file=str(users), controller=True) as up:
+        yield up
 
 
 def seba_get(pod, path: str, user: str = "bngcp", password: str | None = None):
@@ -129,16 +138,49 @@ def test_seba_app_in_controller_mode(pod):
                             seba_get(pod, "/subscribers", user=files.CP_USER)))  # fmt: skip
     assert len(body["subscribers"]) == 1, body
 
-    # UNI_REMOVED, past the 1 s hold-down: the Lost-Carrier teardown request bng-cp polls
-    lab(pod, "POST", "/olt/events", {"type": "UNI_REMOVED", "deviceId": OLT, "port": UNI_PORT, "name": UNI})
+    # bng-cp reads that table from the Java app (its pull at start; every 30 s after)
+    emu.stop_cp()
+    emu.start_cp()
+    wait("bng-cp's pull of the table", lambda: emu.cp_metrics(pod).get("bngcp_onos_subscribers") == 1)
 
-    def teardown():
-        status, body = seba_get(pod, "/teardowns?after=0", user=files.CP_USER)
-        return body["teardowns"] if status == 200 and body["teardowns"] else None
+    port = pod.port("access1")
+    with RawAccess(port) as access:
+        c = PppoeClient(access, MAC, 100, 900, user=USER, password=PASSWORD, auth="pap", outer_tpid=port.tpid)
+        res = c.dial(timeout=20)
+        assert res.ok, res.reason
+        asid = ip.cp_session(USER)["acct_session_id"]
+        start = ip.wait_accounting(pod, asid, "Start")
+        assert start.get("NAS-Port-Id") == UNI, start
 
-    reqs = wait("the teardown request", teardown)
-    print("teardowns:", json.dumps(reqs))
-    got = [(r["accessPort"], r["stag"], r["ctag"], r["cause"]) for r in reqs]
-    assert got == [("access1", 100, 900, "Lost-Carrier")], reqs
+        # bng-cp reports the session to org.bngpod.app, with SADIS's rates (MEF User_Bandwidth2 down)
+        def reported():
+            status, body = emu.controller_api(pod, "GET", "/sessions", user=files.VIEWER_USER)
+            return [x for x in body.get("sessions", []) if x.get("id") == asid] if status == 200 else None
+
+        s = wait("the session in org.bngpod.app", reported)[0]
+        print("session reported:", json.dumps(s))
+        assert (s["downRate"], s["upRate"]) == (300_000_000, 230_000_000), s
+        # and its PPPoE steps to org.bngpod.seba (for bng.pppoe)
+        wait("bng-cp's PPPoE events to /onos/bngpod-seba/pppoe-events", lambda: any(
+            e.get("event") == "request" and e.get("path") == "/onos/bngpod-seba/pppoe-events"
+            for e in emu.controller_events()))  # fmt: skip
+
+        # the olt app's UNI_REMOVED, past the 1 s hold-down: org.bngpod.seba's Lost-Carrier
+        # teardown request, which bng-cp polls and carries out
+        lab(pod, "POST", "/olt/events", {"type": "UNI_REMOVED", "deviceId": OLT, "port": UNI_PORT, "name": UNI})
+
+        def teardown():
+            status, body = seba_get(pod, "/teardowns?after=0", user=files.CP_USER)
+            return body["teardowns"] if status == 200 and body["teardowns"] else None
+
+        reqs = wait("the teardown request", teardown)
+        print("teardowns:", json.dumps(reqs))
+        got = [(r["accessPort"], r["stag"], r["ctag"], r["cause"]) for r in reqs]
+        assert got == [("access1", 100, 900, "Lost-Carrier")], reqs
+        assert c.padt_received.wait(15), "no PADT after the UNI_REMOVED"
+        assert not c.terminated_by_peer.is_set(), "an LCP Terminate-Request came for Lost-Carrier"
+        ip.wait_cp_gone(USER)
+        stop = ip.wait_accounting(pod, asid, "Stop")
+        assert stop["Acct-Terminate-Cause"] == "Lost-Carrier", stop
     ev = [e for e in emu.controller_events() if e.get("event") == "seba"]
     assert [e.get("type") for e in ev if "uni" in e] == ["UNI_ADDED", "UNI_ADDED", "UNI_REMOVED"], ev
