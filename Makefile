@@ -69,10 +69,11 @@ $(PODCTL): $(ONOS_SOURCES)
 
 # With a pod file's `seba` section, the controller runs org.bngpod.seba too
 # (org.bngpod.seba.impl.SebaPodController, voltha-adapters/seba's test scope): its class path
-# after onos-app's; the reactor's package above builds it.
+# after onos-app's; the reactor's package above builds it too.
 SEBACTL := voltha-adapters/seba/target/sebactl.classpath
-$(SEBACTL): $(PODCTL)
-	@test -f $@ || mvn -B -o -q -pl voltha-adapters/seba -am -DskipTests package >/dev/null
+SEBA_SOURCES := $(shell find voltha-adapters/seba -path '*/target' -prune -o -type f \( -name '*.java' -o -name '*.xml' -o -name '*.json' \) -print 2>/dev/null)
+$(SEBACTL): $(PODCTL) $(SEBA_SOURCES)
+	mvn -B -o -q -pl voltha-adapters/seba -am -DskipTests package >/dev/null
 	@touch $@
 
 # The in-box line-rate generator (tests/linerate/gen, its own meson build).
