@@ -67,6 +67,15 @@ $(PODCTL): $(ONOS_SOURCES)
 	mvn -B -o -q -DskipTests package >/dev/null
 	@touch $@
 
+# With a pod file's `seba` section, the controller runs org.bngpod.seba too
+# (org.bngpod.seba.impl.SebaPodController, voltha-adapters/seba's test scope): its class path
+# after onos-app's; the reactor's package above builds it too.
+SEBACTL := voltha-adapters/seba/target/sebactl.classpath
+SEBA_SOURCES := $(shell find voltha-adapters/seba -path '*/target' -prune -o -type f \( -name '*.java' -o -name '*.xml' -o -name '*.json' \) -print 2>/dev/null)
+$(SEBACTL): $(PODCTL) $(SEBA_SOURCES)
+	mvn -B -o -q -pl voltha-adapters/seba -am -DskipTests package >/dev/null
+	@touch $@
+
 # The in-box line-rate generator (tests/linerate/gen, its own meson build).
 LRGEN_BUILD := tests/linerate/gen/build
 LRGEN := $(LRGEN_BUILD)/bng-lrgen
@@ -82,7 +91,7 @@ $(KAFKA_CLASSPATH): voltha-adapters/kafka-broker/pom.xml voltha-adapters/pom.xml
 	mvn -B -o -q -pl voltha-adapters/kafka-broker -am -DskipTests package >/dev/null
 	@touch $@
 
-binaries: $(BNG_DP) $(GO_BINARIES) $(ACCESS_INGRESS) $(PODCTL) $(LRGEN) $(KAFKA_CLASSPATH)
+binaries: $(BNG_DP) $(GO_BINARIES) $(ACCESS_INGRESS) $(PODCTL) $(SEBACTL) $(LRGEN) $(KAFKA_CLASSPATH)
 
 # make demo IPOE=1: the IPoE pod (topology/examples/ipoe.yaml), PPPoE and IPoE subscribers
 ifeq ($(IPOE),1)

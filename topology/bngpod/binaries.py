@@ -28,6 +28,13 @@ PODCTL_CLASSPATH = ONOS_APP / "target" / "podctl.classpath"
 PODCTL_CLASSES = (ONOS_APP / "target" / "test-classes", ONOS_APP / "target" / "classes")
 PODCTL_MAIN = "org.bngpod.app.emu.PodController"
 PODCTL_WEB_XML = ONOS_APP / "src" / "main" / "webapp" / "WEB-INF" / "web.xml"
+# with a pod file's `seba` section: org.bngpod.seba beside it (voltha-adapters/seba's test
+# scope, SebaPodController; onos-app's classes first, then this module's)
+SEBA = REPO / "voltha-adapters" / "seba"
+SEBACTL_CLASSPATH = SEBA / "target" / "sebactl.classpath"
+SEBACTL_CLASSES = (SEBA / "target" / "test-classes", SEBA / "target" / "classes")
+SEBACTL_MAIN = "org.bngpod.seba.impl.SebaPodController"
+SEBACTL_WEB_XML = SEBA / "src" / "main" / "webapp" / "WEB-INF" / "web.xml"
 
 
 class MissingBinary(RuntimeError):
@@ -49,6 +56,22 @@ def podctl_missing() -> str | None:
         if not path.is_file():
             return f"the emulated pod's controller is not built ({path} is missing): run `make binaries`"
     return None
+
+
+def sebactl_missing() -> str | None:
+    """Why the controller with org.bngpod.seba cannot run, or None."""
+    main = SEBACTL_CLASSES[0] / (SEBACTL_MAIN.replace(".", "/") + ".class")
+    for path in (SEBACTL_CLASSPATH, main, SEBACTL_WEB_XML):
+        if not path.is_file():
+            why = f"the emulated pod's controller with org.bngpod.seba is not built ({path} is missing)"
+            return why + ": run `make binaries`"
+    return podctl_missing()
+
+
+def sebactl_classpath() -> str:
+    """The controller's classpath with org.bngpod.seba: onos-app's, then the SEBA module's."""
+    jars = SEBACTL_CLASSPATH.read_text().strip()
+    return os.pathsep.join([podctl_classpath(), *(str(p) for p in SEBACTL_CLASSES), jars])
 
 
 def podctl_classpath() -> str:

@@ -74,7 +74,7 @@ __all__ = [
     "DP_SESSIONS", "GLUE", "INET6_HOST", "INET6_SUBNET", "INET_HOST", "INET_NS", "INET_ROUTER", "INET_SUBNET",
     "MGMT_NS", "NS_PREFIX", "REPO",
     "SWITCH_NS", "EmuError", "binaries", "supervisor", "State", "access_ns", "alive", "controller_api",
-    "controller_events", "controller_missing", "cp_api", "cp_metrics",
+    "controller_events", "controller_missing", "controller_seba_lab", "cp_api", "cp_metrics",
     "cp_option_flags", "cp_pid", "cp_socket", "down", "dp_capacity", "dp_command", "dp_file_prefix", "dp_memory_mb",
     "dp_ns", "dp_pid", "dp_telemetry", "generated_dir", "generated_users", "instance_subscribers", "ofctl",
     "our_namespaces", "restart_dp", "run_dir", "sh", "start_cp", "state_path", "status", "stop_cp", "stray_pids",
@@ -104,6 +104,7 @@ start_cp = cp_launch.start_again
 controller_api = controller_launch.api
 controller_events = controller_launch.events
 controller_missing = controller_launch.missing
+controller_seba_lab = controller_launch.seba_lab
 
 
 def stop_cp(sig: int = signal.SIGTERM, timeout: float = cp_launch.STOP_TIMEOUT) -> None:
@@ -176,7 +177,7 @@ def _can_run(
     why = binaries.missing(binaries.ACCESS_INGRESS)  # the switch's, needed by every pod
     if why:
         raise EmuError(why)
-    why = controller_launch.missing() if controller else None
+    why = controller_launch.missing(pod) if controller else None
     if why:
         raise EmuError(f"{why}; or start the pod without --controller")
     return flags

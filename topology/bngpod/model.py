@@ -457,6 +457,7 @@ class Pod:
     qos_share: QosShare = field(default_factory=QosShare)
     source: str = ""
     kafka_port: int | None = None  # seba.kafka: the pod's Kafka broker's port (None: no broker)
+    seba: bool = False  # a `seba` section: the controller mode runs org.bngpod.seba too (docs/seba.md)
 
     @property
     def device_id(self) -> str:

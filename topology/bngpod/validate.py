@@ -317,6 +317,7 @@ class _Checker:
             qos_share=qos_share,
             source=self.source,
             kafka_port=kafka_port,
+            seba="seba" in d,
         )
 
     def switch_ports(self, switch: dict) -> dict[str, m.SwitchPort]:
@@ -449,7 +450,7 @@ class _Checker:
             return None
         port = m.DEFAULT_KAFKA_PORT if port is None else port
         # TCP ports the emulated pod uses on that address (controller.py, launch/cp.py)
-        taken = {8181: "the controller's REST API", 9464: "bng-cp's metrics"}
+        taken = {8181: "the controller's REST API", 8182: "the SEBA controller's lab side", 9464: "bng-cp's metrics"}
         for p in (port, port + 1):
             if p > 65535:
                 self.err("seba.kafka_port", f"{port}: the broker's controller listens on {port + 1}, above 65535")

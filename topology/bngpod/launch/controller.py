@@ -5,7 +5,10 @@ It drives the switch through ONOS's DefaultSingleTablePipeline and the flow-mods
 OpenFlow 1.3 provider (ovs-ofctl on the bridge's management socket), follows its port status,
 and serves the app's REST API as ONOS does (/onos/bngpod, HTTP Basic, the app's roles) to
 bng-cp and the operator. Ready once the stated placement is steered (its events file says
-`ready`)."""
+`ready`). With a pod file's `seba` section, org.bngpod.seba runs beside it
+(org.bngpod.seba.impl.SebaPodController, voltha-adapters/seba's test scope, docs/seba.md): its
+REST API at /onos/bngpod-seba on the same server, SADIS and the olt app stood in for, the lab's
+side of those stand-ins on the control plane's address, port SEBA_CONTROL_PORT (seba_lab)."""
 
 from __future__ import annotations
 
@@ -20,6 +23,7 @@ from .. import supervisor as sv
 from ..network import BRIDGE, MGMT_NS, ovs_dir, ovs_env
 from ..rawsock import in_netns
 
+SEBA_CONTROL_PORT = 8182  # SebaPodController's lab side, on the control plane's address
 START_TIMEOUT = 120.0  # a JVM on a loaded 2-core host, then the whole steering pushed
 # Small and cheap: a single-node app with a few hundred rules. The stores' Kryo reflects into
 # JDK internals that JDK 17 keeps closed (the same opens as onos-app/app/pom.xml's kryo.argLine).
@@ -29,10 +33,13 @@ OPENS = ["java.lang", "java.lang.invoke", "java.lang.reflect", "java.util", "jav
          "java.time", "java.text", "java.security"]  # fmt: skip
 
 
-def missing() -> str | None:
-    """Why the controller cannot run here, or None."""
+def missing(pod: m.Pod | None = None) -> str | None:
+    """Why the controller (the pod's: with org.bngpod.seba when it has a `seba` section)
+    cannot run here, or None."""
     if shutil.which("java") is None:
         return "java is not installed; run `make setup`"
+    if pod is not None and pod.seba:
+        return binaries.sebactl_missing()
     return binaries.podctl_missing()
 
 
@@ -50,19 +57,23 @@ def command(pod: m.Pod, generated: Path) -> list[str]:
         shutil.which("java") or "java", *JAVA_OPTIONS, *opens,
         "-Dorg.slf4j.simpleLogger.showDateTime=true",
         "-Dorg.slf4j.simpleLogger.dateTimeFormat=yyyy-MM-dd'T'HH:mm:ss.SSS",
-        "-cp", binaries.podctl_classpath(), binaries.PODCTL_MAIN,
+        *(["-cp", binaries.sebactl_classpath(), binaries.SEBACTL_MAIN] if pod.seba
+          else ["-cp", binaries.podctl_classpath(), binaries.PODCTL_MAIN]),
         "--netcfg", str(generated / files.NETCFG),
         "--listen", f"{pod.control_plane.address}:{files.CONTROLLER_PORT}",
         "--users", str(generated / files.USERS),
         "--web-xml", str(binaries.PODCTL_WEB_XML),
         "--switch", f"unix:{ovs_dir() / (BRIDGE + '.mgmt')}",
         "--events", str(events_path()),
+        *(["--seba-control", f"{pod.control_plane.address}:{SEBA_CONTROL_PORT}",
+           "--seba-web-xml", str(binaries.SEBACTL_WEB_XML)]
+          if pod.seba else []),
     ]  # fmt: skip
 
 
 def start(state: sv.State, pod: m.Pod, generated: Path) -> None:
     """The controller, waited for until the stated placement is steered."""
-    why = missing()
+    why = missing(pod)
     if why:
         raise sv.EmuError(f"{why}; or start the pod without --controller")
     work_dir().mkdir(parents=True, exist_ok=True)
@@ -105,3 +116,19 @@ def api(pod: m.Pod, method: str, path: str, body: dict | None = None, user: str 
     with in_netns(MGMT_NS):
         return clients.rest(str(pod.control_plane.address), files.CONTROLLER_PORT, method,
                             "/onos/bngpod" + path, user, password, body, timeout)  # fmt: skip
+
+
+def seba_lab(pod: m.Pod, method: str, path: str, body: object) -> tuple[int, str]:
+    """A request to SebaPodController's lab side (SADIS documents, this app's netcfg, olt UNI
+    events; the class's javadoc): (status, answer)."""
+    import http.client
+
+    data = body if isinstance(body, (bytes, str)) else json.dumps(body)
+    with in_netns(MGMT_NS):
+        conn = http.client.HTTPConnection(str(pod.control_plane.address), SEBA_CONTROL_PORT, timeout=5)
+        try:
+            conn.request(method, path, body=data, headers={"Content-Type": "application/json"})
+            r = conn.getresponse()
+            return r.status, r.read().decode()
+        finally:
+            conn.close()

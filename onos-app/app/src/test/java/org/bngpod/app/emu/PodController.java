@@ -12,8 +12,10 @@ import org.bngpod.app.rest.ContainerLogin;
 import org.bngpod.app.steering.OnosDrivers;
 import org.bngpod.app.steering.OvsSwitch;
 import org.eclipse.jetty.server.Server;
+import javax.ws.rs.core.Application;
 import org.onlab.packet.IpAddress;
 import org.onlab.util.ItemNotFoundException;
+import org.onlab.osgi.ServiceDirectory;
 import org.onosproject.TestApplicationId;
 import org.onosproject.cluster.ClusterServiceAdapter;
 import org.onosproject.cluster.ControllerNode;
@@ -40,6 +42,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -71,6 +74,10 @@ import java.util.concurrent.TimeUnit;
  * {@code placement} (type, version, where each group is); {@code push}
  * (flow-mods added/removed and how long ovs-ofctl took; audit repairs too);
  * {@code port} (number, enabled).</p>
+ *
+ * <p>Another app's controller reuses it through {@link #run(String[], Extension)}
+ * (onos-app's test-jar): its components start beside the app's, its REST
+ * resources are served under their own context path.</p>
  */
 public final class PodController {
 
@@ -79,10 +86,92 @@ public final class PodController {
     private static final long READY_TIMEOUT_SECONDS = 60;
 
     private final Map<String, String> args;
+    private final Extension extension;
     private BufferedWriter events;
 
-    private PodController(Map<String, String> args) {
+    private PodController(Map<String, String> args, Extension extension) {
         this.args = args;
+        this.extension = extension;
+    }
+
+    /**
+     * What another app adds to the controller: its components, started once
+     * the app's are, and the web application ONOS would serve for it.
+     */
+    public interface Extension {
+        /**
+         * Returns the arguments (without --) it needs beside the controller's.
+         *
+         * @return argument names
+         */
+        List<String> arguments();
+
+        /**
+         * Starts its components; called before the REST server starts.
+         *
+         * @param app    the app's services it may use
+         * @param args   every argument, by name without --
+         * @param events writes a line to the events file ({@code t} is added)
+         * @throws Exception if they cannot start (the controller exits 1)
+         */
+        void start(AppServices app, Map<String, String> args, java.util.function.Consumer<ObjectNode> events)
+                throws Exception;
+
+        /**
+         * Returns what its REST resources look up, beside the app's services.
+         *
+         * @return services by type
+         */
+        Map<Class<?>, Object> services();
+
+        /**
+         * Returns its web applications.
+         *
+         * @return contexts
+         */
+        List<WebContext> webContexts();
+
+        /** Stops its components (the controller is stopping). */
+        void stop();
+    }
+
+    /**
+     * The app's services another app's components bind (by their API types:
+     * onos-app's bundle is a WAB, its classes are not on another module's
+     * class path).
+     */
+    public static final class AppServices {
+        public final org.bngpod.api.PodService pods;
+        public final org.bngpod.api.SessionService sessions;
+        public final org.onosproject.cluster.LeadershipService leadership;
+        public final org.onosproject.cluster.ClusterService cluster;
+
+        AppServices(AppComponents app, AppComponents.Services services) {
+            this.pods = app.pods;
+            this.sessions = app.sessions;
+            this.leadership = services.leadership;
+            this.cluster = services.cluster;
+        }
+    }
+
+    /** A web application served under its WAB's context path. */
+    public static final class WebContext {
+        final String path;
+        final Class<? extends Application> application;
+        final Set<String> roles;
+
+        /**
+         * A web application.
+         *
+         * @param path        its Web-ContextPath, e.g. /onos/bngpod
+         * @param application its JAX-RS application
+         * @param roles       the roles its web.xml's auth-constraint lets in
+         */
+        public WebContext(String path, Class<? extends Application> application, Set<String> roles) {
+            this.path = path;
+            this.application = application;
+            this.roles = Set.copyOf(roles);
+        }
     }
 
     /**
@@ -91,6 +180,16 @@ public final class PodController {
      * @param argv --netcfg, --listen, --users, --web-xml, --switch, --events
      */
     public static void main(String[] argv) {
+        run(argv, null);
+    }
+
+    /**
+     * Runs the controller with another app's components until it is stopped.
+     *
+     * @param argv      the controller's arguments and those the extension needs
+     * @param extension the other app's part, or null
+     */
+    public static void run(String[] argv, Extension extension) {
         Map<String, String> args = new TreeMap<>();
         for (int i = 0; i + 1 < argv.length; i += 2) {
             if (!argv[i].startsWith("--")) {
@@ -101,15 +200,21 @@ public final class PodController {
         if (argv.length % 2 != 0) {
             usage("odd number of arguments");
         }
-        for (String need : List.of("netcfg", "listen", "users", "web-xml", "switch", "events")) {
+        List<String> needed = new ArrayList<>(List.of("netcfg", "listen", "users", "web-xml", "switch", "events"));
+        if (extension != null) {
+            needed.addAll(extension.arguments());
+        }
+        for (String need : needed) {
             if (!args.containsKey(need)) {
                 usage("--" + need + " is required");
             }
         }
         try {
-            new PodController(args).run();
+            new PodController(args, extension).run();
         } catch (Exception e) {
             LOG.error("bngpod controller: {}", e.toString(), e);
+            // the last line of the log, where `bngpod up` quotes it from
+            System.err.println("bngpod controller: " + e);
             System.exit(1);
         }
     }
@@ -174,6 +279,9 @@ public final class PodController {
         services.objectives = ovs;
         AppComponents app = new AppComponents(services);
         app.placement.addListener(this::placementEvent);
+        if (extension != null) {
+            extension.start(new AppServices(app, services), args, this::event);
+        }
 
         Server rest = serve(app);
         CountDownLatch stop = new CountDownLatch(1);
@@ -183,6 +291,9 @@ public final class PodController {
                 rest.stop();
             } catch (Exception e) {
                 LOG.warn("stopping the REST server: {}", e.toString());
+            }
+            if (extension != null) {
+                extension.stop();
             }
             ports.stop();
             ovs.stop();
@@ -226,8 +337,16 @@ public final class PodController {
 
     private Server serve(AppComponents app) throws IOException {
         Path webXml = Paths.get(args.get("web-xml"));
-        return RestServer.start(args.get("listen"), app.webServices(), KarafUsers.read(Paths.get(args.get("users"))),
-                                ContainerLogin.webXmlRoles(webXml, "security-constraint"),
+        List<WebContext> contexts = new ArrayList<>(List.of(
+                new WebContext(RestServer.WEB_CONTEXT, org.bngpod.app.rest.BngPodWebApplication.class,
+                               ContainerLogin.webXmlRoles(webXml, "security-constraint"))));
+        ServiceDirectory services = app.webServices();
+        if (extension != null) {
+            contexts.addAll(extension.webContexts());
+            services = new Directory(extension.services(), services);
+        }
+        return RestServer.start(args.get("listen"), services, KarafUsers.read(Paths.get(args.get("users"))),
+                                contexts,
                                 (method, path) -> {
                                     if (!method.equals("GET")) {
                                         event(MAPPER.createObjectNode().put("event", "request").put("method", method)
@@ -293,6 +412,23 @@ public final class PodController {
             return out;
         } finally {
             Files.deleteIfExists(err);
+        }
+    }
+
+    /** The extension's services first, then the app's. */
+    private static final class Directory implements ServiceDirectory {
+        private final Map<Class<?>, Object> own;
+        private final ServiceDirectory rest;
+
+        Directory(Map<Class<?>, Object> own, ServiceDirectory rest) {
+            this.own = Map.copyOf(own);
+            this.rest = rest;
+        }
+
+        @Override
+        public <T> T get(Class<T> serviceClass) {
+            Object o = own.get(serviceClass);
+            return o != null ? serviceClass.cast(o) : rest.get(serviceClass);
         }
     }
 }

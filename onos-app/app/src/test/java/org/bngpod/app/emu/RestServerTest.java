@@ -17,11 +17,14 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.Base64;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import javax.ws.rs.GET;
+import javax.ws.rs.Path;
+import javax.ws.rs.core.Application;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
@@ -44,7 +47,7 @@ public class RestServerTest {
     @Before
     public void setUp() throws IOException {
         bed = new Testbed(Testbed.fixturePod());
-        Path users = Files.createTempFile("users", ".properties");
+        java.nio.file.Path users = Files.createTempFile("users", ".properties");
         Files.writeString(users, "bngcp = cp-secret,_g_:bngpodcpgroup\nviewer = v,_g_:guestgroup\n"
                 + "nobody = n,manager\n_g_\\:bngpodcpgroup = group,bngpod-cp\n_g_\\:guestgroup = group,viewer\n");
         try {
@@ -109,5 +112,46 @@ public class RestServerTest {
     public void onlyTheAppsContextIsServed() throws Exception {
         assertEquals(404, send("GET", "/placement", "viewer", "v", null).statusCode());
         assertEquals(404, send("GET", "/onos/bngpodx/placement", "viewer", "v", null).statusCode());
+    }
+
+    /** A second web application (another app's WAB) under its own context, behind the same realm. */
+    @Test
+    public void anotherAppsContextIsServedBeside() throws Exception {
+        server.stop();
+        java.nio.file.Path users = Files.createTempFile("users", ".properties");
+        Files.writeString(users, "viewer = v,_g_:guestgroup\n_g_\\:guestgroup = group,viewer\n");
+        try {
+            server = RestServer.start("127.0.0.1:0", bed.webServices(), KarafUsers.read(users), List.of(
+                    new PodController.WebContext(RestServer.WEB_CONTEXT, org.bngpod.app.rest.BngPodWebApplication.class,
+                                                 Set.of("viewer")),
+                    new PodController.WebContext("/onos/other", OtherApp.class, Set.of("admin"))),
+                                      (method, path) -> requests.add(method + " " + path));
+        } finally {
+            Files.delete(users);
+        }
+        base = "http://127.0.0.1:" + ((ServerConnector) server.getConnectors()[0]).getLocalPort();
+        assertEquals(200, send("GET", "/onos/bngpod/pod", "viewer", "v", null).statusCode());
+        // the other context's web.xml lets in admin only
+        assertEquals(403, send("GET", "/onos/other/hello", "viewer", "v", null).statusCode());
+        assertEquals(401, send("GET", "/onos/other/hello", null, null, null).statusCode());
+        assertEquals(404, send("GET", "/onos/otherx/hello", "viewer", "v", null).statusCode());
+        assertEquals(404, send("GET", "/hello", "viewer", "v", null).statusCode());
+    }
+
+    /** The other app's resources. */
+    public static class OtherApp extends Application {
+        @Override
+        public Set<Class<?>> getClasses() {
+            return Set.of(Hello.class);
+        }
+    }
+
+    /** Its one resource. */
+    @Path("hello")
+    public static class Hello {
+        @GET
+        public String hello() {
+            return "hello";
+        }
     }
 }
