@@ -333,20 +333,14 @@ func (e *Emu) ra(s *sess, p []byte) {
 	}
 }
 
-// dhcpIn takes a DHCPv6 Advertise or Reply for our transaction.
-func (e *Emu) dhcpIn(s *sess, m []byte) {
-	v := &s.v6
-	if len(m) < 4 || uint32(m[1])<<16|uint32(m[2])<<8|uint32(m[3]) != v.xid || v.failed {
-		e.unexpected()
-		return
-	}
-	var sid []byte
-	var pd netip.Prefix
-	var na netip.Addr
+// dhcp6Answer reads what a DHCPv6 Advertise or Reply (after its 4-octet
+// header) gives: the Server Identifier, the delegated prefix (IA_PD's
+// IAPREFIX) and the address (IA_NA's IAADDR). ok is false when an option
+// overruns the message.
+func dhcp6Answer(m []byte) (sid []byte, pd netip.Prefix, na netip.Addr, ok bool) {
 	for o := m[4:]; len(o) > 0; {
 		if len(o) < 4 || 4+int(binary.BigEndian.Uint16(o[2:])) > len(o) {
-			e.st.v6Bad++
-			return
+			return nil, netip.Prefix{}, netip.Addr{}, false
 		}
 		code, val := binary.BigEndian.Uint16(o), o[4:4+int(binary.BigEndian.Uint16(o[2:]))]
 		o = o[4+len(val):]
@@ -369,6 +363,21 @@ func (e *Emu) dhcpIn(s *sess, m []byte) {
 				so = so[4+sl:]
 			}
 		}
+	}
+	return sid, pd, na, true
+}
+
+// dhcpIn takes a DHCPv6 Advertise or Reply for our transaction.
+func (e *Emu) dhcpIn(s *sess, m []byte) {
+	v := &s.v6
+	if len(m) < 4 || uint32(m[1])<<16|uint32(m[2])<<8|uint32(m[3]) != v.xid || v.failed {
+		e.unexpected()
+		return
+	}
+	sid, pd, na, ok := dhcp6Answer(m)
+	if !ok {
+		e.st.v6Bad++
+		return
 	}
 	switch {
 	case m[0] == 2 && v.dhcp == dhcpSoliciting && sid != nil:

@@ -281,35 +281,10 @@ func (e *IPoEEmu) dhcp6In(c *ipoeClient, frame, m []byte, now time.Time) {
 		e.v6.Bad++
 		return
 	}
-	var sid []byte
-	var pd netip.Prefix
-	var na netip.Addr
-	for o := m[4:]; len(o) > 0; {
-		if len(o) < 4 || 4+int(binary.BigEndian.Uint16(o[2:])) > len(o) {
-			e.v6.Bad++
-			return
-		}
-		code, val := binary.BigEndian.Uint16(o), o[4:4+int(binary.BigEndian.Uint16(o[2:]))]
-		o = o[4+len(val):]
-		switch {
-		case code == 2 && len(val) >= 2 && len(val) <= 130:
-			sid = val
-		case (code == 25 || code == 3) && len(val) >= 12:
-			for so := val[12:]; len(so) >= 4; {
-				sl := int(binary.BigEndian.Uint16(so[2:]))
-				if 4+sl > len(so) {
-					break
-				}
-				sv := so[4 : 4+sl]
-				switch {
-				case code == 25 && binary.BigEndian.Uint16(so) == 26 && sl >= 25 && sv[8] <= 64:
-					pd = netip.PrefixFrom(netip.AddrFrom16([16]byte(sv[9:25])), int(sv[8])).Masked()
-				case code == 3 && binary.BigEndian.Uint16(so) == 5 && sl >= 24:
-					na = netip.AddrFrom16([16]byte(sv[:16]))
-				}
-				so = so[4+sl:]
-			}
-		}
+	sid, pd, na, ok := dhcp6Answer(m)
+	if !ok {
+		e.v6.Bad++
+		return
 	}
 	switch {
 	case m[0] == 2 && v.stage == v6Soliciting && sid != nil:
