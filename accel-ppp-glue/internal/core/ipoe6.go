@@ -50,18 +50,8 @@ func (sh *shard) ipoe6Frame(in inFrame) {
 		sh.drop("ipoe6_malformed", "malformed IPoE IPv6 frame", "instance", in.inst.Name, "err", err)
 		return
 	}
-	if f.CTag == 0 {
-		sh.drop("no_ctag", "control frame without C-tag (bngpod lines are QinQ)", "instance", in.inst.Name, "stag", f.STag)
-		return
-	}
-	if f.Src[0]&1 != 0 || f.Src == ([6]byte{}) {
-		sh.drop("bad_src_mac", "control frame from a multicast or zero MAC", "instance", in.inst.Name)
-		return
-	}
-	line, port, ok := d.lineFor(in.inst, f.STag, f.CTag)
+	line, port, ok := sh.frameLine(in, f.STag, f.CTag, f.Src)
 	if !ok {
-		sh.drop("foreign_line", "control frame for a line the instance does not serve",
-			"instance", in.inst.Name, "stag", f.STag, "ctag", f.CTag)
 		return
 	}
 	g := line.Group

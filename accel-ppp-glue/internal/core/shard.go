@@ -130,18 +130,8 @@ func (sh *shard) frame(in inFrame) {
 		sh.drop("malformed_frame", "malformed control frame", "instance", in.inst.Name, "err", err)
 		return
 	}
-	if f.CTag == 0 {
-		sh.drop("no_ctag", "control frame without C-tag (bngpod lines are QinQ)", "instance", in.inst.Name, "stag", f.STag)
-		return
-	}
-	if f.Src[0]&1 != 0 || f.Src == ([6]byte{}) {
-		sh.drop("bad_src_mac", "control frame from a multicast or zero MAC", "instance", in.inst.Name)
-		return
-	}
-	line, port, ok := d.lineFor(in.inst, f.STag, f.CTag)
+	line, port, ok := sh.frameLine(in, f.STag, f.CTag, f.Src)
 	if !ok {
-		sh.drop("foreign_line", "control frame for a line the instance does not serve",
-			"instance", in.inst.Name, "stag", f.STag, "ctag", f.CTag)
 		return
 	}
 	lk := lineKey{port: port.Name, stag: f.STag, ctag: f.CTag, mac: f.Src}
@@ -352,4 +342,24 @@ func (sh *shard) slowTick(now time.Time) {
 		}
 	}
 	sh.ipoeExpire(now)
+}
+
+// frameLine checks what every control frame redirected by a DP must be
+// (QinQ, from a unicast MAC, on a line the instance serves) and gives the
+// line; a frame that is not is dropped, counted and logged here.
+func (sh *shard) frameLine(in inFrame, stag, ctag uint16, src [6]byte) (*config.Line, *config.AccessPort, bool) {
+	if ctag == 0 {
+		sh.drop("no_ctag", "control frame without C-tag (bngpod lines are QinQ)", "instance", in.inst.Name, "stag", stag)
+		return nil, nil, false
+	}
+	if src[0]&1 != 0 || src == ([6]byte{}) {
+		sh.drop("bad_src_mac", "control frame from a multicast or zero MAC", "instance", in.inst.Name)
+		return nil, nil, false
+	}
+	line, port, ok := sh.d.lineFor(in.inst, stag, ctag)
+	if !ok {
+		sh.drop("foreign_line", "control frame for a line the instance does not serve",
+			"instance", in.inst.Name, "stag", stag, "ctag", ctag)
+	}
+	return line, port, ok
 }
