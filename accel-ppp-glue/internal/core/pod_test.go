@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -262,7 +263,15 @@ func newTestPod(t *testing.T, tune func(*Options), seed func(db sessionStore)) *
 	}
 	_ = vtep.SetReadBuffer(8 << 20)
 	vxPort := vtep.LocalAddr().(*net.UDPAddr).AddrPort().Port()
-	raw := podConfig(cpAddr, dpAddr, vxPort, freePort(t, cpAddr), freePort(t, cpAddr), "100.80.0.0/19")
+	// the ports are free on different addresses, so they may be equal numbers:
+	// cp.yaml refuses that (the CP's PFCP, VXLAN and CoA ports must differ)
+	ports := []uint16{vxPort}
+	for len(ports) < 3 {
+		if p := freePort(t, cpAddr); !slices.Contains(ports, p) {
+			ports = append(ports, p)
+		}
+	}
+	raw := podConfig(cpAddr, dpAddr, vxPort, ports[1], ports[2], "100.80.0.0/19")
 	cfg, err := config.Parse([]byte(raw))
 	if err != nil {
 		t.Fatalf("cp.yaml: %v\n%s", err, raw)
