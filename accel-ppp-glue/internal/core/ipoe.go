@@ -88,13 +88,24 @@ type ipoeSess struct {
 	declined   bool           // ended by the client's DECLINE: its address is held back (quarantine)
 
 	// dual stack (ipoe6.go)
-	auth     *aaa.AccessResult // the session's Access-Accept: the other family's addresses follow it
-	v6first  *ipoe6In          // stAuthorizing: the Solicit/Request that created the session
-	v6wait   *ipoe6In          // stAuthorizing (DHCPv4 first): a Solicit/Request to answer after it
-	v6reply  []byte            // the DHCPv6 Reply to send once the DP has the IPv6 PDRs
-	v6kind   string
-	removing bool // a modification removing a family is in flight
-	adding4  bool // a modification adding IPv4 is in flight
+	auth       *aaa.AccessResult // the session's Access-Accept: the other family's addresses follow it
+	v6first    *ipoe6In          // stAuthorizing: the Solicit/Request that created the session
+	v6wait     *ipoe6In          // stAuthorizing (DHCPv4 first): a Solicit/Request to answer after it
+	v6reply    []byte            // the DHCPv6 Reply to send once the DP has the IPv6 PDRs
+	v6kind     string
+	removing   bool // a modification removing a family is in flight
+	removingV4 bool // ... and it removes IPv4
+	// the other family's end while that modification is in flight (its
+	// RELEASE right after the first one's): taken up once it returns
+	pendingEnd *familyEnd
+	adding4    bool // a modification adding IPv4 is in flight
+}
+
+// familyEnd is one family's end of an IPoE session waiting its turn.
+type familyEnd struct {
+	v4    bool
+	cause int
+	why   string
 }
 
 // ipoeLines counts the IPoE sessions of each line (MAC zero in the key)

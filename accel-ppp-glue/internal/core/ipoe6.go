@@ -335,9 +335,14 @@ func (sh *shard) ipoeDropFamily(s *session, v4 bool, cause int, why string) {
 		return
 	}
 	if s.ipoe.removing {
+		// one removal at a time: the other family's end (both released in
+		// a row) is taken up when this one returns; a repeat is nothing new
+		if s.ipoe.removingV4 != v4 {
+			s.ipoe.pendingEnd = &familyEnd{v4: v4, cause: cause, why: why}
+		}
 		return
 	}
-	s.ipoe.removing = true
+	s.ipoe.removing, s.ipoe.removingV4 = true, v4
 	ps := d.pfcpSession(&s.rec)
 	mod := &pfcpcp.Mod{RemoveIPv6: ps}
 	if v4 {
@@ -371,6 +376,10 @@ func (sh *shard) ipoeDropFamily(s *session, v4 bool, cause int, why string) {
 				sh.ipoeForgetIPv4(s)
 			} else {
 				sh.ipoeForgetIPv6(s)
+			}
+			if e := s.ipoe.pendingEnd; e != nil {
+				s.ipoe.pendingEnd = nil
+				sh.ipoeDropFamily(s, e.v4, e.cause, e.why) // the last family: the session ends
 			}
 		})
 	}()

@@ -560,3 +560,30 @@ func TestAcctKeepsTheIPv6ShareAfterIPv6Ended(t *testing.T) {
 		t.Fatalf("a session that never carried IPv6 %+v", a)
 	}
 }
+
+// Both families released in a row (a CPE shutting down: DHCPv6 Release, then
+// DHCPRELEASE while the DP still removes IPv6): the second end is taken up
+// when the first removal returns, and the session ends (the demo's IPoE
+// dual-stack subscriber stayed in bng-cp after its hang-up).
+func TestIPoEBothFamiliesReleasedInARow(t *testing.T) {
+	p := newTestPod(t, ipoeDual(t, defaultIPoE(), false), nil)
+	c := p.dhcpClient(2, 8)
+	c.dora()
+	c.send6(solicitRapid(9))
+	_, o := dhcp6Options(t, c.expect6("Reply", 0))
+	p.waitFor("IPv6 bound", 2*time.Second, func() bool { v, _ := c.view(); return v.DelegatedPrefix != nil })
+	v, _ := c.view()
+	hold := make(chan struct{})
+	p.plane.modHold.Store(&hold)
+	c.send6(dhcp6Msg(8, opt6(2, o[2]), opt6(25, append(iaHead6(9), make([]byte, 8)...))))
+	c.expect6("Reply to the Release", 0)
+	p.waitFor("the removal in flight", 2*time.Second, func() bool { return len(p.mods()) == 2 })
+	c.send(dhcp4.Release, func(m *dhcp4.Message) {
+		m.CIAddr = c.addr
+		m.Set(dhcp4.OptServerID, dhcp4.A4(podGateway))
+	}, true)
+	time.Sleep(100 * time.Millisecond)
+	p.plane.modHold.Store(nil)
+	close(hold)
+	checkEnd(t, p, v.ID, 0, causeUserRequest)
+}

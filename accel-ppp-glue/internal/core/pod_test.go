@@ -78,10 +78,11 @@ type fakePlane struct {
 	deletes   atomic.Int64
 	hold      chan struct{} // when set, establishments wait for it to close
 	mu        sync.Mutex
-	ests      []*pfcpcp.Session    // every establishment
-	ipoe      map[ipoeDPKey]uint64 // IPoE sessions installed: (line, MAC) -> UP SEID (ipoe_test.go)
-	refuse    atomic.Bool          // refuse every establishment (cause 73)
-	mods      []*pfcpcp.Mod        // every modification
+	ests      []*pfcpcp.Session             // every establishment
+	ipoe      map[ipoeDPKey]uint64          // IPoE sessions installed: (line, MAC) -> UP SEID (ipoe_test.go)
+	refuse    atomic.Bool                   // refuse every establishment (cause 73)
+	mods      []*pfcpcp.Mod                 // every modification
+	modHold   atomic.Pointer[chan struct{}] // when set, modifications wait for it to close
 }
 
 func (f *fakePlane) Run(ctx context.Context) error { <-ctx.Done(); return nil }
@@ -106,6 +107,9 @@ func (f *fakePlane) Modify(_ context.Context, _ uint32, _, _ uint64, m *pfcpcp.M
 	f.mu.Lock()
 	f.mods = append(f.mods, m)
 	f.mu.Unlock()
+	if h := f.modHold.Load(); h != nil {
+		<-*h
+	}
 	return nil, nil
 }
 func (f *fakePlane) Delete(_ context.Context, _ uint32, up uint64) ([]pfcpcp.Usage, error) {
