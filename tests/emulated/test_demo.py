@@ -114,3 +114,24 @@ def test_headless_demo_shows_sessions_traffic_and_drops_then_leaves_nothing(clea
 
 def in_pool(pod, group: str, address: str) -> bool:
     return any(ipaddress.ip_address(address) in p.prefix for p in pod.group(group).pools)
+
+
+def test_headless_ipoe_demo_dials_both_kinds_and_hangs_up_every_session(clean_host):
+    """`make demo IPOE=1`: PPPoE and IPoE subscribers (one of them dual stack over IPoE) come
+    up and echo, and the hang-up ends every session, both families of the dual-stack IPoE
+    one released in a row (bng-cp once kept that session)."""
+    proc = subprocess.run(
+        [str(REPO / "bngpod"), "demo", "--ipoe", str(REPO / "topology/examples/ipoe.yaml"), "--duration", "20"],
+        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    out = proc.stdout
+    assert proc.returncode == 0, out[-4000:] + proc.stderr
+    finals = re.findall(r"(access\d(?:-ipoe)?): (\d+) of (\d+) came up, (\d+) datagrams sent, (\d+) echoed", out)
+    assert any(f[0].endswith("-ipoe") for f in finals) and any(not f[0].endswith("-ipoe") for f in finals), finals
+    for port, ever, count, sent, echoed in finals:
+        assert ever == count and int(count) > 0 and int(echoed) > 0.5 * int(sent) > 0, (port, ever, count, sent, echoed)
+    assert re.search(r"dual-stack IPoE subscriber \S+ on access\d \(dp\d\): IPv4 \S+", out), out[-3000:]
+    echoes = re.findall(r"UDP echo answered/sent: IPv4 (\d+)/(\d+), IPv6 WAN (\d+)/(\d+), IPv6 LAN (\d+)/(\d+)", out)
+    assert echoes and all(int(v) > 0 for v in echoes[-1]), echoes
+    assert "the control plane holds 0 session(s) after the hang-up" in out
+    assert host_snapshot() == clean_host
