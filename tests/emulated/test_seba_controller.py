@@ -18,7 +18,11 @@ controller as the controller mode writes it:
   session reaches org.bngpod.app with SADIS's rates, its PPPoE steps reach org.bngpod.seba;
 - the olt app's UNI_REMOVED, after the configured hold-down, becomes the Java app's
   Lost-Carrier teardown request; bng-cp polls it: PADT (no LCP Terminate-Request), the session
-  gone, an Accounting-Stop with Acct-Terminate-Cause Lost-Carrier.
+  gone, an Accounting-Stop with Acct-Terminate-Cause Lost-Carrier;
+- the olt app's programmed subscribers (OltFlowServiceInterface, the list the test sets), read
+  again every `resync` seconds of the netcfg: a subscriber removed from them is torn down with
+  Admin-Reset (LCP Terminate-Request and PADT, gone from bng-cp and bng-dp, an Accounting-Stop
+  with Admin-Reset); a UNI still programmed keeps its session.
 """
 
 import json
@@ -41,6 +45,9 @@ SADIS = podenv.REPO / "voltha-adapters" / "seba" / "src" / "test" / "resources" 
 OLT = "of:00000000000000a1"
 UNI, UNI_PORT = "BBSM00000001-1", 256
 USER, PASSWORD, MAC = "seba-1", "pw-seba-1", "02:5e:ba:00:00:02"
+# BBSM00000003-1: S120 C120 (lg1's access1 line too), a downstream profile SADIS does not know
+UNI3, UNI3_PORT = "BBSM00000003-1", 257
+USER3, PASSWORD3, MAC3 = "seba-3", "pw-seba-3", "02:5e:ba:00:00:03"
 
 
 def wait(what: str, check, timeout: float = 30.0):
@@ -64,7 +71,7 @@ def pod(pod_prereqs, tmp_path_factory):
     podenv.require("controller mode with org.bngpod.seba", emu.controller_missing(p))
     # no Filter-Id (a Filter-Id would win over SADIS's rates)
     users = tmp / "radius-users"
-    users.write_text(radius.users_file({USER: (PASSWORD, {})}))
+    users.write_text(radius.users_file({USER: (PASSWORD, {}), USER3: (PASSWORD3, {})}))
     with podenv.pod_up(pod_file, users_file=str(users), controller=True) as up:
         yield up
 
@@ -184,3 +191,96 @@ def test_seba_app_in_controller_mode(pod):
         assert stop["Acct-Terminate-Cause"] == "Lost-Carrier", stop
     ev = [e for e in emu.controller_events() if e.get("event") == "seba"]
     assert [e.get("type") for e in ev if "uni" in e] == ["UNI_ADDED", "UNI_ADDED", "UNI_REMOVED"], ev
+
+
+def programmed(name: str, port: int, stag: int, ctag: int) -> dict:
+    """One service of the olt app's programmed subscribers, as the lab side takes it."""
+    return {"deviceId": OLT, "port": port, "name": name, "sTag": stag, "cTag": ctag, "tpId": 64,
+            "serviceName": "hsia", "isPppoeRequired": True}  # fmt: skip
+
+
+def test_seba_admin_reset_when_unprovisioned(pod):
+    """A subscriber removed from the olt app's programmed subscribers: the Java app's Admin-Reset
+    teardown, carried out by bng-cp; a UNI still programmed keeps its session."""
+    from bngpod import controller as files
+
+    # SADIS, the cabling, a 1 s hold-down and a 1 s resync (the same documents as above: this
+    # test also runs alone)
+    for bp in ("User_Bandwidth1", "User_Bandwidth2"):
+        lab(pod, "PUT", f"/sadis/bandwidthprofiles/{bp}", (SADIS / "bp-mef" / f"{bp}.json").read_bytes())
+    for uni in (UNI, UNI3):
+        lab(pod, "PUT", f"/sadis/subscribers/{uni}", (SADIS / "subscribers" / f"{uni}.json").read_bytes())
+    lab(pod, "POST", "/netcfg", {"olts": [{"deviceId": OLT, "accessPort": "access1"}], "holdDown": 1, "resync": 1})
+    # a programmed list the olt app could not hold is refused whole, with the reason
+    for bad, why in (
+        ({"deviceId": OLT}, "not a JSON list"),
+        ([{**programmed(UNI, UNI_PORT, 100, 900), "sTag": 4095}], "[0].sTag"),
+        ([{**programmed(UNI, UNI_PORT, 100, 900), "colour": 1}], "[0].colour: unknown field"),
+        ([programmed(UNI, UNI_PORT, 100, 900), programmed(UNI, UNI_PORT, 100, 900)], "twice"),
+        ("[{", "PUT /olt/programmed"),
+    ):
+        status, answer = ctl.seba_lab(pod, "PUT", "/olt/programmed", bad)
+        assert status == 400 and why in answer, (bad, status, answer)
+
+    # BBSM00000001-1 up again (the test above removed it); both UNIs programmed. BBSM00000003-1
+    # gets no UNI_ADDED: only the Java app's reading of the programmed list can map it
+    lab(pod, "POST", "/olt/events", {"type": "UNI_ADDED", "deviceId": OLT, "port": UNI_PORT, "name": UNI})
+    lab(pod, "PUT", "/olt/programmed", [programmed(UNI, UNI_PORT, 100, 900), programmed(UNI3, UNI3_PORT, 120, 120)])
+
+    def line(path: str):
+        status, body = seba_get(pod, "/subscribers/" + path, user=files.CP_USER)
+        return body if status == 200 else None
+
+    assert wait("BBSM00000001-1's line", lambda: line("access1/100/900"))["uni"]["name"] == UNI
+    assert wait("the programmed BBSM00000003-1's line", lambda: line("access1/120/120"))["uni"]["name"] == UNI3
+    status, body = seba_get(pod, "/teardowns?after=0", user=files.CP_USER)
+    assert status == 200, body
+    seen = body["version"]
+
+    port = pod.port("access1")
+    with RawAccess(port) as access:
+        c1 = PppoeClient(access, MAC, 100, 900, user=USER, password=PASSWORD, auth="pap", outer_tpid=port.tpid)
+        c3 = PppoeClient(access, MAC3, 120, 120, user=USER3, password=PASSWORD3, auth="pap", outer_tpid=port.tpid)
+        for c in (c1, c3):
+            res = c.dial(timeout=20)
+            assert res.ok, (c.user, res.reason)
+        s1, s3 = ip.cp_session(USER), ip.cp_session(USER3)
+        dp1, dp3 = f"dp{s1['instance']}", f"dp{s3['instance']}"
+        assert ip.dp_session(dp1, c1.ipv4) is not None and ip.dp_session(dp3, c3.ipv4) is not None
+        ip.wait_accounting(pod, s1["acct_session_id"], "Start")
+        # the resync reads the same list again: nothing is torn down
+        time.sleep(2.5)
+        status, body = seba_get(pod, f"/teardowns?after={seen}", user=files.CP_USER)
+        assert status == 200 and body["teardowns"] == [], body
+
+        # the operator removes BBSM00000001-1 from provisioning: the olt app no longer lists it
+        lab(pod, "PUT", "/olt/programmed", [programmed(UNI3, UNI3_PORT, 120, 120)])
+
+        def teardown():
+            status, body = seba_get(pod, f"/teardowns?after={seen}", user=files.CP_USER)
+            return body["teardowns"] if status == 200 and body["teardowns"] else None
+
+        reqs = wait("the Admin-Reset teardown request", teardown, timeout=10)
+        print("teardowns:", json.dumps(reqs))
+        got = [(r["accessPort"], r["stag"], r["ctag"], r["uni"], r["cause"]) for r in reqs]
+        assert got == [("access1", 100, 900, UNI, "Admin-Reset")], reqs
+        # bng-cp: LCP Terminate-Request (the subscriber is there to hear it), PADT, PFCP deletion
+        assert c1.padt_received.wait(15), "no PADT after the Admin-Reset"
+        assert c1.terminated_by_peer.is_set(), "no LCP Terminate-Request before the PADT of an Admin-Reset"
+        ip.wait_cp_gone(USER)
+        ip.wait_dp_gone(dp1, c1.ipv4)
+        stop = ip.wait_accounting(pod, s1["acct_session_id"], "Stop")
+        assert stop["Acct-Terminate-Cause"] == "Admin-Reset", stop
+        assert line("access1/100/900") is None, "an unprovisioned UNI is still mapped"
+
+        # BBSM00000003-1, still programmed, keeps its session, mapping and data path
+        assert not c3.padt_received.is_set() and not c3.terminated_by_peer.is_set()
+        assert ip.cp_session(USER3)["acct_session_id"] == s3["acct_session_id"]
+        assert ip.dp_session(dp3, c3.ipv4) is not None
+        c3.echo()
+        assert line("access1/120/120") is not None
+        assert ip.accounting(pod, s3["acct_session_id"], "Stop") == []
+        assert c3.terminate(), "no LCP Terminate-Ack at the hang-up"
+        ip.wait_cp_gone(USER3)
+    ev = [e for e in emu.controller_events() if e.get("event") == "seba" and e.get("path") == "/olt/programmed"]
+    assert [len(e["programmed"]) for e in ev] == [2, 1], ev

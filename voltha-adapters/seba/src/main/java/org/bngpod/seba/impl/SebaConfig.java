@@ -27,7 +27,10 @@ import java.util.Set;
  * publisher of {@code bng.pppoe} and {@code bng.stats} (queue: events held
  * while the broker is slow, default 10000, 1..1000000). {@code holdDown}:
  * seconds after a UNI_REMOVED before the teardown of that UNI's sessions is
- * requested, unless the UNI came back (default 10, 0..3600). Strict: unknown
+ * requested, unless the UNI came back (default 10, 0..3600). {@code resync}:
+ * seconds between readings of the olt app's programmed subscribers (a
+ * subscriber gone from them is torn down with Admin-Reset), each followed by a
+ * SADIS look-up of every known UNI (default 60, 1..3600). Strict: unknown
  * fields and wrong JSON types are refused.</p>
  */
 public final class SebaConfig extends Config<ApplicationId> {
@@ -37,6 +40,7 @@ public final class SebaConfig extends Config<ApplicationId> {
     static final int DEFAULT_STATS_PERIOD = 10;
     static final int DEFAULT_QUEUE = 10_000;
     static final int DEFAULT_HOLD_DOWN = 10;
+    static final int DEFAULT_RESYNC = 60;
 
     /** What the config says, checked. */
     static final class Settings {
@@ -48,12 +52,21 @@ public final class SebaConfig extends Config<ApplicationId> {
         /** Seconds a removed UNI's sessions are kept before their teardown is requested. */
         final int holdDown;
 
+        /** Seconds between readings of the programmed subscribers (and SADIS look-ups of every UNI). */
+        final int resync;
+
         Settings(Map<DeviceId, String> olts, int statsPeriod, String kafkaServers, int kafkaQueue) {
             this(olts, statsPeriod, kafkaServers, kafkaQueue, DEFAULT_HOLD_DOWN);
         }
 
         Settings(Map<DeviceId, String> olts, int statsPeriod, String kafkaServers, int kafkaQueue, int holdDown) {
+            this(olts, statsPeriod, kafkaServers, kafkaQueue, holdDown, DEFAULT_RESYNC);
+        }
+
+        Settings(Map<DeviceId, String> olts, int statsPeriod, String kafkaServers, int kafkaQueue, int holdDown,
+                 int resync) {
             this.holdDown = holdDown;
+            this.resync = resync;
             this.olts = Map.copyOf(olts);
             this.statsPeriod = statsPeriod;
             this.kafkaServers = kafkaServers;
@@ -85,7 +98,7 @@ public final class SebaConfig extends Config<ApplicationId> {
         if (root == null || !root.isObject()) {
             throw new InvalidFieldException("seba", "not an object");
         }
-        only(root, "", Set.of("olts", "statsPeriod", "kafka", "holdDown"));
+        only(root, "", Set.of("olts", "statsPeriod", "kafka", "holdDown", "resync"));
         JsonNode olts = root.get("olts");
         if (olts == null || !olts.isArray() || olts.size() == 0) {
             throw new InvalidFieldException("olts", "a non-empty array is required");
@@ -132,7 +145,8 @@ public final class SebaConfig extends Config<ApplicationId> {
             queue = integer(kafka, "queue", DEFAULT_QUEUE, 1, 1_000_000);
         }
         int holdDown = integer(root, "holdDown", DEFAULT_HOLD_DOWN, 0, 3600);
-        return new Settings(map, period, servers, queue, holdDown);
+        int resync = integer(root, "resync", DEFAULT_RESYNC, 1, 3600);
+        return new Settings(map, period, servers, queue, holdDown, resync);
     }
 
     private static void only(JsonNode obj, String prefix, Set<String> allowed) {

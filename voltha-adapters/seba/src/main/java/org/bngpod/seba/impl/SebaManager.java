@@ -46,8 +46,8 @@ import static org.onlab.util.Tools.groupedThreads;
 
 /**
  * SADIS subscribers on the pod's lines. Keeps the UNI index from the olt
- * app's UNI_ADDED/UNI_REMOVED events and, every {@link #RESYNC_SECONDS}
- * seconds, from its programmed subscribers (OltFlowServiceInterface), then
+ * app's UNI_ADDED/UNI_REMOVED events and, every {@code resync} seconds of the
+ * config (60 by default), from its programmed subscribers (OltFlowServiceInterface), then
  * maps every UNI's SADIS services ({@link SubscriberMapper}). Every event is
  * handed to one thread of its own: SADIS look-ups may go to a remote server
  * and never run on ONOS's event threads.
@@ -57,7 +57,6 @@ public class SebaManager implements SebaSubscriberService {
 
     /** Name of this application. */
     public static final String APP_NAME = "org.bngpod.seba";
-    static final long RESYNC_SECONDS = 60;
 
     private final Logger log = LoggerFactory.getLogger(getClass());
 
@@ -97,7 +96,9 @@ public class SebaManager implements SebaSubscriberService {
 
     private ApplicationId appId;
     private ScheduledExecutorService executor;
-    private java.util.concurrent.ScheduledFuture<?> resyncTask;
+    /** The periodic resync (set on the executor) and its period in seconds (only on the executor). */
+    private volatile java.util.concurrent.ScheduledFuture<?> resyncTask;
+    private int resyncPeriod;
     private volatile SebaConfig.Settings settings = SebaConfig.Settings.none();
     private volatile SubscriberMapper.Mapping mapping = SubscriberMapper.Mapping.empty();
     /** Problems logged already (only on the executor). */
@@ -113,8 +114,9 @@ public class SebaManager implements SebaSubscriberService {
         netcfgRegistry.addListener(netcfgListener);
         podService.addListener(podListener);
         accessDeviceService.addListener(oltListener);
+        // the config (which starts the periodic resync at its period), and the first resync at once
         executor.execute(this::readConfig);
-        resyncTask = executor.scheduleWithFixedDelay(this::resync, 0, RESYNC_SECONDS, TimeUnit.SECONDS);
+        executor.execute(this::resync);
         log.info("Started");
     }
 
@@ -124,7 +126,10 @@ public class SebaManager implements SebaSubscriberService {
         podService.removeListener(podListener);
         netcfgRegistry.removeListener(netcfgListener);
         netcfgRegistry.unregisterConfigFactory(factory);
-        resyncTask.cancel(false);
+        java.util.concurrent.ScheduledFuture<?> task = resyncTask;
+        if (task != null) {
+            task.cancel(false);
+        }
         executor.shutdownNow();
         log.info("Stopped");
     }
@@ -262,11 +267,34 @@ public class SebaManager implements SebaSubscriberService {
                 next = cfg.settings();
             } catch (RuntimeException e) {
                 log.warn("seba config rejected, keeping the previous one: {}", e.getMessage());
+                scheduleResync();
                 return;
             }
         }
         settings = next;
+        scheduleResync();
         remap();
+    }
+
+    /**
+     * Starts the periodic resync or, when the config changed its period,
+     * starts it again at the new period (on the executor).
+     */
+    private void scheduleResync() {
+        int period = settings.resync;
+        java.util.concurrent.ScheduledFuture<?> task = resyncTask;
+        if (task != null && period == resyncPeriod) {
+            return;
+        }
+        if (task != null) {
+            task.cancel(false);
+        }
+        try {
+            resyncTask = executor.scheduleWithFixedDelay(this::resync, period, period, TimeUnit.SECONDS);
+            resyncPeriod = period;
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            log.debug("stopping: resync not scheduled");
+        }
     }
 
     /** Reads the olt app's programmed subscribers into the index, then maps. */

@@ -28,15 +28,18 @@ public class SebaConfigTest {
         SebaConfig.Settings s = SebaConfig.read(json(
                 "{'olts':[{'deviceId':'of:00000000000000a1','accessPort':'access1'},"
                         + "{'deviceId':'of:00000000000000a2','accessPort':'access3'}],'statsPeriod':5,'holdDown':0,"
+                        + "'resync':1,"
                         + "'kafka':{'bootstrapServers':'127.0.0.1:9092,[::1]:9093','queue':100}}"));
         assertEquals(Map.of(OLT1, "access1", OLT2, "access3"), s.olts);
         assertEquals(5, s.statsPeriod);
         assertEquals("127.0.0.1:9092,[::1]:9093", s.kafkaServers);
         assertEquals(100, s.kafkaQueue);
         assertEquals(0, s.holdDown);
+        assertEquals(1, s.resync);
         SebaConfig.Settings d = SebaConfig.read(json("{'olts':[{'deviceId':'of:1','accessPort':'a'}]}"));
         assertEquals(10, d.statsPeriod);
         assertEquals(10, d.holdDown);
+        assertEquals(60, d.resync);
         assertNull("no kafka section: no publisher", d.kafkaServers);
     }
 
@@ -67,6 +70,8 @@ public class SebaConfigTest {
                 "queue", "1..1000000");
         refused("{'olts':[{'deviceId':'of:1','accessPort':'a'}],'holdDown':3601}", "holdDown", "0..3600");
         refused("{'olts':[{'deviceId':'of:1','accessPort':'a'}],'holdDown':-1}", "holdDown", "0..3600");
+        refused("{'olts':[{'deviceId':'of:1','accessPort':'a'}],'resync':0}", "resync", "1..3600");
+        refused("{'olts':[{'deviceId':'of:1','accessPort':'a'}],'resync':1.5}", "resync", "1..3600");
         refused("[]", "seba", "not an object");
     }
 }

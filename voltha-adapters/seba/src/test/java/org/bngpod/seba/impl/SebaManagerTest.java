@@ -229,7 +229,36 @@ public class SebaManagerTest {
         assertFalse(manager.subscriber("access1", 120, 120).isPresent());
     }
 
-    /** The olt app's programmed subscribers are read at start (and every minute). */
+    /**
+     * The programmed subscribers are read again every {@code resync} seconds of
+     * the config (60 by default): a new period applies at once.
+     */
+    @Test
+    public void resyncPeriodComesFromTheConfig() throws Exception {
+        UniTagInformation tag = new UniTagInformation.Builder().setPonSTag(VlanId.vlanId((short) 120))
+                .setPonCTag(VlanId.vlanId((short) 120)).setServiceName("hsia").build();
+        ServiceKey key = new ServiceKey(new AccessDevicePort(uni(OLT1, 300), "BBSM00000003-1"), tag);
+        flows.programmed.put(key, tag);
+        manager.activate();
+        manager.drain();
+        assertTrue(manager.subscriber("access1", 120, 120).isPresent());
+        flows.programmed.remove(key);
+        Thread.sleep(1600);
+        manager.drain();
+        assertEquals("the default period (60 s) is not over", 0, manager.teardownVersion());
+
+        netcfg.push(OLTS_CONFIG.replace("]}", "],'resync':1}"));
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (manager.teardownVersion() == 0 && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        List<TeardownRequest> t = manager.teardownsAfter(0);
+        assertEquals(t.toString(), 1, t.size());
+        assertEquals(TeardownRequest.ADMIN_RESET, t.get(0).cause());
+        assertFalse(manager.subscriber("access1", 120, 120).isPresent());
+    }
+
+    /** The olt app's programmed subscribers are read at start (and every resync period). */
     @Test
     public void programmedSubscribersFillTheIndex() throws Exception {
         UniTagInformation tag = new UniTagInformation.Builder().setPonSTag(VlanId.vlanId((short) 120))

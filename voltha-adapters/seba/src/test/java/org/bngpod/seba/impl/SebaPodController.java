@@ -32,7 +32,14 @@ import org.onosproject.net.config.NetworkConfigRegistryAdapter;
 import org.onosproject.net.provider.ProviderId;
 import org.opencord.olt.AccessDeviceEvent;
 import org.opencord.olt.AccessDeviceListener;
+import org.opencord.olt.AccessDevicePort;
 import org.opencord.olt.AccessDeviceService;
+import org.opencord.olt.DiscoveredSubscriber;
+import org.opencord.olt.FlowOperation;
+import org.opencord.olt.OltFlowServiceInterface;
+import org.opencord.olt.OltPortStatus;
+import org.opencord.olt.ServiceKey;
+import org.opencord.sadis.UniTagInformation;
 import org.onlab.packet.VlanId;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -70,8 +77,9 @@ import static org.onosproject.net.NetTestTools.injectEventDispatcher;
  * sadis-api's classes, unknown id or bad document: null) against
  * {@link SadisStandIn}, a SADIS server whose documents the lab puts;</li>
  * <li>the olt app: an AccessDeviceService whose UNI_ADDED and UNI_REMOVED the lab
- * posts (delivered on an event thread of their own, as ONOS's dispatcher does);
- * no OltFlowServiceInterface (optional for SebaManager: the UNI events suffice);</li>
+ * posts (delivered on an event thread of their own, as ONOS's dispatcher does),
+ * and an OltFlowServiceInterface whose programmed subscribers the lab sets
+ * ({@link OltFlowsStandIn}: only what SebaManager calls);</li>
  * <li>netcfg: this app's {@code seba} config as the lab puts it (none at start).</li>
  * </ul>
  *
@@ -79,7 +87,11 @@ import static org.onosproject.net.NetTestTools.injectEventDispatcher;
  * namespace): {@code PUT /sadis/subscribers/{id}}, {@code PUT /sadis/bandwidthprofiles/{id}}
  * (the document, stored byte for byte), {@code POST /netcfg} (this app's config
  * object), {@code POST /olt/events} ({@code {"type":"UNI_ADDED"|"UNI_REMOVED",
- * "deviceId":"of:...","port":256,"name":"BBSM00000001-1"}}); 204, or 400 with the
+ * "deviceId":"of:...","port":256,"name":"BBSM00000001-1"}}), {@code PUT /olt/programmed}
+ * (the olt app's programmed subscribers from now on, a list of {@code {"deviceId":"of:...",
+ * "port":256,"name":"BBSM00000001-1","sTag":100,"cTag":900}} with optional {@code tpId},
+ * {@code serviceName}, {@code upstreamBandwidthProfile}, {@code downstreamBandwidthProfile},
+ * {@code isPppoeRequired}; {@link OltFlowsStandIn#parse}); 204, or 400 with the
  * reason. Events: {@code seba} (what the lab did).</p>
  */
 public final class SebaPodController implements PodController.Extension {
@@ -93,6 +105,7 @@ public final class SebaPodController implements PodController.Extension {
 
     private final SebaNetcfg netcfg = new SebaNetcfg();
     private final OltStandIn olt = new OltStandIn();
+    private final OltFlowsStandIn oltFlows = new OltFlowsStandIn();
     private SadisStandIn sadisServer;
     private SebaManager manager;
     private PppoeEventProvider pppoe;
@@ -133,6 +146,7 @@ public final class SebaPodController implements PodController.Extension {
         manager.podService = app.pods;
         manager.sadisService = new RemoteSadis(sadisServer.subscriberUrl(), sadisServer.profileUrl());
         manager.accessDeviceService = olt;
+        manager.oltFlowService = oltFlows;
         manager.activate();
         pppoe = new PppoeEventProvider();
         pppoe.sessionService = app.sessions;
@@ -241,6 +255,18 @@ public final class SebaPodController implements PodController.Extension {
                                                        .set(AnnotationKeys.PORT_NAME, e.path("name").asText()).build());
             olt.post(new AccessDeviceEvent(type, device, port));
             event.put("uni", new ConnectPoint(device, port.number()).toString()).put("type", type.name());
+        } else if (method.equals("PUT") && path.equals("/olt/programmed")) {
+            Map<ServiceKey, UniTagInformation> programmed;
+            try {
+                programmed = OltFlowsStandIn.parse(MAPPER.readTree(text));
+            } catch (IllegalArgumentException | IOException e) {
+                return "PUT /olt/programmed: " + e.getMessage();
+            }
+            oltFlows.set(programmed);
+            com.fasterxml.jackson.databind.node.ArrayNode list = event.putArray("programmed");
+            programmed.keySet().forEach(k -> list.add(k.getPort().connectPoint() + " " + k.getPort().name() + " S"
+                                                      + k.getService().getPonSTag() + " C"
+                                                      + k.getService().getPonCTag()));
         } else {
             return method + " " + path + ": not a request of the lab's side";
         }
@@ -330,6 +356,185 @@ public final class SebaPodController implements PodController.Extension {
         @Override
         public ConnectPoint findSubscriberConnectPoint(String id) {
             return null;
+        }
+    }
+
+    /**
+     * The olt app's flow service where SebaManager calls it: the programmed
+     * subscribers the lab set, answered as olt 5.2.8's OltFlowService answers
+     * (an immutable map that later changes leave as it is; each programmed
+     * service keyed by its UNI port and its UniTagInformation, which is also
+     * the value). The list is replaced whole, so a reader sees one list or the
+     * next. The rest of the interface, which SebaManager never calls, is refused.
+     */
+    static final class OltFlowsStandIn implements OltFlowServiceInterface {
+        private static final Set<String> FIELDS = Set.of("deviceId", "port", "name", "sTag", "cTag", "tpId",
+                "serviceName", "upstreamBandwidthProfile", "downstreamBandwidthProfile", "isPppoeRequired");
+        /** At most this many programmed services (a PUT is one JSON document of at most 1 MiB anyway). */
+        static final int MAX = 10_000;
+        private volatile Map<ServiceKey, UniTagInformation> programmed = Map.of();
+
+        void set(Map<ServiceKey, UniTagInformation> next) {
+            programmed = Map.copyOf(next);
+        }
+
+        /**
+         * Reads the lab's list of programmed services.
+         *
+         * @param list the PUT's body
+         * @return each service keyed as the olt app keys it
+         * @throws IllegalArgumentException naming the entry and field that is wrong
+         */
+        static Map<ServiceKey, UniTagInformation> parse(JsonNode list) {
+            if (list == null || !list.isArray()) {
+                throw new IllegalArgumentException("not a JSON list");
+            }
+            if (list.size() > MAX) {
+                throw new IllegalArgumentException("more than " + MAX + " services");
+            }
+            Map<ServiceKey, UniTagInformation> out = new java.util.LinkedHashMap<>();
+            Map<ConnectPoint, String> names = new java.util.HashMap<>();
+            Set<String> lines = new java.util.HashSet<>();
+            for (int i = 0; i < list.size(); i++) {
+                String at = "[" + i + "]";
+                JsonNode e = list.get(i);
+                if (!e.isObject()) {
+                    throw new IllegalArgumentException(at + ": not an object");
+                }
+                e.fieldNames().forEachRemaining(f -> {
+                    if (!FIELDS.contains(f)) {
+                        throw new IllegalArgumentException(at + "." + f + ": unknown field");
+                    }
+                });
+                String device = text(e, at, "deviceId", true);
+                if (!device.matches("[a-z][a-z0-9+.-]*:[^\\s]+")) {
+                    throw new IllegalArgumentException(at + ".deviceId: " + device + " is not a device id (scheme:id)");
+                }
+                long port = integer(e, at, "port", 1, 0xffffff00L, -1);
+                String name = text(e, at, "name", true);
+                int stag = (int) integer(e, at, "sTag", 1, 4094, -1);
+                int ctag = (int) integer(e, at, "cTag", 1, 4094, -1);
+                // VOLTHA's technology profile ids are 64..255; the olt app's default is 64
+                int tpId = (int) integer(e, at, "tpId", 64, 255, 64);
+                JsonNode pppoe = e.get("isPppoeRequired");
+                if (pppoe != null && !pppoe.isBoolean()) {
+                    throw new IllegalArgumentException(at + ".isPppoeRequired: not true or false");
+                }
+                ConnectPoint cp = new ConnectPoint(DeviceId.deviceId(device), PortNumber.portNumber(port));
+                String known = names.putIfAbsent(cp, name);
+                if (known != null && !known.equals(name)) {
+                    throw new IllegalArgumentException(at + ".name: " + cp + " is named " + known + " already");
+                }
+                if (!lines.add(cp + " " + stag + " " + ctag)) {
+                    throw new IllegalArgumentException(at + ": " + cp + " has S-tag " + stag + " C-tag " + ctag
+                                                               + " twice");
+                }
+                UniTagInformation service = new UniTagInformation.Builder()
+                        .setPonSTag(VlanId.vlanId((short) stag)).setPonCTag(VlanId.vlanId((short) ctag))
+                        .setTechnologyProfileId(tpId).setServiceName(text(e, at, "serviceName", false))
+                        .setUpstreamBandwidthProfile(text(e, at, "upstreamBandwidthProfile", false))
+                        .setDownstreamBandwidthProfile(text(e, at, "downstreamBandwidthProfile", false))
+                        .setIsPppoeRequired(pppoe != null && pppoe.asBoolean()).build();
+                out.put(new ServiceKey(new AccessDevicePort(cp, name), service), service);
+            }
+            return out;
+        }
+
+        private static String text(JsonNode e, String at, String field, boolean required) {
+            JsonNode v = e.get(field);
+            if (v == null && !required) {
+                return null;
+            }
+            if (v == null || !v.isTextual() || v.asText().isEmpty() || v.asText().length() > 253) {
+                throw new IllegalArgumentException(at + "." + field + ": a string of 1..253 characters is required");
+            }
+            return v.asText();
+        }
+
+        private static long integer(JsonNode e, String at, String field, long min, long max, long dflt) {
+            JsonNode v = e.get(field);
+            if (v == null && dflt >= 0) {
+                return dflt;
+            }
+            if (v == null || !v.isIntegralNumber() || !v.canConvertToLong() || v.asLong() < min || v.asLong() > max) {
+                throw new IllegalArgumentException(at + "." + field + ": an integer in " + min + ".." + max
+                                                           + " is required");
+            }
+            return v.asLong();
+        }
+
+        @Override
+        public Map<ServiceKey, UniTagInformation> getProgrammedSubscribers() {
+            return programmed;
+        }
+
+        private static UnsupportedOperationException refused() {
+            return new UnsupportedOperationException("the olt stand-in only answers getProgrammedSubscribers");
+        }
+
+        @Override
+        public boolean handleBasicPortFlows(DiscoveredSubscriber sub, String defaultBpId, String oltBpId) {
+            throw refused();
+        }
+
+        @Override
+        public boolean handleSubscriberFlows(DiscoveredSubscriber sub, String defaultBpId, String oltBpId) {
+            throw refused();
+        }
+
+        @Override
+        public void handleNniFlows(Device device, org.onosproject.net.Port port, FlowOperation action) {
+            throw refused();
+        }
+
+        @Override
+        public boolean hasDefaultEapol(org.onosproject.net.Port port) {
+            throw refused();
+        }
+
+        @Override
+        public boolean hasDhcpFlows(org.onosproject.net.Port port, UniTagInformation uti) {
+            throw refused();
+        }
+
+        @Override
+        public boolean hasPppoeFlows(org.onosproject.net.Port port, UniTagInformation uti) {
+            throw refused();
+        }
+
+        @Override
+        public boolean hasSubscriberFlows(org.onosproject.net.Port port, UniTagInformation uti) {
+            throw refused();
+        }
+
+        @Override
+        public void purgeDeviceFlows(DeviceId deviceId) {
+            throw refused();
+        }
+
+        @Override
+        public Map<ServiceKey, OltPortStatus> getConnectPointStatus() {
+            throw refused();
+        }
+
+        @Override
+        public Map<ServiceKey, Boolean> getRequestedSubscribers() {
+            throw refused();
+        }
+
+        @Override
+        public boolean isSubscriberServiceProvisioned(AccessDevicePort cp) {
+            throw refused();
+        }
+
+        @Override
+        public boolean isSubscriberServiceProvisioned(ServiceKey sk) {
+            throw refused();
+        }
+
+        @Override
+        public void updateProvisionedSubscriberStatus(ServiceKey sk, Boolean status) {
+            throw refused();
         }
     }
 
