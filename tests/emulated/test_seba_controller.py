@@ -246,8 +246,9 @@ def test_seba_admin_reset_when_unprovisioned(pod):
             assert res.ok, (c.user, res.reason)
         s1, s3 = ip.cp_session(USER), ip.cp_session(USER3)
         dp1, dp3 = f"dp{s1['instance']}", f"dp{s3['instance']}"
-        assert ip.dp_session(dp1, c1.ipv4) is not None and ip.dp_session(dp3, c3.ipv4) is not None
         ip.wait_accounting(pod, s1["acct_session_id"], "Start")
+        for dp, c in ((dp1, c1), (dp3, c3)):
+            wait(f"{c.user}'s session in {dp}", lambda dp=dp, c=c: ip.dp_session(dp, c.ipv4), timeout=10)
         # the resync reads the same list again: nothing is torn down
         time.sleep(2.5)
         status, body = seba_get(pod, f"/teardowns?after={seen}", user=files.CP_USER)
