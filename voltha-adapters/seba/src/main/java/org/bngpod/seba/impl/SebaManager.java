@@ -90,6 +90,13 @@ public class SebaManager implements SebaSubscriberService {
     /** UNIs removed (UNI_REMOVED) and not added since, with the number of their removal (only on the executor). */
     private final Map<ConnectPoint, Long> removed = new java.util.HashMap<>();
     private long removals;
+    /**
+     * UNIs whose port went down (UNI_REMOVED) and that no reading has listed
+     * since they came back (only on the executor). olt 5.2.8 removes a UNI's
+     * subscriber flows when its port goes down and programs them again only
+     * after it posted UNI_ADDED, so their absence meanwhile is no unprovisioning.
+     */
+    private final Set<ConnectPoint> portDown = new HashSet<>();
     private final AccessDeviceListener oltListener = this::oltEvent;
     private final PodListener podListener = e -> submit(this::remap);
     private final NetworkConfigListener netcfgListener = new NetcfgListener();
@@ -195,6 +202,7 @@ public class SebaManager implements SebaSubscriberService {
                 }
                 long seq = ++removals;
                 removed.put(cp, seq);
+                portDown.add(cp);
                 if (!lines.isEmpty()) {
                     holdDown(cp, seq, lines);
                 }
@@ -321,12 +329,15 @@ public class SebaManager implements SebaSubscriberService {
                         if (!removed.containsKey(cp)) {
                             // provisioned but its UNI is down (UNI_REMOVED): unmapped until UNI_ADDED
                             unis.add(cp, key.getPort().name());
+                            portDown.remove(cp);
                         }
                     }
                 }
                 if (lastProgrammed != null) {
                     for (ConnectPoint gone : lastProgrammed) {
-                        if (!now.contains(gone)) {
+                        if (!now.contains(gone) && portDown.contains(gone)) {
+                            log.info("UNI {} not programmed since its port went down: no Admin-Reset", gone);
+                        } else if (!now.contains(gone)) {
                             // removed from provisioning: its sessions end with Admin-Reset
                             List<LineSubscriber> lines = linesOf(gone);
                             unis.remove(gone);

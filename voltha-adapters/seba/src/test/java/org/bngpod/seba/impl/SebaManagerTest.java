@@ -230,6 +230,48 @@ public class SebaManagerTest {
     }
 
     /**
+     * A UNI's port that goes down and comes back within the hold-down is no
+     * unprovisioning: olt 5.2.8 removes the UNI's subscriber flows when it posts
+     * UNI_REMOVED and programs them again only after it posted UNI_ADDED, so a
+     * reading in between misses the UNI. Its sessions stay; removed from
+     * provisioning later, it is torn down with Admin-Reset as any other.
+     */
+    @Test
+    public void portFlapIsNoAdminReset() throws Exception {
+        netcfg.set(OLTS_CONFIG.replace("]}", "],'holdDown':10}"));
+        UniTagInformation tag = new UniTagInformation.Builder().setPonSTag(VlanId.vlanId((short) 100))
+                .setPonCTag(VlanId.vlanId((short) 900)).setServiceName("hsia").build();
+        ServiceKey key = new ServiceKey(new AccessDevicePort(uni(OLT1, 256), "BBSM00000001-1"), tag);
+        Port p256 = port(OLT1, 256, "BBSM00000001-1");
+        flows.programmed.put(key, tag);
+        manager.activate();
+        olt.post(new AccessDeviceEvent(AccessDeviceEvent.Type.UNI_ADDED, OLT1, p256));
+        manager.drain();
+        assertTrue(manager.subscriber("access1", 100, 900).isPresent());
+
+        // the port goes down (the olt app removes the flows) and comes back (flows not yet programmed again)
+        olt.post(new AccessDeviceEvent(AccessDeviceEvent.Type.UNI_REMOVED, OLT1, p256));
+        flows.programmed.remove(key);
+        olt.post(new AccessDeviceEvent(AccessDeviceEvent.Type.UNI_ADDED, OLT1, p256));
+        manager.resyncNow();
+        manager.drain();
+        assertEquals(manager.teardownsAfter(0).toString(), 0, manager.teardownVersion());
+        assertTrue(manager.subscriber("access1", 100, 900).isPresent());
+
+        // programmed again, then removed from provisioning: Admin-Reset
+        flows.programmed.put(key, tag);
+        manager.resyncNow();
+        manager.drain();
+        assertEquals(0, manager.teardownVersion());
+        flows.programmed.remove(key);
+        manager.resyncNow();
+        manager.drain();
+        List<TeardownRequest> t = manager.teardownsAfter(0);
+        assertEquals(t.toString(), 1, t.size());
+        assertEquals(TeardownRequest.ADMIN_RESET, t.get(0).cause());
+    }
+
+    /**
      * The programmed subscribers are read again every {@code resync} seconds of
      * the config (60 by default): a new period applies at once.
      */
