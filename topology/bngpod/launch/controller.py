@@ -120,7 +120,7 @@ def api(pod: m.Pod, method: str, path: str, body: dict | None = None, user: str 
 
 def seba_lab(pod: m.Pod, method: str, path: str, body: object) -> tuple[int, str]:
     """A request to SebaPodController's lab side (SADIS documents, this app's netcfg, olt UNI
-    events; the class's javadoc): (status, answer)."""
+    events, programmed subscribers; the class's javadoc): (status, answer)."""
     import http.client
 
     data = body if isinstance(body, (bytes, str)) else json.dumps(body)
