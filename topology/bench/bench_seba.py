@@ -20,9 +20,9 @@ ROUNDS times), so that the machine's load drifts over all modes alike:
   SESSION_INIT and AUTH_SUCCESS to /onos/bngpod-seba/pppoe-events; the providers turn those
   and the session reports into bng-api events (no listener: SEBA's kafka-onos is absent);
 - seba+kafka: as seba, with `seba: {kafka: true}` (`bngpod up` starts the pod's Kafka broker)
-  and the netcfg's `kafka` section: org.bngpod.seba's KafkaOssPublisher publishes bng.pppoe and
-  bng.stats to that broker (when the controller loads it: SebaPodController of branch
-  sebakafka); afterwards a real Kafka consumer counts what reached each topic.
+  and the netcfg's `kafka` section: org.bngpod.seba's KafkaOssPublisher (which SebaPodController
+  starts on that section) publishes bng.pppoe and bng.stats to that broker; afterwards a real
+  Kafka consumer (KafkaCount.java) counts what reached each topic.
 
 Per point, bench_pod.bench_setup: one bng-subemu per access port dials all N at once
 (1,000 in flight per emulator), one UDP echo a second per session; `sessions_per_second` =
