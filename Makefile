@@ -13,7 +13,7 @@ GO_BINARIES := $(addprefix accel-ppp-glue/build/,$(GO_PROGRAMS))
 GO_SOURCES := $(shell find accel-ppp-glue/cmd accel-ppp-glue/internal -name '*.go' ! -name '*_test.go' 2>/dev/null) \
 	accel-ppp-glue/go.mod accel-ppp-glue/go.sum
 
-.PHONY: help setup binaries demo test lint build fuzz bench bench-dp bench-mem bench-cp bench-move bench-pod bench-onos bench-failover bench-rfc2544 bench-qos bench-qos-latency up down status clean FORCE
+.PHONY: help setup binaries demo test lint build fuzz bench bench-dp bench-mem bench-cp bench-move bench-pod bench-onos bench-failover bench-seba bench-rfc2544 bench-qos bench-qos-latency up down status clean FORCE
 
 help:
 	@echo "make demo    set up when needed, bring the lab pod up, dial 100 subscribers, show a live dashboard (q/Ctrl-C tears it down)"
@@ -35,6 +35,7 @@ help:
 	@echo "make bench-qos  4 bng-dp processes sharing one 200 Mbit/s access port, then a server port: static shares against the peer exchange (port use, fairness, convergence, overshoot; JSON lines, root)"
 	@echo "make bench-onos  the ONOS app's failover work on a 240-group pod: re-balance, steering plan, objectives sent (JSON lines)"
 	@echo "make bench-failover  kill -9 of an instance of the whole emulated pod in controller mode, a standby taking over: detection, re-steer, sessions re-placed, traffic gap (JSON lines, root)"
+	@echo "make bench-seba  session setup rate through the whole emulated pod in controller mode, org.bngpod.seba off / on (SADIS lines, PPPoE events) / on with its Kafka publisher, interleaved, a fresh pod per point (JSON lines and a summary, root)"
 
 setup:
 	@scripts/setup.sh
@@ -153,6 +154,9 @@ bench-pod: setup binaries
 
 bench-failover: setup binaries
 	topology/bench/bench_failover.sh
+
+bench-seba: setup binaries
+	topology/bench/bench_seba.sh
 
 bench-rfc2544: setup binaries
 	tests/linerate/bench_rfc2544.sh $(if $(ATTACH),--attach $(ATTACH),$(if $(SESSIONS),--attach memif)) $(if $(SEARCH),--search $(SEARCH)) $(if $(FAMILY),--family $(FAMILY)) $(if $(SESSIONS),--sessions $(SESSIONS))

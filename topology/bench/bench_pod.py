@@ -276,7 +276,10 @@ def bench_setup(
     hangup_rate=None,
     strict: bool = False,
     dial_rate: float = 0.0,
+    check=None,
 ) -> dict:
+    """check: called once every session passes traffic (or at the timeout), before the CPU
+    is read and the emulators hang up; what it returns is the result's `checks`."""
     groups = len(pod.groups)
     per_group = n // groups
     path = subset(all_users, pod, per_group, emu.run_dir() / f"bench-users-{n}.json")
@@ -306,6 +309,7 @@ def bench_setup(
                 done = True
                 break
             time.sleep(0.5)
+        checked = check() if check is not None else None
         cpu_emu = {k: cpu_seconds(v) for k, v in emus.pids().items()}
         cpu1 = cpu_by_part(pids)
         per = emus.sessions()
@@ -361,6 +365,7 @@ def bench_setup(
         "cpu_s": cpu,
         "cpu_ms_per_session": {k: round(v * 1000 / counted, 2) for k, v in cpu.items()} if counted else None,
         "wall_s": round(time.monotonic() - t0, 1),
+        **({"checks": checked} if check is not None else {}),
         **stop,
     }
 
