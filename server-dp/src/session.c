@@ -32,6 +32,22 @@ static_assert(offsetof(struct dp_session, next_up) % 4 == 0, "next_up atomic");
 static_assert(offsetof(struct session_tables, down_spare) >= RTE_CACHE_LINE_SIZE,
 	      "session_tables lines");
 
+/* --- worker: drops (session.h) -------------------------------------------------- */
+
+void
+session_drop_up(const struct session_tables *t, struct dp_session *s, uint32_t len)
+{
+	s->drops_up++;
+	t->drop_bytes_up[s - t->sessions] += len;
+}
+
+void
+session_drop_down(const struct session_tables *t, struct dp_session *s, uint32_t len)
+{
+	s->drops_down++;
+	t->drop_bytes_down[s - t->sessions] += len;
+}
+
 /* Smallest index sizes, so that the 1/8 and 1/4 thresholds are whole entries. */
 #define SESSION_MIN_INDEX 16u
 
