@@ -29,8 +29,9 @@
  * session and the default session's dhcp class. The fake data path has two
  * line groups, lg1 (S-tags < 200, served) and lg2 (standby); after a release
  * none of the group's sessions may stay. (report_usage_dropped) A Session Report
- * Request with the bngpod Dropped Packets IE (the codec decodes it; the UP
- * function answers no request of that type).
+ * Request with the bngpod Dropped Packets IE in its 16-octet form (packets), and
+ * (report_usage_dropped_octets) in its 32-octet form (packets and octets); the
+ * codec decodes them; the UP function answers no request of that type.
  */
 
 #include <errno.h>
@@ -153,6 +154,8 @@ f_usage(void *ctx, uint32_t h, struct up_usage *out)
 	out->dl_bytes = h * 700u;
 	out->ul_drops = h; /* the reports' bngpod Dropped Packets IE round-trips too */
 	out->dl_drops = h * 2u;
+	out->ul_drop_bytes = h * 100u; /* and its octets (the IE's 32-octet form) */
+	out->dl_drop_bytes = h * 2000u;
 }
 
 static void

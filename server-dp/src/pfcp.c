@@ -294,14 +294,22 @@ bngpod_ie(struct dctx *c, const struct ie *ie, uint16_t container, void *obj)
 	    ie->type == PFCP_IE_BNGPOD_DROPPED) {
 		struct pfcp_usage_report *r = obj;
 
+		size_t len = (size_t)ie->len - 2;
+
 		/* another length, or a repeat: skipped, the report stands */
-		if ((size_t)ie->len - 2 != PFCP_DROPPED_LEN || (r->present & PFCP_UR_DROPPED)) {
+		if ((len != PFCP_DROPPED_LEN && len != PFCP_DROPPED_BYTES_LEN) ||
+		    (r->present & PFCP_UR_DROPPED)) {
 			m->n_skipped++;
 			return PFCP_OK;
 		}
 		r->present |= PFCP_UR_DROPPED;
 		r->dropped_ul = rd64(ie->v + 2);
 		r->dropped_dl = rd64(ie->v + 10);
+		if (len == PFCP_DROPPED_BYTES_LEN) { /* with the octets */
+			r->present |= PFCP_UR_DROPPED_BYTES;
+			r->dropped_ul_bytes = rd64(ie->v + 18);
+			r->dropped_dl_bytes = rd64(ie->v + 26);
+		}
 		return PFCP_OK;
 	}
 	if (container == 0 && ie->type == PFCP_IE_BNGPOD_RA_OFFLOAD) {
@@ -1780,11 +1788,17 @@ enc_usage(struct w *w, const struct pfcp_usage_report *r)
 	if (r->present & PFCP_UR_LAST_PKT)
 		ie_u32(w, PFCP_IE_TIME_OF_LAST_PACKET, r->last_pkt);
 	if (r->present & PFCP_UR_DROPPED) {
+		bool octets = (r->present & PFCP_UR_DROPPED_BYTES) != 0;
+
 		w_u16(w, PFCP_IE_BNGPOD_DROPPED);
-		w_u16(w, PFCP_DROPPED_LEN + 2);
+		w_u16(w, (octets ? PFCP_DROPPED_BYTES_LEN : PFCP_DROPPED_LEN) + 2);
 		w_u16(w, PFCP_ENTERPRISE_BNGPOD);
 		w_u64(w, r->dropped_ul);
 		w_u64(w, r->dropped_dl);
+		if (octets) {
+			w_u64(w, r->dropped_ul_bytes);
+			w_u64(w, r->dropped_dl_bytes);
+		}
 	}
 	w_end(w);
 }

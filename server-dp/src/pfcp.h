@@ -275,13 +275,18 @@ int pfcp_arp_ping_encode(const struct pfcp_arp_ping *ap, uint8_t *buf, size_t ca
 /*
  * The bngpod Dropped Packets IE (inside a Usage Report only; docs/dp/pfcp.md
  * "bngpod Dropped Packets IE"): value after the enterprise id:
- *   octets 0-7   upstream packets of the session the DP dropped
- *   octets 8-15  downstream packets of the session the DP dropped
- * both since the URR's previous report, and nothing after. Elsewhere, or
- * of another length, it is skipped (counted in n_skipped) like an unknown IE.
+ *   octets 0-7    upstream packets of the session the DP dropped
+ *   octets 8-15   downstream packets of the session the DP dropped
+ *   octets 16-23  upstream octets of those packets (IP packets, header included)
+ *   octets 24-31  downstream octets of those packets
+ * all since the URR's previous report. The DP sends the 32-octet form; the
+ * 16-octet form (packets only, bngpod before dropped octets) is decoded too,
+ * without PFCP_UR_DROPPED_BYTES. Elsewhere, or of another length, it is
+ * skipped (counted in n_skipped) like an unknown IE.
  */
 #define PFCP_IE_BNGPOD_DROPPED 32771u
-#define PFCP_DROPPED_LEN 16
+#define PFCP_DROPPED_LEN 16	  /* packets only */
+#define PFCP_DROPPED_BYTES_LEN 32 /* packets, then octets */
 
 struct pfcp_ra_offload {
 	bool on; /* false: the empty IE (offload off) */
@@ -633,7 +638,8 @@ struct pfcp_urr {	  /* Create URR, Update URR, Remove URR and Query URR (id only
 #define PFCP_UR_DURATION 0x40
 #define PFCP_UR_FIRST_PKT 0x80
 #define PFCP_UR_LAST_PKT 0x100
-#define PFCP_UR_DROPPED 0x200 /* bngpod Dropped Packets IE */
+#define PFCP_UR_DROPPED 0x200	    /* bngpod Dropped Packets IE */
+#define PFCP_UR_DROPPED_BYTES 0x400 /* with the octets: its 32-octet form */
 struct pfcp_usage_report {
 	uint32_t present; /* PFCP_UR_* */
 	uint16_t ie_type; /* PFCP_IE_USAGE_REPORT_SMR / SDR / SRR */
@@ -648,6 +654,8 @@ struct pfcp_usage_report {
 	struct pfcp_volume vol;
 	uint64_t dropped_ul; /* bngpod Dropped Packets: packets */
 	uint64_t dropped_dl;
+	uint64_t dropped_ul_bytes; /* ... and their octets (PFCP_UR_DROPPED_BYTES) */
+	uint64_t dropped_dl_bytes;
 };
 
 #define PFCP_LCP_TIMERS 0x01

@@ -66,6 +66,8 @@ up_usage_get(struct pfcp_up *u, uint32_t handle, uint64_t c[UP_NC])
 	c[UP_C_DL_BYTES] = us.dl_bytes - c[UP_C_V6 + UP_C_DL_BYTES];
 	c[UP_C_DROPS] = us.ul_drops;
 	c[UP_C_DROPS + 1] = us.dl_drops;
+	c[UP_C_DROP_BYTES] = us.ul_drop_bytes;
+	c[UP_C_DROP_BYTES + 1] = us.dl_drop_bytes;
 }
 
 /* ---- create / free --------------------------------------------------------------------------- */

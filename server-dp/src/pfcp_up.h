@@ -132,6 +132,8 @@ struct up_usage {
 	uint64_t dl_bytes6;
 	uint64_t ul_drops; /* packets of the session dropped, both families */
 	uint64_t dl_drops;
+	uint64_t ul_drop_bytes; /* their octets (IP packets, header included) */
+	uint64_t dl_drop_bytes;
 };
 
 /* Control classes the redirect sends to the CP. */

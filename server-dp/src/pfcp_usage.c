@@ -38,9 +38,13 @@ up_urr_delta(const struct up_meas *ms, const uint64_t cur[UP_NC], uint64_t d[UP_
 	}
 	d[UP_D_UL_DROPS] = ms->carry[UP_D_UL_DROPS];
 	d[UP_D_DL_DROPS] = ms->carry[UP_D_DL_DROPS];
+	d[UP_D_UL_DROP_BYTES] = ms->carry[UP_D_UL_DROP_BYTES];
+	d[UP_D_DL_DROP_BYTES] = ms->carry[UP_D_DL_DROP_BYTES];
 	if (ms->dirs & UP_DIR_ALL) {
 		d[UP_D_UL_DROPS] += since(cur, ms->base, UP_C_DROPS);
 		d[UP_D_DL_DROPS] += since(cur, ms->base, UP_C_DROPS + 1);
+		d[UP_D_UL_DROP_BYTES] += since(cur, ms->base, UP_C_DROP_BYTES);
+		d[UP_D_DL_DROP_BYTES] += since(cur, ms->base, UP_C_DROP_BYTES + 1);
 	}
 }
 
@@ -79,9 +83,11 @@ up_urr_report(struct up_meas *ms, const struct up_urr *q, const uint64_t cur[UP_
 		r->vol.dl_pkts = d[UP_C_DL_PKTS];
 		r->vol.total_pkts = d[UP_C_UL_PKTS] + d[UP_C_DL_PKTS];
 		if (ms->dirs & UP_DIR_ALL) {
-			r->present |= PFCP_UR_DROPPED;
+			r->present |= PFCP_UR_DROPPED | PFCP_UR_DROPPED_BYTES;
 			r->dropped_ul = d[UP_D_UL_DROPS];
 			r->dropped_dl = d[UP_D_DL_DROPS];
+			r->dropped_ul_bytes = d[UP_D_UL_DROP_BYTES];
+			r->dropped_dl_bytes = d[UP_D_DL_DROP_BYTES];
 		}
 	}
 	if (q->method & PFCP_METHOD_DURAT) {

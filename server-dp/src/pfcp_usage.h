@@ -28,14 +28,18 @@
 #define UP_C_DL_PKTS 2
 #define UP_C_DL_BYTES 3
 /* The data path's counters are per family: UP_C_* of IPv4, then UP_C_V6 + UP_C_* of IPv6,
- * then the session's dropped packets (both families), upstream and downstream. */
+ * then the session's dropped packets (both families), upstream and downstream, then their
+ * octets, upstream and downstream. */
 #define UP_C_V6 4
 #define UP_C_DROPS 8
-#define UP_NC 10
-/* A URR's usage (d[UP_ND]): UP_C_* (0-3), then the dropped packets. */
+#define UP_C_DROP_BYTES 10
+#define UP_NC 12
+/* A URR's usage (d[UP_ND]): UP_C_* (0-3), then the dropped packets, then their octets. */
 #define UP_D_UL_DROPS 4
 #define UP_D_DL_DROPS 5
-#define UP_ND 6
+#define UP_D_UL_DROP_BYTES 6
+#define UP_D_DL_DROP_BYTES 7
+#define UP_ND 8
 
 /* Measurement state of one URR, parallel to up_rules.urr[]. */
 struct up_meas {
@@ -54,7 +58,7 @@ void up_meas_init(struct up_meas *ms, const struct up_urr *q, const uint64_t cur
 
 /*
  * Usage since the last report (carry included), by counter, of the
- * directions the URR measures; the session's dropped packets only for a URR
+ * directions the URR measures; the session's dropped packets and octets only for a URR
  * every PDR names (UP_DIR_ALL), else 0. A counter below its base restarted
  * (the data path re-added the session): it counts from 0.
  */
@@ -66,8 +70,8 @@ bool up_urr_volume_due(const struct up_urr *q, const uint64_t d[UP_ND]);
 /*
  * Fill Usage Report r (IE type ie_type, trigger PFCP_URT_*) for URR q with
  * its usage since the last report (a volume-measuring URR that every PDR
- * names also carries the session's dropped packets, the bngpod Dropped
- * Packets IE), then start a new interval at now_ntp. d_out (may be NULL)
+ * names also carries the session's dropped packets and their octets, the
+ * bngpod Dropped Packets IE), then start a new interval at now_ntp. d_out (may be NULL)
  * gets the usage reported, by counter.
  */
 void up_urr_report(struct up_meas *ms, const struct up_urr *q, const uint64_t cur[UP_NC],

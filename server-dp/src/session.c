@@ -32,6 +32,22 @@ static_assert(offsetof(struct dp_session, next_up) % 4 == 0, "next_up atomic");
 static_assert(offsetof(struct session_tables, down_spare) >= RTE_CACHE_LINE_SIZE,
 	      "session_tables lines");
 
+/* --- worker: drops (session.h) -------------------------------------------------- */
+
+void
+session_drop_up(const struct session_tables *t, struct dp_session *s, uint32_t len)
+{
+	s->drops_up++;
+	t->drop_bytes_up[s - t->sessions] += len;
+}
+
+void
+session_drop_down(const struct session_tables *t, struct dp_session *s, uint32_t len)
+{
+	s->drops_down++;
+	t->drop_bytes_down[s - t->sessions] += len;
+}
+
 /* Smallest index sizes, so that the 1/8 and 1/4 thresholds are whole entries. */
 #define SESSION_MIN_INDEX 16u
 
@@ -264,6 +280,8 @@ session_ids_free(void *p, void *e, unsigned int n)
 	for (i = 0; i < n; i++) {
 		memset(&t->sessions[ids[i]], 0, sizeof(t->sessions[0]));
 		memset(&t->s6[ids[i]], 0, sizeof(t->s6[0]));
+		t->drop_bytes_up[ids[i]] = 0;
+		t->drop_bytes_down[ids[i]] = 0;
 		t->free_ids[t->n_free++] = ids[i];
 	}
 }
@@ -302,6 +320,10 @@ session_tables_create(const char *name, uint32_t capacity, uint32_t max_workers,
 				   RTE_CACHE_LINE_SIZE, socket);
 	t->sessions = rte_zmalloc_socket("sessions", (size_t)capacity * sizeof(struct dp_session),
 					 RTE_CACHE_LINE_SIZE, socket);
+	t->drop_bytes_up = rte_zmalloc_socket("session_dropb", (size_t)capacity * sizeof(uint64_t),
+					      RTE_CACHE_LINE_SIZE, socket);
+	t->drop_bytes_down = rte_zmalloc_socket(
+		"session_dropb", (size_t)capacity * sizeof(uint64_t), RTE_CACHE_LINE_SIZE, socket);
 	t->up_heads = rte_malloc_socket("session_up", (size_t)n_up * sizeof(uint32_t),
 					RTE_CACHE_LINE_SIZE, socket);
 	t->down = rte_malloc_socket("session_down", (size_t)n_down * sizeof(uint64_t),
@@ -312,7 +334,8 @@ session_tables_create(const char *name, uint32_t capacity, uint32_t max_workers,
 		rte_malloc_socket("session_free", (size_t)capacity * sizeof(uint32_t), 0, socket);
 	qsz = rte_rcu_qsbr_get_memsize(max_workers);
 	t->qsbr = rte_zmalloc_socket("session_qsbr", qsz, RTE_CACHE_LINE_SIZE, socket);
-	if (t->sessions == NULL || t->s6 == NULL || t->up_heads == NULL || t->down == NULL ||
+	if (t->sessions == NULL || t->s6 == NULL || t->drop_bytes_up == NULL ||
+	    t->drop_bytes_down == NULL || t->up_heads == NULL || t->down == NULL ||
 	    t->down_spare == NULL || t->free_ids == NULL || t->qsbr == NULL)
 		goto nomem;
 	memset(t->up_heads, 0xff, (size_t)n_up * sizeof(uint32_t)); /* SESSION_ID_NONE */
@@ -362,6 +385,8 @@ session_tables_free(struct session_tables *t)
 	rte_free(t->up_heads);
 	rte_free(t->sessions);
 	rte_free(t->s6);
+	rte_free(t->drop_bytes_up);
+	rte_free(t->drop_bytes_down);
 	for (unsigned int j = 0; j < t->n_down6; j++)
 		rte_free(t->down6[j]);
 	rte_free(t);

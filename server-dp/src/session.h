@@ -42,12 +42,21 @@
  *   down_spare[2^d]     a second downstream array, into which the control
  *                       thread rebuilds the table without tombstones, then
  *                       swaps the two under RCU (see below);
+ *   drop_bytes_up[capacity], drop_bytes_down[capacity]
+ *                       the octets (IP packet, header included) of the
+ *                       session's dropped packets, one uint64_t per session
+ *                       and direction, parallel to sessions[]: written only
+ *                       when a worker drops a packet of the session
+ *                       (session_drop_up/down(), beside drops_up/down), so
+ *                       forwarding never touches them; one array per
+ *                       direction, so the two workers of split mode never
+ *                       write the same line;
  *   free_ids[]          stack of ids ready for reuse (control thread only);
  *   dq                  RCU defer queue of ids deleted but maybe still held
  *                       by a reader.
- * Memory per session of capacity: 128 (slot) + 8 (2 up heads) + 32 (2 * 2
- * down entries) + 4 (free stack) + about 24 (id defer queue, allocator) bytes;
- * 196 measured at 65536 (tests/test_session.c).
+ * Memory per session of capacity: 128 (slot) + 64 (IPv6 slot) + 16 (dropped
+ * octets) + 8 (2 up heads) + 32 (2 * 2 down entries) + 4 (free stack) + about
+ * 24 (id defer queue, allocator) bytes (tests/test_session.c prints it).
  *
  * Concurrency model: one control thread writes (add, delete, modify), any
  * number of workers read without lock or retry. Every word a reader may see
@@ -250,6 +259,10 @@ struct session_tables {
 	/* IPv6: per-session state and one chained exact-match index per
 	 * assigned prefix length (session_tables_set_v6), longest first */
 	struct dp_session6 *s6;
+	/* octets of dropped packets, parallel to sessions[]: written by the
+	 * worker only on a drop (session_drop_up/down) */
+	uint64_t *drop_bytes_up;
+	uint64_t *drop_bytes_down;
 	uint32_t *down6[SESSION6_MAX_TABLES];	  /* chain heads: links, SESSION_ID_NONE empty */
 	uint64_t down6_mask[SESSION6_MAX_TABLES]; /* raw mask of the table's length */
 	uint8_t down6_len[SESSION6_MAX_TABLES];
@@ -379,6 +392,18 @@ session_get(const struct session_tables *t, uint32_t id)
 {
 	return &t->sessions[id];
 }
+
+/*
+ * Worker, drop path only: s (a session of t) lost an upstream (downstream)
+ * packet of len octets (its IP packet, header included, as the forwarded
+ * octets count). The packet count stays on the session's line; the octets go
+ * to an array forwarding never touches. Plain stores: one worker per direction.
+ * Out of line and cold (session.c), so that the forwarding code around a drop
+ * site compiles as it did with a bare counter increment.
+ */
+void session_drop_up(const struct session_tables *t, struct dp_session *s, uint32_t len) __rte_cold;
+void session_drop_down(const struct session_tables *t, struct dp_session *s,
+		       uint32_t len) __rte_cold;
 
 /* Upstream key word 0: line, S-tag, C-tag, PPPoE id, as laid out in both
  * struct cls_result and struct dp_session (checked in session.c). */

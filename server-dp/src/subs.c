@@ -318,12 +318,19 @@ sub_usage(void *ctx, uint32_t handle, struct up_usage *out)
 	out->dl_bytes = __atomic_load_n(&s->bytes_down, __ATOMIC_RELAXED);
 	out->ul_drops = __atomic_load_n(&s->drops_up, __ATOMIC_RELAXED);
 	out->dl_drops = __atomic_load_n(&s->drops_down, __ATOMIC_RELAXED);
+	out->ul_drop_bytes = __atomic_load_n(&a->sessions->drop_bytes_up[handle], __ATOMIC_RELAXED);
+	out->dl_drop_bytes =
+		__atomic_load_n(&a->sessions->drop_bytes_down[handle], __ATOMIC_RELAXED);
 	{
-		/* and what the HQoS queues of its pipe dropped (as far as the sweep read them) */
-		uint64_t qpkts, qbytes;
+		/* and what the HQoS queues of its pipe dropped (as far as the sweep read them):
+		 * frames with the access header, whose IP packets are that much shorter */
+		uint64_t qpkts, qbytes, hdr;
 
-		if (a->hqos != NULL && hqos_pipe_drops(a->hqos, s->sched, &qpkts, &qbytes) == 0)
+		if (a->hqos != NULL && hqos_pipe_drops(a->hqos, s->sched, &qpkts, &qbytes) == 0) {
+			hdr = qpkts * (s->encap.ipoe ? RW_IPOE_LEN : RW_ENCAP_LEN);
 			out->dl_drops += qpkts;
+			out->dl_drop_bytes += qbytes > hdr ? qbytes - hdr : 0;
+		}
 	}
 	{
 		const struct dp_session6 *s6 = session6_get(a->sessions, handle);

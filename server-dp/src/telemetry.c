@@ -196,6 +196,9 @@ session_dict(struct rte_tel_data *d, uint32_t id, const struct dp_session *s)
 	rte_tel_data_add_dict_u64(d, "pkts_down", s->pkts_down);
 	rte_tel_data_add_dict_u64(d, "bytes_down", s->bytes_down);
 	rte_tel_data_add_dict_u64(d, "drops_down", s->drops_down);
+	/* the octets of those drops (IP packets; without the HQoS pipe's, as drops_down) */
+	rte_tel_data_add_dict_u64(d, "drop_bytes_up", a->sessions->drop_bytes_up[id]);
+	rte_tel_data_add_dict_u64(d, "drop_bytes_down", a->sessions->drop_bytes_down[id]);
 	{
 		/* the IPv6 share of the counters above, and the session's prefixes */
 		const struct dp_session6 *s6 = session6_get(a->sessions, id);

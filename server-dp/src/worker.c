@@ -214,7 +214,7 @@ upstream(struct app *a, struct rte_mbuf **pkts, struct cls_result *res, uint16_t
 		}
 		s = session_get(a->sessions, ids[i]);
 		if (unlikely(!session_src_ok(s, rw_load32(ip + 12)))) {
-			s->drops_up++;
+			session_drop_up(a->sessions, s, res[i].l3_len);
 			drop(a, m,
 			     res[i].kind == CLS_IPOE_IPV4 ? APP_DROP_IPOE_SPOOF : APP_DROP_SPOOF);
 			continue;
@@ -265,7 +265,7 @@ upstream(struct app *a, struct rte_mbuf **pkts, struct cls_result *res, uint16_t
 			goto refused;
 		}
 		if (unlikely(rw_ipv4_ttl_dec(ip))) {
-			s->drops_up++;
+			session_drop_up(a->sessions, s, r->l3_len);
 			icmp_to_subscriber(a, m, r, s, now);
 			continue;
 		}
@@ -295,7 +295,7 @@ upstream(struct app *a, struct rte_mbuf **pkts, struct cls_result *res, uint16_t
 		out_tx(a, m);
 		continue;
 	refused:
-		s->drops_up++;
+		session_drop_up(a->sessions, s, r->l3_len);
 		drop(a, m, why);
 	}
 }
@@ -310,12 +310,12 @@ down_encap(struct app *a, struct rte_mbuf *m, struct dp_session *s, uint8_t tc, 
 	uint32_t len = rte_pktmbuf_pkt_len(m);
 
 	if (unlikely(rw_encap_ipv4(m, &s->encap, &a->pcp, tc) != 0)) {
-		s->drops_down++;
+		session_drop_down(a->sessions, s, len);
 		drop(a, m, APP_DROP_REWRITE);
 		return;
 	}
 	if (unlikely(o->n_sched == APP_TX_MAX)) {
-		s->drops_down++;
+		session_drop_down(a->sessions, s, len);
 		drop(a, m, APP_DROP_HQOS);
 		return;
 	}
@@ -375,12 +375,12 @@ downstream(struct app *a, struct rte_mbuf **pkts, struct cls_result *res, uint16
 		int nf;
 
 		if (unlikely(deny[i])) {
-			s->drops_down++;
+			session_drop_down(a->sessions, s, r->l3_len);
 			drop(a, m, APP_DROP_ACL);
 			continue;
 		}
 		if (unlikely(rw_ipv4_ttl_dec(ip))) {
-			s->drops_down++;
+			session_drop_down(a->sessions, s, r->l3_len);
 			icmp_to_core(a, m, r, s, ICMP_TIME_EXCEEDED, 0, APP_DROP_TTL, now);
 			continue;
 		}
@@ -391,7 +391,7 @@ downstream(struct app *a, struct rte_mbuf **pkts, struct cls_result *res, uint16
 			rw_tcp_mss_clamp(ip, r->l3_len, mss_of(s->mtu));
 		if (likely(r->l3_len <= s->mtu)) {
 			if (unlikely(rw_core_strip(m, r) != 0)) {
-				s->drops_down++;
+				session_drop_down(a->sessions, s, r->l3_len);
 				drop(a, m, APP_DROP_REWRITE);
 				continue;
 			}
@@ -400,19 +400,19 @@ downstream(struct app *a, struct rte_mbuf **pkts, struct cls_result *res, uint16
 		}
 		/* Larger than the session's MTU: RFC 1191 answer, or fragments. */
 		if (rw_load16(ip + 6) & rte_cpu_to_be_16(0x4000)) {
-			s->drops_down++;
+			session_drop_down(a->sessions, s, r->l3_len);
 			icmp_to_core(a, m, r, s, ICMP_FRAG_NEEDED, s->mtu, APP_DROP_FRAG_NEEDED,
 				     now);
 			continue;
 		}
 		if (unlikely(rw_core_strip(m, r) != 0)) {
-			s->drops_down++;
+			session_drop_down(a->sessions, s, r->l3_len);
 			drop(a, m, APP_DROP_REWRITE);
 			continue;
 		}
 		nf = frag_ipv4(m, s->mtu, frags, APP_FRAG_MAX, a->frag, &w->frag);
 		if (nf <= 0) {
-			s->drops_down++;
+			session_drop_down(a->sessions, s, r->l3_len);
 			drop(a, m, APP_DROP_FRAG);
 			continue;
 		}
@@ -535,7 +535,7 @@ upstream6(struct app *a, struct rte_mbuf **pkts, struct cls_result *res, uint16_
 			goto refused;
 		}
 		if (unlikely(ip[7] <= 1)) {
-			s->drops_up++;
+			session_drop_up(a->sessions, s, r->l3_len);
 			if (icmp6_error(&a->icmp, m, r->l3_off, r->l3_len, ICMP6_TYPE_TIME_EXCEEDED,
 					0, core6_of(a, s->group), now, &w->icmp6) != 0) {
 				drop(a, m, APP_DROP_TTL);
@@ -581,7 +581,7 @@ upstream6(struct app *a, struct rte_mbuf **pkts, struct cls_result *res, uint16_
 		out_tx(a, m);
 		continue;
 	refused:
-		s->drops_up++;
+		session_drop_up(a->sessions, s, r->l3_len);
 		drop(a, m, why);
 	}
 }
@@ -620,12 +620,12 @@ downstream6(struct app *a, struct rte_mbuf **pkts, struct cls_result *res, uint1
 		}
 		s = session_get(a->sessions, ids[i]);
 		if (unlikely(acl_classify6(a->acl, ACL_DOWN, ip, r->l3_len, &w->acl))) {
-			s->drops_down++;
+			session_drop_down(a->sessions, s, r->l3_len);
 			drop(a, m, APP_DROP_ACL);
 			continue;
 		}
 		if (unlikely(ip[7] <= 1)) {
-			s->drops_down++;
+			session_drop_down(a->sessions, s, r->l3_len);
 			if (icmp6_error(&a->icmp, m, r->l3_off, r->l3_len, ICMP6_TYPE_TIME_EXCEEDED,
 					0, core6_of(a, s->group), now, &w->icmp6) != 0) {
 				drop(a, m, APP_DROP_TTL);
@@ -634,7 +634,7 @@ downstream6(struct app *a, struct rte_mbuf **pkts, struct cls_result *res, uint1
 			goto to_core;
 		}
 		if (unlikely(r->l3_len > s->mtu)) {
-			s->drops_down++;
+			session_drop_down(a->sessions, s, r->l3_len);
 			if (icmp6_error(&a->icmp, m, r->l3_off, r->l3_len, ICMP6_TYPE_PTB, s->mtu,
 					core6_of(a, s->group), now, &w->icmp6) != 0) {
 				drop(a, m, APP_DROP_PTB);
@@ -649,12 +649,12 @@ downstream6(struct app *a, struct rte_mbuf **pkts, struct cls_result *res, uint1
 			rw_tcp6_mss_clamp(ip, r->l3_len, (uint16_t)(s->mtu - 60));
 		if (unlikely(rw_core_strip(m, r) != 0 ||
 			     rw_encap_ipv6(m, &s->encap, &a->pcp, tc) != 0)) {
-			s->drops_down++;
+			session_drop_down(a->sessions, s, r->l3_len);
 			drop(a, m, APP_DROP_REWRITE);
 			continue;
 		}
 		if (unlikely(o->n_sched == APP_TX_MAX)) {
-			s->drops_down++;
+			session_drop_down(a->sessions, s, r->l3_len);
 			drop(a, m, APP_DROP_HQOS);
 			continue;
 		}

@@ -9,7 +9,8 @@
  *   tick <now_ms>            pfcp_up_tick()
  *   dead <handle> <now_ms>   pfcp_up_report_lcp_dead()
  *   usage <handle> <ul_pkts> <ul_bytes> <dl_pkts> <dl_bytes> [<ul_pkts6> <ul_bytes6> <dl_pkts6>
- * <dl_bytes6> [<ul_drops> <dl_drops>]] what the fake data path counts for a session fail <errno>
+ * <dl_bytes6> [<ul_drops> <dl_drops> [<ul_drop_bytes> <dl_drop_bytes>]]] what the fake data path
+ * counts for a session fail <errno>
  * the next installs fail with -errno (0: succeed) state                    one line "state {json}"
  * with the fake's view: live sessions, calls, the last up_sub, the redirect, the UP function's
  * counters The UP function: node 10.200.0.11, CP 10.200.0.1, recovery time stamp Unix 1700000000,
@@ -226,12 +227,15 @@ main(void)
 			   5) {
 			/* optionally followed by the IPv6 share: ul_pkts6 ul_bytes6 dl_pkts6
 			 * dl_bytes6 */
-			unsigned long long a6 = 0, b6 = 0, c6 = 0, d6 = 0, du = 0, dd = 0;
+			unsigned long long a6 = 0, b6 = 0, c6 = 0, d6 = 0, du = 0, dd = 0, dbu = 0,
+					   dbd = 0;
 
-			sscanf(line, "usage %*u %*u %*u %*u %*u %llu %llu %llu %llu %llu %llu", &a6,
-			       &b6, &c6, &d6, &du, &dd);
+			sscanf(line,
+			       "usage %*u %*u %*u %*u %*u %llu %llu %llu %llu %llu %llu %llu %llu",
+			       &a6, &b6, &c6, &d6, &du, &dd, &dbu, &dbd);
 			if (h < MAX_HANDLES)
-				F.use[h] = (struct up_usage){a, bb, cc, d, a6, b6, c6, d6, du, dd};
+				F.use[h] = (struct up_usage){a,	 bb, cc, d,  a6,  b6,
+							     c6, d6, du, dd, dbu, dbd};
 		} else if (sscanf(line, "fail %d", &e) == 1) {
 			F.fail = e;
 		} else if (strncmp(line, "state", 5) == 0) {

@@ -463,14 +463,19 @@ test_decode_vectors(void)
 	CHECK((M.usage[0].present & PFCP_UR_DROPPED) && M.usage[0].dropped_ul == 2 &&
 		      M.usage[0].dropped_dl == 5 && M.n_skipped == 0,
 	      "delrsp dropped packets");
+	CHECK((M.usage[0].present & PFCP_UR_DROPPED_BYTES) && M.usage[0].dropped_ul_bytes == 200 &&
+		      M.usage[0].dropped_dl_bytes == 7500,
+	      "delrsp dropped octets");
 
 	CHECK(pfcp_msg_decode(v_dead_req, sizeof(v_dead_req), &M, &e) == PFCP_OK, "dead dec");
 	CHECK(M.report_type == PFCP_REPORT_UPIR && (M.present & PFCP_M_BBF_LCP) && M.lcp.count == 3,
 	      "dead fields");
 }
 
-/* The bngpod Dropped Packets IE: of another length, repeated or outside a Usage Report it is
- * skipped and counted, and the message stands. */
+/* The bngpod Dropped Packets IE: the 32-octet form (packets, octets) and the 16-octet one
+ * (packets only, as bngpod sent it before) are read; of another length, repeated or outside a
+ * Usage Report it is skipped and counted, and the message stands. */
+#define DROPPED_IE_N 38 /* the 32-octet form's IE, type to last octet */
 static void
 test_dropped_ie(void)
 {
@@ -480,44 +485,78 @@ test_dropped_ie(void)
 	size_t n = sizeof(v_report_req);
 	struct pfcp_derr e;
 
-	/* the IE's length 18 -> 17, one octet fewer (usage report and header shrink too) */
-	memcpy(v, v_report_req, n - 22);
-	memcpy(v + n - 22, ie_short, sizeof(ie_short));
-	n = n - 22 + sizeof(ie_short);
+	/* both forms */
+	CHECK(pfcp_msg_decode(v_report_req, sizeof(v_report_req), &M, &e) == PFCP_OK &&
+		      M.n_usage == 1 &&
+		      (M.usage[0].present & (PFCP_UR_DROPPED | PFCP_UR_DROPPED_BYTES)) ==
+			      (PFCP_UR_DROPPED | PFCP_UR_DROPPED_BYTES) &&
+		      M.usage[0].dropped_ul == 4 && M.usage[0].dropped_dl == 7 &&
+		      M.usage[0].dropped_ul_bytes == 400 && M.usage[0].dropped_dl_bytes == 10500 &&
+		      M.n_skipped == 0,
+	      "dropped IE, 32 octets: packets and octets");
+	CHECK(pfcp_msg_decode(v_report_req_pkts, sizeof(v_report_req_pkts), &M, &e) == PFCP_OK &&
+		      M.n_usage == 1 && (M.usage[0].present & PFCP_UR_DROPPED) &&
+		      !(M.usage[0].present & PFCP_UR_DROPPED_BYTES) && M.usage[0].dropped_ul == 4 &&
+		      M.usage[0].dropped_dl == 7 && M.usage[0].dropped_ul_bytes == 0 &&
+		      M.usage[0].dropped_dl_bytes == 0 && M.n_skipped == 0 &&
+		      M.usage[0].vol.ul == 1000,
+	      "dropped IE, 16 octets: packets only, still read");
+
+	/* the IE's length 34 -> 17 (usage report and header shrink too) */
+	memcpy(v, v_report_req, n - DROPPED_IE_N);
+	memcpy(v + n - DROPPED_IE_N, ie_short, sizeof(ie_short));
+	n = n - DROPPED_IE_N + sizeof(ie_short);
 	v[3] = (uint8_t)(n - 4);
-	v[24] = (uint8_t)(v[24] - 1);
+	v[24] = (uint8_t)(v[24] - (DROPPED_IE_N - sizeof(ie_short)));
 	CHECK(pfcp_msg_decode(v, n, &M, &e) == PFCP_OK && M.n_usage == 1 &&
 		      !(M.usage[0].present & PFCP_UR_DROPPED) && M.n_skipped == 1 &&
 		      M.usage[0].vol.ul == 1000,
 	      "short dropped IE skipped");
 
+	/* 24 octets (packets and half of the octets): neither form, skipped */
+	n = sizeof(v_report_req) - 8;
+	memcpy(v, v_report_req, n);
+	v[n - DROPPED_IE_N + 8 + 3] = 0x1a;
+	v[3] = (uint8_t)(n - 4);
+	v[24] = (uint8_t)(v[24] - 8);
+	CHECK(pfcp_msg_decode(v, n, &M, &e) == PFCP_OK && M.n_usage == 1 &&
+		      !(M.usage[0].present & (PFCP_UR_DROPPED | PFCP_UR_DROPPED_BYTES)) &&
+		      M.n_skipped == 1 && M.usage[0].vol.ul == 1000,
+	      "24-octet dropped IE skipped");
+
 	/* repeated: the first wins, the second is counted */
 	n = sizeof(v_report_req);
 	memcpy(v, v_report_req, n);
-	memcpy(v + n, v_report_req + n - 22, 22);
+	memcpy(v + n, v_report_req + n - DROPPED_IE_N, DROPPED_IE_N);
 	v[n + 13] = 99;
-	n += 22;
+	v[n + 37] = 99;
+	n += DROPPED_IE_N;
 	v[3] = (uint8_t)(n - 4);
-	v[24] = (uint8_t)(v[24] + 22);
+	v[24] = (uint8_t)(v[24] + DROPPED_IE_N);
 	CHECK(pfcp_msg_decode(v, n, &M, &e) == PFCP_OK && M.n_usage == 1 &&
-		      M.usage[0].dropped_ul == 4 && M.n_skipped == 1,
+		      M.usage[0].dropped_ul == 4 && M.usage[0].dropped_dl_bytes == 10500 &&
+		      M.n_skipped == 1,
 	      "repeated dropped IE: first wins");
 
 	/* at the message level: skipped */
 	n = sizeof(v_report_req);
 	memcpy(v, v_report_req, n);
-	memcpy(v + n, v_report_req + n - 22, 22);
-	n += 22;
+	memcpy(v + n, v_report_req + n - DROPPED_IE_N, DROPPED_IE_N);
+	n += DROPPED_IE_N;
 	v[3] = (uint8_t)(n - 4);
 	CHECK(pfcp_msg_decode(v, n, &M, &e) == PFCP_OK && M.n_usage == 1 &&
 		      M.usage[0].dropped_dl == 7 && M.n_skipped == 1,
 	      "dropped IE at the top level skipped");
 
-	/* the encoder writes what the decoder read */
+	/* the encoder writes what the decoder read, in either form */
 	CHECK(pfcp_msg_decode(v_report_req, sizeof(v_report_req), &M, &e) == PFCP_OK &&
 		      pfcp_msg_encode(&M, v, sizeof(v)) == (int)sizeof(v_report_req) &&
 		      memcmp(v, v_report_req, sizeof(v_report_req)) == 0,
 	      "dropped IE round trip");
+	CHECK(pfcp_msg_decode(v_report_req_pkts, sizeof(v_report_req_pkts), &M, &e) == PFCP_OK &&
+		      pfcp_msg_encode(&M, v, sizeof(v)) == (int)sizeof(v_report_req_pkts) &&
+		      memcmp(v, v_report_req_pkts, sizeof(v_report_req_pkts)) == 0,
+	      "16-octet dropped IE round trip");
 }
 
 /* ---- codec: what the builders and the encoder write ---------------------------------------- */
@@ -1246,7 +1285,9 @@ test_up_lifecycle(void)
 					  .dl_pkts = 50,
 					  .dl_bytes = 5000,
 					  .ul_drops = 4,
-					  .dl_drops = 7};
+					  .dl_drops = 7,
+					  .ul_drop_bytes = 400,
+					  .dl_drop_bytes = 10500};
 	/* period 60 s: nothing before, one report at 160 s, byte for byte */
 	pfcp_up_tick(u, 159999, cap_send, NULL);
 	CHECK(last()->b[1] != PFCP_SESS_REPORT_REQ, "no report before the period");
@@ -1363,7 +1404,9 @@ test_up_lifecycle(void)
 				     .dl_pkts = 90,
 				     .dl_bytes = 9000,
 				     .ul_drops = 2,
-				     .dl_drops = 5};
+				     .dl_drops = 5,
+				     .ul_drop_bytes = 200,
+				     .dl_drop_bytes = 7500};
 	memcpy(v, v_del_req, sizeof(v_del_req));
 	put64(v + 4, up_seid);
 	feed(u, v, sizeof(v_del_req), 130000);
@@ -1670,6 +1713,7 @@ test_up_report_carry(void)
 	up_seid = establish(u, &s, 0x1001, 2, 0);
 	F.use[0].ul_bytes = 1000;
 	F.use[0].dl_drops = 3;
+	F.use[0].dl_drop_bytes = 3000;
 	pfcp_up_tick(u, 10000, cap_send, NULL);
 	CHECK(last_cause() == 0 && M2.n_usage == 1 && M2.usage[0].vol.ul == 1000 &&
 		      (M2.usage[0].present & PFCP_UR_DROPPED) && M2.usage[0].dropped_dl == 3,
@@ -1680,6 +1724,8 @@ test_up_report_carry(void)
 	F.use[0].ul_bytes = 1500;
 	F.use[0].ul_drops = 1;
 	F.use[0].dl_drops = 4;
+	F.use[0].ul_drop_bytes = 64;
+	F.use[0].dl_drop_bytes = 4200;
 	pfcp_up_tick(u, 20000, cap_send, NULL);
 	CHECK(last_cause() == 0 && M2.n_usage == 1 && M2.usage[0].vol.ul == 1500 &&
 		      M2.usage[0].start_time == NTP0 && M2.usage[0].seqn == 1,
@@ -1687,14 +1733,20 @@ test_up_report_carry(void)
 	CHECK(M2.usage[0].dropped_ul == 1 && M2.usage[0].dropped_dl == 4,
 	      "lost drops carried: ul %" PRIu64 " dl %" PRIu64, M2.usage[0].dropped_ul,
 	      M2.usage[0].dropped_dl);
+	CHECK((M2.usage[0].present & PFCP_UR_DROPPED_BYTES) && M2.usage[0].dropped_ul_bytes == 64 &&
+		      M2.usage[0].dropped_dl_bytes == 4200,
+	      "lost dropped octets carried: ul %" PRIu64 " dl %" PRIu64,
+	      M2.usage[0].dropped_ul_bytes, M2.usage[0].dropped_dl_bytes);
 	pb_report_rsp(&M, up_seid, M2.h.seq, 1);
 	feed_msg(u, &M, 20001);
 	F.use[0].ul_bytes = 1600;
 	F.use[0].dl_drops = 6;
+	F.use[0].dl_drop_bytes = 6200;
 	pfcp_up_tick(u, 30000, cap_send, NULL);
 	CHECK(last_cause() == 0 && M2.usage[0].vol.ul == 100 &&
 		      M2.usage[0].start_time == NTP0 + 20 && M2.usage[0].dropped_ul == 0 &&
-		      M2.usage[0].dropped_dl == 2,
+		      M2.usage[0].dropped_dl == 2 && M2.usage[0].dropped_ul_bytes == 0 &&
+		      M2.usage[0].dropped_dl_bytes == 2000,
 	      "then only the new usage");
 	/* a volume threshold */
 	pfcp_up_free(u);
@@ -2084,7 +2136,9 @@ test_up_dual_stack(void)
 				     .dl_pkts6 = 5,
 				     .dl_bytes6 = 2500,
 				     .ul_drops = 8,
-				     .dl_drops = 9};
+				     .dl_drops = 9,
+				     .ul_drop_bytes = 800,
+				     .dl_drop_bytes = 900};
 	pfcp_up_tick(u, 10000, cap_send, NULL);
 	CHECK(last_cause() == 0 && M2.n_usage == 3, "three usage reports: %u", M2.n_usage);
 	for (int i = 0; i < M2.n_usage && i < 3; i++) {
@@ -2099,9 +2153,11 @@ test_up_dual_stack(void)
 		      "urr %u: ul %" PRIu64 " dl %" PRIu64 " ulp %" PRIu64 " dlp %" PRIu64,
 		      r->urr_id, r->vol.ul, r->vol.dl, r->vol.ul_pkts, r->vol.dl_pkts);
 		/* the session's drops ride with URR 1 only (every PDR names it) */
-		CHECK(r->urr_id == 1 ? ((r->present & PFCP_UR_DROPPED) && r->dropped_ul == 8 &&
-					r->dropped_dl == 9)
-				     : !(r->present & PFCP_UR_DROPPED),
+		CHECK(r->urr_id == 1
+			      ? ((r->present & PFCP_UR_DROPPED) && r->dropped_ul == 8 &&
+				 r->dropped_dl == 9 && (r->present & PFCP_UR_DROPPED_BYTES) &&
+				 r->dropped_ul_bytes == 800 && r->dropped_dl_bytes == 900)
+			      : !(r->present & (PFCP_UR_DROPPED | PFCP_UR_DROPPED_BYTES)),
 		      "urr %u: dropped packets", r->urr_id);
 	}
 	pb_report_rsp(&M, up_seid, M2.h.seq, 1);

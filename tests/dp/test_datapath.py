@@ -198,19 +198,25 @@ def test_session_counters_and_usage_add_up(dp, cp):
         dp.wire.send(bytes(core_ipv4(sub.ipv4)))
     for _ in range(3):  # spoofed: the session's upstream drops
         dp.wire.send(bytes(up_ipv4(sub, src="100.80.3.250")))
+    for _ in range(2):  # TTL expires at the BNG: downstream drops (answered with ICMP)
+        dp.wire.send(bytes(core_ipv4(sub.ipv4, ttl=1)))
     sid = dp.telemetry(f"/bng/sessions,ipv4={sub.ipv4}")
     assert wait_for(lambda: dp.telemetry(f"/bng/sessions,{sid['id']}")["pkts_down"] == 4)
     assert wait_for(lambda: dp.telemetry(f"/bng/sessions,{sid['id']}")["drops_up"] == 3)
+    assert wait_for(lambda: dp.telemetry(f"/bng/sessions,{sid['id']}")["drops_down"] == 2)
     s = dp.telemetry(f"/bng/sessions,{sid['id']}")
     assert (s["pkts_up"], s["bytes_up"], s["pkts_down"], s["bytes_down"]) == (5, 300, 4, 240)
+    # the dropped packets' octets, IP packets as the forwarded ones (60 each)
+    assert (s["drop_bytes_up"], s["drop_bytes_down"]) == (180, 120)
     cause, usage = cp.delete(up_seid)
     assert cause == 1 and usage, "final usage report in the deletion response"
     u = usage[0]
     # IPv4 bytes (20 + 8 + 32 each way): the layer RADIUS accounting counts.
     assert (u.ul_pkts, u.ul_bytes, u.dl_pkts, u.dl_bytes) == (5, 300, 4, 240)
     assert u.total_bytes == 540 and u.total_pkts == 9
-    # the session's drops, in bngpod's Dropped Packets IE (docs/dp/pfcp.md)
-    assert (u.ul_dropped, u.dl_dropped) == (3, s["drops_down"]) == (3, 0)
+    # the session's drops and their octets, in bngpod's Dropped Packets IE (docs/dp/pfcp.md)
+    assert (u.ul_dropped, u.dl_dropped) == (3, s["drops_down"]) == (3, 2)
+    assert (u.ul_dropped_bytes, u.dl_dropped_bytes) == (180, 120)
 
 
 def test_deleted_session_stops_forwarding_at_once(dp, cp):

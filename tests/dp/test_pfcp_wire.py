@@ -320,12 +320,13 @@ def test_python_cp_against_the_c_up_function(pipe, samples, tmp_path):
     assert st["installs"] == 1 and st["retrans_rx"] == 1
 
     # periodic usage, then LCP keepalive failure, both reported to the CP
-    pipe.cmd("usage 0 10 1000 50 5000 0 0 0 0 3 4")  # and 3 / 4 packets dropped
+    pipe.cmd("usage 0 10 1000 50 5000 0 0 0 0 3 4 180 4400")  # and 3 / 4 packets dropped, their octets
     pipe.tick(160000)
     r = cp.expect_report(timeout=0.1)
     assert r.seid == cp_seid and len(r.usage) == 1 and not r.lcp_dead
     u = r.usage[0]
     assert (u.ul_dropped, u.dl_dropped) == (3, 4)
+    assert (u.ul_dropped_bytes, u.dl_dropped_bytes) == (180, 4400)
     assert u.trigger == URT_PERIO and (u.ul_bytes, u.dl_bytes, u.total_bytes) == (1000, 5000, 6000)
     assert (u.ul_pkts, u.dl_pkts, u.total_pkts) == (10, 50, 60)
     assert (u.start, u.end, u.duration) == (ntp(RECOVERY_UNIX + 100), ntp(RECOVERY_UNIX + 160), 60)

@@ -20,8 +20,9 @@ through the switch fold and bng-dp; the test asserts:
   bng-dp, an Accounting-Stop with Acct-Terminate-Cause Lost-Carrier;
 - SESSION_INIT and AUTH_SUCCESS posted for bng.pppoe, and the session reported to
   org.bngpod.app with the SEBA rates, and at its end with the packets bng-dp's policer and
-  HQoS dropped of it and the control frames bng-cp counted (bng.stats's upDropPackets,
-  downDropPackets, controlPackets).
+  HQoS dropped of it, their octets (about the test packets' size each) and the control
+  frames bng-cp counted (bng.stats's upDropPackets, downDropPackets, upDropBytes,
+  downDropBytes, controlPackets).
 
 Rates are Ethernet frame rates on the access line with FCS (docs/dp/hqos.md,
 docs/dp/forwarding.md): a PPPoE session frame is QinQ + PPPoE + PPP, 30 bytes before IPv4."""
@@ -331,9 +332,14 @@ def test_sadis_identity_rates_and_lost_carrier(seba):
     assert (up["id"], up["downRate"], up["upRate"]) == (asid, DOWN_PEAK, UP_PEAK), up
     # its final usage: the frames bng-dp's policer and HQoS dropped of it (offered at 1.5
     # times the peaks; the DP's Dropped Packets IE) and its control frames bng-cp counted,
-    # what bng.stats carries as upDropPackets, downDropPackets and controlPackets
+    # what bng.stats carries as upDropPackets, downDropPackets and controlPackets; and the
+    # dropped packets' octets (upDropBytes, downDropBytes): IP packets as the DP counts
+    # them, so about IP_SIZE each (every dropped packet is a test stream's)
     down = next(e["session"] for e in onos.events if e["event"] == "down")
     usage = down["usage"]
     assert usage["upDropPackets"] > 100 and usage["downDropPackets"] > 100, usage
+    for d in ("up", "down"):
+        pkts, octets = usage[f"{d}DropPackets"], usage[f"{d}DropBytes"]
+        assert 0.9 * pkts * IP_SIZE <= octets <= 1.1 * pkts * IP_SIZE, (d, usage)
     assert usage["controlPackets"] >= 10, usage
     print(f"final usage reported: {usage}")

@@ -44,6 +44,8 @@ COUNTERS = (
     "downPackets",
     "upDropPackets",  # issue 16: the DP's drops, the session's control frames
     "downDropPackets",
+    "upDropBytes",  # and their octets (the Dropped Packets IE's 32-octet form)
+    "downDropBytes",
     "controlPackets",
 )
 

@@ -119,6 +119,8 @@ class Usage:
     duration: int | None = None
     ul_dropped: int | None = None  # bngpod Dropped Packets IE: packets
     dl_dropped: int | None = None
+    ul_dropped_bytes: int | None = None  # ... and their octets (the IE's 32-octet form)
+    dl_dropped_bytes: int | None = None
 
 
 @dataclass
@@ -278,8 +280,11 @@ def _usage(ie) -> Usage:
             u.end = struct.unpack("!I", v[:4])[0]
         elif t == 67:
             u.duration = struct.unpack("!I", v[:4])[0]
-        elif t == BNGPOD_DROPPED and len(v) == 18 and struct.unpack("!H", v[:2])[0] == BNGPOD:
+        elif t == BNGPOD_DROPPED and len(v) in (18, 34) and struct.unpack("!H", v[:2])[0] == BNGPOD:
+            # packets; octets too in the 32-octet form (the 16-octet one: bngpod before them)
             u.ul_dropped, u.dl_dropped = struct.unpack("!QQ", v[2:18])
+            if len(v) == 34:
+                u.ul_dropped_bytes, u.dl_dropped_bytes = struct.unpack("!QQ", v[18:34])
         elif t == 66:
             flags, pos = v[0], 1
             names = ["total_bytes", "ul_bytes", "dl_bytes", "total_pkts", "ul_pkts", "dl_pkts"]

@@ -462,6 +462,8 @@ func addUsage(r *record, u pfcpcp.Usage) {
 	r.DownPackets += u.DLPackets
 	r.UpDropped += u.ULDropped
 	r.DownDropped += u.DLDropped
+	r.UpDroppedOctets += u.ULDroppedOctets
+	r.DownDroppedOctets += u.DLDroppedOctets
 	at := u.End
 	if at.IsZero() {
 		at = time.Now()

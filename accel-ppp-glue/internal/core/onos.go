@@ -37,7 +37,8 @@ func (d *Daemon) onosSession(r *record) onos.Session {
 		STag: r.STag, CTag: r.CTag, PPPoEID: r.PPPoESID, MAC: macString(r.MAC),
 		Username: r.User, QosProfile: r.QosProfile, DownRate: r.RateDown, UpRate: r.RateUp, Since: r.Started.UTC(),
 		Usage: onos.Usage{UpBytes: r.UpOctets, DownBytes: r.DownOctets, UpPackets: r.UpPackets, DownPackets: r.DownPackets,
-			UpDropPackets: r.UpDropped, DownDropPackets: r.DownDropped, ControlPackets: r.CtrlPackets},
+			UpDropPackets: r.UpDropped, DownDropPackets: r.DownDropped,
+			UpDropBytes: r.UpDroppedOctets, DownDropBytes: r.DownDroppedOctets, ControlPackets: r.CtrlPackets},
 	}
 	if !r.UsageAt.IsZero() {
 		at := r.UsageAt.UTC()

@@ -75,11 +75,18 @@ func TestAddUsageReading(t *testing.T) {
 // frames (what the CP received and sent for it, from its PADR on).
 func TestONOSSessionDropsAndControlPackets(t *testing.T) {
 	r := record{}
-	addUsage(&r, pfcpcp.Usage{URRID: pfcpcp.URRTotal, ULPackets: 5, ULDropped: 3, DLDropped: 1})
-	addUsage(&r, pfcpcp.Usage{URRID: pfcpcp.URRIPv4, ULDropped: 9}) // per-family URRs carry none
-	addUsage(&r, pfcpcp.Usage{URRID: pfcpcp.URRTotal, DLDropped: 2})
-	if r.UpDropped != 3 || r.DownDropped != 3 {
-		t.Fatalf("drops %d/%d, want 3/3", r.UpDropped, r.DownDropped)
+	addUsage(&r, pfcpcp.Usage{URRID: pfcpcp.URRTotal, ULPackets: 5, ULDropped: 3, DLDropped: 1,
+		ULDroppedOctets: 180, DLDroppedOctets: 1500})
+	addUsage(&r, pfcpcp.Usage{URRID: pfcpcp.URRIPv4, ULDropped: 9, ULDroppedOctets: 900}) // per-family URRs carry none
+	addUsage(&r, pfcpcp.Usage{URRID: pfcpcp.URRTotal, DLDropped: 2, DLDroppedOctets: 2000})
+	if r.UpDropped != 3 || r.DownDropped != 3 || r.UpDroppedOctets != 180 || r.DownDroppedOctets != 3500 {
+		t.Fatalf("drops %d/%d, octets %d/%d, want 3/3, 180/3500", r.UpDropped, r.DownDropped,
+			r.UpDroppedOctets, r.DownDroppedOctets)
+	}
+	// as ONOS gets them (contract B's usage)
+	u := (&Daemon{}).onosSession(&r).Usage
+	if u.UpDropPackets != 3 || u.DownDropPackets != 3 || u.UpDropBytes != 180 || u.DownDropBytes != 3500 {
+		t.Fatalf("ONOS usage %+v", u)
 	}
 
 	p := newTestPod(t, nil, nil)

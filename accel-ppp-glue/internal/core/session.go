@@ -157,7 +157,10 @@ type record struct {
 	// received and sent (shard.go: from its PADR on; PADI/PADO precede it)
 	UpDropped   uint64 `json:"up_dropped,omitempty"`
 	DownDropped uint64 `json:"down_dropped,omitempty"`
-	CtrlPackets uint64 `json:"control_packets,omitempty"`
+	// and their octets (the IE's 32-octet form)
+	UpDroppedOctets   uint64 `json:"up_dropped_octets,omitempty"`
+	DownDroppedOctets uint64 `json:"down_dropped_octets,omitempty"`
+	CtrlPackets       uint64 `json:"control_packets,omitempty"`
 	// IPoE (ipoe.go): Kind "ipoe" (PPPoESID 0), the lease's end
 	Kind     string    `json:"kind,omitempty"` // "" = PPPoE
 	LeaseEnd time.Time `json:"lease_end,omitempty"`

@@ -126,7 +126,7 @@ func TestContractClientRequests(t *testing.T) {
 			up := sessC
 			upd := sessC
 			upd.Usage = Usage{UpBytes: 15000, DownBytes: 250000, UpPackets: 120, DownPackets: 300,
-				UpDropPackets: 4, DownDropPackets: 7, ControlPackets: 23,
+				UpDropPackets: 4, DownDropPackets: 7, UpDropBytes: 400, DownDropBytes: 10500, ControlPackets: 23,
 				At: timeAt(2026, 1, 2, 3, 10, 0, 0)}
 			down := sessB
 			down.Usage = Usage{UpBytes: 1500, DownBytes: 2600, UpPackets: 15, DownPackets: 26,

@@ -54,10 +54,13 @@ type Usage struct {
 	V6UpPackets   uint64 `json:"v6UpPackets,omitempty"`
 	V6DownPackets uint64 `json:"v6DownPackets,omitempty"`
 	// The session's packets the DP dropped (both families; its usage reports'
-	// bngpod Dropped Packets IE), and its PPPoE/PPP control frames the CP
+	// bngpod Dropped Packets IE), their octets (IP packets, as upBytes; 0 from
+	// a DP that reports packets only), and its PPPoE/PPP control frames the CP
 	// received and sent (contract B additions, issue 16)
 	UpDropPackets   uint64 `json:"upDropPackets"`
 	DownDropPackets uint64 `json:"downDropPackets"`
+	UpDropBytes     uint64 `json:"upDropBytes"`
+	DownDropBytes   uint64 `json:"downDropBytes"`
 	ControlPackets  uint64 `json:"controlPackets"`
 }
 

@@ -263,10 +263,16 @@ func (m *msg) usage(typ uint16) ([]Usage, error) {
 				v = v[8:]
 			}
 		}
-		// bngpod's Dropped Packets IE: of another length it is skipped, the report stands
-		if i, ok := kids.vendor(ieBngpodDropped, enterpriseBngpod); ok && len(i.val) == 16 {
+		// bngpod's Dropped Packets IE: 32 octets (packets, then their octets) or, from a
+		// bng-dp before dropped octets, 16 (packets); of another length it is skipped,
+		// the report stands
+		if i, ok := kids.vendor(ieBngpodDropped, enterpriseBngpod); ok && (len(i.val) == 16 || len(i.val) == 32) {
 			u.ULDropped = binary.BigEndian.Uint64(i.val)
 			u.DLDropped = binary.BigEndian.Uint64(i.val[8:])
+			if len(i.val) == 32 {
+				u.ULDroppedOctets = binary.BigEndian.Uint64(i.val[16:])
+				u.DLDroppedOctets = binary.BigEndian.Uint64(i.val[24:])
+			}
 		}
 		out = append(out, u)
 	}

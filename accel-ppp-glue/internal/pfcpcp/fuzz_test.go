@@ -30,6 +30,7 @@ func FuzzInput(f *testing.F) {
 		"2001000c0000050000600004e8000000",
 		"2137001100000000000010010000040000130001010",
 		"200b000400000300",
+		dpReportWithDrops, dpReportWithDropPackets, // the Dropped Packets IE, both forms
 	}
 	if out, err := exec.Command(dpBuildPath("pfcp-encode-samples")).Output(); err == nil {
 		for _, l := range strings.Split(string(out), "\n") {

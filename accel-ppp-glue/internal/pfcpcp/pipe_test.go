@@ -413,12 +413,13 @@ func TestAgainstDPUserPlaneFunction(t *testing.T) {
 
 	// periodic usage report -> Handler.Usage
 	// (with the session's drops: the DP's bngpod Dropped Packets IE)
-	dp.do("usage 0 10 1000 50 5000 0 0 0 0 3 4")
+	// and their octets: the IE's 32-octet form from the real C UP function
+	dp.do("usage 0 10 1000 50 5000 0 0 0 0 3 4 180 4400")
 	dp.jump(61 * time.Second)
 	e = rec.wait(t, "usage", 3*time.Second)
 	if e.seid != s.CPSEID || e.u.ULOctets != 1000 || e.u.DLOctets != 5000 || e.u.ULPackets != 10 ||
 		e.u.DLPackets != 50 || e.u.Trigger != TriggerPERIO || e.u.URRID != 1 ||
-		e.u.ULDropped != 3 || e.u.DLDropped != 4 {
+		e.u.ULDropped != 3 || e.u.DLDropped != 4 || e.u.ULDroppedOctets != 180 || e.u.DLDroppedOctets != 4400 {
 		t.Fatalf("usage event %+v", e)
 	}
 	// LCP keepalive failure -> Handler.LCPDead

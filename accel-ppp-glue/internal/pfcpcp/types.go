@@ -133,8 +133,10 @@ type Usage struct {
 	ULPackets, DLPackets uint64
 	// The session's packets the DP dropped in the same interval (bngpod's
 	// Dropped Packets IE; only in the report of the URR every PDR names, and
-	// zero from a DP that does not send it).
-	ULDropped, DLDropped uint64
+	// zero from a DP that does not send it), and their octets (the IE's
+	// 32-octet form; zero from a DP that sends the 16-octet one).
+	ULDropped, DLDropped             uint64
+	ULDroppedOctets, DLDroppedOctets uint64
 	// More: another Usage Report of the same message follows (the DP
 	// reports a session's URRs of one period together; a handler acts on
 	// the period once it has all of them, e.g. one Interim with both

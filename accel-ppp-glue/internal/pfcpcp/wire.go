@@ -98,7 +98,7 @@ const (
 	// bngpod's own IEs (EnterpriseBngpod, docs/dp/pfcp.md)
 	ieBngpodRAOffload = 32769
 	ieBngpodARPPing   = 32770
-	ieBngpodDropped   = 32771 // in a Usage Report: the session's dropped packets (docs/dp/pfcp.md)
+	ieBngpodDropped   = 32771 // in a Usage Report: the session's dropped packets and octets (docs/dp/pfcp.md)
 	enterpriseBngpod  = EnterpriseBngpod
 )
 

@@ -352,15 +352,24 @@ func TestDecodeRejects(t *testing.T) {
 }
 
 // The DP's periodic usage report with bngpod's Dropped Packets IE (4 up, 7
-// down), byte for byte server-dp/tests/pfcp_vectors.h's v_report_req.
-const dpReportWithDrops = "2138008f00000000000010010000010000270001020050007a" +
+// down; 400 and 10,500 octets), byte for byte server-dp/tests/pfcp_vectors.h's
+// v_report_req.
+const dpReportWithDrops = "2138009f00000000000010010000010000270001020050008a" +
+	"00510004000000010068000400000000003f0003010000004b0004e8fe6fe4004c0004e8fe7020" +
+	"004200313f000000000000177000000000000003e80000000000001388000000000000003c" +
+	"000000000000000a0000000000000032004300040000003c" +
+	"800300227ed900000000000000040000000000000007" + "00000000000001900000000000002904"
+
+// The same report as a bng-dp before dropped octets sent it (v_report_req_pkts):
+// the IE's 16-octet form, packets only.
+const dpReportWithDropPackets = "2138008f00000000000010010000010000270001020050007a" +
 	"00510004000000010068000400000000003f0003010000004b0004e8fe6fe4004c0004e8fe7020" +
 	"004200313f000000000000177000000000000003e80000000000001388000000000000003c" +
 	"000000000000000a0000000000000032004300040000003c" +
 	"800300127ed900000000000000040000000000000007"
 
-func TestDecodeDroppedPackets(t *testing.T) {
-	raw := unhex(t, dpReportWithDrops)
+func reportUsage(t *testing.T, raw []byte) Usage {
+	t.Helper()
 	m, _, err := decodeMessage(raw)
 	if err != nil {
 		t.Fatal(err)
@@ -369,24 +378,30 @@ func TestDecodeDroppedPackets(t *testing.T) {
 	if err != nil || len(r.usage) != 1 {
 		t.Fatalf("%+v %v", r, err)
 	}
-	if u := r.usage[0]; u.ULDropped != 4 || u.DLDropped != 7 || u.ULOctets != 1000 || u.DLPackets != 50 {
+	return r.usage[0]
+}
+
+func TestDecodeDroppedPackets(t *testing.T) {
+	raw := unhex(t, dpReportWithDrops)
+	if u := reportUsage(t, raw); u.ULDropped != 4 || u.DLDropped != 7 || u.ULDroppedOctets != 400 ||
+		u.DLDroppedOctets != 10500 || u.ULOctets != 1000 || u.DLPackets != 50 {
 		t.Fatalf("usage %+v", u)
 	}
-	// one octet short (the IE, the Usage Report and the message shrink): skipped, the report stands
-	short := append([]byte(nil), raw[:len(raw)-1]...)
-	short[3]--
-	short[24]--
-	short[len(raw)-19]-- // the IE's length 18 -> 17
-	m, _, err = decodeMessage(short)
-	if err != nil {
-		t.Fatal(err)
+	// the 16-octet form: packets, no octets
+	if u := reportUsage(t, unhex(t, dpReportWithDropPackets)); u.ULDropped != 4 || u.DLDropped != 7 ||
+		u.ULDroppedOctets != 0 || u.DLDroppedOctets != 0 || u.ULOctets != 1000 {
+		t.Fatalf("16-octet Dropped Packets IE: usage %+v", u)
 	}
-	r, err = m.report()
-	if err != nil || len(r.usage) != 1 {
-		t.Fatalf("%+v %v", r, err)
-	}
-	if u := r.usage[0]; u.ULDropped != 0 || u.DLDropped != 0 || u.ULOctets != 1000 {
-		t.Fatalf("short Dropped Packets IE: usage %+v", u)
+	// shorter by one octet, and by 8 (24 octets: neither form): skipped, the report stands
+	for _, cut := range []int{1, 8} {
+		short := append([]byte(nil), raw[:len(raw)-cut]...)
+		short[3] -= byte(cut)
+		short[24] -= byte(cut)
+		short[len(raw)-35] -= byte(cut) // the IE's length 34 -> 34-cut
+		if u := reportUsage(t, short); u.ULDropped != 0 || u.DLDropped != 0 || u.ULDroppedOctets != 0 ||
+			u.DLDroppedOctets != 0 || u.ULOctets != 1000 {
+			t.Fatalf("Dropped Packets IE %d octets short: usage %+v", cut, u)
+		}
 	}
 }
 

@@ -32,19 +32,25 @@ public final class Usage {
     private final int atNanos;
     private final long upDropPackets;
     private final long downDropPackets;
+    private final long upDropBytes;
+    private final long downDropBytes;
     private final long controlPackets;
 
     private Usage(long upBytes, long downBytes, long upPackets, long downPackets, Instant at) {
-        this(upBytes, downBytes, upPackets, downPackets, at, 0, 0, 0);
+        this(upBytes, downBytes, upPackets, downPackets, at, 0, 0, 0, 0, 0);
     }
 
     private Usage(long upBytes, long downBytes, long upPackets, long downPackets, Instant at,
-                  long upDropPackets, long downDropPackets, long controlPackets) {
+                  long upDropPackets, long downDropPackets, long upDropBytes, long downDropBytes,
+                  long controlPackets) {
         checkArgument(upBytes >= 0 && downBytes >= 0 && upPackets >= 0 && downPackets >= 0
-                              && upDropPackets >= 0 && downDropPackets >= 0 && controlPackets >= 0,
+                              && upDropPackets >= 0 && downDropPackets >= 0 && upDropBytes >= 0
+                              && downDropBytes >= 0 && controlPackets >= 0,
                       "usage counters must not be negative");
         this.upDropPackets = upDropPackets;
         this.downDropPackets = downDropPackets;
+        this.upDropBytes = upDropBytes;
+        this.downDropBytes = downDropBytes;
         this.controlPackets = controlPackets;
         this.upBytes = upBytes;
         this.downBytes = downBytes;
@@ -95,7 +101,20 @@ public final class Usage {
      */
     public Usage withDropsAndControl(long upDropPackets, long downDropPackets, long controlPackets) {
         return new Usage(upBytes, downBytes, upPackets, downPackets, at().orElse(null), upDropPackets,
-                         downDropPackets, controlPackets);
+                         downDropPackets, upDropBytes, downDropBytes, controlPackets);
+    }
+
+    /**
+     * Returns these counters with the octets of the session's dropped packets.
+     *
+     * @param upDropBytes   octets of the packets from the subscriber the DP dropped
+     * @param downDropBytes octets of the packets to the subscriber the DP dropped
+     * @return the usage
+     * @throws IllegalArgumentException if a counter is negative
+     */
+    public Usage withDropBytes(long upDropBytes, long downDropBytes) {
+        return new Usage(upBytes, downBytes, upPackets, downPackets, at().orElse(null), upDropPackets,
+                         downDropPackets, upDropBytes, downDropBytes, controlPackets);
     }
 
     /**
@@ -116,6 +135,28 @@ public final class Usage {
      */
     public long downDropPackets() {
         return downDropPackets;
+    }
+
+    /**
+     * Returns the octets of the packets from the subscriber the DP dropped
+     * (IP packets, header included, as {@link #upBytes()}); 0 from a DP or
+     * control plane that reports dropped packets only.
+     *
+     * @return upstream dropped octets
+     */
+    public long upDropBytes() {
+        return upDropBytes;
+    }
+
+    /**
+     * Returns the octets of the packets to the subscriber the DP dropped
+     * (IP packets, header included, as {@link #downBytes()}); 0 from a DP or
+     * control plane that reports dropped packets only.
+     *
+     * @return downstream dropped octets
+     */
+    public long downDropBytes() {
+        return downDropBytes;
     }
 
     /**
@@ -187,20 +228,22 @@ public final class Usage {
         return upBytes == that.upBytes && downBytes == that.downBytes && upPackets == that.upPackets
                 && downPackets == that.downPackets && measured == that.measured && atSeconds == that.atSeconds
                 && atNanos == that.atNanos && upDropPackets == that.upDropPackets
-                && downDropPackets == that.downDropPackets && controlPackets == that.controlPackets;
+                && downDropPackets == that.downDropPackets && upDropBytes == that.upDropBytes
+                && downDropBytes == that.downDropBytes && controlPackets == that.controlPackets;
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(upBytes, downBytes, upPackets, downPackets, measured, atSeconds, atNanos, upDropPackets,
-                            downDropPackets, controlPackets);
+                            downDropPackets, upDropBytes, downDropBytes, controlPackets);
     }
 
     @Override
     public String toString() {
         return MoreObjects.toStringHelper(this).omitNullValues().add("upBytes", upBytes).add("downBytes", downBytes)
                 .add("upPackets", upPackets).add("downPackets", downPackets).add("upDropPackets", upDropPackets)
-                .add("downDropPackets", downDropPackets).add("controlPackets", controlPackets).add("at", at().orElse(null))
+                .add("downDropPackets", downDropPackets).add("upDropBytes", upDropBytes)
+                .add("downDropBytes", downDropBytes).add("controlPackets", controlPackets).add("at", at().orElse(null))
                 .toString();
     }
 }

@@ -73,6 +73,8 @@ public final class SessionCodec extends JsonCodec<Session> {
                 .put("downPackets", s.usage().downPackets())
                 .put("upDropPackets", s.usage().upDropPackets())
                 .put("downDropPackets", s.usage().downDropPackets())
+                .put("upDropBytes", s.usage().upDropBytes())
+                .put("downDropBytes", s.usage().downDropBytes())
                 .put("controlPackets", s.usage().controlPackets());
         s.usage().at().ifPresent(at -> usage.put("at", at.toString()));
         s.throughput().ifPresent(t -> n.putObject("throughput")
@@ -151,9 +153,13 @@ public final class SessionCodec extends JsonCodec<Session> {
             long upDrop = orZero(optInteger(usage, "upDropPackets", u, 0, MAX_COUNTER));
             long downDrop = orZero(optInteger(usage, "downDropPackets", u, 0, MAX_COUNTER));
             long control = orZero(optInteger(usage, "controlPackets", u, 0, MAX_COUNTER));
+            // and the dropped packets' octets (a DP reporting dropped packets only: left out or 0)
+            long upDropBytes = orZero(optInteger(usage, "upDropBytes", u, 0, MAX_COUNTER));
+            long downDropBytes = orZero(optInteger(usage, "downDropBytes", u, 0, MAX_COUNTER));
             b.usage((measured == null ? Usage.of(upBytes, downBytes, upPackets, downPackets)
                              : Usage.of(upBytes, downBytes, upPackets, downPackets, measured))
-                            .withDropsAndControl(upDrop, downDrop, control));
+                            .withDropsAndControl(upDrop, downDrop, control)
+                            .withDropBytes(upDropBytes, downDropBytes));
         }
         try {
             return b.build();

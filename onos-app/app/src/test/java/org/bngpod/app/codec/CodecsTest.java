@@ -95,15 +95,28 @@ public class CodecsTest {
     @Test
     public void dropsAndControlPackets() throws IOException {
         SessionCodec codec = new SessionCodec();
-        Session s = session().toBuilder().usage(Usage.of(1, 2, 3, 4).withDropsAndControl(5, 6, 7)).build();
+        Session s = session().toBuilder()
+                .usage(Usage.of(1, 2, 3, 4).withDropsAndControl(5, 6, 7).withDropBytes(500, 6000)).build();
         ObjectNode json = codec.encode(s, context);
         assertEquals(5, json.path("usage").path("upDropPackets").asLong());
         assertEquals(6, json.path("usage").path("downDropPackets").asLong());
+        assertEquals(500, json.path("usage").path("upDropBytes").asLong());
+        assertEquals(6000, json.path("usage").path("downDropBytes").asLong());
         assertEquals(7, json.path("usage").path("controlPackets").asLong());
         assertEquals(s, codec.decode((ObjectNode) mapper.readTree(json.toString()), context));
+        // a control plane before dropped octets: packets, octets 0
+        ObjectNode pkts = json.deepCopy();
+        ((ObjectNode) pkts.path("usage")).remove(List.of("upDropBytes", "downDropBytes"));
+        assertEquals(Usage.of(1, 2, 3, 4).withDropsAndControl(5, 6, 7), codec.decode(pkts, context).usage());
         ObjectNode old = json.deepCopy();
-        ((ObjectNode) old.path("usage")).remove(List.of("upDropPackets", "downDropPackets", "controlPackets"));
+        ((ObjectNode) old.path("usage")).remove(List.of("upDropPackets", "downDropPackets", "upDropBytes",
+                                                         "downDropBytes", "controlPackets"));
         assertEquals(Usage.of(1, 2, 3, 4), codec.decode(old, context).usage());
+        ((ObjectNode) old.path("usage")).put("downDropBytes", -1);
+        assertEquals("s.usage.downDropBytes: -1 is out of range (0..9223372036854775807)",
+                     assertThrows(IllegalArgumentException.class,
+                                  () -> SessionCodec.decode(old, "cp1", "s")).getMessage());
+        ((ObjectNode) old.path("usage")).remove("downDropBytes");
         ((ObjectNode) old.path("usage")).put("controlPackets", -1);
         assertEquals("s.usage.controlPackets: -1 is out of range (0..9223372036854775807)",
                      assertThrows(IllegalArgumentException.class,

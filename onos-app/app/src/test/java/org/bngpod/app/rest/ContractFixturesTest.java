@@ -241,6 +241,7 @@ public class ContractFixturesTest extends TestbedResourceTest {
         Usage updated = bed.sessions.session("cp1-00000003").orElseThrow().usage();
         assertEquals(List.of(4L, 7L, 23L),
                      List.of(updated.upDropPackets(), updated.downDropPackets(), updated.controlPackets()));
+        assertEquals(List.of(400L, 10_500L), List.of(updated.upDropBytes(), updated.downDropBytes()));
         // cp1-00000003's up and update are two readings 300 s apart: ONOS measured its rate
         assertEquals(Throughput.of(15_000 * 8 / 300, Math.round(250_000 * 8 / 300.0), 300_000),
                      bed.sessions.session("cp1-00000003").orElseThrow().throughput().orElseThrow());
@@ -316,6 +317,8 @@ public class ContractFixturesTest extends TestbedResourceTest {
         assertEquals(id, u.path("downPackets").asLong(), got.usage().downPackets());
         assertEquals(id, u.path("upDropPackets").asLong(), got.usage().upDropPackets());
         assertEquals(id, u.path("downDropPackets").asLong(), got.usage().downDropPackets());
+        assertEquals(id, u.path("upDropBytes").asLong(), got.usage().upDropBytes());
+        assertEquals(id, u.path("downDropBytes").asLong(), got.usage().downDropBytes());
         assertEquals(id, u.path("controlPackets").asLong(), got.usage().controlPackets());
         assertTrue(id, want.has("usage"));
         assertEquals(id, want.has("cause") ? want.path("cause").asText() : null, got.cause().orElse(null));

@@ -1,6 +1,7 @@
 package org.bngpod.seba.impl;
 
 import org.bngpod.api.Session;
+import org.bngpod.api.Usage;
 import org.bngpod.seba.api.LineSubscriber;
 import org.onlab.packet.Ip4Address;
 import org.onlab.packet.IpAddress;
@@ -52,23 +53,33 @@ final class BngEvents {
     /**
      * The session's counters as bng-api's: the DP's usage totals (what RADIUS
      * accounting reports) as the forwarded directions, UPSTREAM_TX and
-     * DOWNSTREAM_TX; the DP's drops of the session as UPSTREAM_DROPPED and
-     * DOWNSTREAM_DROPPED (packets; the DP does not count dropped octets: 0);
-     * CONTROL_PLANE (always present, kafka-onos reads it unconditionally) the
-     * session's PPPoE/PPP control frames bng-cp received and sent (packets, 0
-     * octets). No RX counters: the DP counts what it forwarded and what it
-     * dropped, not what it received.
+     * DOWNSTREAM_TX; the DP's drops of the session (packets and their octets)
+     * as UPSTREAM_DROPPED and DOWNSTREAM_DROPPED; what the BNG received for
+     * the session as UPSTREAM_RX and DOWNSTREAM_RX, forwarded plus dropped
+     * (packets and octets, IP packets in both); CONTROL_PLANE (always
+     * present, kafka-onos reads it unconditionally) the session's PPPoE/PPP
+     * control frames bng-cp received and sent (packets, 0 octets).
      */
     static Map<BngCounterType, PiCounterCellData> stats(Session session) {
+        Usage u = session.usage();
         Map<BngCounterType, PiCounterCellData> stats = new EnumMap<>(BngCounterType.class);
-        stats.put(BngCounterType.UPSTREAM_TX,
-                  new PiCounterCellData(session.usage().upPackets(), session.usage().upBytes()));
-        stats.put(BngCounterType.DOWNSTREAM_TX,
-                  new PiCounterCellData(session.usage().downPackets(), session.usage().downBytes()));
-        stats.put(BngCounterType.UPSTREAM_DROPPED, new PiCounterCellData(session.usage().upDropPackets(), 0));
-        stats.put(BngCounterType.DOWNSTREAM_DROPPED, new PiCounterCellData(session.usage().downDropPackets(), 0));
-        stats.put(BngCounterType.CONTROL_PLANE, new PiCounterCellData(session.usage().controlPackets(), 0));
+        stats.put(BngCounterType.UPSTREAM_RX, new PiCounterCellData(sum(u.upPackets(), u.upDropPackets()),
+                                                                    sum(u.upBytes(), u.upDropBytes())));
+        stats.put(BngCounterType.UPSTREAM_TX, new PiCounterCellData(u.upPackets(), u.upBytes()));
+        stats.put(BngCounterType.UPSTREAM_DROPPED, new PiCounterCellData(u.upDropPackets(), u.upDropBytes()));
+        stats.put(BngCounterType.DOWNSTREAM_RX, new PiCounterCellData(sum(u.downPackets(), u.downDropPackets()),
+                                                                      sum(u.downBytes(), u.downDropBytes())));
+        stats.put(BngCounterType.DOWNSTREAM_TX, new PiCounterCellData(u.downPackets(), u.downBytes()));
+        stats.put(BngCounterType.DOWNSTREAM_DROPPED,
+                  new PiCounterCellData(u.downDropPackets(), u.downDropBytes()));
+        stats.put(BngCounterType.CONTROL_PLANE, new PiCounterCellData(u.controlPackets(), 0));
         return stats;
+    }
+
+    /** Two counters (each at most Long.MAX_VALUE) added, at most Long.MAX_VALUE. */
+    private static long sum(long a, long b) {
+        long s = a + b;
+        return s < 0 ? Long.MAX_VALUE : s;
     }
 
     private static IpAddress address(Session session) {

@@ -83,7 +83,7 @@ public class BngApiProvidersTest {
     static Session session(String id, int stag, int ctag, int pppoeId, Ip4Address ip) {
         return Session.builder().id(id).cp("cp1").lineGroup("lg1").instance(1).accessPort("access1")
                 .stag(stag).ctag(ctag).pppoeId(pppoeId).mac(MacAddress.valueOf("02:00:00:00:00:01")).ipv4(ip)
-                .username("user1").since(T).usage(Usage.of(1000, 20000, 10, 20, T).withDropsAndControl(3, 2, 14)).build();
+                .username("user1").since(T).usage(Usage.of(1000, 20000, 10, 20, T).withDropsAndControl(3, 2, 14).withDropBytes(300, 3000)).build();
     }
 
     @Before
@@ -219,10 +219,13 @@ public class BngApiProvidersTest {
         Map<BngCounterType, PiCounterCellData> got = stats.getStats("acct-1");
         assertEquals(new PiCounterCellData(10, 1000), got.get(BngCounterType.UPSTREAM_TX));
         assertEquals(new PiCounterCellData(20, 20000), got.get(BngCounterType.DOWNSTREAM_TX));
-        assertEquals(new PiCounterCellData(3, 0), got.get(BngCounterType.UPSTREAM_DROPPED));
-        assertEquals(new PiCounterCellData(2, 0), got.get(BngCounterType.DOWNSTREAM_DROPPED));
+        assertEquals(new PiCounterCellData(3, 300), got.get(BngCounterType.UPSTREAM_DROPPED));
+        assertEquals(new PiCounterCellData(2, 3000), got.get(BngCounterType.DOWNSTREAM_DROPPED));
         assertEquals(new PiCounterCellData(14, 0), got.get(BngCounterType.CONTROL_PLANE));
-        assertEquals(null, got.get(BngCounterType.UPSTREAM_RX));
+        // what the BNG received for the session: forwarded plus dropped
+        assertEquals(new PiCounterCellData(13, 1300), got.get(BngCounterType.UPSTREAM_RX));
+        assertEquals(new PiCounterCellData(22, 23000), got.get(BngCounterType.DOWNSTREAM_RX));
+        assertEquals(7, got.size());
         assertEquals(Map.of(), stats.getStats("nope"));
         assertEquals(Map.of(), stats.getStats(null));
         assertEquals("both sessions' control frames", new PiCounterCellData(28, 0), stats.getControlStats());
@@ -231,10 +234,12 @@ public class BngApiProvidersTest {
         assertEquals("{\"macAddress\":\"02:00:00:00:00:01\",\"ipAddress\":\"100.80.0.2\",\"pppoeSessionId\":-25536,"
                              + "\"sTag\":100,\"cTag\":900,\"onuSerialNumber\":\"BBSM00000001\","
                              + "\"attachmentType\":\"PPPoE\",\"deviceId\":\"of:00000000000000a1\",\"portNumber\":\"256\","
-                             + "\"upTxBytes\":1000,\"upTxPackets\":10,\"upDropBytes\":0,\"upDropPackets\":3,"
-                             + "\"downTxBytes\":20000,\"downTxPackets\":20,\"downDropBytes\":0,\"downDropPackets\":2,"
+                             + "\"upRxBytes\":1300,\"upRxPackets\":13,"
+                             + "\"upTxBytes\":1000,\"upTxPackets\":10,\"upDropBytes\":300,\"upDropPackets\":3,"
+                             + "\"downRxBytes\":23000,\"downRxPackets\":22,"
+                             + "\"downTxBytes\":20000,\"downTxPackets\":20,\"downDropBytes\":3000,\"downDropPackets\":2,"
                              + "\"controlPackets\":14,\"timestamp\":\"2026-12-06T08:00:00.123Z\"}", json);
-        assertEquals(19, new ObjectMapper().readTree(json).size());
+        assertEquals(23, new ObjectMapper().readTree(json).size());
     }
 
     /** Every statsPeriod seconds on the leader only: one reading per session in the cluster. */

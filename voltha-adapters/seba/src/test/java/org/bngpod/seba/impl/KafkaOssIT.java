@@ -225,10 +225,17 @@ public class KafkaOssIT {
             assertTrue("a bng.stats record", statsRecord != null);
             assertEquals(1000, statsRecord.get("upTxBytes").asLong());
             assertEquals(20, statsRecord.get("downTxPackets").asLong());
-            // the session's control frames (bng-cp's count) and the DP's drops of it
+            // the session's control frames (bng-cp's count) and the DP's drops of it, with their octets
             assertEquals(14, statsRecord.get("controlPackets").asLong());
             assertEquals(3, statsRecord.get("upDropPackets").asLong());
             assertEquals(2, statsRecord.get("downDropPackets").asLong());
+            assertEquals(300, statsRecord.get("upDropBytes").asLong());
+            assertEquals(3000, statsRecord.get("downDropBytes").asLong());
+            // what the BNG received for it: forwarded plus dropped
+            assertEquals(13, statsRecord.get("upRxPackets").asLong());
+            assertEquals(1300, statsRecord.get("upRxBytes").asLong());
+            assertEquals(22, statsRecord.get("downRxPackets").asLong());
+            assertEquals(23000, statsRecord.get("downRxBytes").asLong());
             assertEquals(6, out.sent());
             assertEquals(0, out.dropped());
         } finally {
