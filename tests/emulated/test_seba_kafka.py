@@ -66,9 +66,11 @@ PPPOE_FIELDS = ["timestamp", "eventType", "deviceId", "portNumber", "macAddress"
                 "sessionId"]  # fmt: skip
 # kafka-onos's BngStatsKafkaIntegration: the counters bngpod gives (no RX: not counted by bng-dp)
 STATS_FIELDS = ["macAddress", "ipAddress", "pppoeSessionId", "sTag", "cTag", "onuSerialNumber", "attachmentType",
-                "deviceId", "portNumber", "upTxBytes", "upTxPackets", "upDropBytes", "upDropPackets",
-                "downTxBytes", "downTxPackets", "downDropBytes", "downDropPackets", "controlPackets",
+                "deviceId", "portNumber", "upRxBytes", "upRxPackets", "upTxBytes", "upTxPackets",
+                "upDropBytes", "upDropPackets", "downRxBytes", "downRxPackets", "downTxBytes",
+                "downTxPackets", "downDropBytes", "downDropPackets", "controlPackets",
                 "timestamp"]  # fmt: skip
+COUNTERS = STATS_FIELDS[9:21]
 ISO_UTC = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$")
 
 
@@ -207,13 +209,16 @@ def test_bng_topics_from_the_running_pod(pod, tmp_path):
         assert (r["onuSerialNumber"], r["attachmentType"]) == (ONU_SERIAL, "PPPoE"), r
         assert (r["deviceId"], r["portNumber"]) == (OLT, str(UNI_PORT)), r
         assert ISO_UTC.match(r["timestamp"]), r
-        counters = [r[f] for f in STATS_FIELDS[9:18]]
+        counters = [r[f] for f in COUNTERS]
         assert all(isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in counters), r
-        assert r["upDropBytes"] == 0 and r["downDropBytes"] == 0, r  # bng-dp counts dropped packets only
+        # what the BNG received of the session: what it forwarded and what it dropped
+        for d in ("up", "down"):
+            for unit in ("Bytes", "Packets"):
+                assert r[f"{d}Rx{unit}"] == r[f"{d}Tx{unit}"] + r[f"{d}Drop{unit}"], (d, unit, r)
         # the session's PPPoE/PPP control frames (PADR, PADS, LCP, PAP, IPCP both ways), from
         # the session-up report on
         assert r["controlPackets"] >= 8, r
-    for field in STATS_FIELDS[9:18]:
+    for field in COUNTERS:
         series = [r[field] for r in stats]
         assert series == sorted(series), (field, series)
     last = stats[-1]
@@ -226,5 +231,7 @@ def test_bng_topics_from_the_running_pod(pod, tmp_path):
     assert per_packet == SIZE + 28, final
     assert last["upTxBytes"] == last["upTxPackets"] * per_packet, last
     assert last["downTxBytes"] == last["downTxPackets"] * per_packet, last
+    assert last["upDropBytes"] == last["upDropPackets"] * per_packet, last
+    assert last["downDropBytes"] == last["downDropPackets"] * per_packet, last
     assert last["upDropPackets"] <= 0.05 * last["upTxPackets"], last
     assert last["downDropPackets"] <= 0.05 * last["downTxPackets"], last
