@@ -91,7 +91,13 @@ $(KAFKA_CLASSPATH): voltha-adapters/kafka-broker/pom.xml voltha-adapters/pom.xml
 	mvn -B -o -q -pl voltha-adapters/kafka-broker -am -DskipTests package >/dev/null
 	@touch $@
 
-binaries: $(BNG_DP) $(GO_BINARIES) $(ACCESS_INGRESS) $(PODCTL) $(SEBACTL) $(LRGEN) $(KAFKA_CLASSPATH)
+# The demo's Kafka consumer (make demo SEBA=1): compiled, and its class path from Maven Central.
+KAFKA_TAIL := voltha-adapters/kafka-tail/target/tail.classpath
+$(KAFKA_TAIL): voltha-adapters/kafka-tail/pom.xml $(shell find voltha-adapters/kafka-tail/src -name '*.java' 2>/dev/null)
+	mvn -B -o -q -pl voltha-adapters/kafka-tail -DskipTests package >/dev/null
+	@touch $@
+
+binaries: $(BNG_DP) $(GO_BINARIES) $(ACCESS_INGRESS) $(PODCTL) $(SEBACTL) $(LRGEN) $(KAFKA_CLASSPATH) $(KAFKA_TAIL)
 
 # make demo IPOE=1: the IPoE pod (topology/examples/ipoe.yaml), PPPoE and IPoE subscribers
 ifeq ($(IPOE),1)
