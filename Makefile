@@ -18,6 +18,7 @@ GO_SOURCES := $(shell find accel-ppp-glue/cmd accel-ppp-glue/internal -name '*.g
 help:
 	@echo "make demo    set up when needed, bring the lab pod up, dial 100 subscribers, show a live dashboard (q/Ctrl-C tears it down)"
 	@echo "             IPOE=1: the IPoE pod (topology/examples/ipoe.yaml), PPPoE and IPoE subscribers (bng-subemu --ipoe)"
+	@echo "             SEBA=1: the SEBA pod (topology/examples/seba.yaml) in controller mode with org.bngpod.seba and Kafka: subscribers provisioned through SADIS, the olt app and netcfg; the dashboard shows bng.pppoe and bng.stats as a Kafka consumer reads them"
 	@echo "make test    set up when needed, then run every lint and test suite"
 	@echo "make setup   install everything (Debian packages, Python venv, Go modules, Maven deps)"
 	@echo "make build   build every binary (bng-dp and its tests, the Go programs, the ONOS bundles)"
@@ -103,6 +104,11 @@ binaries: $(BNG_DP) $(GO_BINARIES) $(ACCESS_INGRESS) $(PODCTL) $(SEBACTL) $(LRGE
 ifeq ($(IPOE),1)
 POD := topology/examples/ipoe.yaml
 DEMO_FLAGS += --ipoe
+endif
+# make demo SEBA=1: the SEBA pod (topology/examples/seba.yaml), docs/seba.md "What you will see"
+ifeq ($(SEBA),1)
+POD := topology/examples/seba.yaml
+DEMO_FLAGS += --seba
 endif
 demo: setup binaries
 	./bngpod demo $(DEMO_FLAGS) $(POD)

@@ -720,7 +720,7 @@ def run(path: str, opts: Options | None = None, hold: bool | None = None) -> int
                     raise DemoError(f"bng-subemu {e.label} exited ({e.proc.returncode}): see {e.out.parent}")
             cur = sample(pod, emulators)
             if seba:
-                seba["view"].poll()
+                _seba_sample(seba["view"])
             if first is None and load_started:
                 first = cur
             all_up = sum(int(s.get("up", 0)) for s in cur.emulators.values()) >= len(chosen)
@@ -800,7 +800,16 @@ def _seba_start(pod: m.Pod, state: emu.State, seba: dict) -> dict:
     out.unlink(missing_ok=True)
     _TAIL.append(kafka.start_tail(state, pod, "kafka-tail", "bngpod-demo", list(sebademo.TOPICS), out))
     print(f"SEBA: KafkaTail reads {', '.join(sebademo.TOPICS)} from {kafka.bootstrap(pod)} into {out}\n")
-    return {"view": sebademo.OssView(out, us)}
+    return {"view": sebademo.SebaView(out, us)}
+
+
+def _seba_sample(view: sebademo.SebaView) -> None:
+    view.poll()
+    try:
+        got = emu.cp_api("/v1/sessions", timeout=2)
+    except (OSError, emu.EmuError, ValueError):
+        return
+    view.cp_sessions(got.get("sessions", got) if isinstance(got, dict) else got)
 
 
 def stop_tail() -> None:

@@ -27,7 +27,7 @@ Then it waits until org.bngpod.seba maps every UNI onto its line, and (after bng
 until bng-cp's copy of the subscribers table holds them all, so every PADR finds its identity.
 
 The OSS side: KafkaTail (voltha-adapters/kafka-tail, a real Kafka consumer) in bngpod-mgmt reads
-bng.pppoe and bng.stats from the pod's broker into a JSON-lines file that OssView reads on each
+bng.pppoe and bng.stats from the pod's broker into a JSON-lines file that SebaView reads on each
 refresh, never waiting for it."""
 
 from __future__ import annotations
@@ -229,10 +229,12 @@ def wait_cp_pull(pod: m.Pod, count: int) -> float:
 
 
 # -- the OSS's view ----------------------------------------------------------------------------------------
-class OssView:
+class SebaView:
     """What KafkaTail printed so far: bng.pppoe's events (counts per eventType, the latest, per
     UNI in order) and bng.stats's latest record per session. poll() reads only what is new and
-    never waits; lines that are not a record (or whose value is not a JSON object) are counted."""
+    never waits; lines that are not a record (or whose value is not a JSON object) are counted.
+    Beside it, bng-cp's sessions (cp_sessions): whether each UNI's session carries its SADIS
+    identity, which bng-cp puts into its RADIUS requests."""
 
     def __init__(self, out: Path, us: list[Uni]):
         self.out = out
@@ -247,6 +249,8 @@ class OssView:
         self.stats_records = 0
         self.stats: dict[tuple[str, str, str], dict] = {}  # (deviceId, port, session) -> latest record
         self.bad = 0
+        self.identified: set[tuple[str, str]] = set()  # UNIs whose bng-cp session carries their SADIS identity
+        self.unidentified: list[str] = []  # sessions up with another identity: why
 
     def poll(self) -> None:
         try:
@@ -291,6 +295,22 @@ class OssView:
             self.stats_records += 1
             self.stats[(*uni, str(value.get("pppoeSessionId")))] = value
 
+    def cp_sessions(self, sessions: list[dict]) -> None:
+        """bng-cp's sessions (GET /v1/sessions): which UNIs' sessions are up with Agent-Circuit-Id
+        the UNI name and Agent-Remote-Id the ONU serial (SADIS's circuitId and remoteId)."""
+        by_line = {(u.port, u.stag, u.ctag): u for u in self.unis.values()}
+        wrong = []
+        for s in sessions:
+            u = by_line.get((s.get("access_port"), s.get("stag"), s.get("ctag")))
+            if u is None or s.get("state") != "up":
+                continue
+            if (s.get("circuit_id"), s.get("remote_id")) == (u.name, u.serial):
+                self.identified.add(u.key)
+            else:
+                wrong.append(f"{u.user}'s session has circuit id {s.get('circuit_id')!r}, remote id "
+                             f"{s.get('remote_id')!r}, not SADIS's {u.name!r}, {u.serial!r}")  # fmt: skip
+        self.unidentified = wrong
+
     def confirmed(self) -> set[tuple[str, str]]:
         return {k for k, kinds in self.events.items() if "SESSION_CONFIRMATION" in kinds}
 
@@ -316,7 +336,9 @@ class OssView:
         why = []
         if self.bad:
             why.append(f"the Kafka consumer printed {self.bad} line(s) that are not a record with a JSON object")
-        for what, have in (("bng.pppoe carried no SESSION_CONFIRMATION", self.confirmed()),
+        why += self.unidentified[:3]
+        for what, have in (("bng-cp had no session with the SADIS identity", self.identified),
+                           ("bng.pppoe carried no SESSION_CONFIRMATION", self.confirmed()),
                            ("bng.stats carried no record", self.with_stats())):  # fmt: skip
             missing = sorted(self.unis[k].name for k in self.unis.keys() - have)
             if missing:
@@ -334,6 +356,10 @@ class OssView:
                 f"org.bngpod.seba mapped them in {summary['mapped_s']:.1f} s, bng-cp pulled them "
                 f"{summary.get('pulled_s', 0):.1f} s later"
             )
+        out.append(
+            f"  bng-cp: {len(self.identified)} of {len(self.unis)} UNIs' sessions came up with their SADIS identity "
+            "(Agent-Circuit-Id the UNI name, Agent-Remote-Id the ONU serial, as its RADIUS requests carry them)"
+        )
         kinds = [k for k in EVENT_ORDER if k in self.types] + sorted(set(self.types) - set(EVENT_ORDER))
         counts = ", ".join(f"{k} {self.types[k]}" for k in kinds) or "none yet"
         up = len(self.confirmed() & self.unis.keys())

@@ -110,13 +110,23 @@ def test_oss_view_reads_what_is_new_and_counts_what_is_not_a_record(tmp_path):
              "not json", record("bng.pppoe", "a string, not an object"), stats]  # fmt: skip
     half = pppoe(b, "SESSION_CONFIRMATION")
     out.write_text("\n".join(lines) + "\n" + half[:30])
-    view = sebademo.OssView(out, us)
+    view = sebademo.SebaView(out, us)
     view.poll()
     assert view.assigned and view.pppoe == 2 and view.bad == 2 and view.stats_records == 1
     assert view.confirmed() == {a.key} and view.with_stats() == {a.key}
+    # bng-cp's sessions: a's with SADIS's identity, b's with the TR-101 tag's
+    view.cp_sessions([
+        {"state": "up", "access_port": a.port, "stag": a.stag, "ctag": a.ctag, "circuit_id": a.name,
+         "remote_id": a.serial},
+        {"state": "up", "access_port": b.port, "stag": b.stag, "ctag": b.ctag, "circuit_id": "olt1 eth 1/1:100.1",
+         "remote_id": b.serial},
+    ])  # fmt: skip
+    assert view.identified == {a.key}
     why = view.problems()
-    assert "2 line(s)" in why[0] and f"SESSION_CONFIRMATION for 1 of 2 UNIs ({b.name}" in why[1], why
-    assert f"bng.stats carried no record for 1 of 2 UNIs ({b.name}" in why[2], why
+    assert "2 line(s)" in why[0] and f"{b.user}'s session has circuit id 'olt1 eth 1/1:100.1'" in why[1], why
+    assert f"no session with the SADIS identity for 1 of 2 UNIs ({b.name}" in why[2], why
+    assert f"SESSION_CONFIRMATION for 1 of 2 UNIs ({b.name}" in why[3], why
+    assert f"bng.stats carried no record for 1 of 2 UNIs ({b.name}" in why[4], why
 
     with open(out, "a") as f:  # the rest of the half-written line, then the hang-up
         f.write(half[30:] + "\n" + pppoe(a, "SESSION_TERMINATION") + "\n")
