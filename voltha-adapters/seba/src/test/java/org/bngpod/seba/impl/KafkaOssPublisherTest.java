@@ -1,5 +1,6 @@
 package org.bngpod.seba.impl;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.Test;
 import org.onosproject.app.ApplicationEvent;
 import org.onosproject.app.ApplicationListener;
@@ -15,10 +16,13 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertNull;
+import static org.junit.Assert.assertThrows;
+import static org.junit.Assert.assertTrue;
 import static org.onosproject.net.NetTestTools.injectEventDispatcher;
 
 /**
@@ -110,5 +114,68 @@ public class KafkaOssPublisherTest {
         } finally {
             publisher.deactivate();
         }
+    }
+
+    /**
+     * As SebaPodController runs it: ONOS's ApplicationService without kafka-onos
+     * (ApplicationsStandIn, strict), the seba netcfg as the lab's POST /netcfg
+     * stores it; the kafka section starts the publisher, a config without one
+     * stops it, deactivation removes every listener.
+     */
+    @Test
+    public void inThePodController() throws Exception {
+        int dead;
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            dead = s.getLocalPort();
+        }
+        ApplicationsStandIn apps = new ApplicationsStandIn(Map.of(SebaPodController.APP, ApplicationState.ACTIVE));
+        assertNull("kafka-onos is not installed", apps.getId(KafkaOssPublisher.KAFKA_ONOS));
+        assertEquals(SebaPodController.APP, apps.getId(SebaManager.APP_NAME));
+        assertEquals(ApplicationState.ACTIVE, apps.getState(SebaPodController.APP));
+        assertNull(apps.getState(FakeApps.KAFKA));
+        assertThrows(NullPointerException.class, () -> apps.getId(null));
+        assertThrows(NullPointerException.class, () -> apps.getState(null));
+        assertThrows(NullPointerException.class, () -> apps.addListener(null));
+        assertThrows(UnsupportedOperationException.class, apps::getApplications);
+        assertThrows(UnsupportedOperationException.class, () -> apps.getApplication(SebaPodController.APP));
+        assertThrows(UnsupportedOperationException.class,
+                     () -> apps.registerDeactivateHook(SebaPodController.APP, () -> { }));
+
+        ObjectMapper mapper = new ObjectMapper();
+        SebaPodController.SebaNetcfg netcfg = new SebaPodController.SebaNetcfg();
+        PppoeEventProvider pppoe = new PppoeEventProvider();
+        pppoe.sessionService = new FakeSessions();
+        injectEventDispatcher(pppoe, new TestEventDispatcher());
+        BngStatsProvider stats = new BngStatsProvider();
+        injectEventDispatcher(stats, new TestEventDispatcher());
+        KafkaOssPublisher publisher = new KafkaOssPublisher();
+        publisher.coreService = new CoreServiceAdapter() {
+            @Override
+            public ApplicationId registerApplication(String name) {
+                return SebaPodController.APP;
+            }
+        };
+        publisher.netcfgService = netcfg;
+        publisher.applicationService = apps;
+        publisher.pppoeHandler = pppoe;
+        publisher.statsService = stats;
+        publisher.activate();
+        try {
+            publisher.drain();
+            assertNull("no seba config yet", publisher.publisher());
+            assertNull(netcfg.push(mapper.readTree("{\"olts\":[{\"deviceId\":\"of:1\",\"accessPort\":\"access1\"}],"
+                    + "\"kafka\":{\"bootstrapServers\":\"127.0.0.1:" + dead + "\"}}")));
+            publisher.drain();
+            OssPublisher running = publisher.publisher();
+            assertNotNull("the kafka section starts it", running);
+            assertNull(netcfg.push(mapper.readTree(
+                    "{\"olts\":[{\"deviceId\":\"of:1\",\"accessPort\":\"access1\"}]}")));
+            publisher.drain();
+            assertNull("without a kafka section: none", publisher.publisher());
+            assertEquals(1, apps.listeners().size());
+        } finally {
+            publisher.deactivate();
+        }
+        assertTrue("deactivated: its application listener is removed", apps.listeners().isEmpty());
     }
 }

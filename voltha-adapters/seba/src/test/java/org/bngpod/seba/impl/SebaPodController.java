@@ -13,6 +13,7 @@ import org.bngpod.seba.rest.PppoeEventsWebResource;
 import org.bngpod.seba.rest.SubscribersWebResource;
 import org.bngpod.seba.rest.TeardownsWebResource;
 import org.onlab.packet.ChassisId;
+import org.onosproject.app.ApplicationState;
 import org.onosproject.common.event.impl.TestEventDispatcher;
 import org.onosproject.core.ApplicationId;
 import org.onosproject.core.CoreServiceAdapter;
@@ -60,7 +61,7 @@ import static org.onosproject.net.NetTestTools.injectEventDispatcher;
  * The emulated pod's controller with org.bngpod.seba ({@code bngpod up --controller}
  * with a pod file's {@code seba} section, docs/seba.md): onos-app's
  * {@link PodController} (org.bngpod.app's components, its REST API) and this
- * app's SebaManager, PppoeEventProvider and BngStatsProvider beside them, its
+ * app's SebaManager, PppoeEventProvider, BngStatsProvider and KafkaOssPublisher beside them, its
  * REST resources under {@code /onos/bngpod-seba} on the same server and realm
  * (the resources of SebaWebApplication, their service look-up pointed at these
  * components instead of OSGi's registry). In place of SEBA's apps:
@@ -72,7 +73,10 @@ import static org.onosproject.net.NetTestTools.injectEventDispatcher;
  * <li>the olt app: an AccessDeviceService whose UNI_ADDED and UNI_REMOVED the lab
  * posts (delivered on an event thread of their own, as ONOS's dispatcher does);
  * no OltFlowServiceInterface (optional for SebaManager: the UNI events suffice);</li>
- * <li>netcfg: this app's {@code seba} config as the lab puts it (none at start).</li>
+ * <li>netcfg: this app's {@code seba} config as the lab puts it (none at start); its
+ * {@code kafka} section starts KafkaOssPublisher as in ONOS;</li>
+ * <li>ONOS's ApplicationService: {@link ApplicationsStandIn} with this app active and
+ * SEBA's kafka-onos not installed (so this app's publisher is the one).</li>
  * </ul>
  *
  * <p>The lab's side (HTTP on {@code --seba-control}, loopback of the management
@@ -97,6 +101,7 @@ public final class SebaPodController implements PodController.Extension {
     private SebaManager manager;
     private PppoeEventProvider pppoe;
     private BngStatsProvider stats;
+    private KafkaOssPublisher kafka;
     private HttpServer control;
     private Consumer<ObjectNode> events;
     private Set<String> webXmlRoles = Set.of();
@@ -137,7 +142,7 @@ public final class SebaPodController implements PodController.Extension {
         pppoe = new PppoeEventProvider();
         pppoe.sessionService = app.sessions;
         pppoe.subscriberService = manager;
-        // their listeners (kafka-onos in a pod; none here) on the poster's thread
+        // their listeners (kafka-onos or KafkaOssPublisher in a pod; the latter here) on the poster's thread
         injectEventDispatcher(pppoe, new TestEventDispatcher());
         pppoe.activate();
         stats = new BngStatsProvider();
@@ -149,6 +154,15 @@ public final class SebaPodController implements PodController.Extension {
         stats.subscriberService = manager;
         injectEventDispatcher(stats, new TestEventDispatcher());
         stats.activate();
+        // this app's own publisher: kafka-onos is not installed here, so it runs whenever
+        // the seba netcfg the lab posts has a kafka section (and stops without one)
+        kafka = new KafkaOssPublisher();
+        kafka.coreService = core;
+        kafka.netcfgService = netcfg;
+        kafka.applicationService = new ApplicationsStandIn(Map.of(APP, ApplicationState.ACTIVE));
+        kafka.pppoeHandler = pppoe;
+        kafka.statsService = stats;
+        kafka.activate();
         directory = Map.of(SebaSubscriberService.class, manager, CpPppoeEventService.class, pppoe);
         control = lab(args.get("seba-control"));
         LOG.info("org.bngpod.seba: SADIS stand-in on {}, the lab's side on http://{}", sadisServer.subscriberUrl(),
@@ -169,6 +183,9 @@ public final class SebaPodController implements PodController.Extension {
     public void stop() {
         if (control != null) {
             control.stop(0);
+        }
+        if (kafka != null) {
+            kafka.deactivate();
         }
         if (stats != null) {
             stats.deactivate();
