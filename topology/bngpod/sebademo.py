@@ -296,13 +296,13 @@ class SebaView:
             self.stats[(*uni, str(value.get("pppoeSessionId")))] = value
 
     def cp_sessions(self, sessions: list[dict]) -> None:
-        """bng-cp's sessions (GET /v1/sessions): which UNIs' sessions are up with Agent-Circuit-Id
+        """bng-cp's sessions (GET /v1/sessions): which UNIs' sessions are established with Agent-Circuit-Id
         the UNI name and Agent-Remote-Id the ONU serial (SADIS's circuitId and remoteId)."""
         by_line = {(u.port, u.stag, u.ctag): u for u in self.unis.values()}
         wrong = []
         for s in sessions:
             u = by_line.get((s.get("access_port"), s.get("stag"), s.get("ctag")))
-            if u is None or s.get("state") != "up":
+            if u is None or s.get("state") != "established":
                 continue
             if (s.get("circuit_id"), s.get("remote_id")) == (u.name, u.serial):
                 self.identified.add(u.key)

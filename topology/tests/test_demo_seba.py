@@ -116,10 +116,12 @@ def test_oss_view_reads_what_is_new_and_counts_what_is_not_a_record(tmp_path):
     assert view.confirmed() == {a.key} and view.with_stats() == {a.key}
     # bng-cp's sessions: a's with SADIS's identity, b's with the TR-101 tag's
     view.cp_sessions([
-        {"state": "up", "access_port": a.port, "stag": a.stag, "ctag": a.ctag, "circuit_id": a.name,
+        {"state": "established", "access_port": a.port, "stag": a.stag, "ctag": a.ctag, "circuit_id": a.name,
          "remote_id": a.serial},
-        {"state": "up", "access_port": b.port, "stag": b.stag, "ctag": b.ctag, "circuit_id": "olt1 eth 1/1:100.1",
-         "remote_id": b.serial},
+        {"state": "established", "access_port": b.port, "stag": b.stag, "ctag": b.ctag,
+         "circuit_id": "olt1 eth 1/1:100.1", "remote_id": b.serial},
+        {"state": "negotiating", "access_port": b.port, "stag": b.stag, "ctag": b.ctag, "circuit_id": b.name,
+         "remote_id": b.serial},  # not up yet: not counted
     ])  # fmt: skip
     assert view.identified == {a.key}
     why = view.problems()
