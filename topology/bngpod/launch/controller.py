@@ -27,7 +27,11 @@ SEBA_CONTROL_PORT = 8182  # SebaPodController's lab side, on the control plane's
 START_TIMEOUT = 120.0  # a JVM on a loaded 2-core host, then the whole steering pushed
 # Small and cheap: a single-node app with a few hundred rules. The stores' Kryo reflects into
 # JDK internals that JDK 17 keeps closed (the same opens as onos-app/app/pom.xml's kryo.argLine).
-JAVA_OPTIONS = ["-Xms64m", "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"]
+# sun.net.httpserver.nodelay: the JDK's HTTP server (org.bngpod.seba's SADIS stand-in and lab side)
+# writes a response's headers and body apart; with Nagle on, each answer waited for the client's
+# delayed ACK (about 40 ms), three per UNI's SADIS look-up.
+JAVA_OPTIONS = ["-Xms64m", "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                "-Dsun.net.httpserver.nodelay=true"]  # fmt: skip
 OPENS = ["java.lang", "java.lang.invoke", "java.lang.reflect", "java.util", "java.util.concurrent",
          "java.util.concurrent.atomic", "java.util.regex", "java.net", "java.nio", "java.io", "java.math",
          "java.time", "java.text", "java.security"]  # fmt: skip
