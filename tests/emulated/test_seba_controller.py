@@ -22,69 +22,26 @@ controller as the controller mode writes it:
 """
 
 import json
-import time
-from pathlib import Path
 
 import pytest
 from harness import ipoe_pod as ip
-from harness import podenv
 from harness.pppoe_client import PppoeClient
 from harness.rawaccess import RawAccess
 
-from bngpod import emu, radius, validate
+from bngpod import emu
 from bngpod.launch import controller as ctl
+
+from .sebalab import OLT, UNI, UNI_PORT, lab, netcfg, put_sadis, seba_get, seba_pod, uni_event, wait, wait_mapped
 
 pytestmark = pytest.mark.pod
 
-LAB = podenv.REPO / "topology" / "examples" / "lab.yaml"
-SADIS = podenv.REPO / "voltha-adapters" / "seba" / "src" / "test" / "resources" / "sadis"
-OLT = "of:00000000000000a1"
-UNI, UNI_PORT = "BBSM00000001-1", 256
 USER, PASSWORD, MAC = "seba-1", "pw-seba-1", "02:5e:ba:00:00:02"
-
-
-def wait(what: str, check, timeout: float = 30.0):
-    deadline = time.monotonic() + timeout
-    while True:
-        got = check()
-        if got:
-            return got
-        assert time.monotonic() < deadline, f"no {what} within {timeout} s"
-        time.sleep(0.2)
 
 
 @pytest.fixture(scope="module")
 def pod(pod_prereqs, tmp_path_factory):
-    podenv.require("SEBA emulated pod", podenv.missing())
-    tmp = Path(tmp_path_factory.mktemp("seba-ctl"))
-    pod_file = tmp / "lab-seba.yaml"
-    pod_file.write_text(LAB.read_text() + "\n# the controller mode runs org.bngpod.seba too\nseba: {}\n")
-    p = validate.load(pod_file)
-    assert p.seba
-    podenv.require("controller mode with org.bngpod.seba", emu.controller_missing(p))
-    # no Filter-Id (a Filter-Id would win over SADIS's rates)
-    users = tmp / "radius-users"
-    users.write_text(radius.users_file({USER: (PASSWORD, {})}))
-    with podenv.pod_up(pod_file, users_file=str(users), controller=True) as up:
+    with seba_pod(tmp_path_factory.mktemp("seba-ctl"), "{}", {USER: PASSWORD}) as up:
         yield up
-
-
-def seba_get(pod, path: str, user: str = "bngcp", password: str | None = None):
-    """GET /onos/bngpod-seba/PATH as a generated user (or with the password given)."""
-    from bngpod import clients
-    from bngpod import controller as files
-    from bngpod.rawsock import in_netns
-
-    state = emu.State.load()
-    password = password or files.users(Path(state.data["controller"]["generated"]))[user]
-    with in_netns(emu.MGMT_NS):
-        return clients.rest(str(pod.control_plane.address), files.CONTROLLER_PORT, "GET", "/onos/bngpod-seba" + path,
-                            user, password, None, 5.0)  # fmt: skip
-
-
-def lab(pod, method: str, path: str, body) -> None:
-    status, answer = ctl.seba_lab(pod, method, path, body)
-    assert status == 204, (method, path, status, answer)
 
 
 def test_seba_app_in_controller_mode(pod):
@@ -104,20 +61,13 @@ def test_seba_app_in_controller_mode(pod):
     status, body = seba_get(pod, "/teardowns?after=0", user=files.CP_USER)
     assert status == 200 and body["teardowns"] == [], body
 
-    for bp in ("User_Bandwidth1", "User_Bandwidth2"):
-        lab(pod, "PUT", f"/sadis/bandwidthprofiles/{bp}", (SADIS / "bp-mef" / f"{bp}.json").read_bytes())
-    lab(pod, "PUT", f"/sadis/subscribers/{UNI}", (SADIS / "subscribers" / f"{UNI}.json").read_bytes())
-    lab(pod, "POST", "/netcfg", {"olts": [{"deviceId": OLT, "accessPort": "access1"}], "holdDown": 1})
+    put_sadis(pod)
+    lab(pod, "POST", "/netcfg", netcfg(holdDown=1))
     # what the lab side refuses: a config SebaConfig refuses, an unknown request
     assert ctl.seba_lab(pod, "POST", "/netcfg", {"olts": []})[0] == 400
     assert ctl.seba_lab(pod, "DELETE", "/netcfg", "")[0] == 400
-    lab(pod, "POST", "/olt/events", {"type": "UNI_ADDED", "deviceId": OLT, "port": UNI_PORT, "name": UNI})
-
-    def mapped():
-        status, body = seba_get(pod, "/subscribers/access1/100/900", user=files.CP_USER)
-        return body if status == 200 else None
-
-    line = wait("line of the UNI in /onos/bngpod-seba/subscribers", mapped)
+    uni_event(pod, "UNI_ADDED")
+    line = wait_mapped(pod)
     assert line["lineGroup"] == "lg1", line
     assert (line["circuitId"], line["remoteId"], line["nasPortId"]) == (UNI, "BBSM00000001", UNI), line
     assert line["uni"] == {"deviceId": OLT, "port": str(UNI_PORT), "name": UNI}, line
@@ -132,7 +82,7 @@ def test_seba_app_in_controller_mode(pod):
         "/sadis/subscribers/BBSM00000002-1",
         '{"id":"BBSM00000002-1","nasPortId":"x","circuitId":"x","remoteId":"x","bogus":1,"uniTagList":[]}',
     )
-    lab(pod, "POST", "/olt/events", {"type": "UNI_ADDED", "deviceId": OLT, "port": 512, "name": "BBSM00000002-1"})
+    uni_event(pod, "UNI_ADDED", port=512, name="BBSM00000002-1")
     status, body = wait("the refused document's problem",
                         lambda: (lambda r: r if any("BBSM00000002-1" in p for p in r[1]["problems"]) else None)(
                             seba_get(pod, "/subscribers", user=files.CP_USER)))  # fmt: skip
@@ -167,7 +117,7 @@ def test_seba_app_in_controller_mode(pod):
 
         # the olt app's UNI_REMOVED, past the 1 s hold-down: org.bngpod.seba's Lost-Carrier
         # teardown request, which bng-cp polls and carries out
-        lab(pod, "POST", "/olt/events", {"type": "UNI_REMOVED", "deviceId": OLT, "port": UNI_PORT, "name": UNI})
+        uni_event(pod, "UNI_REMOVED")
 
         def teardown():
             status, body = seba_get(pod, "/teardowns?after=0", user=files.CP_USER)

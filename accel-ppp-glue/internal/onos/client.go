@@ -582,6 +582,12 @@ func (c *Client) sendOnce(ctx context.Context) (worked, failed bool) {
 	left := len(c.queue)
 	c.mu.Unlock()
 	c.m.queued.Set(float64(left))
+	if c.subs != nil {
+		// the SEBA app's PPPoE steps of these sessions first (bng.pppoe in protocol
+		// order); bounded: a SEBA app that does not answer delays the reports, never
+		// a session
+		c.subs.Flush(ctx, 2*c.cfg.Timeout+pppoeEventDelay)
+	}
 	_, st := c.do(ctx, http.MethodPost, "/sessions/events", nil, eventsBody{CP: c.cfg.CPName, Events: batch}, 64<<10)
 	c.setReachable(st)
 	c.m.requests.WithLabelValues("events", st.label()).Inc()

@@ -57,6 +57,7 @@ type pppoeEventsAnswer struct {
 
 func (s *Subscribers) initPppoeEvents() {
 	s.events = make(chan PppoeEvent, PppoeEventQueue)
+	s.flushes = make(chan chan struct{})
 	s.eventResults = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "bngcp_onos_pppoe_events_total",
 		Help: "PPPoE steps for SEBA's bng.pppoe by result (posted, unmapped, refused, queue_full, failed).",
@@ -78,38 +79,106 @@ func (s *Subscribers) Report(e PppoeEvent) {
 	if _, ok := s.Lookup(e.AccessPort, e.STag, e.CTag); !ok {
 		return
 	}
+	s.eventsOwed.Add(1)
 	select {
 	case s.events <- e:
 	default:
+		s.eventsOwed.Add(-1)
 		s.eventResults.WithLabelValues("queue_full").Inc()
 	}
 }
 
-// postEvents posts the queued events in batches until ctx ends.
+// Flush returns once every step queued before it was posted (or dropped as
+// failed), or after wait. The ONOS client calls it before each batch of
+// session reports, so that the app sees a session's SESSION_INIT and
+// AUTH_SUCCESS before its SESSION_CONFIRMATION (bng.pppoe in protocol
+// order). With nothing queued (no SEBA app, or every step posted) it returns
+// at once. It reports whether the queued steps were handed over in time.
+func (s *Subscribers) Flush(ctx context.Context, wait time.Duration) bool {
+	if s.eventsOwed.Load() == 0 {
+		return true
+	}
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	done := make(chan struct{})
+	select {
+	case s.flushes <- done:
+	case <-ctx.Done():
+		return false
+	}
+	select {
+	case <-done:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// postEvents posts the queued events in batches until ctx ends: a batch
+// waits at most pppoeEventDelay for more events, unless a Flush asks for
+// everything queued now.
 func (s *Subscribers) postEvents(ctx context.Context) {
 	batch := make([]PppoeEvent, 0, maxPppoeBatch)
 	for {
+		var flushed chan struct{}
+		batch = batch[:0]
 		select {
 		case <-ctx.Done():
 			return
 		case e := <-s.events:
-			batch = append(batch[:0], e)
+			batch = append(batch, e)
+		case flushed = <-s.flushes:
 		}
-		deadline := time.NewTimer(pppoeEventDelay)
-	fill:
-		for len(batch) < maxPppoeBatch {
-			select {
-			case e := <-s.events:
-				batch = append(batch, e)
-			case <-deadline.C:
-				break fill
-			case <-ctx.Done():
-				break fill
+		if flushed == nil {
+			deadline := time.NewTimer(pppoeEventDelay)
+		fill:
+			for len(batch) < maxPppoeBatch {
+				select {
+				case e := <-s.events:
+					batch = append(batch, e)
+				case <-deadline.C:
+					break fill
+				case flushed = <-s.flushes:
+					break fill
+				case <-ctx.Done():
+					break fill
+				}
+			}
+			deadline.Stop()
+		}
+		if flushed == nil {
+			s.post(ctx, batch)
+			continue
+		}
+		// a Flush: this batch and everything in the queue now, in batches
+		for {
+		drain:
+			for len(batch) < maxPppoeBatch {
+				select {
+				case e := <-s.events:
+					batch = append(batch, e)
+				default:
+					break drain
+				}
+			}
+			full := len(batch) == maxPppoeBatch
+			s.post(ctx, batch)
+			batch = batch[:0]
+			if !full || ctx.Err() != nil {
+				break
 			}
 		}
-		deadline.Stop()
-		s.postBatch(ctx, batch)
+		close(flushed)
 	}
+}
+
+// post posts a batch (none when empty); its steps are no longer owed.
+func (s *Subscribers) post(ctx context.Context, batch []PppoeEvent) {
+	if len(batch) == 0 {
+		return
+	}
+	s.postBatch(ctx, batch)
+	s.eventsOwed.Add(-int64(len(batch)))
 }
 
 func (s *Subscribers) postBatch(ctx context.Context, batch []PppoeEvent) {

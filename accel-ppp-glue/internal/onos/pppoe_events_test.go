@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -200,4 +201,106 @@ func TestPppoeEventsQueueFull(t *testing.T) {
 	if got := eventResult(s, "queue_full"); got != 10 {
 		t.Fatalf("queue_full %v, want 10", got)
 	}
+}
+
+// A session's PPPoE steps reach the SEBA app before the session report that
+// follows them (bng.pppoe in protocol order: SESSION_INIT, AUTH_SUCCESS, then
+// the app's SESSION_CONFIRMATION): the client flushes the steps queued so far
+// before each batch of session reports, instead of letting them wait for their
+// batch (pppoeEventDelay). A SEBA app that does not answer delays a report by
+// a bounded time only.
+func TestPppoeStepsBeforeSessionReports(t *testing.T) {
+	var mu sync.Mutex
+	var order []string
+	hang := make(chan struct{})
+	var hanging bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.Method == http.MethodGet && r.URL.Path == "/onos/bngpod-seba/subscribers":
+			_, _ = w.Write([]byte(eventsTable))
+		case r.Method == http.MethodGet && r.URL.Path == "/onos/bngpod-seba/teardowns":
+			_, _ = w.Write([]byte(`{"version":0,"teardowns":[]}`))
+		case r.Method == http.MethodPost && r.URL.Path == "/onos/bngpod-seba/pppoe-events":
+			b, _ := io.ReadAll(r.Body)
+			mu.Lock()
+			h := hanging
+			mu.Unlock()
+			if h {
+				<-hang
+			}
+			var body pppoeEventsBody
+			_ = json.Unmarshal(b, &body)
+			mu.Lock()
+			for _, e := range body.Events {
+				order = append(order, e.Type)
+			}
+			mu.Unlock()
+			_, _ = w.Write([]byte(`{"posted":` + strconv.Itoa(len(body.Events)) + `,"unmapped":0,"refused":[]}`))
+		case r.Method == http.MethodPost && r.URL.Path == "/onos/bngpod/sessions/events":
+			mu.Lock()
+			order = append(order, "sessions/events")
+			mu.Unlock()
+			_, _ = w.Write([]byte(`{}`))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	base, _ := url.Parse(srv.URL + "/onos/bngpod")
+	c, err := New(Config{URL: base, Username: "cp", Password: "secret", CPName: "cp1", Timeout: 300 * time.Millisecond,
+		Snapshot: func(context.Context) ([]Session, error) { return nil, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := c.NewSubscribers(time.Hour, prometheus.NewRegistry())
+	if err := s.Pull(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); s.postEvents(ctx) }()
+	defer func() { cancel(); <-done }()
+	c.needResync = false
+	got := func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), order...)
+	}
+
+	if !s.Flush(ctx, time.Millisecond) {
+		t.Fatal("a Flush with nothing queued waited")
+	}
+	s.Report(PppoeEvent{Type: EventSessionInit, AccessPort: "access1", STag: 100, CTag: 900, MAC: "02:00:00:00:00:01"})
+	s.Report(PppoeEvent{Type: EventAuthSuccess, AccessPort: "access1", STag: 100, CTag: 900, MAC: "02:00:00:00:00:01", PPPoEID: 17})
+	c.Report(Event{Event: "up", Session: Session{ID: "s1"}})
+	if worked, failed := c.sendOnce(ctx); !worked || failed {
+		t.Fatalf("sendOnce: worked %v failed %v", worked, failed)
+	}
+	if w := []string{EventSessionInit, EventAuthSuccess, "sessions/events"}; !reflect.DeepEqual(got(), w) {
+		t.Fatalf("arrival order %v, want %v", got(), w)
+	}
+	if s.eventsOwed.Load() != 0 {
+		t.Fatalf("%d steps still owed", s.eventsOwed.Load())
+	}
+
+	// the app hangs: the report waits for the step's POST (bounded by the
+	// client's Timeout, twice at most), then goes out
+	mu.Lock()
+	hanging, order = true, nil
+	mu.Unlock()
+	s.Report(PppoeEvent{Type: EventAuthSuccess, AccessPort: "access1", STag: 100, CTag: 900, MAC: "02:00:00:00:00:01", PPPoEID: 18})
+	c.Report(Event{Event: "up", Session: Session{ID: "s2"}})
+	start := time.Now()
+	if worked, failed := c.sendOnce(ctx); !worked || failed {
+		t.Fatalf("sendOnce: worked %v failed %v", worked, failed)
+	}
+	if d := time.Since(start); d > 2*300*time.Millisecond+pppoeEventDelay+500*time.Millisecond {
+		t.Fatalf("the report waited %v for a SEBA app that hangs", d)
+	}
+	if w := []string{"sessions/events"}; !reflect.DeepEqual(got(), w) {
+		close(hang)
+		t.Fatalf("arrival order %v, want %v (the step's POST timed out)", got(), w)
+	}
+	close(hang)
+	waitUntil(t, "the timed-out step counted as failed", func() bool { return eventResult(s, "failed") == 1 })
 }

@@ -196,6 +196,8 @@ type Subscribers struct {
 
 	events       chan PppoeEvent        // PPPoE steps to post (pppoe_events.go)
 	eventResults *prometheus.CounterVec // by result
+	eventsOwed   atomic.Int64           // steps queued or in a batch, not yet posted (or dropped)
+	flushes      chan chan struct{}     // Flush's requests to the poster
 }
 
 // NewSubscribers returns the table of c's ONOS (the SEBA app beside c's base
