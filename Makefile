@@ -18,6 +18,7 @@ GO_SOURCES := $(shell find accel-ppp-glue/cmd accel-ppp-glue/internal -name '*.g
 help:
 	@echo "make demo    set up when needed, bring the lab pod up, dial 100 subscribers, show a live dashboard (q/Ctrl-C tears it down)"
 	@echo "             IPOE=1: the IPoE pod (topology/examples/ipoe.yaml), PPPoE and IPoE subscribers (bng-subemu --ipoe)"
+	@echo "             SEBA=1: the SEBA pod (topology/examples/seba.yaml) in controller mode with org.bngpod.seba and Kafka: subscribers provisioned through SADIS, the olt app and netcfg; the dashboard shows bng.pppoe and bng.stats as a Kafka consumer reads them"
 	@echo "make test    set up when needed, then run every lint and test suite"
 	@echo "make setup   install everything (Debian packages, Python venv, Go modules, Maven deps)"
 	@echo "make build   build every binary (bng-dp and its tests, the Go programs, the ONOS bundles)"
@@ -92,12 +93,23 @@ $(KAFKA_CLASSPATH): voltha-adapters/kafka-broker/pom.xml voltha-adapters/pom.xml
 	mvn -B -o -q -pl voltha-adapters/kafka-broker -am -DskipTests package >/dev/null
 	@touch $@
 
-binaries: $(BNG_DP) $(GO_BINARIES) $(ACCESS_INGRESS) $(PODCTL) $(SEBACTL) $(LRGEN) $(KAFKA_CLASSPATH)
+# The demo's Kafka consumer (make demo SEBA=1): compiled, and its class path from Maven Central.
+KAFKA_TAIL := voltha-adapters/kafka-tail/target/tail.classpath
+$(KAFKA_TAIL): voltha-adapters/kafka-tail/pom.xml $(shell find voltha-adapters/kafka-tail/src -name '*.java' 2>/dev/null)
+	mvn -B -o -q -pl voltha-adapters/kafka-tail -DskipTests package >/dev/null
+	@touch $@
+
+binaries: $(BNG_DP) $(GO_BINARIES) $(ACCESS_INGRESS) $(PODCTL) $(SEBACTL) $(LRGEN) $(KAFKA_CLASSPATH) $(KAFKA_TAIL)
 
 # make demo IPOE=1: the IPoE pod (topology/examples/ipoe.yaml), PPPoE and IPoE subscribers
 ifeq ($(IPOE),1)
 POD := topology/examples/ipoe.yaml
 DEMO_FLAGS += --ipoe
+endif
+# make demo SEBA=1: the SEBA pod (topology/examples/seba.yaml), docs/seba.md "What you will see"
+ifeq ($(SEBA),1)
+POD := topology/examples/seba.yaml
+DEMO_FLAGS += --seba
 endif
 demo: setup binaries
 	./bngpod demo $(DEMO_FLAGS) $(POD)

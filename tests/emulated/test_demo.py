@@ -135,3 +135,48 @@ def test_headless_ipoe_demo_dials_both_kinds_and_hangs_up_every_session(clean_ho
     assert echoes and all(int(v) > 0 for v in echoes[-1]), echoes
     assert "the control plane holds 0 session(s) after the hang-up" in out
     assert host_snapshot() == clean_host
+
+
+def test_headless_seba_demo_shows_the_event_stream_then_leaves_nothing(clean_host):
+    """`make demo SEBA=1` with 20 subscribers: the SEBA pod in controller mode, its subscribers
+    provisioned through SADIS, the olt app and netcfg before bng-cp starts; every session up
+    with its SADIS identity; bng.pppoe (read by a real Kafka consumer from the pod's broker)
+    carries a SESSION_CONFIRMATION for every UNI and, after the hang-up, a SESSION_TERMINATION;
+    bng.stats a record per session, the loaded subscriber's with downstream bytes; nothing left."""
+    proc = subprocess.run(
+        [str(REPO / "bngpod"), "demo", "--seba", str(REPO / "topology/examples/seba.yaml"), "--subscribers", "20",
+         "--duration", "30"],
+        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    out = proc.stdout
+    assert proc.returncode == 0, out[-5000:] + proc.stderr
+    assert "SEBA: provisioning 20 UNIs" in out and "bng-cp's copy of the subscribers table holds the 20 lines" in out
+    assert re.search(r"(\d+) of \1 probes went where the pod file says", out), "the fold probe runs first"
+    finals = re.findall(r"(access\d): (\d+) of (\d+) came up, (\d+) datagrams sent, (\d+) echoed", out)
+    assert sorted(f[0] for f in finals) == ["access1", "access2"], out[-3000:]
+    for port, ever, count, sent, echoed in finals:
+        assert ever == count == "10" and int(echoed) > 0.5 * int(sent) > 0, (port, ever, count, sent, echoed)
+
+    # the last SEBA panel
+    panel = out[out.rindex("SEBA: org.bngpod.seba publishes to Kafka at 10.200.0.1:9092") :]
+    assert "bng-cp: 20 of 20 UNIs' sessions came up with their SADIS identity" in panel, panel
+    pppoe = re.search(r"bng\.pppoe: (\d+) records \(([^)]*)\); SESSION_CONFIRMATION for 20 of 20 UNIs", panel)
+    assert pppoe, panel
+    counts = dict((k, int(v)) for k, v in (c.rsplit(" ", 1) for c in pppoe.group(2).split(", ")))
+    # bng-cp's steps through org.bngpod.seba, and the sessions reported to org.bngpod.app
+    for kind in ("SESSION_INIT", "AUTH_SUCCESS", "SESSION_CONFIRMATION", "IPCP_CONF_ACK"):
+        assert counts.get(kind, 0) >= 20, counts
+    latest = re.findall(r"^\s+\d\d:\d\d:\d\d\.\d{3}\s+(\S+)\s+(BBSM[0-9A-F]{8}-1)\s+(\S+)\s+(\S+)", panel, re.M)
+    assert latest and all(kind in counts for kind, *_ in latest), panel
+    stats = re.search(r"bng\.stats: (\d+) records \(every 5 s per session\), (\d+) sessions", panel)
+    assert stats and int(stats.group(2)) == 20 and int(stats.group(1)) >= 20, panel
+    # the loaded subscriber tops bng.stats by downstream bytes (its usage reported by interims)
+    top = re.search(r"^\s+(BBSM[0-9A-F]{8}-1)\s+(\d+)/(\d+)\s+(\S+)\s+(-?\d+)\s+(\d+)/(\d+)\s+(\d+)/(\d+)", panel, re.M)
+    assert top and int(top.group(8)) > 1_000_000, panel
+
+    assert "SESSION_TERMINATION after the SESSION_CONFIRMATION of 20 of 20 UNIs" in out, out[-3000:]
+    assert "the control plane holds 0 session(s) after the hang-up" in out
+    assert "nothing of the pod is left" in out
+    assert host_snapshot() == clean_host
+    tail = subprocess.run(["pgrep", "-f", "org.bngpod.kafka.KafkaTail"], capture_output=True, text=True)
+    assert tail.stdout == "", "the Kafka consumer must be gone"

@@ -191,7 +191,7 @@ def cmd_demo(args) -> int:
 
     opts = demo.Options(
         hold=args.hold, duration=args.duration, subscribers=args.subscribers, rate=args.rate,
-        load=args.load, fold=args.fold, top=args.top, interval=args.interval, ipoe=args.ipoe,
+        load=args.load, fold=args.fold, top=args.top, interval=args.interval, ipoe=args.ipoe, seba=args.seba,
     )  # fmt: skip
     return demo.run(args.file, opts)
 
@@ -298,6 +298,13 @@ def main(argv: list[str] | None = None) -> int:
         "--ipoe",
         action="store_true",
         help="dial the pod's IPoE subscribers too (bng-subemu --ipoe; a pod with IPoE such as examples/ipoe.yaml)",
+    )
+    p.add_argument(
+        "--seba",
+        action="store_true",
+        help="as next to SEBA: controller mode with org.bngpod.seba, the subscribers provisioned through SADIS, "
+        "the olt app and netcfg, bng.pppoe and bng.stats read from the pod's Kafka (a pod with `seba: {kafka: "
+        "true}` such as examples/seba.yaml)",
     )
     p.set_defaults(func=cmd_demo)
 

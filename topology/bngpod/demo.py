@@ -13,10 +13,19 @@ PPPoE subscribers are dialled. With --ipoe in a pod whose IPoE group has IPv6 po
 lg1) one more subscriber dials IPoE dual stack (bng-subemu --ipoe --dual-stack: DHCPv4, RA,
 DHCPv6 IA_NA + IA_PD), shown beside the PPPoE dual-stack one.
 
+With --seba (`make demo SEBA=1`, topology/examples/seba.yaml: a pod file with `seba: {kafka:
+true}`) the pod runs in controller mode with org.bngpod.seba and a Kafka broker; before bng-cp
+starts, the dialled subscribers are provisioned as SEBA provisions them (SADIS entries and
+bandwidth profiles in BBSim's format, the OLT cabling and Kafka netcfg, a UNI_ADDED per UNI:
+sebademo.py), and the dashboard gains a SEBA panel: bng.pppoe's events and bng.stats's latest
+record per session, as a real Kafka consumer (KafkaTail) reads them from the pod's broker.
+
 On a terminal it runs until Ctrl-C or `q`; otherwise (CI: `make demo < /dev/null`) for
 --duration seconds, printing the dashboard a few times, and exits 0 only when every
-subscriber came up, every instance holds sessions and traffic flowed both ways. Either
-way the emulators hang up (PADT) and the pod is torn down, leaving nothing."""
+subscriber came up, every instance holds sessions and traffic flowed both ways (with --seba
+also: bng.pppoe carried a SESSION_CONFIRMATION for every dialled UNI and bng.stats a record,
+and after the hang-up a SESSION_TERMINATION for each). Either way the emulators hang up (PADT)
+and the pod is torn down, leaving nothing."""
 
 from __future__ import annotations
 
@@ -33,14 +42,17 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import binaries, clients, emu, probe, users, validate
+from . import binaries, clients, emu, probe, sebademo, users, validate
 from . import model as m
+from .launch import kafka
 
 SUB_MAC = bytes.fromhex("025b00000001")
 PADI = bytes.fromhex("1109000000040101000000")  # PPPoE discovery: PADI, Service-Name ""
 ECHO_TARGET = f"{emu.INET_HOST}:7"
 DIAL_TIMEOUT = 60.0  # for every subscriber to come up before the downstream load starts
 HEADLESS_DURATION = 60.0
+SEBA_INTERIM = "5s"  # --seba: bng-cp's interims, so bng.stats's counters move while one watches
+SEBA_TERMINATION_WAIT = 30.0  # --seba: for bng.pppoe's SESSION_TERMINATIONs after the hang-up
 
 
 class DemoError(Exception):
@@ -425,6 +437,11 @@ def render(pod: m.Pod, cur: Sample, prev: Sample | None, ctx: dict) -> str:
         out += dual_stack_lines(pod, ds, cur, prev, dt)
         out.append("")
 
+    seba = ctx.get("seba")
+    if seba:
+        out += seba["view"].panel(pod, seba["summary"], ctx["top"])
+        out.append("")
+
     # The switch's ports.
     names = port_names(pod)
     rows = []
@@ -527,6 +544,9 @@ def verdict(
             why.append(f"{inst.name}: the control plane holds no session on it")
     for ds in (ctx.get("ds") if ctx else None) or []:
         why += ds.problems()
+    if ctx and ctx.get("seba"):
+        ctx["seba"]["view"].poll()
+        why += ctx["seba"]["view"].problems()
     if load and first is not None:
         for inst in pod.instances:
             a = first.dp.get(inst.name, {}).get("stats", {}).get("down_bytes", 0)
@@ -590,6 +610,7 @@ class Options:
     top: int = 10
     interval: float | None = None
     ipoe: bool = False  # dial the IPoE subscribers too (bng-subemu --ipoe)
+    seba: bool = False  # controller mode with org.bngpod.seba, SEBA provisioning, the Kafka panel
 
 
 def check_ipoe(pod: m.Pod, path: str) -> None:
@@ -636,18 +657,29 @@ def run(path: str, opts: Options | None = None, hold: bool | None = None) -> int
             raise DemoError(str(exc)) from None
         if opts.ipoe:
             check_ipoe(pod, path)
+        if opts.seba:
+            sebademo.check(pod, path)
         state = emu.State.load()
         per_group = math.ceil(opts.subscribers / max(1, len(pod.groups)))
         if state is not None and (state.data.get("pod") != pod.name or not emu.generated_users()):
             raise DemoError(f"another pod ({state.data.get('pod')}) is up without users.json: run `bngpod down` first")
+        if state is not None and opts.seba:
+            raise DemoError("--seba brings its own pod up (controller mode; SEBA's provisioning comes before "
+                            "bng-cp starts): run `bngpod down` first")  # fmt: skip
+        seba: dict = {}
         if state is None:
-            print(f"bngpod demo: building pod {pod.name} from {path}")
+            mode = " in controller mode (SEBA)" if opts.seba else ""
+            print(f"bngpod demo: building pod {pod.name} from {path}{mode}")
             started = time.monotonic()
             ours = True
             # one more per group: the dual-stack subscriber is one the port emulators do not dial
             # (two with --ipoe: a PPPoE and an IPoE one; a group of both kinds alternates them)
             spare = (2 if opts.ipoe else 1) if pod.ipv6_pools else 0
-            state = emu.up(pod, path, subscribers=max(per_group, 1) + spare)
+            seba_up = {}
+            if opts.seba:  # SEBA's provisioning once the controller runs, before bng-cp
+                seba_up = {"controller": True, "cp_options": {"interim": SEBA_INTERIM},
+                           "before_cp": lambda _state: seba.update(_seba_provision(pod, opts))}  # fmt: skip
+            state = emu.up(pod, path, subscribers=max(per_group, 1) + spare, **seba_up)
             print(f"pod {pod.name} is up in {time.monotonic() - started:.1f} s\n")
         else:
             print(f"bngpod demo: pod {pod.name} is up already; using it (it stays up afterwards)\n")
@@ -658,13 +690,9 @@ def run(path: str, opts: Options | None = None, hold: bool | None = None) -> int
 
         fold_ok = fold_probe(pod) if opts.fold else True
 
-        generated = emu.generated_users()
-        dialable = [u for u in generated if not users.is_ipoe(u)]
-        if opts.ipoe:
-            dialable = [u for u in generated if not users.is_ipoe(u) or u in ipoe_subscribers(pod, generated)]
-        chosen = pick_subscribers(pod, dialable, opts.subscribers)
-        if not chosen:
-            raise DemoError("users.json lists no subscriber to dial")
+        chosen = choose(pod, opts)
+        if opts.seba:
+            seba.update(_seba_start(pod, state, seba))
         emulators = start_emulators(pod, state, chosen, opts.rate)
         kinds = ", ".join(f"{e.label} ({e.count} {e.kind})" for e in emulators)
         print(f"dialling {len(chosen)} subscribers: bng-subemu on {kinds}")
@@ -672,6 +700,7 @@ def run(path: str, opts: Options | None = None, hold: bool | None = None) -> int
         ctx = {"started": time.monotonic(), "emulators": emulators, "rate": opts.rate, "load": [], "top": opts.top}
         ctx["ds"] = ds
         ctx["peak_setup"] = 0.0
+        ctx["seba"] = seba or None
         keys = Keys(live)
         if live:
             print("q or Ctrl-C: hang up, tear the pod down and quit\n")
@@ -690,6 +719,8 @@ def run(path: str, opts: Options | None = None, hold: bool | None = None) -> int
                 if e.proc.poll() is not None:
                     raise DemoError(f"bng-subemu {e.label} exited ({e.proc.returncode}): see {e.out.parent}")
             cur = sample(pod, emulators)
+            if seba:
+                _seba_sample(seba["view"])
             if first is None and load_started:
                 first = cur
             all_up = sum(int(s.get("up", 0)) for s in cur.emulators.values()) >= len(chosen)
@@ -716,11 +747,11 @@ def run(path: str, opts: Options | None = None, hold: bool | None = None) -> int
         if stop:
             print("stopping (asked to)")
             why = []
-        return _finish(emulators, why)
+        return _finish(emulators, why, seba, strict=not stop)
     except (KeyboardInterrupt, _Stop):
         print("\nstopping (signal)")
-        return 0 if not emulators else _finish(emulators, [])
-    except (emu.EmuError, DemoError) as exc:
+        return 0 if not emulators else _finish(emulators, [], seba, strict=False)
+    except (emu.EmuError, DemoError, sebademo.SebaError) as exc:
         print(f"bngpod demo: {exc}", file=sys.stderr)
         return 2
     finally:
@@ -728,6 +759,91 @@ def run(path: str, opts: Options | None = None, hold: bool | None = None) -> int
             keys.restore()
         _teardown(emulators, ours)
         signal.signal(signal.SIGTERM, old_term)
+
+
+def choose(pod: m.Pod, opts: Options) -> list[dict]:
+    """The subscribers the demo dials (users.json entries)."""
+    generated = emu.generated_users()
+    dialable = [u for u in generated if not users.is_ipoe(u)]
+    if opts.ipoe:
+        dialable = [u for u in generated if not users.is_ipoe(u) or u in ipoe_subscribers(pod, generated)]
+    chosen = pick_subscribers(pod, dialable, opts.subscribers)
+    if not chosen:
+        raise DemoError("users.json lists no subscriber to dial")
+    return chosen
+
+
+def _seba_provision(pod: m.Pod, opts: Options) -> dict:
+    """--seba, once the controller and the broker run (before bng-cp): the subscribers the demo
+    will dial provisioned as SEBA does it (sebademo.py)."""
+    us = sebademo.unis(pod, choose(pod, opts))
+    print(f"SEBA: provisioning {len(us)} UNIs through org.bngpod.seba's SADIS, olt app and netcfg ...")
+    summary = sebademo.provision(pod, us)
+    print(
+        f"SEBA: {summary['requests']} requests in {summary['sent_s']:.1f} s; org.bngpod.seba mapped every UNI "
+        f"onto its line in {summary['mapped_s']:.1f} s"
+    )
+    return {"unis": us, "summary": summary}
+
+
+_TAIL: list[subprocess.Popen] = []  # the running Kafka consumer
+
+
+def _seba_start(pod: m.Pod, state: emu.State, seba: dict) -> dict:
+    """--seba, once bng-cp runs: wait for its copy of the subscribers table, start the Kafka consumer."""
+    if not seba:
+        raise DemoError("--seba: the SEBA provisioning did not run")
+    us = seba["unis"]
+    seba["summary"]["pulled_s"] = sebademo.wait_cp_pull(pod, len(us))
+    print(f"SEBA: bng-cp's copy of the subscribers table holds the {len(us)} lines")
+    out = emu.run_dir() / "demo" / "kafka-tail.jsonl"
+    out.unlink(missing_ok=True)
+    _TAIL.append(kafka.start_tail(state, pod, "kafka-tail", "bngpod-demo", list(sebademo.TOPICS), out))
+    print(f"SEBA: KafkaTail reads {', '.join(sebademo.TOPICS)} from {kafka.bootstrap(pod)} into {out}\n")
+    return {"view": sebademo.SebaView(out, us)}
+
+
+def _seba_sample(view: sebademo.SebaView) -> None:
+    view.poll()
+    try:
+        got = emu.cp_api("/v1/sessions", timeout=2)
+    except (OSError, emu.EmuError, ValueError):
+        return
+    view.cp_sessions(got.get("sessions", got) if isinstance(got, dict) else got)
+
+
+def stop_tail() -> None:
+    while _TAIL:
+        proc = _TAIL.pop()
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def _seba_after_hangup(seba: dict) -> list[str]:
+    """Until bng.pppoe carried a SESSION_TERMINATION after every SESSION_CONFIRMATION (at most
+    SEBA_TERMINATION_WAIT): why not ([] when it did)."""
+    view = seba["view"]
+    deadline = time.monotonic() + SEBA_TERMINATION_WAIT
+    while True:
+        view.poll()
+        up, ended = view.confirmed() & view.unis.keys(), view.terminated()
+        if up <= ended or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    print(
+        f"  bng.pppoe: SESSION_TERMINATION after the SESSION_CONFIRMATION of {len(up & ended)} of {len(up)} UNIs; "
+        f"{view.pppoe} records in all ({', '.join(f'{k} {v}' for k, v in sorted(view.types.items()))}), "
+        f"bng.stats {view.stats_records}"
+    )
+    missing = sorted(view.unis[k].name for k in up - ended)
+    if not missing:
+        return []
+    return [f"bng.pppoe carried no SESSION_TERMINATION for {len(missing)} UNIs after the hang-up ({missing[0]}, ...)"]
 
 
 _DUAL: list = []  # the running dual-stack subscriber
@@ -761,7 +877,9 @@ def stop_dual_stack() -> None:
         _DUAL.pop().stop()
 
 
-def _finish(emulators: list[Emulator], why: list[str]) -> int:
+def _finish(emulators: list[Emulator], why: list[str], seba: dict | None = None, strict: bool = True) -> int:
+    """Hang up, report, and the verdict (exit code); with strict, a SEBA stream without the
+    terminations fails it too."""
     print("hanging up: bng-subemu sends a PADT for every session ...")
     stop_dual_stack()
     stop_emulators(emulators)
@@ -782,6 +900,10 @@ def _finish(emulators: list[Emulator], why: list[str]) -> int:
         print(f"  the control plane holds {left} session(s) after the hang-up")
     except (OSError, emu.EmuError, ValueError):
         pass
+    if seba and "view" in seba:
+        ended = _seba_after_hangup(seba)
+        if strict:
+            why = why + ended
     if why:
         print("bngpod demo: the pod did not work as shown:", file=sys.stderr)
         for reason in why:
@@ -811,6 +933,7 @@ def _teardown(emulators: list[Emulator], ours: bool) -> None:
         stop_dual_stack()
         stop_emulators(emulators, timeout=5)
         stop_load()
+        stop_tail()
         if not ours:
             return
         print("tearing the pod down ...")

@@ -194,12 +194,15 @@ def up(
     cp_options: dict[str, str] | None = None,
     generated: str | Path | None = None,
     controller: bool = False,
+    before_cp: Callable[[State], None] | None = None,
 ) -> State:
     """Generate pod (read from the file source) into `generated` (default <run
     dir>/generated) as `bngpod generate` does, with subscribers per line group or those of
     users_file, then run the pod from that directory as up_generated does. On any failure
     everything created so far is removed (a directory named by `generated` stays).
-    controller: the switch driven by the ONOS app's own code instead of the static fold."""
+    controller: the switch driven by the ONOS app's own code instead of the static fold.
+    before_cp: called once everything but FreeRADIUS and bng-cp runs (the controller, the
+    broker), so what bng-cp reads at its start is there (the demo's SEBA provisioning)."""
     flags = _can_run(pod, dp, cp, dp_sessions, cp_options, controller)
     if users_file is not None and not Path(users_file).is_file():
         raise EmuError(f"users file {users_file} does not exist")
@@ -220,7 +223,7 @@ def up(
 
     return _run(
         pod, Path(source).resolve(), gen, write, dp=dp, cp=cp, dp_sessions=dp_sessions, cp_flags=flags,
-        controller=controller,
+        controller=controller, before_cp=before_cp,
     )  # fmt: skip
 
 
@@ -257,6 +260,7 @@ def _run(
     dp_sessions: int | None,
     cp_flags: list[str],
     controller: bool = False,
+    before_cp: Callable[[State], None] | None = None,
 ) -> State:
     """Record the pod in a new state file, write the generated directory (when write is
     given), then build the network and start every part from gen."""
@@ -275,6 +279,8 @@ def _run(
         inet.start(state)
         if pod.kafka_port is not None:
             kafka.start(state, pod)
+        if before_cp is not None:
+            before_cp(state)
         if cp:
             _record_users(state, gen)
             freeradius.start(state, pod, gen / gendir.RADIUS_USERS)

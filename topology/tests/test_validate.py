@@ -26,7 +26,7 @@ def mutated(change):
     return doc
 
 
-@pytest.mark.parametrize("name", ["lab.yaml", "minimal.yaml", "bench.yaml"])
+@pytest.mark.parametrize("name", ["lab.yaml", "minimal.yaml", "bench.yaml", "seba.yaml"])
 def test_examples_are_valid(name):
     result = validate.check(validate.load_document(EXAMPLES / name))
     assert result.errors == []

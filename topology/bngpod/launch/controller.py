@@ -27,7 +27,11 @@ SEBA_CONTROL_PORT = 8182  # SebaPodController's lab side, on the control plane's
 START_TIMEOUT = 120.0  # a JVM on a loaded 2-core host, then the whole steering pushed
 # Small and cheap: a single-node app with a few hundred rules. The stores' Kryo reflects into
 # JDK internals that JDK 17 keeps closed (the same opens as onos-app/app/pom.xml's kryo.argLine).
-JAVA_OPTIONS = ["-Xms64m", "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"]
+# sun.net.httpserver.nodelay: the JDK's HTTP server (org.bngpod.seba's SADIS stand-in and lab side)
+# writes a response's headers and body apart; with Nagle on, each answer waited for the client's
+# delayed ACK (about 40 ms), three per UNI's SADIS look-up.
+JAVA_OPTIONS = ["-Xms64m", "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                "-Dsun.net.httpserver.nodelay=true"]  # fmt: skip
 OPENS = ["java.lang", "java.lang.invoke", "java.lang.reflect", "java.util", "java.util.concurrent",
          "java.util.concurrent.atomic", "java.util.regex", "java.net", "java.nio", "java.io", "java.math",
          "java.time", "java.text", "java.security"]  # fmt: skip
@@ -106,29 +110,50 @@ def events() -> list[dict]:
 
 
 def api(pod: m.Pod, method: str, path: str, body: dict | None = None, user: str = files.ADMIN_USER,
-        timeout: float = 5.0) -> tuple[int, object]:  # fmt: skip
-    """A request to the controller's REST API (path under /onos/bngpod) as one of the
-    generated users: (status, JSON answer)."""
+        timeout: float = 5.0, app: str = "/onos/bngpod") -> tuple[int, object]:  # fmt: skip
+    """A request to the controller's REST API (path under app: /onos/bngpod, or org.bngpod.seba's
+    /onos/bngpod-seba) as one of the generated users: (status, JSON answer)."""
     state = sv.State.load()
     if state is None or "controller" not in state.data:
         raise sv.EmuError("this pod runs no controller (bngpod up --controller)")
     password = files.users(Path(state.data["controller"]["generated"]))[user]
     with in_netns(MGMT_NS):
         return clients.rest(str(pod.control_plane.address), files.CONTROLLER_PORT, method,
-                            "/onos/bngpod" + path, user, password, body, timeout)  # fmt: skip
+                            app + path, user, password, body, timeout)  # fmt: skip
 
 
 def seba_lab(pod: m.Pod, method: str, path: str, body: object) -> tuple[int, str]:
     """A request to SebaPodController's lab side (SADIS documents, this app's netcfg, olt UNI
     events, programmed subscribers; the class's javadoc): (status, answer)."""
+    return seba_lab_many(pod, [(method, path, body)])[0]
+
+
+def seba_lab_many(pod: m.Pod, requests: list[tuple[str, str, object]], timeout: float = 5.0) -> list[tuple[int, str]]:
+    """Requests to the lab side in order, over one kept-alive connection (a new one when the
+    server closed it): (status, answer) of each."""
     import http.client
 
-    data = body if isinstance(body, (bytes, str)) else json.dumps(body)
+    out = []
     with in_netns(MGMT_NS):
-        conn = http.client.HTTPConnection(str(pod.control_plane.address), SEBA_CONTROL_PORT, timeout=5)
+        conn = None
         try:
-            conn.request(method, path, body=data, headers={"Content-Type": "application/json"})
-            r = conn.getresponse()
-            return r.status, r.read().decode()
+            for method, path, body in requests:
+                data = body if isinstance(body, (bytes, str)) else json.dumps(body)
+                for attempt in (1, 2):
+                    if conn is None:
+                        conn = http.client.HTTPConnection(str(pod.control_plane.address), SEBA_CONTROL_PORT,
+                                                          timeout=timeout)  # fmt: skip
+                    try:
+                        conn.request(method, path, body=data, headers={"Content-Type": "application/json"})
+                        r = conn.getresponse()
+                        out.append((r.status, r.read().decode()))
+                        break
+                    except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError):
+                        conn.close()
+                        conn = None
+                        if attempt == 2:
+                            raise
         finally:
-            conn.close()
+            if conn is not None:
+                conn.close()
+    return out

@@ -3,7 +3,8 @@ the control plane's address, when the pod file says `seba: {kafka: true}` (docs/
 docs/configuration.md). Its class path is the one voltha-adapters/kafka-broker's pom
 resolves from Maven Central (`make binaries` writes it); data and log under <run>/kafka.
 Ready once the broker listens on its port (its log: SLF4J has no binding on the class path,
-so the broker itself logs nothing); `bngpod down` stops it with the pod."""
+so the broker itself logs nothing); `bngpod down` stops it with the pod. start_tail runs a
+consumer of it (voltha-adapters/kafka-tail's KafkaTail) for the demo's SEBA panel."""
 
 from __future__ import annotations
 
@@ -116,3 +117,39 @@ def listening(pid: int, port: int) -> bool:
         if len(f) > 9 and f[3] == "0A" and int(f[1].rsplit(":", 1)[1], 16) == port and f"socket:[{f[9]}]" in fds:
             return True
     return False
+
+
+# -- a consumer of the pod's broker (the demo's OSS side) ----------------------------------------------
+TAIL_TARGET = REPO / "voltha-adapters" / "kafka-tail" / "target"
+TAIL_CLASSPATH_FILE = TAIL_TARGET / "tail.classpath"
+TAIL_MAIN = "org.bngpod.kafka.KafkaTail"
+
+
+def tail_missing() -> str | None:
+    """Why the consumer (voltha-adapters/kafka-tail) cannot run here, or None."""
+    if shutil.which("java") is None:
+        return "java is not installed; run `make setup`"
+    if not TAIL_CLASSPATH_FILE.is_file() or not (TAIL_TARGET / "classes").is_dir():
+        return f"no {TAIL_CLASSPATH_FILE}: run `make binaries` (mvn package in voltha-adapters/kafka-tail)"
+    return None
+
+
+def start_tail(state: sv.State, pod: m.Pod, name: str, group: str, topics: list[str], out: Path) -> subprocess.Popen:
+    """KafkaTail in bngpod-mgmt reading topics from the pod's broker from their start (consumer
+    group `group`): one JSON line per record appended to out, its own log beside it (out with
+    .log); recorded in the state under name, so `bngpod down` stops it too."""
+    why = tail_missing()
+    if why:
+        raise sv.EmuError(f"the Kafka consumer: {why}")
+    cp = f"{TAIL_TARGET / 'classes'}:{TAIL_CLASSPATH_FILE.read_text().strip()}"
+    # -Dbngpod.run names the run directory, so `bngpod down` finds it even if the state lost its pid
+    cmd = [shutil.which("java") or "java", "-Xms32m", "-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+           f"-Dbngpod.run={sv.run_dir()}", "-cp", cp, TAIL_MAIN, bootstrap(pod), group, *topics]  # fmt: skip
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with open(out, "ab") as stdout, open(out.with_suffix(".log"), "ab") as stderr:
+        proc = subprocess.Popen(
+            ["ip", "netns", "exec", MGMT_NS, *cmd], stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr,
+            start_new_session=True,
+        )  # fmt: skip
+    state.add_pid(name, proc.pid, "java")
+    return proc
