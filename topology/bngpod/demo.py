@@ -813,15 +813,7 @@ def _seba_sample(view: sebademo.SebaView) -> None:
 
 
 def stop_tail() -> None:
-    while _TAIL:
-        proc = _TAIL.pop()
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    _stop_all(_TAIL, grace=15)
 
 
 def _seba_after_hangup(seba: dict) -> list[str]:
@@ -915,16 +907,21 @@ def _finish(emulators: list[Emulator], why: list[str], seba: dict | None = None,
 _LOAD: list[subprocess.Popen] = []  # the running load generator
 
 
-def stop_load() -> None:
-    while _LOAD:
-        proc = _LOAD.pop()
+def _stop_all(procs: list[subprocess.Popen], grace: float) -> None:
+    """SIGTERM each process of procs (emptied), SIGKILL after grace seconds."""
+    while procs:
+        proc = procs.pop()
         if proc.poll() is None:
             proc.send_signal(signal.SIGTERM)
         try:
-            proc.wait(5)
+            proc.wait(grace)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+def stop_load() -> None:
+    _stop_all(_LOAD, grace=5)
 
 
 def _teardown(emulators: list[Emulator], ours: bool) -> None:

@@ -4,12 +4,14 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.Test;
 import org.onosproject.app.ApplicationEvent;
 import org.onosproject.app.ApplicationListener;
+import org.onosproject.app.ApplicationService;
 import org.onosproject.app.ApplicationServiceAdapter;
 import org.onosproject.app.ApplicationState;
 import org.onosproject.common.event.impl.TestEventDispatcher;
 import org.onosproject.core.ApplicationId;
 import org.onosproject.core.CoreServiceAdapter;
 import org.onosproject.core.DefaultApplicationId;
+import org.onosproject.net.config.NetworkConfigService;
 import org.onosproject.net.config.NetworkConfigServiceAdapter;
 
 import java.net.InetAddress;
@@ -30,6 +32,29 @@ import static org.onosproject.net.NetTestTools.injectEventDispatcher;
  * kafka-onos is active (both would publish every event).
  */
 public class KafkaOssPublisherTest {
+
+    /** The publisher activated on this netcfg and application service, with fresh BNG providers. */
+    private static KafkaOssPublisher publisher(ApplicationId app, NetworkConfigService netcfg,
+                                               ApplicationService apps) {
+        PppoeEventProvider pppoe = new PppoeEventProvider();
+        pppoe.sessionService = new FakeSessions();
+        injectEventDispatcher(pppoe, new TestEventDispatcher());
+        BngStatsProvider stats = new BngStatsProvider();
+        injectEventDispatcher(stats, new TestEventDispatcher());
+        KafkaOssPublisher publisher = new KafkaOssPublisher();
+        publisher.coreService = new CoreServiceAdapter() {
+            @Override
+            public ApplicationId registerApplication(String name) {
+                return app;
+            }
+        };
+        publisher.netcfgService = netcfg;
+        publisher.applicationService = apps;
+        publisher.pppoeHandler = pppoe;
+        publisher.statsService = stats;
+        publisher.activate();
+        return publisher;
+    }
 
     /** ONOS's applications: kafka-onos installed, active or not. */
     static final class FakeApps extends ApplicationServiceAdapter {
@@ -76,23 +101,7 @@ public class KafkaOssPublisherTest {
                            + "'kafka':{'bootstrapServers':'127.0.0.1:" + dead + "'}}");
         FakeApps apps = new FakeApps();
         apps.kafka = ApplicationState.ACTIVE;
-        PppoeEventProvider pppoe = new PppoeEventProvider();
-        pppoe.sessionService = new FakeSessions();
-        injectEventDispatcher(pppoe, new TestEventDispatcher());
-        BngStatsProvider stats = new BngStatsProvider();
-        injectEventDispatcher(stats, new TestEventDispatcher());
-        KafkaOssPublisher publisher = new KafkaOssPublisher();
-        publisher.coreService = new CoreServiceAdapter() {
-            @Override
-            public ApplicationId registerApplication(String name) {
-                return SebaManagerTest.APP;
-            }
-        };
-        publisher.netcfgService = netcfg;
-        publisher.applicationService = apps;
-        publisher.pppoeHandler = pppoe;
-        publisher.statsService = stats;
-        publisher.activate();
+        KafkaOssPublisher publisher = publisher(SebaManagerTest.APP, netcfg, apps);
         try {
             publisher.drain();
             assertNull("kafka-onos active: no publisher of ours", publisher.publisher());
@@ -143,23 +152,7 @@ public class KafkaOssPublisherTest {
 
         ObjectMapper mapper = new ObjectMapper();
         SebaPodController.SebaNetcfg netcfg = new SebaPodController.SebaNetcfg();
-        PppoeEventProvider pppoe = new PppoeEventProvider();
-        pppoe.sessionService = new FakeSessions();
-        injectEventDispatcher(pppoe, new TestEventDispatcher());
-        BngStatsProvider stats = new BngStatsProvider();
-        injectEventDispatcher(stats, new TestEventDispatcher());
-        KafkaOssPublisher publisher = new KafkaOssPublisher();
-        publisher.coreService = new CoreServiceAdapter() {
-            @Override
-            public ApplicationId registerApplication(String name) {
-                return SebaPodController.APP;
-            }
-        };
-        publisher.netcfgService = netcfg;
-        publisher.applicationService = apps;
-        publisher.pppoeHandler = pppoe;
-        publisher.statsService = stats;
-        publisher.activate();
+        KafkaOssPublisher publisher = publisher(SebaPodController.APP, netcfg, apps);
         try {
             publisher.drain();
             assertNull("no seba config yet", publisher.publisher());
