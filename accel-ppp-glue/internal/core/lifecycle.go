@@ -313,6 +313,11 @@ func (sh *shard) established(s *session, up uint64, err error) {
 		return
 	}
 	s.rec.UPSEID, s.rec.Established, s.rec.AcctStarted = up, true, true
+	if s.heldAck != nil && s.link != nil {
+		// the DP forwards the session now: IPCP may open at the subscriber (flush)
+		sh.sendPPP(s, ppp.ProtoIPCP, s.heldAck)
+	}
+	s.heldAck = nil
 	if s.rec.UsageAt.IsZero() {
 		// The DP counts from the installation on: zero totals, as of now.
 		s.rec.UsageAt = time.Now().UTC()

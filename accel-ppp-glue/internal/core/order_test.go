@@ -296,7 +296,7 @@ func TestClientTerminateWhileInstalling(t *testing.T) {
 	p.plane.hold = make(chan struct{})
 	c := p.client(1)
 	c.discover()
-	c.negotiate()
+	c.negotiateToInstall()
 	p.waitFor("the establishment", 2*time.Second, func() bool {
 		return slices.ContainsFunc(p.log.snapshot(), func(e string) bool { return strings.HasPrefix(e, "establishing") })
 	})
@@ -323,5 +323,43 @@ func TestClientTerminateWhileInstalling(t *testing.T) {
 	}
 	if left != 0 {
 		t.Fatalf("%d records left in the store", left)
+	}
+}
+
+// IPCP opens at the subscriber only once the DP has its session: the daemon's
+// Configure-Ack of the subscriber's last IPCP request waits for the
+// establishment, so the first datagrams a CPE sends the moment IPCP opens are
+// not dropped by a DP that does not know the session yet (bench-seba: every
+// session's first echo was lost). A DP that refuses: no Ack, the session ends.
+func TestIPCPOpensOnceTheDPHasTheSession(t *testing.T) {
+	p := newTestPod(t, nil, nil)
+	p.plane.hold = make(chan struct{})
+	c := p.client(1)
+	c.discover()
+	c.negotiateToInstall()
+	p.waitFor("the establishment", 2*time.Second, func() bool {
+		return slices.ContainsFunc(p.log.snapshot(), func(e string) bool { return strings.HasPrefix(e, "establishing") })
+	})
+	p.quiet("no IPCP Configure-Ack while the DP installs the session", 300*time.Millisecond)
+	close(p.plane.hold)
+	p.expect("the IPCP Configure-Ack once installed", 2*time.Second, func(r rxFrame) bool {
+		return r.is(ppp.ProtoIPCP, ppp.CodeConfAck) && r.id == c.id
+	})
+	if !slices.ContainsFunc(p.log.snapshot(), func(e string) bool { return strings.HasPrefix(e, "establish ") }) {
+		t.Fatal("the Configure-Ack before the DP answered")
+	}
+	c.established()
+
+	// the DP refuses the next one: IPCP never opens at that subscriber
+	p.plane.hold = nil
+	p.plane.refuse.Store(true)
+	c2 := p.client(2)
+	c2.discover()
+	c2.negotiateToInstall()
+	r := p.expect("the end of the refused session", 2*time.Second, func(r rxFrame) bool {
+		return r.f.SessionID == c2.sid && (r.isPADT() || r.is(ppp.ProtoLCP, ppp.CodeTermReq) || r.proto == ppp.ProtoIPCP)
+	})
+	if r.proto == ppp.ProtoIPCP {
+		t.Fatalf("IPCP answered for a session the DP refused: %v", r)
 	}
 }

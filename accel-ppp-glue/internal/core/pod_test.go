@@ -592,6 +592,41 @@ func (c *client) negotiate() {
 	})
 }
 
+// negotiateToInstall runs LCP, PAP and IPCP as negotiate does, up to the
+// client's last IPCP Configure-Request (the address the daemon gave) with the
+// daemon's own request acked: what opens IPCP at the client is the daemon's
+// Configure-Ack of that request, which it sends once the DP has the session.
+func (c *client) negotiateToInstall() {
+	p := c.p
+	p.t.Helper()
+	p.send(c.lcpRequest())
+	c.configure(ppp.ProtoLCP, c.lcpAcked, nil)
+	pap := []byte{byte(len(c.user))}
+	pap = append(pap, c.user...)
+	pap = append(pap, byte(len(podPassword)))
+	pap = append(pap, podPassword...)
+	p.send(c.cpFrame(ppp.ProtoPAP, ppp.PAPRequest, 1, pap))
+	p.expect("PAP Ack", 2*time.Second, func(r rxFrame) bool { return r.is(ppp.ProtoPAP, ppp.PAPAck) })
+	c.id++
+	p.send(c.cpFrame(ppp.ProtoIPCP, ppp.CodeConfReq, c.id, []byte{ppp.IPCPOptAddress, 6, 0, 0, 0, 0}))
+	var acked, naked bool
+	for !acked || !naked {
+		r := p.expect("IPCP", 2*time.Second, func(r rxFrame) bool { return r.proto == ppp.ProtoIPCP })
+		switch r.code {
+		case ppp.CodeConfReq:
+			p.send(c.cpFrame(ppp.ProtoIPCP, ppp.CodeConfAck, r.id, r.body))
+			acked = true
+		case ppp.CodeConfNak:
+			copy(c.addr[:], r.body[2:6])
+			c.id++
+			p.send(c.cpFrame(ppp.ProtoIPCP, ppp.CodeConfReq, c.id, append([]byte{ppp.IPCPOptAddress, 6}, c.addr[:]...)))
+			naked = true
+		default:
+			p.t.Fatalf("%v", r)
+		}
+	}
+}
+
 // configure answers the CP's Configure-Requests of proto with Acks until
 // both sides are acked (theirs already when acked); nak handles a Nak of ours.
 func (c *client) configure(proto uint16, acked bool, nak func(rxFrame)) {

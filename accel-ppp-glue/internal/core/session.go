@@ -99,6 +99,7 @@ type session struct {
 
 	ipcpFailed   bool      // IPCP gave up while IPv6CP runs on (ipv6.go)
 	v6WaitUntil  time.Time // IPCP is open: the establishment waits this long for IPv6CP
+	heldAck      []byte    // our IPCP Configure-Ack that opened IPCP, sent once the DP has the session
 	v6Installing bool      // a modification adding the IPv6 PDRs is in flight
 
 	rec         record    // what is persisted once established

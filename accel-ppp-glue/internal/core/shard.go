@@ -259,7 +259,19 @@ func (sh *shard) restoredIn(s *session, proto uint16, data []byte) {
 // flush sends what the session's PPP engine produced and acts on its events.
 func (sh *shard) flush(now time.Time, s *session) {
 	pkts, evs := s.link.Drain()
+	// Our Configure-Ack that opens IPCP is what lets the subscriber send: held
+	// until the DP has the session (established), so its first datagrams are
+	// not dropped by a DP that does not know it yet. A later answer (the
+	// subscriber asked again meanwhile) replaces a held one.
+	hold := s.state == stNegotiating && opensIPCP(evs)
 	for _, p := range pkts {
+		if p.Proto == ppp.ProtoIPCP && len(p.Data) > 0 && p.Data[0] == ppp.CodeConfAck {
+			if hold {
+				s.heldAck = append(s.heldAck[:0], p.Data...)
+				continue
+			}
+			s.heldAck = nil
+		}
 		sh.sendPPP(s, p.Proto, p.Data)
 	}
 	for _, ev := range evs {
@@ -288,6 +300,16 @@ func (sh *shard) flush(now time.Time, s *session) {
 	} else {
 		sh.timed[s] = struct{}{}
 	}
+}
+
+// opensIPCP says whether IPCP opened among these events.
+func opensIPCP(evs []ppp.Event) bool {
+	for _, ev := range evs {
+		if _, ok := ev.(ppp.EvUp); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // padtFor says how the PPPoE session of a link that went down ends: after
