@@ -93,19 +93,6 @@ func (c *client) ncp6(rejectIPCP bool) (ours, peer uint64) {
 	return ours, peer
 }
 
-func (c *client) auth() {
-	p := c.p
-	p.t.Helper()
-	p.send(c.lcpRequest())
-	c.configure(ppp.ProtoLCP, c.lcpAcked, nil)
-	pap := []byte{byte(len(c.user))}
-	pap = append(pap, c.user...)
-	pap = append(pap, byte(len(podPassword)))
-	pap = append(pap, podPassword...)
-	p.send(c.cpFrame(ppp.ProtoPAP, ppp.PAPRequest, 1, pap))
-	p.expect("PAP Ack", 2*time.Second, func(r rxFrame) bool { return r.is(ppp.ProtoPAP, ppp.PAPAck) })
-}
-
 // ipv6Frame is an IPv6 packet of the client's session.
 func (c *client) ipv6Frame(pkt []byte) *pppoe.Frame {
 	return &pppoe.Frame{Dst: podACMAC, Src: c.mac, OuterTPID: pppoe.TPID8021Q, STag: c.stag, CTag: c.ctag,

@@ -287,11 +287,9 @@ func TestHangupStorm(t *testing.T) {
 	t.Logf("%d hang-ups: %v from the first Terminate-Request to the last address released", n, time.Since(t0))
 }
 
-// The subscriber hangs up while the DP installs its session: the Terminate
-// is acked at once, the PPPoE session ends with the subscriber's PADT, and
-// the installation, when it completes, is undone in the DP (no accounting:
-// it never started).
-func TestClientTerminateWhileInstalling(t *testing.T) {
+// installingPod is a test pod whose DP holds establishments, and its client 1
+// dialled up to the establishment of its session, in flight.
+func installingPod(t *testing.T) (*testPod, *client) {
 	p := newTestPod(t, nil, nil)
 	p.plane.hold = make(chan struct{})
 	c := p.client(1)
@@ -300,6 +298,15 @@ func TestClientTerminateWhileInstalling(t *testing.T) {
 	p.waitFor("the establishment", 2*time.Second, func() bool {
 		return slices.ContainsFunc(p.log.snapshot(), func(e string) bool { return strings.HasPrefix(e, "establishing") })
 	})
+	return p, c
+}
+
+// The subscriber hangs up while the DP installs its session: the Terminate
+// is acked at once, the PPPoE session ends with the subscriber's PADT, and
+// the installation, when it completes, is undone in the DP (no accounting:
+// it never started).
+func TestClientTerminateWhileInstalling(t *testing.T) {
+	p, c := installingPod(t)
 	p.send(c.cpFrame(ppp.ProtoLCP, ppp.CodeTermReq, 9, nil))
 	p.expect("Terminate-Ack", time.Second, func(r rxFrame) bool { return r.is(ppp.ProtoLCP, ppp.CodeTermAck) && r.id == 9 })
 	close(p.plane.hold)
@@ -332,14 +339,7 @@ func TestClientTerminateWhileInstalling(t *testing.T) {
 // not dropped by a DP that does not know the session yet (bench-seba: every
 // session's first echo was lost). A DP that refuses: no Ack, the session ends.
 func TestIPCPOpensOnceTheDPHasTheSession(t *testing.T) {
-	p := newTestPod(t, nil, nil)
-	p.plane.hold = make(chan struct{})
-	c := p.client(1)
-	c.discover()
-	c.negotiateToInstall()
-	p.waitFor("the establishment", 2*time.Second, func() bool {
-		return slices.ContainsFunc(p.log.snapshot(), func(e string) bool { return strings.HasPrefix(e, "establishing") })
-	})
+	p, c := installingPod(t)
 	p.quiet("no IPCP Configure-Ack while the DP installs the session", 300*time.Millisecond)
 	close(p.plane.hold)
 	p.expect("the IPCP Configure-Ack once installed", 2*time.Second, func(r rxFrame) bool {

@@ -575,14 +575,7 @@ func (c *client) discover() rxFrame {
 func (c *client) negotiate() {
 	p := c.p
 	p.t.Helper()
-	p.send(c.lcpRequest())
-	c.configure(ppp.ProtoLCP, c.lcpAcked, nil)
-	pap := []byte{byte(len(c.user))}
-	pap = append(pap, c.user...)
-	pap = append(pap, byte(len(podPassword)))
-	pap = append(pap, podPassword...)
-	p.send(c.cpFrame(ppp.ProtoPAP, ppp.PAPRequest, 1, pap))
-	p.expect("PAP Ack", 2*time.Second, func(r rxFrame) bool { return r.is(ppp.ProtoPAP, ppp.PAPAck) })
+	c.auth()
 	c.id++
 	p.send(c.cpFrame(ppp.ProtoIPCP, ppp.CodeConfReq, c.id, []byte{ppp.IPCPOptAddress, 6, 0, 0, 0, 0}))
 	c.configure(ppp.ProtoIPCP, false, func(r rxFrame) {
@@ -592,11 +585,8 @@ func (c *client) negotiate() {
 	})
 }
 
-// negotiateToInstall runs LCP, PAP and IPCP as negotiate does, up to the
-// client's last IPCP Configure-Request (the address the daemon gave) with the
-// daemon's own request acked: what opens IPCP at the client is the daemon's
-// Configure-Ack of that request, which it sends once the DP has the session.
-func (c *client) negotiateToInstall() {
+// auth runs LCP (the client's Configure-Request first) and PAP.
+func (c *client) auth() {
 	p := c.p
 	p.t.Helper()
 	p.send(c.lcpRequest())
@@ -607,6 +597,16 @@ func (c *client) negotiateToInstall() {
 	pap = append(pap, podPassword...)
 	p.send(c.cpFrame(ppp.ProtoPAP, ppp.PAPRequest, 1, pap))
 	p.expect("PAP Ack", 2*time.Second, func(r rxFrame) bool { return r.is(ppp.ProtoPAP, ppp.PAPAck) })
+}
+
+// negotiateToInstall runs LCP, PAP and IPCP as negotiate does, up to the
+// client's last IPCP Configure-Request (the address the daemon gave) with the
+// daemon's own request acked: what opens IPCP at the client is the daemon's
+// Configure-Ack of that request, which it sends once the DP has the session.
+func (c *client) negotiateToInstall() {
+	p := c.p
+	p.t.Helper()
+	c.auth()
 	c.id++
 	p.send(c.cpFrame(ppp.ProtoIPCP, ppp.CodeConfReq, c.id, []byte{ppp.IPCPOptAddress, 6, 0, 0, 0, 0}))
 	var acked, naked bool
