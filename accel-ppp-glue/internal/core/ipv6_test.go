@@ -278,13 +278,7 @@ func TestIPv6PoolExhaustedKeepsIPv4(t *testing.T) {
 	if binary.BigEndian.Uint16(r.body) != ppp.ProtoIPv6CP {
 		t.Fatalf("rejected %x", r.body[:2])
 	}
-	c.id++
-	p.send(c.cpFrame(ppp.ProtoIPCP, ppp.CodeConfReq, c.id, []byte{ppp.IPCPOptAddress, 6, 0, 0, 0, 0}))
-	c.configure(ppp.ProtoIPCP, false, func(r rxFrame) {
-		copy(c.addr[:], r.body[2:6])
-		c.id++
-		p.send(c.cpFrame(ppp.ProtoIPCP, ppp.CodeConfReq, c.id, append([]byte{ppp.IPCPOptAddress, 6}, c.addr[:]...)))
-	})
+	c.ipcp()
 	v := c.established()
 	if !v.IPv4.IsValid() || v.IPv6Prefix != nil {
 		t.Fatalf("view %+v", v)

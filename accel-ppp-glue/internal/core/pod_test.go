@@ -576,6 +576,14 @@ func (c *client) negotiate() {
 	p := c.p
 	p.t.Helper()
 	c.auth()
+	c.ipcp()
+}
+
+// ipcp runs IPCP to both sides acked: the client asks for 0.0.0.0, takes the
+// daemon's Nak and asks for that address.
+func (c *client) ipcp() {
+	p := c.p
+	p.t.Helper()
 	c.id++
 	p.send(c.cpFrame(ppp.ProtoIPCP, ppp.CodeConfReq, c.id, []byte{ppp.IPCPOptAddress, 6, 0, 0, 0, 0}))
 	c.configure(ppp.ProtoIPCP, false, func(r rxFrame) {

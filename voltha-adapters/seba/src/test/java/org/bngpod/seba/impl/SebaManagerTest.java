@@ -204,9 +204,11 @@ public class SebaManagerTest {
         assertFalse(manager.subscriber("access1", 100, 900).isPresent());
     }
 
-    /** A subscriber the olt app no longer has programmed: its lines are torn down with Admin-Reset. */
-    @Test
-    public void subscriberRemovedFromProvisioningIsAdminReset() throws Exception {
+    /**
+     * Activates the manager with BBSM00000003-1 (S120 C120 on OLT1's port 300)
+     * programmed and mapped: its service key.
+     */
+    private ServiceKey activateWithOneProgrammed() throws Exception {
         UniTagInformation tag = new UniTagInformation.Builder().setPonSTag(VlanId.vlanId((short) 120))
                 .setPonCTag(VlanId.vlanId((short) 120)).setServiceName("hsia").build();
         ServiceKey key = new ServiceKey(new AccessDevicePort(uni(OLT1, 300), "BBSM00000003-1"), tag);
@@ -214,6 +216,13 @@ public class SebaManagerTest {
         manager.activate();
         manager.drain();
         assertTrue(manager.subscriber("access1", 120, 120).isPresent());
+        return key;
+    }
+
+    /** A subscriber the olt app no longer has programmed: its lines are torn down with Admin-Reset. */
+    @Test
+    public void subscriberRemovedFromProvisioningIsAdminReset() throws Exception {
+        ServiceKey key = activateWithOneProgrammed();
         manager.resyncNow();
         manager.drain();
         assertEquals("still programmed: nothing", 0, manager.teardownVersion());
@@ -277,13 +286,7 @@ public class SebaManagerTest {
      */
     @Test
     public void resyncPeriodComesFromTheConfig() throws Exception {
-        UniTagInformation tag = new UniTagInformation.Builder().setPonSTag(VlanId.vlanId((short) 120))
-                .setPonCTag(VlanId.vlanId((short) 120)).setServiceName("hsia").build();
-        ServiceKey key = new ServiceKey(new AccessDevicePort(uni(OLT1, 300), "BBSM00000003-1"), tag);
-        flows.programmed.put(key, tag);
-        manager.activate();
-        manager.drain();
-        assertTrue(manager.subscriber("access1", 120, 120).isPresent());
+        ServiceKey key = activateWithOneProgrammed();
         flows.programmed.remove(key);
         Thread.sleep(1600);
         manager.drain();
