@@ -58,14 +58,17 @@ def test_headless_demo_shows_sessions_traffic_and_drops_then_leaves_nothing(clea
         assert float(up) > 0, (name, r)
         assert int(drops) > 0, (name, r)
 
-    # The loaded subscribers top the list at about their profile's rate (the shaper counts
-    # access frames, the counters IPv4 bytes: a little below; on a loaded host the
-    # dashboard's sampling interval jitters, hence the 5% above).
+    # The loaded subscribers (one per instance) top the list, shaped to their profile's rate,
+    # or to what reached their instance when the host could not deliver the load (the Python
+    # load generator and Open vSwitch share two cores with the pod: a CI run had 66 Mbit/s
+    # arrive for a 100M profile). The shaper counts access frames, the counters IPv4 bytes: a
+    # little below; the dashboard times each reading, 5% above for what jitter is left.
     top = _last_block(out, "top 10 of 101 subscribers")[1:5]
     for row in top:
-        user, _inst, _addr, _profile, limit, rate, *_ = row.split()
+        user, inst, _addr, _profile, limit, rate, *_ = row.split()
         limit = float(limit.rstrip("M"))  # the profile's downstream rate
-        assert 0.7 * limit < float(rate) <= 1.05 * limit, row
+        arrived = float(rows[inst][4])  # the instance's "down in": its loaded subscriber's stream and echo replies
+        assert 0.7 * min(limit, arrived) < float(rate) <= 1.05 * limit, (row, rows[inst])
         assert user.endswith("-1"), row
 
     # UDP echo traffic on every access port; every session hung up at the end.

@@ -288,6 +288,26 @@ class Sample:
     dp: dict[str, dict] = field(default_factory=dict)  # instance -> {"stats", "hqos", "sessions": {id: {...}}}
     dp_errors: dict[str, str] = field(default_factory=dict)
     ports: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    # When each counter source was read (monotonic, the middle of its request): on a busy
+    # host one sample takes a second or more, so a rate over the samples' own t would be off
+    # by that much. Keys: "setups", "ports", "dp:<instance>" (/bng/stats and /bng/hqos),
+    # "sessions:<instance>" (the per-session counters).
+    at: dict[str, float] = field(default_factory=dict)
+
+    def dt(self, prev: Sample | None, key: str) -> float:
+        """The time between prev's and this sample's reading of key (0: no previous one)."""
+        if prev is None:
+            return 0.0
+        return self.at.get(key, self.t) - prev.at.get(key, prev.t)
+
+
+def _timed(s: Sample, key: str, read, *args, **kwargs):
+    """read(*args, **kwargs), noting in s.at when it was answered (the middle of the request)."""
+    t0 = time.monotonic()
+    try:
+        return read(*args, **kwargs)
+    finally:
+        s.at[key] = (t0 + time.monotonic()) / 2
 
 
 def sample(pod: m.Pod, emulators: list[Emulator]) -> Sample:
@@ -297,7 +317,7 @@ def sample(pod: m.Pod, emulators: list[Emulator]) -> Sample:
     except (OSError, emu.EmuError, ValueError) as exc:
         s.cp_error = str(exc)
     try:
-        s.setups = emu.cp_metrics(pod, timeout=2).get("bngcp_session_setups_total")
+        s.setups = _timed(s, "setups", emu.cp_metrics, pod, timeout=2).get("bngcp_session_setups_total")
     except OSError:  # the clients raise OSError for HTTP failures too
         pass
     for e in emulators:
@@ -310,13 +330,16 @@ def sample(pod: m.Pod, emulators: list[Emulator]) -> Sample:
             pass
     for inst in pod.instances:
         try:
-            stats, hqos, sessions = emu.dp_telemetry(inst, "/bng/stats", "/bng/hqos", "/bng/sessions", timeout=2)
+            stats, hqos, sessions = _timed(
+                s, f"dp:{inst.name}", emu.dp_telemetry, inst, "/bng/stats", "/bng/hqos", "/bng/sessions", timeout=2
+            )  # fmt: skip
             ids = (sessions or {}).get("ids") or []
-            per = emu.dp_telemetry(inst, *(f"/bng/sessions,{i}" for i in ids), timeout=2) if ids else []
+            cmds = [f"/bng/sessions,{i}" for i in ids]
+            per = _timed(s, f"sessions:{inst.name}", emu.dp_telemetry, inst, *cmds, timeout=2) if ids else []
             s.dp[inst.name] = {"stats": stats or {}, "hqos": hqos or {}, "sessions": dict(zip(ids, per, strict=True))}
         except (OSError, ValueError) as exc:
             s.dp_errors[inst.name] = str(exc)
-    s.ports = switch_ports()
+    s.ports = _timed(s, "ports", switch_ports)
     return s
 
 
@@ -335,7 +358,6 @@ def port_names(pod: m.Pod) -> dict[str, str]:
 
 
 def render(pod: m.Pod, cur: Sample, prev: Sample | None, ctx: dict) -> str:
-    dt = cur.t - prev.t if prev else 0.0
     out = []
     elapsed = cur.t - ctx["started"]
     up = sum(int(st.get("up", 0)) for st in cur.emulators.values())
@@ -350,7 +372,7 @@ def render(pod: m.Pod, cur: Sample, prev: Sample | None, ctx: dict) -> str:
     out.append("")
 
     # Control plane: sessions and the setup rate.
-    setups_rate = _rate(cur.setups or 0, prev.setups if prev else None, dt)
+    setups_rate = _rate(cur.setups or 0, prev.setups if prev else None, cur.dt(prev, "setups"))
     emu_rate = sum(float(st.get("setup_rate", 0)) for st in cur.emulators.values())
     ever = sum(int(st.get("ever_up", 0)) for st in cur.emulators.values())
     dialling = sum(int(st.get("dialling", 0)) for st in cur.emulators.values())
@@ -381,6 +403,7 @@ def render(pod: m.Pod, cur: Sample, prev: Sample | None, ctx: dict) -> str:
         hq, phq = d.get("hqos", {}), p.get("hqos", {})
         drops = int(hq.get("port_drop_pkts", 0)) + int(hq.get("enq_drops", 0))
         pdrops = int(phq.get("port_drop_pkts", 0)) + int(phq.get("enq_drops", 0)) if phq else None
+        dt_st, dt_sess = cur.dt(prev, f"dp:{inst.name}"), cur.dt(prev, f"sessions:{inst.name}")
         sent = sum(int((x or {}).get("bytes_down", 0)) for x in d.get("sessions", {}).values())
         psent = sum(int((x or {}).get("bytes_down", 0)) for x in p.get("sessions", {}).values()) if p else None
         rows.append((
@@ -388,10 +411,10 @@ def render(pod: m.Pod, cur: Sample, prev: Sample | None, ctx: dict) -> str:
             ",".join(g.name for g in inst.groups),
             str(cur.cp.get(inst.id, "?")),
             str(len(d.get("sessions", {}))) if d else "?",
-            _mbit(8 * _rate(st.get("down_bytes", 0), pst.get("down_bytes") if pst else None, dt)),
-            _mbit(8 * _rate(sent, psent, dt)),
-            _mbit(8 * _rate(st.get("up_bytes", 0), pst.get("up_bytes") if pst else None, dt)),
-            f"{_rate(drops, pdrops, dt):.0f}",
+            _mbit(8 * _rate(st.get("down_bytes", 0), pst.get("down_bytes") if pst else None, dt_st)),
+            _mbit(8 * _rate(sent, psent, dt_sess)),
+            _mbit(8 * _rate(st.get("up_bytes", 0), pst.get("up_bytes") if pst else None, dt_st)),
+            f"{_rate(drops, pdrops, dt_st):.0f}",
             str(drops),
             cur.dp_errors.get(inst.name, ""),
         ))  # fmt: skip
@@ -407,6 +430,7 @@ def render(pod: m.Pod, cur: Sample, prev: Sample | None, ctx: dict) -> str:
     for inst in pod.instances:
         d = cur.dp.get(inst.name, {})
         p = prev.dp.get(inst.name, {}).get("sessions", {}) if prev else {}
+        dt = cur.dt(prev, f"sessions:{inst.name}")
         for sid, sess in d.get("sessions", {}).items():
             if not sess:
                 continue
@@ -434,7 +458,7 @@ def render(pod: m.Pod, cur: Sample, prev: Sample | None, ctx: dict) -> str:
     out.append("")
 
     for ds in ctx.get("ds") or []:
-        out += dual_stack_lines(pod, ds, cur, prev, dt)
+        out += dual_stack_lines(pod, ds, cur, prev)
         out.append("")
 
     seba = ctx.get("seba")
@@ -444,6 +468,7 @@ def render(pod: m.Pod, cur: Sample, prev: Sample | None, ctx: dict) -> str:
 
     # The switch's ports.
     names = port_names(pod)
+    dt = cur.dt(prev, "ports")
     rows = []
     for no, name in sorted(names.items(), key=lambda kv: int(kv[0])):
         c = cur.ports.get(no)
@@ -462,7 +487,7 @@ def render(pod: m.Pod, cur: Sample, prev: Sample | None, ctx: dict) -> str:
     return "\n".join(out)
 
 
-def dual_stack_lines(pod: m.Pod, ds, cur: Sample, prev: Sample | None, dt: float) -> list[str]:
+def dual_stack_lines(pod: m.Pod, ds, cur: Sample, prev: Sample | None) -> list[str]:
     """The dual-stack subscriber: what it got and its traffic per family, as its bng-subemu,
     bng-dp's session counters and bng-cp's session see it."""
     out = ds.describe()
@@ -470,6 +495,7 @@ def dual_stack_lines(pod: m.Pod, ds, cur: Sample, prev: Sample | None, dt: float
     if not ipv4:
         return out
     inst = ds.group.instance.name
+    dt = cur.dt(prev, f"sessions:{inst}")
     sess = next((x for x in cur.dp.get(inst, {}).get("sessions", {}).values() if x and x.get("ipv4") == ipv4), None)
     if sess:
         before = {}
@@ -736,7 +762,7 @@ def run(path: str, opts: Options | None = None, hold: bool | None = None) -> int
                 print(render(pod, cur, prev, ctx) + "\n", flush=True)
                 next_print = time.monotonic() + interval
             if prev is not None and cur.setups is not None and prev.setups is not None:
-                ctx["peak_setup"] = max(ctx["peak_setup"], _rate(cur.setups, prev.setups, cur.t - prev.t))
+                ctx["peak_setup"] = max(ctx["peak_setup"], _rate(cur.setups, prev.setups, cur.dt(prev, "setups")))
             prev = cur
             if end is not None and time.monotonic() >= end:
                 break
