@@ -74,7 +74,8 @@ java_tests() {
 }
 
 python_tests() {
-    BNGPOD_REQUIRE_POD=1 .venv/bin/python -m pytest -q
+    # --durations: the slowest tests, to watch make test's 40-minute budget
+    BNGPOD_REQUIRE_POD=1 .venv/bin/python -m pytest -q --durations=20
 }
 
 step "setup is idempotent" scripts/setup.sh --check

@@ -1,13 +1,14 @@
 """`bngpod up` / `down` leave the host as they found it, also after failures."""
 
 import os
+import re
 import signal
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from bngpod import emu, validate
+from bngpod import emu, network, validate
 
 from .conftest import LAB
 
@@ -25,6 +26,16 @@ def host_snapshot() -> dict:
         "processes": sorted(emu.stray_pids()),
         "run_dir": emu.run_dir().exists(),
     }
+
+
+def switch_port_buffers() -> dict[str, int]:
+    """Per interface, the receive buffer of the AF_PACKET socket ovs-vswitchd reads it
+    through (`ss -0 -m` in the switch's namespace; the kernel shows twice what was set)."""
+    out = subprocess.run(
+        ["ip", "netns", "exec", network.SWITCH_NS, "ss", "-0", "-m", "-a", "-H"], capture_output=True, text=True
+    ).stdout
+    found = re.findall(r"\*:(\S+)\s+\S*\s*skmem:\(r\d+,rb(\d+),", out)
+    return {ifname: int(rb) for ifname, rb in found}
 
 
 @pytest.fixture
@@ -51,6 +62,10 @@ def test_cli_up_status_down_leaves_nothing(clean_host):
     assert "subscribers:       256" in status.stdout
     pids = {name: (e["pid"], e["exe"]) for name, e in emu.State.load().data["pids"].items()}
     assert all(emu.alive(pid, exe) for pid, exe in pids.values())
+    # every port socket of the switch has its larger receive buffer (network.SWITCH_PORT_BUFFER)
+    buffers = switch_port_buffers()
+    assert sorted(buffers) == sorted(["a1", "a2", "a3", "a4", "u10", "v4901", "v4902", "v5001", "v5002"]), buffers
+    assert all(rb == 2 * network.SWITCH_PORT_BUFFER for rb in buffers.values()), buffers
     during = host_snapshot()
     assert len(during["namespaces"]) == 4 + 4 + 4  # access, DP, switch+mgmt+core+inet
     assert during["links"] == clean_host["links"], "the pod must not add links to the host namespace"

@@ -21,8 +21,10 @@ Every namespace is recorded in the state before it is created (supervisor)."""
 
 from __future__ import annotations
 
+import ctypes
 import ipaddress
 import os
+import socket
 import subprocess
 from pathlib import Path
 
@@ -45,6 +47,10 @@ INET6_ROUTER = ipaddress.IPv6Address("2001:db8:ffff::1")
 INET6_HOST = ipaddress.IPv6Address("2001:db8:ffff::10")
 OVS_SCHEMA = Path("/usr/share/openvswitch/vswitch.ovsschema")
 TOOLS = ("ovsdb-server", "ovs-vswitchd", "ovs-vsctl", "ovs-ofctl", "ethtool")
+# The receive buffer of each socket Open vSwitch reads a port through (docs/emulated-pod.md,
+# "The switch's port buffers"): the host default (net.core.rmem_default, 208 KiB, not per
+# namespace) overflows whenever ovs-vswitchd waits for a CPU.
+SWITCH_PORT_BUFFER = 4 << 20
 
 
 def access_ns(port: m.SwitchPort) -> str:
@@ -120,6 +126,61 @@ def _start_ovs(state: State, pod: m.Pod) -> None:
 
 def _ovs_port(ifname: str, ofport: int) -> None:
     vsctl("add-port", BRIDGE, ifname, "--", "set", "interface", ifname, f"ofport_request={ofport}")
+
+
+_SYS_PIDFD_GETFD = 438  # the same number on every Linux architecture (since 5.6)
+_SO_RCVBUFFORCE = getattr(socket, "SO_RCVBUFFORCE", 33)  # asm-generic/socket.h; Python has no name for it
+
+
+def _packet_socket_inodes(pid: int) -> set[int]:
+    """The inodes of the AF_PACKET sockets in pid's network namespace (/proc/PID/net/packet)."""
+    lines = Path(f"/proc/{pid}/net/packet").read_text().splitlines()
+    head = lines[0].split()
+    col = head.index("Inode")
+    return {int(ln.split()[col]) for ln in lines[1:] if len(ln.split()) > col}
+
+
+def enlarge_socket_buffers(pid: int, inodes: set[int], size: int) -> int:
+    """Set the receive buffer of pid's sockets among inodes to size bytes (SO_RCVBUFFORCE,
+    past net.core.rmem_max), through a duplicate of each descriptor (pidfd_getfd: the
+    same socket; needs CAP_SYS_PTRACE over pid). Open vSwitch has no setting for it. Returns
+    how many were set; raises OSError when pid is gone or the kernel refuses."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    done = 0
+    pidfd = os.pidfd_open(pid)
+    try:
+        for fd in os.listdir(f"/proc/{pid}/fd"):
+            try:
+                target = os.readlink(f"/proc/{pid}/fd/{fd}")
+            except FileNotFoundError:  # closed meanwhile
+                continue
+            if not (target.startswith("socket:[") and int(target[8:-1]) in inodes):
+                continue
+            dup = libc.syscall(_SYS_PIDFD_GETFD, pidfd, int(fd), 0)
+            if dup < 0:
+                err = ctypes.get_errno()
+                raise OSError(err, f"pidfd_getfd of fd {fd} of pid {pid}: {os.strerror(err)}")
+            sock = socket.socket(fileno=dup)
+            try:
+                sock.setsockopt(socket.SOL_SOCKET, _SO_RCVBUFFORCE, size)
+            finally:
+                sock.detach()
+                os.close(dup)
+            done += 1
+    finally:
+        os.close(pidfd)
+    return done
+
+
+def _enlarge_switch_buffers() -> int:
+    """SWITCH_PORT_BUFFER on every port socket of the pod's ovs-vswitchd (after its ports
+    are added: a port's socket is opened when the port is). Returns how many were set."""
+    pid = daemon_pid(ovs_dir() / "ovs-vswitchd.pid")
+    try:
+        return enlarge_socket_buffers(pid, _packet_socket_inodes(pid), SWITCH_PORT_BUFFER)
+    except OSError as exc:  # the pod works without; the switch drops more under load
+        print(f"warning: the switch's port sockets keep the host's receive buffer: {exc}")
+        return 0
 
 
 def switch_report() -> tuple[list[str], str | None]:
@@ -205,6 +266,7 @@ def wire(state: State, pod: m.Pod, flows: Path | None) -> None:
     _netns_add(state, CORE_NS)
     _netns_add(state, INET_NS)
     _core_router(pod)
+    _enlarge_switch_buffers()
     if flows is None:
         ofctl("del-flows", BRIDGE)
     else:
