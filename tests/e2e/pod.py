@@ -110,6 +110,16 @@ class WireTap(RawLoop):
     def on_frame(self, raw: bytes) -> None:
         self.frames.append(Frame(time.monotonic(), raw))
 
+    def wait_frames(self, pred, timeout: float = 2.0) -> list[Frame]:
+        """The frames seen so far that match pred, waiting up to timeout for a first one: the
+        tap's thread may not have read a frame yet when what it caused has already come back."""
+        deadline = time.monotonic() + timeout
+        while True:
+            got = [f for f in list(self.frames) if pred(f)]
+            if got or time.monotonic() > deadline:
+                return got
+            time.sleep(0.02)
+
 
 class EchoStream:
     """UDP echo requests every `interval` seconds in a session, each with its sequence number;

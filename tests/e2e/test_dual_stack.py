@@ -178,12 +178,13 @@ def udp6_echo(c: PppoeClient, src, payload: bytes, sport: int = 40600, tries: in
     raise AssertionError(f"{c.user}: no IPv6 UDP echo answer for {src} in {tries} tries")
 
 
-def ipv6_frames(tap: p.WireTap, pred) -> list[v6.Ipv6Packet]:
-    out = []
-    for f in list(tap.frames):
-        if f.raw[12:14] == b"\x86\xdd" and (ip := v6.parse_ipv6(f.raw[14:])) is not None and pred(ip):
-            out.append(ip)
-    return out
+def ipv6_frames(tap: p.WireTap, pred, wait: float = 0.0) -> list[v6.Ipv6Packet]:
+    """The IPv6 packets on the tap that match pred; wait > 0: up to that long for a first one."""
+
+    def matches(f: p.Frame) -> bool:
+        return f.raw[12:14] == b"\x86\xdd" and (ip := v6.parse_ipv6(f.raw[14:])) is not None and pred(ip)
+
+    return [v6.parse_ipv6(f.raw[14:]) for f in tap.wait_frames(matches, wait)]
 
 
 def stats(instance: str) -> dict:
@@ -219,7 +220,7 @@ def test_both_protocols_up_with_slaac_pd_and_traffic_from_both(pod6, lines, upli
     for src, tag in ((res.ipv6, b"from the WAN address"), (c.delegated_host(7), b"from the delegated prefix")):
         ans = udp6_echo(c, src, tag)
         assert ans.src == emu.INET6_HOST and ans.dst == src
-        up = [f for f in uplink_tap.frames if tag in f.raw and f.raw[12:14] == b"\x86\xdd"]
+        up = uplink_tap.wait_frames(lambda f, tag=tag: tag in f.raw and f.raw[12:14] == b"\x86\xdd")
         assert len(up) >= 1, f"no upstream {tag!r} on the uplink"
         assert up[-1].src == g.core_mac and up[-1].dst == pod6.core.router_mac
         ip = v6.parse_ipv6(up[-1].raw[14:])
@@ -304,9 +305,13 @@ def test_hop_limit_expiry_is_answered_with_time_exceeded_from_the_core_address6(
     assert not ipv6_frames(uplink_tap, lambda ip: b"hop limit 1" in ip.payload)
     # hop limit 2 leaves the DP with 1 (and the core router then answers for itself)
     c.send_ipv6(v6.udp6(res.ipv6, INET6, 40901, ECHO, b"hop limit 2", hop_limit=2))
-    time.sleep(0.5)
-    got = ipv6_frames(uplink_tap, lambda ip: b"hop limit 2" in ip.payload and ip.dst == emu.INET6_HOST)
-    assert [ip.hop_limit for ip in got] == [1]
+
+    def hop_limit_2(ip):
+        return b"hop limit 2" in ip.payload and ip.dst == emu.INET6_HOST
+
+    assert ipv6_frames(uplink_tap, hop_limit_2, wait=3.0), "the packet did not leave the DP"
+    time.sleep(0.3)  # and no second copy after it
+    assert [ip.hop_limit for ip in ipv6_frames(uplink_tap, hop_limit_2)] == [1]
     c.terminate()
 
 

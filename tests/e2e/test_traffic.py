@@ -79,7 +79,7 @@ def test_udp_echo_round_trip_with_the_session_encapsulation(lab_pod, subs, uplin
     ip = check_session_frame(down[0], sub)
     assert ip.src == emu.INET_HOST and ip[UDP].sport == 7 and ip[UDP].dport == 40100
     # upstream on the uplink: PPPoE and QinQ off, the group's core MAC to the router
-    up = [f for f in uplink_tap.frames if payload in f.raw and f.raw[12:14] == b"\x08\x00"]
+    up = uplink_tap.wait_frames(lambda f: payload in f.raw and f.raw[12:14] == b"\x08\x00")
     assert len(up) == 1, f"{len(up)} upstream frames on the uplink"
     assert up[0].src == group.core_mac and up[0].dst == lab_pod.core.router_mac
     ip = IP(up[0].raw[14:])

@@ -103,7 +103,7 @@ def test_relay_to_isc_dhcp_server_with_option82(pod, server, access2):
 
     c.release()
     ip.wait_cp_gone(u["user"])
-    assert f"DHCPRELEASE of {lease.address} from {c.mac}" in server.log()
+    assert server.wait_log(f"DHCPRELEASE of {lease.address} from {c.mac}"), server.log()[-2000:]
 
 
 def test_relay_source_is_the_management_address(pod, server, access2):

@@ -174,6 +174,16 @@ class IscDhcpServer:
         except OSError:
             return ""
 
+    def wait_log(self, text: str, timeout: float = 5.0) -> bool:
+        """Whether text appears in dhcpd's log within timeout: for what the server is only
+        told (a relayed DHCPRELEASE is answered by nobody, so nothing else says it arrived)."""
+        deadline = time.monotonic() + timeout
+        while text not in self.log():
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.05)
+        return True
+
     def leases(self) -> list[Lease]:
         try:
             return parse_leases(self.leases_file.read_text(errors="replace"))
