@@ -45,7 +45,10 @@ def test_headless_demo_shows_sessions_traffic_and_drops_then_leaves_nothing(clea
     assert re.search(r"(\d+) of \1 probes went where the pod file says", out), "the fold probe runs first"
 
     # Per instance: the CP and the DP hold the same nonzero number of sessions, the load
-    # arrives and the shaper drops some of it.
+    # arrives, the shaper sends no more than arrived (5% for the two readings' jitter) and
+    # has dropped some of it. Whether it drops at this moment depends on the host: when the
+    # load generator gets too little CPU, less than the profile's rate arrives (14.6 Mbit/s
+    # for a 20M profile in a fresh-clone run) and all of it is sent.
     rows = {r.split()[0]: r.split() for r in _last_block(out, "instance  groups")}
     assert sorted(rows) == ["dp1", "dp2", "dp3", "dp4"], rows
     ds = re.findall(r"dual-stack subscriber (lg\d)-\d+ on (access\d) \((dp\d)\): IPv4 (\S+)", out)
@@ -54,7 +57,7 @@ def test_headless_demo_shows_sessions_traffic_and_drops_then_leaves_nothing(clea
     for name, r in rows.items():
         cp, dp, down_in, shaped, up, drops_s, drops = r[2:9]
         assert int(cp) == int(dp) == 25 + (name == ds_inst), (name, r)
-        assert float(down_in) > float(shaped) > 1.0, (name, r)  # offered above what is sent
+        assert 1.05 * float(down_in) >= float(shaped) > 1.0, (name, r)
         assert float(up) > 0, (name, r)
         assert int(drops) > 0, (name, r)
 
